@@ -1,0 +1,242 @@
+// encore/tracing/format.hpp — how an argument value prints, and iterating a call's arguments.
+//
+//   encore::tracing::for_each_arg<hsa_core, I>(payload, /*max_deref=*/2,
+//       [](const encore::tracing::arg_info& a) { std::printf("%s %s = %s\n", a.type, a.name, a.value); });
+//
+// How a type prints, in priority order (the first that applies wins):
+//   1. a specialization encore::arg_formatter<T> with `static void format(format_context&, const T&)`
+//   2. an ADL function `encore_format_arg(encore::format_context&, const T&)` found for T
+//   3. built-ins: C strings (quoted, read through a guarded path), enums by name
+//      (encore::api::enum_names), HSA-style handles ("handle=0x..."), arithmetic values, pointers
+//      (followed while fewer than max_dereference_count dereferences were done, each read
+//      guarded: a bad pointer prints "<invalid pointer 0x...>" and never faults), structs with an
+//      encore::arg_fields<T> declaration field by field, other objects as their bytes.
+// Dereferencing never crashes the process: memory is read with process_vm_readv on ourselves,
+// which reports EFAULT instead of raising SIGSEGV.
+#pragma once
+
+#include <encore/api/domain.hpp>
+#include <encore/api/enum_names.hpp>
+#include <encore/api/type_name.hpp>
+#include <encore/tracing/detail/core.hpp>
+#include <encore/tracing/payload.hpp>
+
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <tuple>
+#include <type_traits>
+
+namespace encore {
+
+/// Where a value is formatted, and how deep pointers may still be followed.
+struct format_context {
+    std::string& out;
+    int max_deref;       // dereferences allowed in total for this argument
+    int deref_done = 0;  // dereferences done so far on the current path
+    int deref_max_seen = 0;
+};
+
+/// Customization point 1: specialize with `static void format(format_context&, const T&)`.
+template <class T>
+struct arg_formatter;
+
+/// Declares the printable fields of a struct:
+///   template <> struct encore::arg_fields<hsa_dim3_t> {
+///       static constexpr auto value = std::tuple{encore::field{"x", &hsa_dim3_t::x}, ...};
+///   };
+template <class T>
+struct arg_fields;
+
+template <class C, class M>
+struct field {
+    const char* name;
+    M C::*member;
+};
+
+void format_value(format_context& ctx, const auto& v);
+
+namespace detail_format {
+
+/// Any object pointer (cv-qualified too) as a plain address.
+template <class T>
+const void* address_of(T* p) noexcept {
+    return reinterpret_cast<const void*>(reinterpret_cast<std::uintptr_t>(p));
+}
+
+template <class T>
+concept has_formatter = requires(format_context& c, const T& v) { arg_formatter<T>::format(c, v); };
+template <class T>
+concept has_adl_hook = requires(format_context& c, const T& v) { encore_format_arg(c, v); };
+template <class T>
+concept has_fields = requires { arg_fields<T>::value; };
+template <class T>
+concept handle_like = std::is_class_v<T> && sizeof(T) == sizeof(std::uint64_t) &&
+                      requires(const T& v) { { v.handle } -> std::convertible_to<std::uint64_t>; };
+template <class T>
+concept c_string = std::is_same_v<std::remove_cv_t<T>, char*> || std::is_same_v<std::remove_cv_t<T>, const char*>;
+
+template <class T>
+concept followable_pointer = std::is_pointer_v<T> && !std::is_void_v<std::remove_pointer_t<T>> &&
+                             !std::is_function_v<std::remove_pointer_t<T>> &&
+                             requires { sizeof(std::remove_pointer_t<T>); };  // complete types only
+
+inline void format_pointer_value(format_context& ctx, const void* p) {
+    if (p == nullptr)
+        ctx.out += "(null)";
+    else
+        fmt::format_to(std::back_inserter(ctx.out), "{}", p);
+}
+
+inline void format_c_string(format_context& ctx, const char* s) {
+    if (s == nullptr) {
+        ctx.out += "(null)";
+        return;
+    }
+    if (ctx.deref_done >= ctx.max_deref) {
+        format_pointer_value(ctx, s);
+        return;
+    }
+    char buf[257];
+    bool truncated = false;
+    const long n = tracing::detail::guarded_read_string(buf, s, sizeof(buf) - 1, truncated);
+    if (n < 0) {
+        fmt::format_to(std::back_inserter(ctx.out), "<invalid pointer {}>", static_cast<const void*>(s));
+        return;
+    }
+    const int depth = ctx.deref_done + 1;
+    if (depth > ctx.deref_max_seen) ctx.deref_max_seen = depth;
+    ctx.out += '"';
+    ctx.out.append(buf, static_cast<std::size_t>(n));
+    ctx.out += truncated ? "\"..." : "\"";
+}
+
+}  // namespace detail_format
+
+/// Formats one value by the priority order described at the top of this header.
+void format_value(format_context& ctx, const auto& v) {
+    using T = std::remove_cvref_t<decltype(v)>;
+    namespace d = detail_format;
+    if constexpr (d::has_formatter<T>) {
+        arg_formatter<T>::format(ctx, v);
+    } else if constexpr (d::has_adl_hook<T>) {
+        encore_format_arg(ctx, v);
+    } else if constexpr (d::c_string<T>) {
+        d::format_c_string(ctx, v);
+    } else if constexpr (std::is_enum_v<T>) {
+        if constexpr (api::named_enum<T>) {
+            if (const char* n = api::enum_name(v)) {
+                ctx.out += n;
+                return;
+            }
+        }
+        fmt::format_to(std::back_inserter(ctx.out), "{}", static_cast<std::underlying_type_t<T>>(v));
+    } else if constexpr (std::is_same_v<T, bool>) {
+        ctx.out += v ? "true" : "false";
+    } else if constexpr (std::is_arithmetic_v<T>) {
+        fmt::format_to(std::back_inserter(ctx.out), "{}", v);
+    } else if constexpr (d::handle_like<T>) {
+        fmt::format_to(std::back_inserter(ctx.out), "handle={:#x}", static_cast<std::uint64_t>(v.handle));
+    } else if constexpr (d::has_fields<T>) {
+        ctx.out += '{';
+        bool first = true;
+        std::apply([&](const auto&... f) {
+            ((ctx.out += first ? "" : ", ", first = false, ctx.out += f.name, ctx.out += '=',
+              format_value(ctx, v.*(f.member))), ...);
+        }, arg_fields<T>::value);
+        ctx.out += '}';
+    } else if constexpr (d::followable_pointer<T>) {
+        using P = std::remove_cv_t<std::remove_pointer_t<T>>;
+        if (v == nullptr || ctx.deref_done >= ctx.max_deref) {
+            d::format_pointer_value(ctx, d::address_of(v));
+        } else {
+            alignas(P) std::byte buf[sizeof(P)];
+            if (!tracing::detail::guarded_read(buf, d::address_of(v), sizeof(P))) {
+                fmt::format_to(std::back_inserter(ctx.out), "<invalid pointer {}>", d::address_of(v));
+                return;
+            }
+            ++ctx.deref_done;
+            if (ctx.deref_done > ctx.deref_max_seen) ctx.deref_max_seen = ctx.deref_done;
+            format_value(ctx, *std::launder(reinterpret_cast<const P*>(buf)));
+            --ctx.deref_done;
+        }
+    } else if constexpr (std::is_pointer_v<T>) {
+        // void* and function pointers: the address only.
+        d::format_pointer_value(ctx, reinterpret_cast<const void*>(v));
+    } else if constexpr (std::is_array_v<T>) {
+        ctx.out += '[';
+        for (std::size_t i = 0; i < std::extent_v<T>; ++i) {
+            if (i) ctx.out += ", ";
+            format_value(ctx, v[i]);
+        }
+        ctx.out += ']';
+    } else {
+        // An object with no declared fields: its bytes, so nothing is hidden.
+        const auto* b = reinterpret_cast<const unsigned char*>(&v);
+        ctx.out += "{bytes:";
+        for (std::size_t i = 0; i < sizeof(T) && i < 64; ++i) fmt::format_to(std::back_inserter(ctx.out), "{:02x}", b[i]);
+        if (sizeof(T) > 64) ctx.out += "...";
+        ctx.out += '}';
+    }
+}
+
+namespace tracing {
+
+/// Pointer depth of a type: int == 0, int* == 1, int** == 2.
+template <class T>
+constexpr int indirection_count() {
+    if constexpr (std::is_pointer_v<T>)
+        return 1 + indirection_count<std::remove_cv_t<std::remove_pointer_t<T>>>();
+    else
+        return 0;
+}
+
+/// One argument of a traced call, as argument iteration reports it.
+struct arg_info {
+    std::uint32_t number;        // 0-based position
+    const void* address;         // the captured copy of the value
+    int indirection_count;       // pointer depth of the parameter's type
+    const char* type;            // readable type name
+    const char* name;            // parameter name from the declaration
+    const char* value;           // the value as a string
+    int dereference_count;       // dereferences actually done while formatting `value`
+};
+
+/// Calls f(const arg_info&) for each argument of operation I of Domain in `payload`, in order;
+/// stops early when f returns something that converts to true (a C-style "non-zero stops").
+template <class Domain, std::size_t I, class F>
+void for_each_arg(const void* payload, int max_deref, F&& f) {
+    using op = typename Domain::template op_at<I>;
+    const auto& args = args_of<Domain, I>(payload);
+    std::string value;
+    value.reserve(128);
+    [&]<std::size_t... J>(std::index_sequence<J...>) {
+        bool stop = false;
+        [[maybe_unused]] auto one = [&](auto j) {
+            if (stop) return;
+            using T = typename op::template arg<j>;
+            value.clear();
+            format_context ctx{value, max_deref < 0 ? 0 : max_deref};
+            format_value(ctx, args.template get<j>());
+            const arg_info info{static_cast<std::uint32_t>(j()), &args.template get<j>(),
+                                indirection_count<T>(), api::type_name_c_str<T>(),
+                                op::param_c_names[j], value.c_str(), ctx.deref_max_seen};
+            if constexpr (std::is_void_v<decltype(f(info))>)
+                f(info);
+            else
+                stop = static_cast<bool>(f(info));
+        };
+        (one(std::integral_constant<std::size_t, J>{}), ...);
+    }(std::make_index_sequence<op::arity>{});
+}
+
+/// Runtime op id form of for_each_arg. Returns false for an op id the domain does not have.
+template <class Domain, class F>
+bool for_each_arg(op_id o, const void* payload, int max_deref, F&& f) {
+    return api::visit<Domain>(o, [&](auto I) { for_each_arg<Domain, I>(payload, max_deref, f); });
+}
+
+}  // namespace tracing
+}  // namespace encore

@@ -1,0 +1,78 @@
+// encore/tracing/payload.hpp — the payload struct each API kind's records point at.
+//
+// HSA and HIP records carry the C API's structs (rocprofiler_callback_tracing_hsa_api_data_t,
+// ..._hip_api_data_t): `{size, args, retval}`. `args` holds the call's arguments laid out as a C
+// struct of them (encore::api::captured_args), `retval` the return value at EXIT. C++ tools read
+// them typed with encore::args_of<Op>(record) / encore::retval_of<Op>(record).
+#pragma once
+
+#include <encore/api/domain.hpp>
+#include <rocprofiler-sdk/callback_tracing.h>
+
+#include <cstring>
+#include <type_traits>
+
+namespace encore::tracing {
+
+/// Payload used by API kinds without a C payload struct of their own.
+struct generic_api_data {
+    std::uint64_t size;
+    alignas(8) std::byte args[256];
+    alignas(8) std::byte retval[32];
+};
+
+template <kind K>
+struct payload_of {
+    using type = generic_api_data;
+};
+template <>
+struct payload_of<kind::hsa_core_api> {
+    using type = rocprofiler_callback_tracing_hsa_api_data_t;
+};
+template <>
+struct payload_of<kind::hsa_amd_ext_api> : payload_of<kind::hsa_core_api> {};
+template <>
+struct payload_of<kind::hsa_image_ext_api> : payload_of<kind::hsa_core_api> {};
+template <>
+struct payload_of<kind::hsa_finalize_ext_api> : payload_of<kind::hsa_core_api> {};
+template <>
+struct payload_of<kind::hip_runtime_api> {
+    using type = rocprofiler_callback_tracing_hip_api_data_t;
+};
+template <>
+struct payload_of<kind::hip_compiler_api> : payload_of<kind::hip_runtime_api> {};
+
+template <class Domain>
+using payload_t = typename payload_of<Domain::id>::type;
+
+/// The captured arguments of operation I of Domain inside a record's payload.
+template <class Domain, std::size_t I>
+[[nodiscard]] inline const api::captured_args<typename Domain::template op_at<I>>& args_of(const void* payload) noexcept {
+    const auto* p = static_cast<const payload_t<Domain>*>(payload);
+    return *reinterpret_cast<const api::captured_args<typename Domain::template op_at<I>>*>(&p->args);
+}
+
+/// The return value of operation I in a record's payload (meaningful at EXIT only).
+template <class Domain, std::size_t I>
+[[nodiscard]] inline auto retval_of(const void* payload) noexcept {
+    using R = typename Domain::template op_at<I>::return_type;
+    static_assert(!std::is_void_v<R>, "encore: this operation returns void");
+    const auto* p = static_cast<const payload_t<Domain>*>(payload);
+    R r;
+    std::memcpy(&r, &p->retval, sizeof(R));
+    return r;
+}
+
+template <class Domain, std::size_t I>
+constexpr void check_fits() {
+    using P = payload_t<Domain>;
+    using Op = typename Domain::template op_at<I>;
+    static_assert(sizeof(api::captured_args<Op>) <= sizeof(P::args) &&
+                      alignof(api::captured_args<Op>) <= 8,
+                  "encore: an operation's arguments do not fit the kind's payload args union");
+    if constexpr (!std::is_void_v<typename Op::return_type>)
+        static_assert(sizeof(typename Op::return_type) <= sizeof(P::retval),
+                      "encore: an operation's return type does not fit the payload retval union");
+}
+
+}  // namespace encore::tracing

@@ -1,0 +1,126 @@
+// encore/tracing/tool.hpp — the C++ face of contexts, services and tool registration.
+//
+//   #include <encore/encore.hpp>
+//   using encore::domains::hsa_core;
+//
+//   static int init(void*) {
+//       encore::context ctx;
+//       encore::context::create(ctx);
+//       ctx.trace<hsa_core>(encore::ops<hsa_core, "hsa_queue_create", "hsa_signal_create">(),
+//           [](const encore::record& r, rocprofiler_user_data_t& ud) { ... });
+//       return ctx.start() == ROCPROFILER_STATUS_SUCCESS ? 0 : 1;
+//   }
+//   static encore::tool_registration reg{"my-tool", &init};   // found at initialization
+//
+// Every function returns the C API's status; nothing throws.
+#pragma once
+
+#include <encore/api/domain.hpp>
+#include <encore/tracing/detail/core.hpp>
+#include <rocprofiler-sdk/callback_tracing.h>
+#include <rocprofiler-sdk/context.h>
+#include <rocprofiler-sdk/external_correlation.h>
+#include <rocprofiler-sdk/registration.h>
+
+#include <array>
+#include <bitset>
+#include <new>
+#include <span>
+#include <type_traits>
+#include <utility>
+
+namespace encore {
+
+using status = rocprofiler_status_t;
+using record = rocprofiler_callback_tracing_record_t;
+
+/// A compile-time selection of operations of a domain, by name: a misspelt name does not compile.
+template <class Domain, api::fixed_string... Names>
+[[nodiscard]] constexpr std::array<rocprofiler_tracing_operation_t, sizeof...(Names)> ops() {
+    return {Domain::template id_of<Names>()...};
+}
+
+namespace detail {
+template <class F>
+struct callback_holder {
+    F f;
+    static void trampoline(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t* ud, void* self) {
+        static_cast<callback_holder*>(self)->f(static_cast<const record&>(r), *ud);
+    }
+};
+}  // namespace detail
+
+class context {
+public:
+    context() = default;
+    explicit context(rocprofiler_context_id_t id) noexcept : id_(id) {}
+
+    /// Creates a context (only during tool initialization).
+    static status create(context& out) noexcept { return rocprofiler_create_context(&out.id_); }
+
+    [[nodiscard]] rocprofiler_context_id_t id() const noexcept { return id_; }
+    status start() const noexcept { return rocprofiler_start_context(id_); }
+    status stop() const noexcept { return rocprofiler_stop_context(id_); }
+    [[nodiscard]] bool active() const noexcept {
+        int s = 0;
+        return rocprofiler_context_is_active(id_, &s) == ROCPROFILER_STATUS_SUCCESS && s == 1;
+    }
+
+    /// Callback tracing of Domain (all operations, or those in `selection`) with a C callback.
+    template <class Domain>
+    status trace(rocprofiler_callback_tracing_cb_t cb, void* data,
+                 std::span<const rocprofiler_tracing_operation_t> selection = {}) const noexcept {
+        return rocprofiler_configure_callback_tracing_service(
+            id_, static_cast<rocprofiler_callback_tracing_kind_t>(Domain::id),
+            selection.empty() ? nullptr : selection.data(), selection.size(), cb, data);
+    }
+
+    /// Same with any callable `f(const encore::record&, rocprofiler_user_data_t&)`. The callable
+    /// lives as long as the process (contexts are never destroyed).
+    template <class Domain, class F>
+        requires std::is_invocable_v<F&, const record&, rocprofiler_user_data_t&>
+    status trace(std::span<const rocprofiler_tracing_operation_t> selection, F&& f) const noexcept {
+        using holder = detail::callback_holder<std::decay_t<F>>;
+        auto* h = new (std::nothrow) holder{std::forward<F>(f)};
+        if (h == nullptr) return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
+        const status s = trace<Domain>(&holder::trampoline, h, selection);
+        if (s != ROCPROFILER_STATUS_SUCCESS) delete h;
+        return s;
+    }
+    template <class Domain, class F>
+        requires std::is_invocable_v<F&, const record&, rocprofiler_user_data_t&>
+    status trace(F&& f) const noexcept {
+        return trace<Domain>(std::span<const rocprofiler_tracing_operation_t>{}, std::forward<F>(f));
+    }
+
+    status push_external_correlation_id(rocprofiler_thread_id_t tid, rocprofiler_user_data_t v) const noexcept {
+        return rocprofiler_push_external_correlation_id(id_, tid, v);
+    }
+    status pop_external_correlation_id(rocprofiler_thread_id_t tid, rocprofiler_user_data_t* v = nullptr) const noexcept {
+        return rocprofiler_pop_external_correlation_id(id_, tid, v);
+    }
+
+private:
+    rocprofiler_context_id_t id_{UINT64_MAX};
+};
+
+/// Registers a C++ tool without exporting rocprofiler_configure: `initialize(data)` runs during
+/// encore's initialization with configuration open (return 0 for success), `finalize(data)` at
+/// exit. Must run before initialization (e.g. as a namespace-scope object).
+ENCORE_API status register_tool(const char* name, int (*initialize)(void*), void (*finalize)(void*) = nullptr,
+                                void* data = nullptr) noexcept;
+
+struct tool_registration {
+    status result;
+    tool_registration(const char* name, int (*initialize)(void*), void (*finalize)(void*) = nullptr,
+                      void* data = nullptr) noexcept
+        : result(register_tool(name, initialize, finalize, data)) {}
+};
+
+/// Runs tool discovery and initialization now, if no runtime has done it yet (once per process).
+ENCORE_API void initialize() noexcept;
+
+/// The union of operations of kind k that any valid context configured: what install() needs.
+ENCORE_API std::bitset<max_ops_per_kind> configured_operations(kind k) noexcept;
+
+}  // namespace encore

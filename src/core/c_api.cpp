@@ -1,0 +1,177 @@
+// src/core/c_api.cpp — the seed's C API (rocprofiler_* names), thin over the C++ core.
+#include "registration.hpp"
+#include "registry.hpp"
+
+#include <rocprofiler-sdk/rocprofiler.h>
+
+#include <time.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+
+using namespace encore;
+
+extern "C" {
+
+// ---- contexts ---------------------------------------------------------------------------------
+
+rocprofiler_status_t rocprofiler_create_context(rocprofiler_context_id_t* context_id) noexcept {
+    return core::create_context(context_id);
+}
+
+rocprofiler_status_t rocprofiler_start_context(rocprofiler_context_id_t context_id) noexcept {
+    return core::start_context(context_id);
+}
+
+rocprofiler_status_t rocprofiler_stop_context(rocprofiler_context_id_t context_id) noexcept {
+    return core::stop_context(context_id);
+}
+
+rocprofiler_status_t rocprofiler_context_is_active(rocprofiler_context_id_t context_id, int* status) noexcept {
+    if (status == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    const core::context* c = core::find_context(context_id);
+    if (c == nullptr) return ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
+    *status = c->active.load(std::memory_order_acquire) ? 1 : 0;
+    return ROCPROFILER_STATUS_SUCCESS;
+}
+
+rocprofiler_status_t rocprofiler_context_is_valid(rocprofiler_context_id_t context_id, int* status) noexcept {
+    if (status == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    const core::context* c = core::find_context(context_id);
+    *status = (c != nullptr && c->valid.load(std::memory_order_acquire)) ? 1 : 0;
+    return ROCPROFILER_STATUS_SUCCESS;
+}
+
+// ---- callback tracing -------------------------------------------------------------------------
+
+rocprofiler_status_t rocprofiler_configure_callback_tracing_service(
+    rocprofiler_context_id_t context_id, rocprofiler_callback_tracing_kind_t kind,
+    const rocprofiler_tracing_operation_t* operations, unsigned long operations_count,
+    rocprofiler_callback_tracing_cb_t callback, void* callback_args) noexcept {
+    return core::configure_callback_service(context_id, kind, operations, operations_count, callback,
+                                            callback_args);
+}
+
+rocprofiler_status_t rocprofiler_query_callback_tracing_kind_name(rocprofiler_callback_tracing_kind_t kind,
+                                                                  const char** name, uint64_t* name_len) noexcept {
+    const core::kind_info* k = core::find_kind(kind);
+    if (k == nullptr) return ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND;
+    if (name != nullptr) *name = k->name;
+    if (name_len != nullptr) *name_len = std::strlen(k->name);
+    return ROCPROFILER_STATUS_SUCCESS;
+}
+
+rocprofiler_status_t rocprofiler_query_callback_tracing_kind_operation_name(
+    rocprofiler_callback_tracing_kind_t kind, rocprofiler_tracing_operation_t operation, const char** name,
+    uint64_t* name_len) noexcept {
+    const core::kind_info* k = core::find_kind(kind);
+    if (k == nullptr) return ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND;
+    if (k->op_names == nullptr) return ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED;
+    const auto i = static_cast<std::int64_t>(operation) - k->first_op;
+    if (i < 0 || i >= static_cast<std::int64_t>(k->op_count)) return ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND;
+    const char* n = k->op_names[i];
+    if (name != nullptr) *name = n;
+    if (name_len != nullptr) *name_len = std::strlen(n);
+    return ROCPROFILER_STATUS_SUCCESS;
+}
+
+rocprofiler_status_t rocprofiler_iterate_callback_tracing_kinds(rocprofiler_callback_tracing_kind_cb_t callback,
+                                                                void* data) noexcept {
+    if (callback == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    for (int k = ROCPROFILER_CALLBACK_TRACING_NONE + 1; k < ROCPROFILER_CALLBACK_TRACING_LAST; ++k)
+        if (callback(static_cast<rocprofiler_callback_tracing_kind_t>(k), data) != 0) break;
+    return ROCPROFILER_STATUS_SUCCESS;
+}
+
+rocprofiler_status_t rocprofiler_iterate_callback_tracing_kind_operations(
+    rocprofiler_callback_tracing_kind_t kind, rocprofiler_callback_tracing_kind_operation_cb_t callback,
+    void* data) noexcept {
+    const core::kind_info* k = core::find_kind(kind);
+    if (k == nullptr) return ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND;
+    if (callback == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    if (k->op_names == nullptr) return ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED;
+    for (std::size_t i = 0; i < k->op_count; ++i)
+        if (callback(kind, k->first_op + static_cast<op_id>(i), data) != 0) break;
+    return ROCPROFILER_STATUS_SUCCESS;
+}
+
+rocprofiler_status_t rocprofiler_iterate_callback_tracing_kind_operation_args(
+    rocprofiler_callback_tracing_record_t record, rocprofiler_callback_tracing_operation_args_cb_t callback,
+    int32_t max_dereference_count, void* user_data) noexcept {
+    const core::kind_info* k = core::find_kind(record.kind);
+    if (k == nullptr) return ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND;
+    if (callback == nullptr || record.payload == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    if (k->iterate_args == nullptr) return ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED;
+    if (max_dereference_count < 0) max_dereference_count = 0;
+    if (record.phase == ROCPROFILER_CALLBACK_PHASE_ENTER && max_dereference_count > 1) {
+        static std::atomic<bool> warned{false};
+        if (!warned.exchange(true))
+            std::fprintf(stderr, "[encore] max_dereference_count > 1 at ENTER: out-parameters may not be "
+                                 "written yet; their pointees print as whatever the memory holds\n");
+    }
+    return k->iterate_args(record, callback, max_dereference_count, user_data);
+}
+
+// ---- external correlation ids -----------------------------------------------------------------
+
+rocprofiler_status_t rocprofiler_push_external_correlation_id(rocprofiler_context_id_t context,
+                                                              rocprofiler_thread_id_t tid,
+                                                              rocprofiler_user_data_t external_correlation_id) noexcept {
+    return core::push_external(context, tid, external_correlation_id);
+}
+
+rocprofiler_status_t rocprofiler_pop_external_correlation_id(rocprofiler_context_id_t context,
+                                                             rocprofiler_thread_id_t tid,
+                                                             rocprofiler_user_data_t* external_correlation_id) noexcept {
+    return core::pop_external(context, tid, external_correlation_id);
+}
+
+rocprofiler_status_t rocprofiler_configure_external_correlation_id_request_service(
+    rocprofiler_context_id_t context_id, const rocprofiler_external_correlation_id_request_kind_t* kinds,
+    unsigned long kinds_count, rocprofiler_external_correlation_id_request_cb_t callback, void* callback_args) noexcept {
+    return core::configure_external_request(context_id, kinds, kinds_count, callback, callback_args);
+}
+
+// ---- registration -----------------------------------------------------------------------------
+
+rocprofiler_status_t rocprofiler_force_configure(rocprofiler_configure_func_t configure_func) noexcept {
+    return core::force_configure(configure_func);
+}
+
+rocprofiler_status_t rocprofiler_is_initialized(int* status) noexcept {
+    if (status == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    *status = core::init_state();
+    return ROCPROFILER_STATUS_SUCCESS;
+}
+
+rocprofiler_status_t rocprofiler_is_finalized(int* status) noexcept {
+    if (status == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    *status = core::fini_state();
+    return ROCPROFILER_STATUS_SUCCESS;
+}
+
+// ---- misc ---------------------------------------------------------------------------------------
+
+rocprofiler_status_t rocprofiler_get_version(uint32_t* major, uint32_t* minor, uint32_t* patch) noexcept {
+    if (major != nullptr) *major = ENCORE_VERSION_MAJOR;
+    if (minor != nullptr) *minor = ENCORE_VERSION_MINOR;
+    if (patch != nullptr) *patch = ENCORE_VERSION_PATCH;
+    return ROCPROFILER_STATUS_SUCCESS;
+}
+
+rocprofiler_status_t rocprofiler_get_timestamp(rocprofiler_timestamp_t* ts) noexcept {
+    if (ts == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    timespec t{};
+    ::clock_gettime(CLOCK_BOOTTIME, &t);
+    *ts = static_cast<std::uint64_t>(t.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(t.tv_nsec);
+    return ROCPROFILER_STATUS_SUCCESS;
+}
+
+rocprofiler_status_t rocprofiler_get_thread_id(rocprofiler_thread_id_t* tid) noexcept {
+    if (tid == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    *tid = core::this_thread_id();
+    return ROCPROFILER_STATUS_SUCCESS;
+}
+
+}  // extern "C"

@@ -1,0 +1,250 @@
+// src/core/registration.cpp — finding tools and running their initialize/finalize.
+//
+// Discovery order (each configure function is called once, duplicates dropped):
+//   1. functions registered with rocprofiler_force_configure / encore::register_tool, in order;
+//   2. `rocprofiler_configure` exported by any object already loaded in the process
+//      (the executable first, then each library in link-map order);
+//   3. libraries listed in ROCP_TOOL_LIBRARIES (':' or ' ' separated), loaded with dlopen.
+#include "registration.hpp"
+
+#include "registry.hpp"
+
+#include <encore/tracing/tool.hpp>
+#include <rocprofiler-sdk/version.h>
+
+#include <dlfcn.h>
+#include <link.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace encore::core {
+namespace {
+
+struct tool {
+    rocprofiler_configure_func_t configure = nullptr;
+    rocprofiler_tool_configure_result_t* result = nullptr;
+    rocprofiler_client_id_t id{};
+    std::string origin;
+    bool failed = false;
+    bool finalized = false;
+};
+
+std::recursive_mutex g_reg_mutex;
+std::vector<rocprofiler_configure_func_t> g_forced;  // guarded by g_reg_mutex
+
+// Tools registered from C++ (encore::register_tool): a configure result per registration.
+struct cxx_tool {
+    const char* name;
+    rocprofiler_tool_configure_result_t result;
+};
+std::vector<cxx_tool>* g_cxx_tools = nullptr;  // guarded by g_reg_mutex; never freed (addresses handed out)
+std::vector<tool> g_tools;                           // guarded by g_reg_mutex
+std::atomic<int> g_init_state{0};
+std::atomic<int> g_fini_state{0};
+bool g_atexit_registered = false;
+
+void add_unique(std::vector<std::pair<rocprofiler_configure_func_t, std::string>>& out,
+                rocprofiler_configure_func_t fn, std::string origin) {
+    if (fn == nullptr) return;
+    for (const auto& [f, o] : out)
+        if (f == fn) return;
+    out.emplace_back(fn, std::move(origin));
+}
+
+int collect_loaded(dl_phdr_info* info, size_t, void* data) {
+    auto& out = *static_cast<std::vector<std::string>*>(data);
+    out.emplace_back(info->dlpi_name != nullptr ? info->dlpi_name : "");
+    return 0;
+}
+
+std::vector<std::pair<rocprofiler_configure_func_t, std::string>> discover() {
+    std::vector<std::pair<rocprofiler_configure_func_t, std::string>> found;
+    for (auto fn : g_forced) add_unique(found, fn, "rocprofiler_force_configure");
+
+    std::vector<std::string> objects;
+    ::dl_iterate_phdr(&collect_loaded, &objects);
+    for (const auto& name : objects) {
+        // The executable has an empty name; dlopen(nullptr) is its handle.
+        void* h = ::dlopen(name.empty() ? nullptr : name.c_str(), RTLD_NOLOAD | RTLD_LAZY);
+        if (h == nullptr) continue;
+        // dlsym on a handle also searches its dependencies; the dedupe above keeps one entry.
+        auto fn = reinterpret_cast<rocprofiler_configure_func_t>(::dlsym(h, "rocprofiler_configure"));
+        add_unique(found, fn, name.empty() ? "executable" : name);
+        ::dlclose(h);
+    }
+
+    if (const char* env = std::getenv("ROCP_TOOL_LIBRARIES"); env != nullptr) {
+        std::string list = env;
+        std::replace(list.begin(), list.end(), ' ', ':');
+        std::size_t at = 0;
+        while (at <= list.size()) {
+            const auto end = std::min(list.find(':', at), list.size());
+            const std::string path = list.substr(at, end - at);
+            at = end + 1;
+            if (path.empty()) continue;
+            void* h = ::dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
+            if (h == nullptr) {
+                std::fprintf(stderr, "[encore] cannot load tool library %s: %s\n", path.c_str(), ::dlerror());
+                continue;
+            }
+            auto fn = reinterpret_cast<rocprofiler_configure_func_t>(::dlsym(h, "rocprofiler_configure"));
+            if (fn == nullptr)
+                std::fprintf(stderr, "[encore] tool library %s does not export rocprofiler_configure\n", path.c_str());
+            add_unique(found, fn, path);
+        }
+    }
+    return found;
+}
+
+void finalize_tool(tool& t) {
+    if (t.finalized) return;
+    t.finalized = true;
+    invalidate_client_contexts(t.id.handle);
+    if (!t.failed && t.result != nullptr && t.result->finalize != nullptr) t.result->finalize(t.result->tool_data);
+}
+
+// rocprofiler_client_finalize_t handed to initialize: lets a tool finalize itself early.
+void client_finalize(rocprofiler_client_id_t id) {
+    std::lock_guard lk(g_reg_mutex);
+    for (auto& t : g_tools)
+        if (t.id.handle == id.handle) finalize_tool(t);
+}
+
+void finalize_at_exit() { finalize(); }
+
+}  // namespace
+
+void initialize() noexcept {
+    std::lock_guard lk(g_reg_mutex);
+    if (g_init_state.load(std::memory_order_acquire) != 0) return;  // done, or re-entered from a tool's init
+    g_init_state.store(-1, std::memory_order_release);
+
+    const auto found = discover();
+    std::uint32_t priority = 0;
+    if (g_cxx_tools != nullptr) {
+        for (auto& c : *g_cxx_tools) {
+            tool t;
+            t.origin = "encore::register_tool";
+            t.id.size = sizeof(rocprofiler_client_id_t);
+            t.id.name = c.name;
+            t.id.handle = static_cast<std::uint32_t>(g_tools.size()) + 1;
+            t.result = &c.result;
+            ++priority;
+            g_tools.push_back(t);
+        }
+    }
+    for (const auto& [fn, origin] : found) {
+        tool t;
+        t.configure = fn;
+        t.origin = origin;
+        t.id.size = sizeof(rocprofiler_client_id_t);
+        t.id.handle = static_cast<std::uint32_t>(g_tools.size()) + 1;  // 0 = "no client"
+        t.result = fn(ROCPROFILER_SDK_VERSION, ENCORE_VERSION_STRING, priority, &t.id);
+        if (t.result == nullptr) continue;  // the tool declined
+        if (t.result->size < sizeof(rocprofiler_tool_configure_result_t) - sizeof(void*)) {
+            std::fprintf(stderr, "[encore] tool from %s returned a configure result of unknown size %zu; ignored\n",
+                         origin.c_str(), t.result->size);
+            continue;
+        }
+        ++priority;
+        g_tools.push_back(t);
+    }
+
+    for (auto& t : g_tools) {
+        if (t.result->initialize == nullptr) continue;
+        set_configuration_open(true, t.id.handle);
+        const int rc = t.result->initialize(&client_finalize, t.result->tool_data);
+        set_configuration_open(false, 0);
+        if (rc != 0) {
+            t.failed = true;
+            std::fprintf(stderr, "[encore] tool %s (%s) failed to initialize (returned %d); its contexts are disabled\n",
+                         t.id.name != nullptr ? t.id.name : "<unnamed>", t.origin.c_str(), rc);
+            invalidate_client_contexts(t.id.handle);
+        }
+    }
+
+    if (!g_atexit_registered) {
+        g_atexit_registered = true;
+        std::atexit(&finalize_at_exit);
+    }
+    g_init_state.store(1, std::memory_order_release);
+}
+
+void finalize() noexcept {
+    std::lock_guard lk(g_reg_mutex);
+    if (g_fini_state.load(std::memory_order_acquire) != 0) return;
+    g_fini_state.store(-1, std::memory_order_release);
+    for (auto it = g_tools.rbegin(); it != g_tools.rend(); ++it) finalize_tool(*it);
+    stop_all_contexts();
+    g_fini_state.store(1, std::memory_order_release);
+}
+
+int init_state() noexcept { return g_init_state.load(std::memory_order_acquire); }
+int fini_state() noexcept { return g_fini_state.load(std::memory_order_acquire); }
+
+rocprofiler_status_t force_configure(rocprofiler_configure_func_t fn) noexcept {
+    if (fn == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    std::lock_guard lk(g_reg_mutex);
+    if (g_init_state.load(std::memory_order_acquire) != 0) return ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
+    if (std::find(g_forced.begin(), g_forced.end(), fn) == g_forced.end()) g_forced.push_back(fn);
+    return ROCPROFILER_STATUS_SUCCESS;
+}
+
+void reset_registration_for_testing() noexcept {
+    std::lock_guard lk(g_reg_mutex);
+    g_forced.clear();
+    if (g_cxx_tools != nullptr) g_cxx_tools->clear();
+    g_tools.clear();
+    g_init_state.store(0, std::memory_order_release);
+    g_fini_state.store(0, std::memory_order_release);
+    reset_for_testing();
+}
+
+}  // namespace encore::core
+
+namespace encore {
+
+namespace {
+// rocprofiler_tool_initialize_t/_finalize_t adapters: tool_data points at the C++ tool's entry.
+struct cxx_entry {
+    int (*initialize)(void*);
+    void (*finalize)(void*);
+    void* data;
+};
+int cxx_initialize(rocprofiler_client_finalize_t, void* p) {
+    auto* e = static_cast<cxx_entry*>(p);
+    return e->initialize != nullptr ? e->initialize(e->data) : 0;
+}
+void cxx_finalize(void* p) {
+    auto* e = static_cast<cxx_entry*>(p);
+    if (e->finalize != nullptr) e->finalize(e->data);
+}
+}  // namespace
+
+status register_tool(const char* name, int (*initialize)(void*), void (*finalize)(void*), void* data) noexcept {
+    if (initialize == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    std::lock_guard lk(core::g_reg_mutex);
+    if (core::g_init_state.load(std::memory_order_acquire) != 0) return ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
+    try {
+        if (core::g_cxx_tools == nullptr) core::g_cxx_tools = new std::vector<core::cxx_tool>();
+        core::g_cxx_tools->reserve(64);
+        if (core::g_cxx_tools->size() == 64) return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
+        auto* entry = new cxx_entry{initialize, finalize, data};
+        core::g_cxx_tools->push_back(core::cxx_tool{
+            name, rocprofiler_tool_configure_result_t{sizeof(rocprofiler_tool_configure_result_t), &cxx_initialize,
+                                                      &cxx_finalize, entry}});
+    } catch (...) {
+        return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
+    }
+    return ROCPROFILER_STATUS_SUCCESS;
+}
+
+void initialize() noexcept { core::initialize(); }
+
+}  // namespace encore

@@ -1,0 +1,22 @@
+// src/core/registration.hpp — tool discovery, initialization and finalization.
+#pragma once
+
+#include <encore/tracing/detail/core.hpp>
+#include <rocprofiler-sdk/registration.h>
+
+namespace encore::core {
+
+/// Finds every tool, calls its rocprofiler_configure, runs each initialize with configuration
+/// open, then locks configuration. Runs once per process; later calls return at once. Called by
+/// a runtime entry point (HSA OnLoad, the HIP interposer) or by encore::initialize().
+ENCORE_API void initialize() noexcept;
+/// Runs every tool's finalize (reverse order) and stops all contexts. Once.
+ENCORE_API void finalize() noexcept;
+[[nodiscard]] int init_state() noexcept;  // 0 not yet, -1 in progress, 1 done
+[[nodiscard]] int fini_state() noexcept;
+rocprofiler_status_t force_configure(rocprofiler_configure_func_t fn) noexcept;
+
+/// Test suites only: forget tools and go back to "not initialized".
+ENCORE_API void reset_registration_for_testing() noexcept;
+
+}  // namespace encore::core

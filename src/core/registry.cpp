@@ -1,0 +1,451 @@
+// src/core/registry.cpp — contexts, callback services, subscriber masks, correlation ids and
+// the ENTER/EXIT dispatch of traced calls. All mutable tracing state of encore lives here.
+#include "registry.hpp"
+
+#include <encore/tracing/tool.hpp>
+
+#include <encore/tracing/detail/core.hpp>
+
+#include <dirent.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace encore::tracing::detail {
+std::atomic<std::uint64_t> subscribers[kind_count][max_ops_per_kind];
+}  // namespace encore::tracing::detail
+
+namespace encore::core {
+namespace {
+
+using tracing::detail::subscribers;
+
+context g_contexts[max_contexts];
+// Number of contexts created; a context id is its index. Release-incremented after the context
+// is set up so readers that see the count see the context.
+std::atomic<std::uint32_t> g_context_count{0};
+// Serializes configuration and context start/stop. Never taken on the traced path.
+std::mutex g_mutex;
+std::atomic<bool> g_config_open{false};
+std::uint32_t g_config_client = 0;  // guarded by g_mutex / single initializing thread
+
+// ---- per-thread state -----------------------------------------------------------------------
+
+// Internal correlation ids are handed to threads in blocks so that a traced call takes no
+// shared atomic: ids are unique process-wide and increase along each thread.
+constexpr std::uint64_t id_block = 1u << 12;
+std::atomic<std::uint64_t> g_next_id_block{1};
+
+struct thread_state {
+    std::uint64_t tid = 0;
+    std::uint64_t next_id = 0, end_id = 0;
+    std::uint64_t current = 0;  // internal id of the innermost traced call on this thread
+    // External correlation stacks per context. Pushes may come from other threads (the API takes
+    // a thread id), so the stacks are guarded; `top` mirrors each stack's top for lock-free reads
+    // on the traced path (0 when empty). Written under `mutex` (release), read relaxed by the
+    // owning thread, which is the only one whose records use it.
+    std::mutex mutex;
+    std::vector<rocprofiler_user_data_t> stacks[max_contexts];
+    std::atomic<std::uint64_t> top[max_contexts] = {};
+};
+
+std::mutex g_threads_mutex;
+std::unordered_map<std::uint64_t, std::shared_ptr<thread_state>>& threads() {
+    static auto* m = new std::unordered_map<std::uint64_t, std::shared_ptr<thread_state>>();  // never destroyed: used from thread exit
+    return *m;
+}
+
+std::shared_ptr<thread_state> state_for_tid(std::uint64_t tid, bool create) {
+    std::lock_guard lk(g_threads_mutex);
+    auto& m = threads();
+    if (auto it = m.find(tid); it != m.end()) return it->second;
+    if (!create) return nullptr;
+    auto s = std::make_shared<thread_state>();
+    s->tid = tid;
+    m.emplace(tid, s);
+    return s;
+}
+
+struct thread_holder {
+    std::shared_ptr<thread_state> state;
+    ~thread_holder() {
+        if (!state) return;
+        std::lock_guard lk(g_threads_mutex);
+        threads().erase(state->tid);
+    }
+};
+
+thread_local thread_state* t_self = nullptr;
+thread_local thread_holder t_holder;
+
+std::uint64_t gettid_now() noexcept { return static_cast<std::uint64_t>(::syscall(SYS_gettid)); }
+
+thread_state* self() noexcept {
+    if (t_self != nullptr) [[likely]]
+        return t_self;
+    // A push from another thread may already have created this thread's state.
+    t_holder.state = state_for_tid(gettid_now(), true);
+    t_self = t_holder.state.get();
+    return t_self;
+}
+
+std::uint64_t next_internal_id(thread_state* ts) noexcept {
+    if (ts->next_id == ts->end_id) [[unlikely]] {
+        const auto block = g_next_id_block.fetch_add(1, std::memory_order_relaxed);
+        ts->next_id = block * id_block;
+        ts->end_id = ts->next_id + id_block;
+    }
+    return ts->next_id++;
+}
+
+bool thread_exists(std::uint64_t tid) noexcept {
+    if (tid == 0 || tid > static_cast<std::uint64_t>(INT32_MAX)) return false;
+    const std::string path = "/proc/self/task/" + std::to_string(tid);
+    return ::access(path.c_str(), F_OK) == 0;
+}
+
+constexpr rocprofiler_external_correlation_id_request_kind_t request_kind_of(kind k) noexcept {
+    switch (k) {
+        case kind::hsa_core_api: return ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_HSA_CORE_API;
+        case kind::hsa_amd_ext_api: return ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_HSA_AMD_EXT_API;
+        case kind::hsa_image_ext_api: return ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_HSA_IMAGE_EXT_API;
+        case kind::hsa_finalize_ext_api: return ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_HSA_FINALIZE_EXT_API;
+        case kind::hip_runtime_api: return ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_HIP_RUNTIME_API;
+        case kind::hip_compiler_api: return ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_HIP_COMPILER_API;
+        case kind::marker_core_api: return ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MARKER_CORE_API;
+        case kind::marker_control_api: return ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MARKER_CONTROL_API;
+        case kind::marker_name_api: return ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MARKER_NAME_API;
+        case kind::kernel_dispatch: return ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_KERNEL_DISPATCH;
+        case kind::memory_copy: return ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MEMORY_COPY;
+        case kind::rccl_api: return ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_RCCL_API;
+        case kind::ompt: return ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_OMPT;
+        case kind::memory_allocation: return ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MEMORY_ALLOCATION;
+        case kind::rocdecode_api: return ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_ROCDECODE_API;
+        case kind::rocjpeg_api: return ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_ROCJPEG_API;
+        case kind::marker_core_range_api: return ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MARKER_CORE_RANGE_API;
+        default: return ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_NONE;
+    }
+}
+
+void set_subscriptions(std::uint32_t c, bool on) noexcept {
+    const std::uint64_t bit = std::uint64_t{1} << c;
+    const context& ctx = g_contexts[c];
+    for (std::size_t k = 0; k < kind_count; ++k) {
+        const auto& svc = ctx.services[k];
+        if (!svc.configured) continue;
+        for (std::size_t o = 0; o < max_ops_per_kind; ++o) {
+            if (!svc.ops.test(o)) continue;
+            // release: publishes the context's (immutable) services to wrappers, which take an
+            // acquire fence after seeing a non-zero mask.
+            if (on)
+                subscribers[k][o].fetch_or(bit, std::memory_order_release);
+            else
+                subscribers[k][o].fetch_and(~bit, std::memory_order_release);
+        }
+    }
+}
+
+}  // namespace
+
+// ---- configuration --------------------------------------------------------------------------
+
+bool configuration_open() noexcept { return g_config_open.load(std::memory_order_acquire); }
+
+void set_configuration_open(bool open, std::uint32_t client) noexcept {
+    std::lock_guard lk(g_mutex);
+    g_config_client = client;
+    g_config_open.store(open, std::memory_order_release);
+}
+
+context* find_context(rocprofiler_context_id_t id) noexcept {
+    if (id.handle >= g_context_count.load(std::memory_order_acquire)) return nullptr;
+    return &g_contexts[id.handle];
+}
+
+rocprofiler_status_t create_context(rocprofiler_context_id_t* out) noexcept {
+    if (out == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    std::lock_guard lk(g_mutex);
+    if (!g_config_open.load(std::memory_order_relaxed)) return ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
+    const auto n = g_context_count.load(std::memory_order_relaxed);
+    if (n >= max_contexts) return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
+    context& c = g_contexts[n];
+    c.client = g_config_client;
+    c.valid.store(true, std::memory_order_relaxed);
+    g_context_count.store(n + 1, std::memory_order_release);
+    out->handle = n;
+    return ROCPROFILER_STATUS_SUCCESS;
+}
+
+rocprofiler_status_t start_context(rocprofiler_context_id_t id) noexcept {
+    std::lock_guard lk(g_mutex);
+    context* c = find_context(id);
+    if (c == nullptr) return ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
+    if (!c->valid.load(std::memory_order_relaxed)) return ROCPROFILER_STATUS_ERROR_CONTEXT_INVALID;
+    if (c->active.load(std::memory_order_relaxed)) return ROCPROFILER_STATUS_SUCCESS;
+    c->active.store(true, std::memory_order_relaxed);
+    set_subscriptions(static_cast<std::uint32_t>(id.handle), true);
+    return ROCPROFILER_STATUS_SUCCESS;
+}
+
+rocprofiler_status_t stop_context(rocprofiler_context_id_t id) noexcept {
+    std::lock_guard lk(g_mutex);
+    context* c = find_context(id);
+    if (c == nullptr) return ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
+    if (!c->active.load(std::memory_order_relaxed)) return ROCPROFILER_STATUS_SUCCESS;
+    set_subscriptions(static_cast<std::uint32_t>(id.handle), false);
+    c->active.store(false, std::memory_order_relaxed);
+    return ROCPROFILER_STATUS_SUCCESS;
+}
+
+rocprofiler_status_t configure_callback_service(rocprofiler_context_id_t id,
+                                                rocprofiler_callback_tracing_kind_t k,
+                                                const rocprofiler_tracing_operation_t* ops,
+                                                unsigned long count,
+                                                rocprofiler_callback_tracing_cb_t cb,
+                                                void* data) noexcept {
+    std::lock_guard lk(g_mutex);
+    if (!g_config_open.load(std::memory_order_relaxed)) return ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
+    context* c = find_context(id);
+    if (c == nullptr) return ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
+    const kind_info* info = find_kind(k);
+    if (info == nullptr) return ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND;
+    if (cb == nullptr || (ops != nullptr && count == 0)) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    if (!kind_produced(static_cast<kind>(k))) return ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED;
+    auto& svc = c->services[static_cast<std::size_t>(k)];
+    if (svc.configured) return ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED;
+    std::bitset<max_ops_per_kind> selected;
+    const auto first = info->first_op;
+    const auto last = first + static_cast<op_id>(info->op_count);
+    if (ops == nullptr) {
+        for (op_id o = first; o < last; ++o) selected.set(static_cast<std::size_t>(o));
+    } else {
+        for (unsigned long i = 0; i < count; ++i) {
+            if (ops[i] < first || ops[i] >= last) return ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND;
+            selected.set(static_cast<std::size_t>(ops[i]));
+        }
+    }
+    svc.ops = selected;
+    svc.callback = cb;
+    svc.data = data;
+    svc.configured = true;
+    // A context started before this service was added must subscribe it too.
+    if (c->active.load(std::memory_order_relaxed)) {
+        const std::uint64_t bit = std::uint64_t{1} << id.handle;
+        for (std::size_t o = 0; o < max_ops_per_kind; ++o)
+            if (selected.test(o)) subscribers[static_cast<std::size_t>(k)][o].fetch_or(bit, std::memory_order_release);
+    }
+    return ROCPROFILER_STATUS_SUCCESS;
+}
+
+rocprofiler_status_t configure_external_request(rocprofiler_context_id_t id,
+                                                const rocprofiler_external_correlation_id_request_kind_t* kinds,
+                                                unsigned long count,
+                                                rocprofiler_external_correlation_id_request_cb_t cb,
+                                                void* data) noexcept {
+    std::lock_guard lk(g_mutex);
+    if (!g_config_open.load(std::memory_order_relaxed)) return ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
+    context* c = find_context(id);
+    if (c == nullptr) return ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
+    if (cb == nullptr || (kinds != nullptr && count == 0)) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    if (c->external_request.configured) return ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED;
+    std::bitset<ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_LAST> selected;
+    if (kinds == nullptr) {
+        selected.set();
+        selected.reset(ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_NONE);
+    } else {
+        for (unsigned long i = 0; i < count; ++i) {
+            if (kinds[i] <= ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_NONE ||
+                kinds[i] >= ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_LAST)
+                return ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND;
+            selected.set(static_cast<std::size_t>(kinds[i]));
+        }
+    }
+    c->external_request.kinds = selected;
+    c->external_request.callback = cb;
+    c->external_request.data = data;
+    c->external_request.configured = true;
+    return ROCPROFILER_STATUS_SUCCESS;
+}
+
+void invalidate_client_contexts(std::uint32_t client) noexcept {
+    std::lock_guard lk(g_mutex);
+    const auto n = g_context_count.load(std::memory_order_relaxed);
+    for (std::uint32_t i = 0; i < n; ++i) {
+        context& c = g_contexts[i];
+        if (c.client != client) continue;
+        if (c.active.load(std::memory_order_relaxed)) set_subscriptions(i, false);
+        c.active.store(false, std::memory_order_relaxed);
+        c.valid.store(false, std::memory_order_relaxed);
+    }
+}
+
+void stop_all_contexts() noexcept {
+    std::lock_guard lk(g_mutex);
+    const auto n = g_context_count.load(std::memory_order_relaxed);
+    for (std::uint32_t i = 0; i < n; ++i) {
+        if (g_contexts[i].active.load(std::memory_order_relaxed)) set_subscriptions(i, false);
+        g_contexts[i].active.store(false, std::memory_order_relaxed);
+    }
+}
+
+void reset_for_testing() noexcept {
+    stop_all_contexts();
+    std::lock_guard lk(g_mutex);
+    for (auto& row : subscribers)
+        for (auto& m : row) m.store(0, std::memory_order_relaxed);
+    for (auto& c : g_contexts) {
+        c.valid.store(false, std::memory_order_relaxed);
+        c.client = 0;
+        for (auto& s : c.services) s = callback_service{};
+        c.external_request = external_request_service{};
+    }
+    g_context_count.store(0, std::memory_order_release);
+    g_config_open.store(false, std::memory_order_release);
+    std::lock_guard tl(g_threads_mutex);
+    for (auto& [tid, ts] : threads()) {
+        std::lock_guard sl(ts->mutex);
+        for (std::size_t i = 0; i < max_contexts; ++i) {
+            ts->stacks[i].clear();
+            ts->top[i].store(0, std::memory_order_relaxed);
+        }
+    }
+}
+
+// ---- threads and external correlation ids ------------------------------------------------
+
+std::uint64_t this_thread_id() noexcept { return self()->tid; }
+
+rocprofiler_status_t push_external(rocprofiler_context_id_t ctx, rocprofiler_thread_id_t tid,
+                                   rocprofiler_user_data_t v) noexcept {
+    if (find_context(ctx) == nullptr) return ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
+    std::shared_ptr<thread_state> ts = tid == self()->tid ? t_holder.state : state_for_tid(tid, false);
+    if (!ts) {
+        if (!thread_exists(tid)) return ROCPROFILER_STATUS_ERROR_THREAD_NOT_FOUND;
+        ts = state_for_tid(tid, true);
+    }
+    std::lock_guard lk(ts->mutex);
+    auto& stack = ts->stacks[ctx.handle];
+    try {
+        stack.push_back(v);
+    } catch (...) {
+        return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
+    }
+    ts->top[ctx.handle].store(v.value, std::memory_order_release);
+    return ROCPROFILER_STATUS_SUCCESS;
+}
+
+rocprofiler_status_t pop_external(rocprofiler_context_id_t ctx, rocprofiler_thread_id_t tid,
+                                  rocprofiler_user_data_t* out) noexcept {
+    if (find_context(ctx) == nullptr) return ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
+    std::shared_ptr<thread_state> ts = tid == self()->tid ? t_holder.state : state_for_tid(tid, false);
+    if (!ts) return thread_exists(tid) ? ROCPROFILER_STATUS_ERROR : ROCPROFILER_STATUS_ERROR_THREAD_NOT_FOUND;
+    std::lock_guard lk(ts->mutex);
+    auto& stack = ts->stacks[ctx.handle];
+    if (stack.empty()) return ROCPROFILER_STATUS_ERROR;
+    if (out != nullptr) *out = stack.back();
+    stack.pop_back();
+    ts->top[ctx.handle].store(stack.empty() ? 0 : stack.back().value, std::memory_order_release);
+    return ROCPROFILER_STATUS_SUCCESS;
+}
+
+}  // namespace encore::core
+
+// ---- the traced path ------------------------------------------------------------------------
+
+namespace encore::tracing::detail {
+
+using core::g_contexts;
+
+void enter(call_frame& f, void* payload) noexcept {
+    auto* ts = core::self();
+    f.thread = ts;
+    f.internal_id = core::next_internal_id(ts);
+    f.ancestor_id = ts->current;
+    ts->current = f.internal_id;
+
+    rocprofiler_callback_tracing_record_t rec;
+    rec.thread_id = ts->tid;
+    rec.correlation_id.internal = f.internal_id;
+    rec.correlation_id.ancestor = f.ancestor_id;
+    rec.kind = static_cast<rocprofiler_callback_tracing_kind_t>(f.k);
+    rec.operation = f.op;
+    rec.phase = ROCPROFILER_CALLBACK_PHASE_ENTER;
+    rec.payload = payload;
+    f.requested = 0;
+    const auto k = static_cast<std::size_t>(f.k);
+    for (std::uint64_t m = f.mask; m != 0; m &= m - 1) {
+        const auto c = static_cast<unsigned>(std::countr_zero(m));
+        const core::context& ctx = g_contexts[c];
+        rec.context_id.handle = c;
+        rec.correlation_id.external.value = ts->top[c].load(std::memory_order_relaxed);
+        if (ctx.external_request.configured) [[unlikely]] {
+            const auto rk = core::request_kind_of(f.k);
+            if (rk != ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_NONE && ctx.external_request.kinds.test(rk)) {
+                rocprofiler_user_data_t v = rec.correlation_id.external;
+                if (ctx.external_request.callback(ts->tid, rec.context_id, rk, f.op, f.internal_id, &v,
+                                                  ctx.external_request.data) == 0) {
+                    rec.correlation_id.external = v;
+                    f.external[c] = v;
+                    f.requested |= std::uint64_t{1} << c;
+                }
+            }
+        }
+        f.user_data[c].value = 0;
+        const auto& svc = ctx.services[k];
+        svc.callback(rec, &f.user_data[c], svc.data);
+    }
+}
+
+void exit(call_frame& f, void* payload) noexcept {
+    auto* ts = static_cast<core::thread_state*>(f.thread);
+    rocprofiler_callback_tracing_record_t rec;
+    rec.thread_id = ts->tid;
+    rec.correlation_id.internal = f.internal_id;
+    rec.correlation_id.ancestor = f.ancestor_id;
+    rec.kind = static_cast<rocprofiler_callback_tracing_kind_t>(f.k);
+    rec.operation = f.op;
+    rec.phase = ROCPROFILER_CALLBACK_PHASE_EXIT;
+    rec.payload = payload;
+    const auto k = static_cast<std::size_t>(f.k);
+    for (std::uint64_t m = f.mask; m != 0; m &= m - 1) {
+        const auto c = static_cast<unsigned>(std::countr_zero(m));
+        const auto& svc = g_contexts[c].services[k];
+        rec.context_id.handle = c;
+        // Re-read: a push during ENTER is what EXIT sees (the seed's rule). A value supplied by
+        // the request service at ENTER stays the call's external id.
+        if ((f.requested >> c) & 1u)
+            rec.correlation_id.external = f.external[c];
+        else
+            rec.correlation_id.external.value = ts->top[c].load(std::memory_order_relaxed);
+        svc.callback(rec, &f.user_data[c], svc.data);
+    }
+    ts->current = f.ancestor_id;
+}
+
+}  // namespace encore::tracing::detail
+
+namespace encore {
+
+std::bitset<max_ops_per_kind> configured_operations(kind k) noexcept {
+    std::bitset<max_ops_per_kind> out;
+    const auto ki = static_cast<std::size_t>(k);
+    if (ki >= kind_count) return out;
+    std::lock_guard lk(core::g_mutex);
+    const auto n = core::g_context_count.load(std::memory_order_relaxed);
+    for (std::uint32_t i = 0; i < n; ++i) {
+        const auto& c = core::g_contexts[i];
+        if (!c.valid.load(std::memory_order_relaxed)) continue;
+        if (c.services[ki].configured) out |= c.services[ki].ops;
+    }
+    return out;
+}
+
+}  // namespace encore

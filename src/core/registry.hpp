@@ -1,0 +1,94 @@
+// src/core/registry.hpp — the core's mutable tracing state (private to libencore).
+#pragma once
+
+#include <encore/api/kind.hpp>
+#include <encore/tracing/detail/core.hpp>
+#include <rocprofiler-sdk/callback_tracing.h>
+#include <rocprofiler-sdk/external_correlation.h>
+#include <rocprofiler-sdk/fwd.h>
+
+#include <atomic>
+#include <bitset>
+#include <cstdint>
+#include <mutex>
+
+namespace encore::core {
+
+using tracing::max_contexts;
+
+struct callback_service {
+    bool configured = false;
+    rocprofiler_callback_tracing_cb_t callback = nullptr;
+    void* data = nullptr;
+    std::bitset<max_ops_per_kind> ops;
+};
+
+struct external_request_service {
+    bool configured = false;
+    rocprofiler_external_correlation_id_request_cb_t callback = nullptr;
+    void* data = nullptr;
+    std::bitset<ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_LAST> kinds;
+};
+
+/// A context. Its services are written only while configuration is open (tool initialization)
+/// and read-only afterwards; `active` and `valid` change at run time.
+struct context {
+    std::atomic<bool> active{false};
+    std::atomic<bool> valid{false};
+    std::uint32_t client = 0;  // the tool that created it
+    callback_service services[kind_count];
+    external_request_service external_request;
+};
+
+/// Kind -> what encore knows of it (names, operations, argument iteration).
+struct kind_info {
+    const char* name = nullptr;
+    op_id first_op = 0;
+    std::size_t op_count = 0;
+    const char* const* op_names = nullptr;
+    rocprofiler_status_t (*iterate_args)(const rocprofiler_callback_tracing_record_t&,
+                                         rocprofiler_callback_tracing_operation_args_cb_t, int32_t,
+                                         void*) = nullptr;
+};
+
+[[nodiscard]] const kind_info* find_kind(rocprofiler_callback_tracing_kind_t k) noexcept;
+/// Whether encore emits records of kind k in this build (configuring another kind returns
+/// NOT_IMPLEMENTED). A backend sets its kinds when it is present.
+[[nodiscard]] bool kind_produced(kind k) noexcept;
+void set_kind_produced(kind k, bool produced) noexcept;
+
+// ---- contexts and services (registry.cpp) ---------------------------------------------------
+[[nodiscard]] bool configuration_open() noexcept;
+void set_configuration_open(bool open, std::uint32_t client) noexcept;
+[[nodiscard]] context* find_context(rocprofiler_context_id_t id) noexcept;
+rocprofiler_status_t create_context(rocprofiler_context_id_t* out) noexcept;
+rocprofiler_status_t start_context(rocprofiler_context_id_t id) noexcept;
+rocprofiler_status_t stop_context(rocprofiler_context_id_t id) noexcept;
+rocprofiler_status_t configure_callback_service(rocprofiler_context_id_t id,
+                                                rocprofiler_callback_tracing_kind_t k,
+                                                const rocprofiler_tracing_operation_t* ops,
+                                                unsigned long count,
+                                                rocprofiler_callback_tracing_cb_t cb,
+                                                void* data) noexcept;
+rocprofiler_status_t configure_external_request(rocprofiler_context_id_t id,
+                                                const rocprofiler_external_correlation_id_request_kind_t* kinds,
+                                                unsigned long count,
+                                                rocprofiler_external_correlation_id_request_cb_t cb,
+                                                void* data) noexcept;
+/// Stops every context of a client and marks them invalid (failed or finalized tool).
+void invalidate_client_contexts(std::uint32_t client) noexcept;
+/// Stops every context (finalization): wrappers go back to one load + the original.
+void stop_all_contexts() noexcept;
+
+// ---- threads and correlation ids -------------------------------------------------------------
+[[nodiscard]] std::uint64_t this_thread_id() noexcept;
+rocprofiler_status_t push_external(rocprofiler_context_id_t ctx, rocprofiler_thread_id_t tid,
+                                   rocprofiler_user_data_t v) noexcept;
+rocprofiler_status_t pop_external(rocprofiler_context_id_t ctx, rocprofiler_thread_id_t tid,
+                                  rocprofiler_user_data_t* out) noexcept;
+
+/// Resets all registry state to "no contexts, nothing initialized". Test suites only: callers
+/// guarantee that no traced call is in flight.
+ENCORE_API void reset_for_testing() noexcept;
+
+}  // namespace encore::core

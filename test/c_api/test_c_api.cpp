@@ -1,0 +1,421 @@
+// test/c_api/test_c_api.cpp — every function of the seed's C API: success paths, each documented
+// error, null pointers, invalid ids, calls outside initialization, repeated calls, threads.
+#include "../support/tool_fixture.hpp"
+
+#include <encore/domains/hsa.hpp>
+#include <rocprofiler-sdk/hsa/api_id.h>
+#include <rocprofiler-sdk/rocprofiler.h>
+
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+using test_support::run_tool;
+
+namespace {
+void noop_cb(rocprofiler_callback_tracing_record_t, rocprofiler_user_data_t*, void*) {}
+constexpr rocprofiler_context_id_t bogus{12345};
+constexpr rocprofiler_context_id_t none{UINT64_MAX};
+}  // namespace
+
+TEST_CASE("contexts: create/start/stop/is_active/is_valid") {
+    static rocprofiler_context_id_t ctx{};
+    static rocprofiler_status_t in_init_create_null{};
+    run_tool([] {
+        in_init_create_null = rocprofiler_create_context(nullptr);
+        return static_cast<int>(rocprofiler_create_context(&ctx));
+    });
+    CHECK(in_init_create_null == ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT);
+    // After initialization, configuration is locked.
+    rocprofiler_context_id_t late{};
+    CHECK(rocprofiler_create_context(&late) == ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED);
+
+    int s = -1;
+    CHECK(rocprofiler_context_is_valid(ctx, &s) == ROCPROFILER_STATUS_SUCCESS);
+    CHECK(s == 1);
+    CHECK(rocprofiler_context_is_valid(bogus, &s) == ROCPROFILER_STATUS_SUCCESS);
+    CHECK(s == 0);
+    CHECK(rocprofiler_context_is_valid(none, &s) == ROCPROFILER_STATUS_SUCCESS);
+    CHECK(s == 0);
+    CHECK(rocprofiler_context_is_valid(ctx, nullptr) == ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT);
+
+    CHECK(rocprofiler_context_is_active(ctx, &s) == ROCPROFILER_STATUS_SUCCESS);
+    CHECK(s == 0);
+    CHECK(rocprofiler_start_context(ctx) == ROCPROFILER_STATUS_SUCCESS);
+    CHECK(rocprofiler_start_context(ctx) == ROCPROFILER_STATUS_SUCCESS);  // repeated: still fine
+    CHECK(rocprofiler_context_is_active(ctx, &s) == ROCPROFILER_STATUS_SUCCESS);
+    CHECK(s == 1);
+    CHECK(rocprofiler_stop_context(ctx) == ROCPROFILER_STATUS_SUCCESS);
+    CHECK(rocprofiler_stop_context(ctx) == ROCPROFILER_STATUS_SUCCESS);
+    CHECK(rocprofiler_context_is_active(ctx, &s) == ROCPROFILER_STATUS_SUCCESS);
+    CHECK(s == 0);
+    CHECK(rocprofiler_context_is_active(ctx, nullptr) == ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT);
+    CHECK(rocprofiler_context_is_active(bogus, &s) == ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND);
+    CHECK(rocprofiler_start_context(bogus) == ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND);
+    CHECK(rocprofiler_stop_context(none) == ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND);
+}
+
+TEST_CASE("at most 64 contexts") {
+    static int created = 0;
+    static rocprofiler_status_t last{};
+    run_tool([] {
+        rocprofiler_context_id_t c{};
+        for (int i = 0; i < 70; ++i) {
+            last = rocprofiler_create_context(&c);
+            if (last != ROCPROFILER_STATUS_SUCCESS) break;
+            ++created;
+        }
+        return 0;
+    });
+    CHECK(created == 64);
+    CHECK(last == ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES);
+}
+
+TEST_CASE("configure_callback_tracing_service: every documented status") {
+    static std::vector<rocprofiler_status_t> st;
+    static rocprofiler_context_id_t ctx{};
+    st.clear();
+    run_tool([] {
+        CHECK(rocprofiler_create_context(&ctx) == ROCPROFILER_STATUS_SUCCESS);
+        const rocprofiler_tracing_operation_t good[] = {ROCPROFILER_HSA_CORE_API_ID_hsa_init,
+                                                        ROCPROFILER_HSA_CORE_API_ID_hsa_queue_create};
+        const rocprofiler_tracing_operation_t too_big[] = {ROCPROFILER_HSA_CORE_API_ID_LAST};
+        const rocprofiler_tracing_operation_t negative[] = {-1};
+        const rocprofiler_tracing_operation_t huge[] = {512};
+        auto cfg = [](rocprofiler_context_id_t c, int kind, const rocprofiler_tracing_operation_t* ops, unsigned long n,
+                      rocprofiler_callback_tracing_cb_t cb) {
+            st.push_back(rocprofiler_configure_callback_tracing_service(
+                c, static_cast<rocprofiler_callback_tracing_kind_t>(kind), ops, n, cb, nullptr));
+        };
+        cfg(bogus, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, nullptr, 0, noop_cb);                  // 0
+        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_NONE, nullptr, 0, noop_cb);                            // 1
+        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_LAST, nullptr, 0, noop_cb);                            // 2
+        cfg(ctx, 9999, nullptr, 0, noop_cb);                                                          // 3
+        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, nullptr, 0, nullptr);                    // 4
+        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, good, 0, noop_cb);                       // 5
+        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, too_big, 1, noop_cb);                    // 6
+        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, negative, 1, noop_cb);                   // 7
+        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, huge, 1, noop_cb);                       // 8
+        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, good, 2, noop_cb);                       // 9
+        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, nullptr, 0, noop_cb);                    // 10 repeat
+        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_AMD_EXT_API, nullptr, 0, noop_cb);                 // 11 other kind
+        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_RCCL_API, nullptr, 0, noop_cb);                        // 12
+        return 0;
+    });
+    REQUIRE(st.size() == 13);
+    CHECK(st[0] == ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND);
+    CHECK(st[1] == ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND);
+    CHECK(st[2] == ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND);
+    CHECK(st[3] == ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND);
+    CHECK(st[4] == ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT);
+    CHECK(st[5] == ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT);
+    CHECK(st[6] == ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND);
+    CHECK(st[7] == ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND);
+    CHECK(st[8] == ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND);
+    CHECK(st[9] == ROCPROFILER_STATUS_SUCCESS);
+    CHECK(st[10] == ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED);
+    CHECK(st[11] == ROCPROFILER_STATUS_SUCCESS);
+    CHECK(st[12] == ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED);
+    // Outside initialization: locked, even for a new kind.
+    CHECK(rocprofiler_configure_callback_tracing_service(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_IMAGE_EXT_API, nullptr, 0,
+                                                         noop_cb, nullptr) == ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED);
+    // The filter took effect: only the two selected ops are configured.
+    const auto ops = encore::configured_operations(encore::kind::hsa_core_api);
+    CHECK(ops.count() == 2);
+    CHECK(ops.test(ROCPROFILER_HSA_CORE_API_ID_hsa_queue_create));
+}
+
+TEST_CASE("kind and operation names") {
+    const char* name = nullptr;
+    uint64_t len = 0;
+    CHECK(rocprofiler_query_callback_tracing_kind_name(ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, &name, &len) ==
+          ROCPROFILER_STATUS_SUCCESS);
+    CHECK(std::string(name) == "HSA_CORE_API");
+    CHECK(len == 12);
+    len = 0;
+    CHECK(rocprofiler_query_callback_tracing_kind_name(ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH, nullptr, &len) ==
+          ROCPROFILER_STATUS_SUCCESS);
+    CHECK(len == std::strlen("KERNEL_DISPATCH"));  // name_len set even without name
+    CHECK(rocprofiler_query_callback_tracing_kind_name(ROCPROFILER_CALLBACK_TRACING_NONE, &name, &len) ==
+          ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND);
+    CHECK(rocprofiler_query_callback_tracing_kind_name(ROCPROFILER_CALLBACK_TRACING_LAST, &name, &len) ==
+          ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND);
+
+    CHECK(rocprofiler_query_callback_tracing_kind_operation_name(
+              ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, ROCPROFILER_HSA_CORE_API_ID_hsa_queue_create, &name, &len) ==
+          ROCPROFILER_STATUS_SUCCESS);
+    CHECK(std::string(name) == "hsa_queue_create");
+    CHECK(len == std::strlen("hsa_queue_create"));
+    CHECK(rocprofiler_query_callback_tracing_kind_operation_name(ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API,
+                                                                 ROCPROFILER_HSA_CORE_API_ID_LAST, &name, &len) ==
+          ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND);
+    CHECK(rocprofiler_query_callback_tracing_kind_operation_name(ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, -1, &name,
+                                                                 &len) == ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND);
+    // Non-API kinds are 1-based.
+    CHECK(rocprofiler_query_callback_tracing_kind_operation_name(ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH, 0, &name,
+                                                                 &len) == ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND);
+    CHECK(rocprofiler_query_callback_tracing_kind_operation_name(ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH,
+                                                                 ROCPROFILER_KERNEL_DISPATCH_COMPLETE, &name,
+                                                                 nullptr) == ROCPROFILER_STATUS_SUCCESS);
+    CHECK(std::string(name) == "KERNEL_DISPATCH_COMPLETE");
+    CHECK(rocprofiler_query_callback_tracing_kind_operation_name(ROCPROFILER_CALLBACK_TRACING_NONE, 0, &name, &len) ==
+          ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND);
+    CHECK(rocprofiler_query_callback_tracing_kind_operation_name(ROCPROFILER_CALLBACK_TRACING_RCCL_API, 0, &name, &len) ==
+          ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED);
+}
+
+TEST_CASE("iterating kinds and operations cross-checks names against ids") {
+    std::vector<int> kinds;
+    CHECK(rocprofiler_iterate_callback_tracing_kinds(
+              [](rocprofiler_callback_tracing_kind_t k, void* d) {
+                  static_cast<std::vector<int>*>(d)->push_back(k);
+                  return 0;
+              },
+              &kinds) == ROCPROFILER_STATUS_SUCCESS);
+    CHECK(kinds.size() == ROCPROFILER_CALLBACK_TRACING_LAST - 1);
+    CHECK(kinds.front() == 1);
+    CHECK(rocprofiler_iterate_callback_tracing_kinds(nullptr, nullptr) == ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT);
+    int seen = 0;
+    CHECK(rocprofiler_iterate_callback_tracing_kinds(
+              [](rocprofiler_callback_tracing_kind_t, void* d) { return ++*static_cast<int*>(d) == 3 ? 1 : 0; }, &seen) ==
+          ROCPROFILER_STATUS_SUCCESS);
+    CHECK(seen == 3);  // stopped by the callback
+
+    for (auto k : {ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, ROCPROFILER_CALLBACK_TRACING_HSA_AMD_EXT_API,
+                   ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API, ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY}) {
+        struct state {
+            rocprofiler_callback_tracing_kind_t kind;
+            int n = 0, bad = 0;
+        } s{k};
+        CHECK(rocprofiler_iterate_callback_tracing_kind_operations(
+                  k,
+                  [](rocprofiler_callback_tracing_kind_t kind, rocprofiler_tracing_operation_t op, void* d) {
+                      auto* st = static_cast<state*>(d);
+                      const char* name = nullptr;
+                      uint64_t len = 0;
+                      // Name lookup by id agrees with iteration.
+                      if (rocprofiler_query_callback_tracing_kind_operation_name(kind, op, &name, &len) !=
+                              ROCPROFILER_STATUS_SUCCESS || name == nullptr || len != std::strlen(name))
+                          ++st->bad;
+                      ++st->n;
+                      return 0;
+                  },
+                  &s) == ROCPROFILER_STATUS_SUCCESS);
+        CHECK(s.bad == 0);
+        CHECK(s.n > 0);
+        if (k == ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API) CHECK(s.n == 125);
+        if (k == ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY) CHECK(s.n == 4);
+    }
+    CHECK(rocprofiler_iterate_callback_tracing_kind_operations(ROCPROFILER_CALLBACK_TRACING_NONE,
+                                                               [](auto, auto, void*) { return 0; }, nullptr) ==
+          ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND);
+    CHECK(rocprofiler_iterate_callback_tracing_kind_operations(ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, nullptr,
+                                                               nullptr) == ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT);
+}
+
+TEST_CASE("argument iteration rejects bad records") {
+    auto cb = [](rocprofiler_callback_tracing_kind_t, rocprofiler_tracing_operation_t, uint32_t, const void* const,
+                 int32_t, const char*, const char*, const char*, int32_t, void*) { return 0; };
+    rocprofiler_callback_tracing_record_t r{};
+    r.kind = ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API;
+    r.operation = 0;
+    CHECK(rocprofiler_iterate_callback_tracing_kind_operation_args(r, cb, 1, nullptr) ==
+          ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT);  // null payload
+    rocprofiler_callback_tracing_hsa_api_data_t payload{};
+    r.payload = &payload;
+    CHECK(rocprofiler_iterate_callback_tracing_kind_operation_args(r, cb, 1, nullptr) ==
+          ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT);  // size field not set
+    payload.size = sizeof(payload);
+    CHECK(rocprofiler_iterate_callback_tracing_kind_operation_args(r, nullptr, 1, nullptr) ==
+          ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT);
+    CHECK(rocprofiler_iterate_callback_tracing_kind_operation_args(r, cb, -5, nullptr) == ROCPROFILER_STATUS_SUCCESS);
+    r.operation = 999;
+    CHECK(rocprofiler_iterate_callback_tracing_kind_operation_args(r, cb, 1, nullptr) ==
+          ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND);
+    r.payload = reinterpret_cast<void*>(0x10);  // unreadable: reported, not dereferenced
+    CHECK(rocprofiler_iterate_callback_tracing_kind_operation_args(r, cb, 1, nullptr) ==
+          ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT);
+    r.kind = ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH;
+    CHECK(rocprofiler_iterate_callback_tracing_kind_operation_args(r, cb, 1, nullptr) ==
+          ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED);
+    r.kind = ROCPROFILER_CALLBACK_TRACING_LAST;
+    CHECK(rocprofiler_iterate_callback_tracing_kind_operation_args(r, cb, 1, nullptr) ==
+          ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND);
+}
+
+TEST_CASE("external correlation ids: push/pop errors and multithreaded use") {
+    static rocprofiler_context_id_t ctx{};
+    run_tool([] { return static_cast<int>(rocprofiler_create_context(&ctx)); });
+    rocprofiler_thread_id_t tid = 0;
+    CHECK(rocprofiler_get_thread_id(nullptr) == ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT);
+    REQUIRE(rocprofiler_get_thread_id(&tid) == ROCPROFILER_STATUS_SUCCESS);
+    CHECK(tid > 0);
+    rocprofiler_user_data_t v{};
+    CHECK(rocprofiler_pop_external_correlation_id(ctx, tid, &v) == ROCPROFILER_STATUS_ERROR);  // empty
+    CHECK(rocprofiler_push_external_correlation_id(bogus, tid, v) == ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND);
+    CHECK(rocprofiler_pop_external_correlation_id(bogus, tid, &v) == ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND);
+    CHECK(rocprofiler_push_external_correlation_id(ctx, 0, v) == ROCPROFILER_STATUS_ERROR_THREAD_NOT_FOUND);
+    CHECK(rocprofiler_push_external_correlation_id(ctx, 0x7ffffff0, v) == ROCPROFILER_STATUS_ERROR_THREAD_NOT_FOUND);
+    CHECK(rocprofiler_pop_external_correlation_id(ctx, 0x7ffffff0, &v) == ROCPROFILER_STATUS_ERROR_THREAD_NOT_FOUND);
+    for (std::uint64_t i = 1; i <= 3; ++i)
+        CHECK(rocprofiler_push_external_correlation_id(ctx, tid, rocprofiler_user_data_t{.value = i}) ==
+              ROCPROFILER_STATUS_SUCCESS);
+    CHECK(rocprofiler_pop_external_correlation_id(ctx, tid, &v) == ROCPROFILER_STATUS_SUCCESS);
+    CHECK(v.value == 3);
+    CHECK(rocprofiler_pop_external_correlation_id(ctx, tid, nullptr) == ROCPROFILER_STATUS_SUCCESS);  // NULL out ok
+    CHECK(rocprofiler_pop_external_correlation_id(ctx, tid, &v) == ROCPROFILER_STATUS_SUCCESS);
+    CHECK(v.value == 1);
+
+    // Many threads push and pop on their own stacks and on one shared thread's stack at once.
+    std::atomic<int> errors{0};
+    std::vector<std::thread> pool;
+    for (int t = 0; t < 8; ++t)
+        pool.emplace_back([&, t] {
+            rocprofiler_thread_id_t me = 0;
+            (void)rocprofiler_get_thread_id(&me);
+            for (int i = 0; i < 1000; ++i) {
+                const rocprofiler_user_data_t mine{.value = static_cast<std::uint64_t>(t * 10000 + i)};
+                if (rocprofiler_push_external_correlation_id(ctx, me, mine) != ROCPROFILER_STATUS_SUCCESS) ++errors;
+                if (rocprofiler_push_external_correlation_id(ctx, tid, mine) != ROCPROFILER_STATUS_SUCCESS) ++errors;
+                rocprofiler_user_data_t out{};
+                if (rocprofiler_pop_external_correlation_id(ctx, me, &out) != ROCPROFILER_STATUS_SUCCESS ||
+                    out.value != mine.value)
+                    ++errors;  // a thread's own stack is LIFO
+                if (rocprofiler_pop_external_correlation_id(ctx, tid, &out) != ROCPROFILER_STATUS_SUCCESS) ++errors;
+            }
+        });
+    for (auto& th : pool) th.join();
+    CHECK(errors.load() == 0);
+    CHECK(rocprofiler_pop_external_correlation_id(ctx, tid, &v) == ROCPROFILER_STATUS_ERROR);  // balanced
+}
+
+TEST_CASE("external correlation id request service") {
+    static rocprofiler_context_id_t ctx{};
+    static std::vector<rocprofiler_status_t> st;
+    st.clear();
+    run_tool([] {
+        CHECK(rocprofiler_create_context(&ctx) == ROCPROFILER_STATUS_SUCCESS);
+        auto cb = [](rocprofiler_thread_id_t, rocprofiler_context_id_t, rocprofiler_external_correlation_id_request_kind_t,
+                     rocprofiler_tracing_operation_t, uint64_t, rocprofiler_user_data_t*, void*) { return 1; };
+        const rocprofiler_external_correlation_id_request_kind_t bad[] = {ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_LAST};
+        st.push_back(rocprofiler_configure_external_correlation_id_request_service(bogus, nullptr, 0, cb, nullptr));
+        st.push_back(rocprofiler_configure_external_correlation_id_request_service(ctx, nullptr, 0, nullptr, nullptr));
+        st.push_back(rocprofiler_configure_external_correlation_id_request_service(ctx, bad, 1, cb, nullptr));
+        st.push_back(rocprofiler_configure_external_correlation_id_request_service(ctx, nullptr, 0, cb, nullptr));
+        st.push_back(rocprofiler_configure_external_correlation_id_request_service(ctx, nullptr, 0, cb, nullptr));
+        return 0;
+    });
+    REQUIRE(st.size() == 5);
+    CHECK(st[0] == ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND);
+    CHECK(st[1] == ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT);
+    CHECK(st[2] == ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND);
+    CHECK(st[3] == ROCPROFILER_STATUS_SUCCESS);
+    CHECK(st[4] == ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED);
+    CHECK(rocprofiler_configure_external_correlation_id_request_service(ctx, nullptr, 0, nullptr, nullptr) ==
+          ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED);
+}
+
+TEST_CASE("registration: force_configure, is_initialized, is_finalized, failing tools") {
+    encore::core::reset_registration_for_testing();
+    int s = 7;
+    CHECK(rocprofiler_is_initialized(nullptr) == ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT);
+    CHECK(rocprofiler_is_finalized(nullptr) == ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT);
+    CHECK(rocprofiler_is_initialized(&s) == ROCPROFILER_STATUS_SUCCESS);
+    CHECK(s == 0);
+    CHECK(rocprofiler_force_configure(nullptr) == ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT);
+
+    static int configured = 0, initialized = 0, finalized = 0, bad_init = 0;
+    static rocprofiler_context_id_t bad_ctx{};
+    static int in_init_state = 9;
+    struct good {
+        static rocprofiler_tool_configure_result_t* configure(uint32_t version, const char* rt, uint32_t prio,
+                                                              rocprofiler_client_id_t* id) {
+            ++configured;
+            CHECK(version == ROCPROFILER_SDK_VERSION);
+            CHECK(rt != nullptr);
+            CHECK(prio == 0);
+            id->name = "good";
+            static rocprofiler_tool_configure_result_t r{
+                sizeof(r), [](rocprofiler_client_finalize_t, void*) {
+                    ++initialized;
+                    (void)rocprofiler_is_initialized(&in_init_state);
+                    return 0;
+                },
+                [](void*) { ++finalized; }, nullptr};
+            return &r;
+        }
+    };
+    struct bad {
+        static rocprofiler_tool_configure_result_t* configure(uint32_t, const char*, uint32_t prio, rocprofiler_client_id_t* id) {
+            CHECK(prio == 1);
+            id->name = "bad";
+            static rocprofiler_tool_configure_result_t r{
+                sizeof(r), [](rocprofiler_client_finalize_t, void*) {
+                    ++bad_init;
+                    (void)rocprofiler_create_context(&bad_ctx);
+                    return -1;  // failed: its context must be disabled
+                },
+                [](void*) { FAIL("finalize of a failed tool must not run"); }, nullptr};
+            return &r;
+        }
+    };
+    struct declines {
+        static rocprofiler_tool_configure_result_t* configure(uint32_t, const char*, uint32_t, rocprofiler_client_id_t*) {
+            return nullptr;
+        }
+    };
+    CHECK(rocprofiler_force_configure(&good::configure) == ROCPROFILER_STATUS_SUCCESS);
+    CHECK(rocprofiler_force_configure(&good::configure) == ROCPROFILER_STATUS_SUCCESS);  // duplicate: once
+    CHECK(rocprofiler_force_configure(&declines::configure) == ROCPROFILER_STATUS_SUCCESS);
+    CHECK(rocprofiler_force_configure(&bad::configure) == ROCPROFILER_STATUS_SUCCESS);
+    encore::initialize();
+    encore::initialize();  // repeated: no effect
+    CHECK(configured == 1);
+    CHECK(initialized == 1);
+    CHECK(bad_init == 1);
+    CHECK(in_init_state == -1);
+    CHECK(rocprofiler_is_initialized(&s) == ROCPROFILER_STATUS_SUCCESS);
+    CHECK(s == 1);
+    int valid = 1;
+    CHECK(rocprofiler_context_is_valid(bad_ctx, &valid) == ROCPROFILER_STATUS_SUCCESS);
+    CHECK(valid == 0);
+    CHECK(rocprofiler_start_context(bad_ctx) == ROCPROFILER_STATUS_ERROR_CONTEXT_INVALID);
+    CHECK(rocprofiler_force_configure(&declines::configure) == ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED);
+    CHECK(encore::register_tool("late", [](void*) { return 0; }) == ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED);
+    CHECK(rocprofiler_is_finalized(&s) == ROCPROFILER_STATUS_SUCCESS);
+    CHECK(s == 0);
+    encore::core::finalize();
+    encore::core::finalize();
+    CHECK(finalized == 1);
+    CHECK(rocprofiler_is_finalized(&s) == ROCPROFILER_STATUS_SUCCESS);
+    CHECK(s == 1);
+}
+
+TEST_CASE("status names and strings, version, timestamps") {
+    for (int i = 0; i < ROCPROFILER_STATUS_LAST; ++i) {
+        const char* n = rocprofiler_get_status_name(static_cast<rocprofiler_status_t>(i));
+        REQUIRE(n != nullptr);
+        CHECK(std::strncmp(n, "ROCPROFILER_STATUS_", 19) == 0);
+        CHECK(rocprofiler_get_status_string(static_cast<rocprofiler_status_t>(i)) != nullptr);
+    }
+    CHECK(std::string(rocprofiler_get_status_name(ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED)) ==
+          "ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED");
+    CHECK(std::string(rocprofiler_get_status_name(ROCPROFILER_STATUS_ERROR_INCOMPATIBLE_REGISTER_VERSION)) ==
+          "ROCPROFILER_STATUS_ERROR_INCOMPATIBLE_REGISTER_VERSION");
+    CHECK(rocprofiler_get_status_name(ROCPROFILER_STATUS_LAST) == nullptr);
+    CHECK(rocprofiler_get_status_string(static_cast<rocprofiler_status_t>(-1)) == nullptr);
+    uint32_t major = 9, minor = 9, patch = 9;
+    CHECK(rocprofiler_get_version(&major, &minor, &patch) == ROCPROFILER_STATUS_SUCCESS);
+    CHECK(major == ENCORE_VERSION_MAJOR);
+    CHECK(rocprofiler_get_version(nullptr, nullptr, nullptr) == ROCPROFILER_STATUS_SUCCESS);
+    rocprofiler_timestamp_t a = 0, b = 0;
+    CHECK(rocprofiler_get_timestamp(nullptr) == ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT);
+    CHECK(rocprofiler_get_timestamp(&a) == ROCPROFILER_STATUS_SUCCESS);
+    CHECK(rocprofiler_get_timestamp(&b) == ROCPROFILER_STATUS_SUCCESS);
+    CHECK(a > 0);
+    CHECK(b >= a);
+}

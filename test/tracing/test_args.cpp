@@ -1,0 +1,192 @@
+// test/tracing/test_args.cpp — argument iteration over real HSA signatures: handles, enums,
+// structs, strings and pointers at dereference depths 0-3, with null and dangling pointers.
+#include "../support/fake_hsa.hpp"
+#include "../support/tool_fixture.hpp"
+
+#include <encore/tracing/hsa.hpp>
+
+#include <doctest/doctest.h>
+
+#include <sys/mman.h>
+
+#include <string>
+#include <vector>
+
+using namespace encore;
+using encore::domains::hsa_core;
+
+namespace {
+
+struct arg {
+    std::uint32_t number;
+    int indirection;
+    std::string type, name, value;
+    int derefs;
+};
+
+// Builds a payload for op I exactly as the wrapper does, and iterates it.
+template <std::size_t I, class... A>
+std::vector<arg> iterate(int max_deref, A... a) {
+    tracing::payload_t<hsa_core> payload{};
+    payload.size = sizeof(payload);
+    ::new (static_cast<void*>(&payload.args)) api::captured_args<hsa_core::op_at<I>>(std::in_place, a...);
+    std::vector<arg> out;
+    tracing::for_each_arg<hsa_core, I>(&payload, max_deref, [&](const tracing::arg_info& x) {
+        out.push_back({x.number, x.indirection_count, x.type, x.name, x.value, x.dereference_count});
+    });
+    return out;
+}
+
+constexpr auto queue_create = hsa_core::id_of<"hsa_queue_create">();
+constexpr auto agent_get_info = hsa_core::id_of<"hsa_agent_get_info">();
+constexpr auto get_symbol = hsa_core::id_of<"hsa_executable_get_symbol_by_name">();
+
+// A page that is mapped then unmapped: a pointer into it dangles for sure.
+void* dangling_pointer() {
+    void* p = ::mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ::munmap(p, 4096);
+    return p;
+}
+
+}  // namespace
+
+TEST_CASE("names, types, indirection counts and handle/enum/number values") {
+    hsa_queue_t* q = nullptr;
+    const auto args = iterate<queue_create>(1, hsa_agent_t{0x2a}, 64u, HSA_QUEUE_TYPE_MULTI,
+                                            static_cast<void (*)(hsa_status_t, hsa_queue_t*, void*)>(nullptr),
+                                            static_cast<void*>(nullptr), 0u, 16u, &q);
+    REQUIRE(args.size() == 8);
+    CHECK(args[0].name == "agent");
+    CHECK(args[0].type == "hsa_agent_t");
+    CHECK(args[0].value == "handle=0x2a");
+    CHECK(args[0].indirection == 0);
+    CHECK(args[1].value == "64");
+    CHECK(args[1].type == "unsigned int");
+    CHECK(args[3].value == "(null)");
+    CHECK(args[4].value == "(null)");
+    CHECK(args[6].value == "16");
+    CHECK(args[7].name == "queue");
+    CHECK(args[7].type == "hsa_queue_t**");
+    CHECK(args[7].indirection == 2);
+    // depth 1: *queue is a null hsa_queue_t*.
+    CHECK(args[7].value == "(null)");
+    CHECK(args[7].derefs == 1);
+    for (std::uint32_t i = 0; i < 8; ++i) CHECK(args[i].number == i);
+}
+
+TEST_CASE("dereference depth 0..3 over hsa_queue_t**") {
+    hsa_queue_t queue{};
+    queue.size = 128;
+    queue.id = 9;
+    queue.type = HSA_QUEUE_TYPE_SINGLE;
+    hsa_queue_t* qp = &queue;
+    auto at = [&](int depth) {
+        return iterate<queue_create>(depth, hsa_agent_t{1}, 1u, HSA_QUEUE_TYPE_SINGLE,
+                                     static_cast<void (*)(hsa_status_t, hsa_queue_t*, void*)>(nullptr),
+                                     static_cast<void*>(nullptr), 0u, 0u, &qp)[7];
+    };
+    const auto d0 = at(0);
+    CHECK(d0.derefs == 0);
+    CHECK(d0.value.rfind("0x", 0) == 0);  // the pointer value
+    const auto d1 = at(1);
+    CHECK(d1.derefs == 1);
+    CHECK(d1.value.rfind("0x", 0) == 0);  // *queue: still a pointer
+    const auto d2 = at(2);
+    CHECK(d2.derefs == 2);
+    CHECK(d2.value.find("size=128") != std::string::npos);  // **queue: the struct, field by field
+    CHECK(d2.value.find("id=9") != std::string::npos);
+    const auto d3 = at(3);
+    CHECK(d3.derefs == 2);  // nothing deeper to follow
+    CHECK(d3.value == d2.value);
+}
+
+TEST_CASE("enums print by name, out-of-range enums as numbers") {
+    char name[64] = "x";
+    auto args = iterate<agent_get_info>(0, hsa_agent_t{1}, HSA_AGENT_INFO_NAME, static_cast<void*>(name));
+    CHECK(args[1].value == "HSA_AGENT_INFO_NAME");
+    CHECK(args[1].type == "hsa_agent_info_t");
+    CHECK(args[2].type == "void*");
+    CHECK(args[2].derefs == 0);  // void* is never followed
+    args = iterate<agent_get_info>(0, hsa_agent_t{1}, static_cast<hsa_agent_info_t>(0x7fff0001), static_cast<void*>(name));
+    CHECK(args[1].value == std::to_string(0x7fff0001));
+}
+
+TEST_CASE("strings: quoted at depth >= 1, pointer at depth 0, null and dangling are safe") {
+    hsa_executable_symbol_t sym{};
+    const hsa_agent_t agent{3};
+    auto args = iterate<get_symbol>(1, hsa_executable_t{1}, "vector_add.kd", &agent, &sym);
+    CHECK(args[1].name == "symbol_name");
+    CHECK(args[1].value == "\"vector_add.kd\"");
+    CHECK(args[1].derefs == 1);
+    CHECK(args[2].value == "handle=0x3");  // const hsa_agent_t* followed once
+    args = iterate<get_symbol>(0, hsa_executable_t{1}, "vector_add.kd", &agent, &sym);
+    CHECK(args[1].value.rfind("0x", 0) == 0);
+    CHECK(args[1].derefs == 0);
+    args = iterate<get_symbol>(2, hsa_executable_t{1}, static_cast<const char*>(nullptr),
+                               static_cast<const hsa_agent_t*>(nullptr), &sym);
+    CHECK(args[1].value == "(null)");
+    CHECK(args[2].value == "(null)");
+
+    // Dangling pointers print as such; nothing faults.
+    const auto* bad = static_cast<const char*>(dangling_pointer());
+    args = iterate<get_symbol>(3, hsa_executable_t{1}, bad, reinterpret_cast<const hsa_agent_t*>(bad),
+                               reinterpret_cast<hsa_executable_symbol_t*>(const_cast<char*>(bad)));
+    CHECK(args[1].value.find("<invalid pointer") == 0);
+    CHECK(args[2].value.find("<invalid pointer") == 0);
+    CHECK(args[3].value.find("<invalid pointer") == 0);
+    CHECK(args[1].derefs == 0);
+}
+
+TEST_CASE("a string that runs into an unmapped page is cut there, not overrun") {
+    auto* page = static_cast<char*>(::mmap(nullptr, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    REQUIRE(page != MAP_FAILED);
+    ::munmap(page + 4096, 4096);
+    std::memset(page, 'a', 4096);  // no NUL before the hole
+    const char* s = page + 4096 - 10;
+    hsa_executable_symbol_t sym{};
+    const auto args = iterate<get_symbol>(1, hsa_executable_t{1}, s, static_cast<const hsa_agent_t*>(nullptr), &sym);
+    CHECK(args[1].value == "\"aaaaaaaaaa\"...");
+    ::munmap(page, 4096);
+}
+
+namespace {
+std::vector<std::string> g_c_args;
+int c_arg_cb(rocprofiler_callback_tracing_kind_t, rocprofiler_tracing_operation_t, uint32_t n, const void* const addr,
+             int32_t indirection, const char* type, const char* name, const char* value, int32_t derefs, void* data) {
+    auto* stop_after = static_cast<int*>(data);
+    g_c_args.push_back(std::to_string(n) + ":" + type + ":" + name + "=" + value + ":" + std::to_string(indirection) +
+                       ":" + std::to_string(derefs) + (addr != nullptr ? "" : ":noaddr"));
+    return static_cast<int>(g_c_args.size()) >= *stop_after ? 1 : 0;
+}
+void record_args_cb(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*, void* data) {
+    if (r.phase != ROCPROFILER_CALLBACK_PHASE_EXIT) return;
+    CHECK(rocprofiler_iterate_callback_tracing_kind_operation_args(r, &c_arg_cb, 2, data) == ROCPROFILER_STATUS_SUCCESS);
+}
+}  // namespace
+
+TEST_CASE("C argument iteration from a live callback, with early stop") {
+    static int stop_after = 100;
+    fake_hsa::tables t;
+    test_support::run_tool([] {
+        context c;
+        CHECK(context::create(c) == ROCPROFILER_STATUS_SUCCESS);
+        CHECK(c.trace<hsa_core>(&record_args_cb, &stop_after) == ROCPROFILER_STATUS_SUCCESS);
+        return static_cast<int>(c.start());
+    });
+    tracing::hsa_all::install(t.root);
+    g_c_args.clear();
+    hsa_queue_t* q = nullptr;
+    (void)t.core.hsa_queue_create_fn(hsa_agent_t{2}, 32, HSA_QUEUE_TYPE_SINGLE, nullptr, nullptr, 0, 0, &q);
+    REQUIRE(g_c_args.size() == 8);
+    CHECK(g_c_args[0] == "0:hsa_agent_t:agent=handle=0x2:0:0");
+    // At EXIT with depth 2 the out-parameter is followed to the queue the call created.
+    INFO(g_c_args[7]);
+    CHECK(g_c_args[7].find("7:hsa_queue_t**:queue={type=1") == 0);
+    CHECK(g_c_args[7].find("size=32") != std::string::npos);
+
+    g_c_args.clear();
+    stop_after = 3;  // a non-zero return stops the iteration
+    (void)t.core.hsa_queue_create_fn(hsa_agent_t{2}, 32, HSA_QUEUE_TYPE_SINGLE, nullptr, nullptr, 0, 0, &q);
+    CHECK(g_c_args.size() == 3);
+    tracing::hsa_all::uninstall(t.root);
+}
