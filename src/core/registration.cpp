@@ -38,11 +38,20 @@ struct tool {
 std::recursive_mutex g_reg_mutex;
 std::vector<rocprofiler_configure_func_t> g_forced;  // guarded by g_reg_mutex
 
-// Tools registered from C++ (encore::register_tool): a configure result per registration.
+// Tools registered from C++ (encore::register_tool): what to call, and the configure result
+// whose tool_data points at it. Stored by value in a vector whose capacity never changes, so the
+// addresses handed out stay valid.
+struct cxx_entry {
+    int (*initialize)(void*);
+    void (*finalize)(void*);
+    void* data;
+};
 struct cxx_tool {
     const char* name;
+    cxx_entry entry;
     rocprofiler_tool_configure_result_t result;
 };
+constexpr std::size_t max_cxx_tools = 64;
 std::vector<cxx_tool>* g_cxx_tools = nullptr;  // guarded by g_reg_mutex; never freed (addresses handed out)
 std::vector<tool> g_tools;                           // guarded by g_reg_mutex
 std::atomic<int> g_init_state{0};
@@ -211,12 +220,8 @@ void reset_registration_for_testing() noexcept {
 namespace encore {
 
 namespace {
+using core::cxx_entry;
 // rocprofiler_tool_initialize_t/_finalize_t adapters: tool_data points at the C++ tool's entry.
-struct cxx_entry {
-    int (*initialize)(void*);
-    void (*finalize)(void*);
-    void* data;
-};
 int cxx_initialize(rocprofiler_client_finalize_t, void* p) {
     auto* e = static_cast<cxx_entry*>(p);
     return e->initialize != nullptr ? e->initialize(e->data) : 0;
@@ -232,13 +237,14 @@ status register_tool(const char* name, int (*initialize)(void*), void (*finalize
     std::lock_guard lk(core::g_reg_mutex);
     if (core::g_init_state.load(std::memory_order_acquire) != 0) return ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
     try {
-        if (core::g_cxx_tools == nullptr) core::g_cxx_tools = new std::vector<core::cxx_tool>();
-        core::g_cxx_tools->reserve(64);
-        if (core::g_cxx_tools->size() == 64) return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
-        auto* entry = new cxx_entry{initialize, finalize, data};
-        core::g_cxx_tools->push_back(core::cxx_tool{
-            name, rocprofiler_tool_configure_result_t{sizeof(rocprofiler_tool_configure_result_t), &cxx_initialize,
-                                                      &cxx_finalize, entry}});
+        if (core::g_cxx_tools == nullptr) {
+            core::g_cxx_tools = new std::vector<core::cxx_tool>();  // lives as long as the process
+            core::g_cxx_tools->reserve(core::max_cxx_tools);
+        }
+        if (core::g_cxx_tools->size() == core::max_cxx_tools) return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
+        auto& t = core::g_cxx_tools->emplace_back(core::cxx_tool{name, cxx_entry{initialize, finalize, data}, {}});
+        t.result = rocprofiler_tool_configure_result_t{sizeof(rocprofiler_tool_configure_result_t), &cxx_initialize,
+                                                       &cxx_finalize, &t.entry};
     } catch (...) {
         return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
     }

@@ -7,11 +7,13 @@
 #include <encore/tracing/detail/core.hpp>
 
 #include <dirent.h>
+#include <emmintrin.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <bit>
 #include <cstdio>
 #include <memory>
@@ -83,7 +85,10 @@ struct thread_holder {
     }
 };
 
-thread_local thread_state* t_self = nullptr;
+// initial-exec: one pointer read from the thread pointer instead of a __tls_get_addr call on
+// every traced call. It takes 8 bytes of the static TLS surplus glibc keeps for libraries
+// loaded later with dlopen (HSA_TOOLS_LIB loads encore so).
+__attribute__((tls_model("initial-exec"))) thread_local thread_state* t_self = nullptr;
 thread_local thread_holder t_holder;
 
 std::uint64_t gettid_now() noexcept { return static_cast<std::uint64_t>(::syscall(SYS_gettid)); }
@@ -364,70 +369,83 @@ namespace encore::tracing::detail {
 
 using core::g_contexts;
 
+namespace {
+// The record goes to callbacks by value (the C API's signature), so the compiler copies it into
+// the argument area with 16-byte loads. Built field by field with 4- and 8-byte stores, those
+// loads wait for the stores to retire (a store-forwarding stall measured at ~60% of enter()).
+// Writing it as four 16-byte stores that match the copy's loads avoids the stall.
+static_assert(sizeof(rocprofiler_callback_tracing_record_t) == 64 &&
+              offsetof(rocprofiler_callback_tracing_record_t, correlation_id) == 16 &&
+              offsetof(rocprofiler_callback_tracing_record_t, kind) == 40 &&
+              offsetof(rocprofiler_callback_tracing_record_t, phase) == 48 &&
+              offsetof(rocprofiler_callback_tracing_record_t, payload) == 56);
+
+inline void deliver(const core::callback_service& svc, unsigned c, std::uint64_t tid, std::uint64_t internal,
+                    std::uint64_t external, std::uint64_t ancestor, std::uint64_t kind_op,
+                    rocprofiler_callback_phase_t phase, void* payload, rocprofiler_user_data_t* ud) {
+    alignas(16) rocprofiler_callback_tracing_record_t rec;
+    auto* v = reinterpret_cast<__m128i*>(&rec);
+    _mm_store_si128(v + 0, _mm_set_epi64x(static_cast<long long>(tid), static_cast<long long>(c)));
+    _mm_store_si128(v + 1, _mm_set_epi64x(static_cast<long long>(external), static_cast<long long>(internal)));
+    _mm_store_si128(v + 2, _mm_set_epi64x(static_cast<long long>(kind_op), static_cast<long long>(ancestor)));
+    _mm_store_si128(v + 3, _mm_set_epi64x(static_cast<long long>(reinterpret_cast<std::uintptr_t>(payload)),
+                                          static_cast<long long>(static_cast<std::uint32_t>(phase))));
+    svc.callback(rec, ud, svc.data);
+}
+}  // namespace
+
 void enter(call_frame& f, void* payload) noexcept {
     auto* ts = core::self();
+    const std::uint64_t internal = core::next_internal_id(ts);
+    const std::uint64_t ancestor = ts->current;
+    const std::uint64_t tid = ts->tid;
+    const std::uint64_t kind_op = f.kind_op;
+    const std::uint64_t mask = f.mask;
     f.thread = ts;
-    f.internal_id = core::next_internal_id(ts);
-    f.ancestor_id = ts->current;
-    ts->current = f.internal_id;
-
-    rocprofiler_callback_tracing_record_t rec;
-    rec.thread_id = ts->tid;
-    rec.correlation_id.internal = f.internal_id;
-    rec.correlation_id.ancestor = f.ancestor_id;
-    rec.kind = static_cast<rocprofiler_callback_tracing_kind_t>(f.k);
-    rec.operation = f.op;
-    rec.phase = ROCPROFILER_CALLBACK_PHASE_ENTER;
-    rec.payload = payload;
+    f.internal_id = internal;
+    f.ancestor_id = ancestor;
     f.requested = 0;
+    ts->current = internal;
     const auto k = static_cast<std::size_t>(f.k);
-    for (std::uint64_t m = f.mask; m != 0; m &= m - 1) {
+    for (std::uint64_t m = mask; m != 0; m &= m - 1) {
         const auto c = static_cast<unsigned>(std::countr_zero(m));
         const core::context& ctx = g_contexts[c];
-        rec.context_id.handle = c;
-        rec.correlation_id.external.value = ts->top[c].load(std::memory_order_relaxed);
+        std::uint64_t external = ts->top[c].load(std::memory_order_relaxed);
         if (ctx.external_request.configured) [[unlikely]] {
             const auto rk = core::request_kind_of(f.k);
             if (rk != ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_NONE && ctx.external_request.kinds.test(rk)) {
-                rocprofiler_user_data_t v = rec.correlation_id.external;
-                if (ctx.external_request.callback(ts->tid, rec.context_id, rk, f.op, f.internal_id, &v,
+                rocprofiler_user_data_t v{.value = external};
+                if (ctx.external_request.callback(tid, rocprofiler_context_id_t{c}, rk, f.op, internal, &v,
                                                   ctx.external_request.data) == 0) {
-                    rec.correlation_id.external = v;
+                    external = v.value;
                     f.external[c] = v;
                     f.requested |= std::uint64_t{1} << c;
                 }
             }
         }
         f.user_data[c].value = 0;
-        const auto& svc = ctx.services[k];
-        svc.callback(rec, &f.user_data[c], svc.data);
+        deliver(ctx.services[k], c, tid, internal, external, ancestor, kind_op, ROCPROFILER_CALLBACK_PHASE_ENTER,
+                payload, &f.user_data[c]);
     }
 }
 
 void exit(call_frame& f, void* payload) noexcept {
     auto* ts = static_cast<core::thread_state*>(f.thread);
-    rocprofiler_callback_tracing_record_t rec;
-    rec.thread_id = ts->tid;
-    rec.correlation_id.internal = f.internal_id;
-    rec.correlation_id.ancestor = f.ancestor_id;
-    rec.kind = static_cast<rocprofiler_callback_tracing_kind_t>(f.k);
-    rec.operation = f.op;
-    rec.phase = ROCPROFILER_CALLBACK_PHASE_EXIT;
-    rec.payload = payload;
+    const std::uint64_t internal = f.internal_id;
+    const std::uint64_t ancestor = f.ancestor_id;
+    const std::uint64_t kind_op = f.kind_op;
+    const std::uint64_t tid = ts->tid;
     const auto k = static_cast<std::size_t>(f.k);
     for (std::uint64_t m = f.mask; m != 0; m &= m - 1) {
         const auto c = static_cast<unsigned>(std::countr_zero(m));
-        const auto& svc = g_contexts[c].services[k];
-        rec.context_id.handle = c;
         // Re-read: a push during ENTER is what EXIT sees (the seed's rule). A value supplied by
         // the request service at ENTER stays the call's external id.
-        if ((f.requested >> c) & 1u)
-            rec.correlation_id.external = f.external[c];
-        else
-            rec.correlation_id.external.value = ts->top[c].load(std::memory_order_relaxed);
-        svc.callback(rec, &f.user_data[c], svc.data);
+        const std::uint64_t external =
+            ((f.requested >> c) & 1u) ? f.external[c].value : ts->top[c].load(std::memory_order_relaxed);
+        deliver(g_contexts[c].services[k], c, tid, internal, external, ancestor, kind_op,
+                ROCPROFILER_CALLBACK_PHASE_EXIT, payload, &f.user_data[c]);
     }
-    ts->current = f.ancestor_id;
+    ts->current = ancestor;
 }
 
 }  // namespace encore::tracing::detail

@@ -9,6 +9,7 @@
 
 #include <sys/mman.h>
 
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -107,8 +108,21 @@ TEST_CASE("enums print by name, out-of-range enums as numbers") {
     CHECK(args[1].type == "hsa_agent_info_t");
     CHECK(args[2].type == "void*");
     CHECK(args[2].derefs == 0);  // void* is never followed
-    args = iterate<agent_get_info>(0, hsa_agent_t{1}, static_cast<hsa_agent_info_t>(0x7fff0001), static_cast<void*>(name));
-    CHECK(args[1].value == std::to_string(0x7fff0001));
+    // An application may pass any bits as an enum: write them into the captured copy as raw
+    // bytes (creating such an enum value in C++ would itself be undefined behaviour).
+    tracing::payload_t<hsa_core> payload{};
+    payload.size = sizeof(payload);
+    ::new (static_cast<void*>(&payload.args))
+        api::captured_args<hsa_core::op_at<agent_get_info>>(std::in_place, hsa_agent_t{1}, HSA_AGENT_INFO_NAME,
+                                                             static_cast<void*>(name));
+    const std::int32_t raw = 0x7fff0001;
+    std::memcpy(reinterpret_cast<std::byte*>(&payload.args) + hsa_core::op_at<agent_get_info>::layout::offsets[1], &raw,
+                sizeof(raw));
+    std::string value;
+    tracing::for_each_arg<hsa_core, agent_get_info>(&payload, 0, [&](const tracing::arg_info& a) {
+        if (a.number == 1) value = a.value;
+    });
+    CHECK(value == std::to_string(raw));
 }
 
 TEST_CASE("strings: quoted at depth >= 1, pointer at depth 0, null and dangling are safe") {

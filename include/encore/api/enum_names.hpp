@@ -9,6 +9,7 @@
 // encore/domains/{hsa,hip}_enums.hpp. An enum without a table prints as its integer value.
 #pragma once
 
+#include <type_traits>
 #include <utility>
 
 namespace encore::api {
@@ -20,12 +21,20 @@ struct enum_names;
 template <class E>
 concept named_enum = requires { enum_names<E>::values; };
 
+/// The first name whose value equals the raw value v, or nullptr. Takes the underlying integer:
+/// a traced call may pass any bit pattern, and loading one outside the enum's range as the enum
+/// type is undefined behaviour.
+template <named_enum E>
+[[nodiscard]] constexpr const char* enum_name_of_value(std::underlying_type_t<E> v) noexcept {
+    for (const auto& [value, name] : enum_names<E>::values)
+        if (static_cast<std::underlying_type_t<E>>(value) == v) return name;
+    return nullptr;
+}
+
 /// The first name whose value equals v, or nullptr.
 template <named_enum E>
 [[nodiscard]] constexpr const char* enum_name(E v) noexcept {
-    for (const auto& [value, name] : enum_names<E>::values)
-        if (value == v) return name;
-    return nullptr;
+    return enum_name_of_value<E>(static_cast<std::underlying_type_t<E>>(v));
 }
 
 }  // namespace encore::api

@@ -126,13 +126,17 @@ void format_value(format_context& ctx, const auto& v) {
     } else if constexpr (d::c_string<T>) {
         d::format_c_string(ctx, v);
     } else if constexpr (std::is_enum_v<T>) {
+        // Read the bits as the underlying integer: the caller may have passed a value outside
+        // the enum's range, and loading that as T is undefined behaviour.
+        std::underlying_type_t<T> raw;
+        std::memcpy(&raw, &v, sizeof(raw));
         if constexpr (api::named_enum<T>) {
-            if (const char* n = api::enum_name(v)) {
+            if (const char* n = api::enum_name_of_value<T>(raw)) {
                 ctx.out += n;
                 return;
             }
         }
-        fmt::format_to(std::back_inserter(ctx.out), "{}", static_cast<std::underlying_type_t<T>>(v));
+        fmt::format_to(std::back_inserter(ctx.out), "{}", raw);
     } else if constexpr (std::is_same_v<T, bool>) {
         ctx.out += v ? "true" : "false";
     } else if constexpr (std::is_arithmetic_v<T>) {

@@ -64,6 +64,7 @@ struct ENCORE_API wrapper<Domain, I, R(A...)> {
         detail::call_frame frame;
         frame.k = Domain::id;
         frame.op = static_cast<op_id>(I);
+        frame.kind_op = static_cast<std::uint32_t>(Domain::id) | (std::uint64_t{I} << 32);
         frame.mask = mask;
         detail::enter(frame, &payload);
         if constexpr (std::is_void_v<R>) {

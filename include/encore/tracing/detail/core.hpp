@@ -14,6 +14,9 @@
 #include <cstdint>
 
 #define ENCORE_API __attribute__((visibility("default")))
+// Exported, but calls from inside libencore (where the wrappers are instantiated) bind directly,
+// not through the PLT. Functions only: protected data would break copy relocations.
+#define ENCORE_API_PROTECTED __attribute__((visibility("protected")))
 
 namespace encore::tracing {
 
@@ -32,6 +35,9 @@ extern ENCORE_API std::atomic<std::uint64_t> subscribers[kind_count][max_ops_per
 struct call_frame {
     kind k;
     op_id op;
+    // k | op << 32, written by the wrapper as one 8-byte constant: the core reads both at once,
+    // and a wide read of two narrow stores would stall on store forwarding.
+    std::uint64_t kind_op;
     std::uint64_t mask;                  // contexts captured at ENTER; EXIT goes to the same ones
     std::uint64_t internal_id;           // correlation id of this call
     std::uint64_t ancestor_id;           // the enclosing traced call on this thread, or 0
@@ -42,9 +48,9 @@ struct call_frame {
 };
 
 /// Assigns correlation ids and runs the ENTER callbacks of every context in f.mask.
-ENCORE_API void enter(call_frame& f, void* payload) noexcept;
+ENCORE_API_PROTECTED void enter(call_frame& f, void* payload) noexcept;
 /// Runs the EXIT callbacks and restores the thread's enclosing correlation id.
-ENCORE_API void exit(call_frame& f, void* payload) noexcept;
+ENCORE_API_PROTECTED void exit(call_frame& f, void* payload) noexcept;
 
 /// Copies n bytes from src into dst without faulting: false if any byte is unreadable.
 ENCORE_API bool guarded_read(void* dst, const void* src, std::size_t n) noexcept;
