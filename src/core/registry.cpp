@@ -7,7 +7,6 @@
 #include <encore/tracing/detail/core.hpp>
 
 #include <dirent.h>
-#include <emmintrin.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -23,6 +22,9 @@
 
 namespace encore::tracing::detail {
 std::atomic<std::uint64_t> subscribers[kind_count][max_ops_per_kind];
+callback_slot slots[kind_count][max_contexts];
+std::atomic<std::uint64_t> request_contexts{0};
+__attribute__((tls_model("initial-exec"))) thread_local thread_fast* t_thread = nullptr;
 }  // namespace encore::tracing::detail
 
 namespace encore::core {
@@ -46,18 +48,15 @@ std::uint32_t g_config_client = 0;  // guarded by g_mutex / single initializing 
 constexpr std::uint64_t id_block = 1u << 12;
 std::atomic<std::uint64_t> g_next_id_block{1};
 
+// A thread's state: the fast part the inlined traced path reads (first, so a thread_fast* is a
+// thread_state*), then the external correlation stacks. Pushes may come from other threads (the
+// API takes a thread id), so the stacks are guarded; fast.top mirrors each stack's top.
 struct thread_state {
-    std::uint64_t tid = 0;
-    std::uint64_t next_id = 0, end_id = 0;
-    std::uint64_t current = 0;  // internal id of the innermost traced call on this thread
-    // External correlation stacks per context. Pushes may come from other threads (the API takes
-    // a thread id), so the stacks are guarded; `top` mirrors each stack's top for lock-free reads
-    // on the traced path (0 when empty). Written under `mutex` (release), read relaxed by the
-    // owning thread, which is the only one whose records use it.
+    tracing::detail::thread_fast fast{};
     std::mutex mutex;
     std::vector<rocprofiler_user_data_t> stacks[max_contexts];
-    std::atomic<std::uint64_t> top[max_contexts] = {};
 };
+static_assert(offsetof(thread_state, fast) == 0);
 
 std::mutex g_threads_mutex;
 std::unordered_map<std::uint64_t, std::shared_ptr<thread_state>>& threads() {
@@ -71,7 +70,7 @@ std::shared_ptr<thread_state> state_for_tid(std::uint64_t tid, bool create) {
     if (auto it = m.find(tid); it != m.end()) return it->second;
     if (!create) return nullptr;
     auto s = std::make_shared<thread_state>();
-    s->tid = tid;
+    s->fast.tid = tid;
     m.emplace(tid, s);
     return s;
 }
@@ -81,34 +80,21 @@ struct thread_holder {
     ~thread_holder() {
         if (!state) return;
         std::lock_guard lk(g_threads_mutex);
-        threads().erase(state->tid);
+        threads().erase(state->fast.tid);
     }
 };
 
-// initial-exec: one pointer read from the thread pointer instead of a __tls_get_addr call on
-// every traced call. It takes 8 bytes of the static TLS surplus glibc keeps for libraries
-// loaded later with dlopen (HSA_TOOLS_LIB loads encore so).
-__attribute__((tls_model("initial-exec"))) thread_local thread_state* t_self = nullptr;
 thread_local thread_holder t_holder;
 
 std::uint64_t gettid_now() noexcept { return static_cast<std::uint64_t>(::syscall(SYS_gettid)); }
 
 thread_state* self() noexcept {
-    if (t_self != nullptr) [[likely]]
-        return t_self;
+    if (tracing::detail::t_thread != nullptr) [[likely]]
+        return reinterpret_cast<thread_state*>(tracing::detail::t_thread);
     // A push from another thread may already have created this thread's state.
     t_holder.state = state_for_tid(gettid_now(), true);
-    t_self = t_holder.state.get();
-    return t_self;
-}
-
-std::uint64_t next_internal_id(thread_state* ts) noexcept {
-    if (ts->next_id == ts->end_id) [[unlikely]] {
-        const auto block = g_next_id_block.fetch_add(1, std::memory_order_relaxed);
-        ts->next_id = block * id_block;
-        ts->end_id = ts->next_id + id_block;
-    }
-    return ts->next_id++;
+    tracing::detail::t_thread = &t_holder.state->fast;
+    return t_holder.state.get();
 }
 
 bool thread_exists(std::uint64_t tid) noexcept {
@@ -241,6 +227,7 @@ rocprofiler_status_t configure_callback_service(rocprofiler_context_id_t id,
     svc.callback = cb;
     svc.data = data;
     svc.configured = true;
+    tracing::detail::slots[static_cast<std::size_t>(k)][id.handle] = {cb, data};
     // A context started before this service was added must subscribe it too.
     if (c->active.load(std::memory_order_relaxed)) {
         const std::uint64_t bit = std::uint64_t{1} << id.handle;
@@ -277,6 +264,7 @@ rocprofiler_status_t configure_external_request(rocprofiler_context_id_t id,
     c->external_request.callback = cb;
     c->external_request.data = data;
     c->external_request.configured = true;
+    tracing::detail::request_contexts.fetch_or(std::uint64_t{1} << id.handle, std::memory_order_release);
     return ROCPROFILER_STATUS_SUCCESS;
 }
 
@@ -312,6 +300,9 @@ void reset_for_testing() noexcept {
         for (auto& s : c.services) s = callback_service{};
         c.external_request = external_request_service{};
     }
+    for (auto& row : tracing::detail::slots)
+        for (auto& slot : row) slot = {};
+    tracing::detail::request_contexts.store(0, std::memory_order_relaxed);
     g_context_count.store(0, std::memory_order_release);
     g_config_open.store(false, std::memory_order_release);
     std::lock_guard tl(g_threads_mutex);
@@ -319,19 +310,19 @@ void reset_for_testing() noexcept {
         std::lock_guard sl(ts->mutex);
         for (std::size_t i = 0; i < max_contexts; ++i) {
             ts->stacks[i].clear();
-            ts->top[i].store(0, std::memory_order_relaxed);
+            ts->fast.top[i].store(0, std::memory_order_relaxed);
         }
     }
 }
 
 // ---- threads and external correlation ids ------------------------------------------------
 
-std::uint64_t this_thread_id() noexcept { return self()->tid; }
+std::uint64_t this_thread_id() noexcept { return self()->fast.tid; }
 
 rocprofiler_status_t push_external(rocprofiler_context_id_t ctx, rocprofiler_thread_id_t tid,
                                    rocprofiler_user_data_t v) noexcept {
     if (find_context(ctx) == nullptr) return ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
-    std::shared_ptr<thread_state> ts = tid == self()->tid ? t_holder.state : state_for_tid(tid, false);
+    std::shared_ptr<thread_state> ts = tid == self()->fast.tid ? t_holder.state : state_for_tid(tid, false);
     if (!ts) {
         if (!thread_exists(tid)) return ROCPROFILER_STATUS_ERROR_THREAD_NOT_FOUND;
         ts = state_for_tid(tid, true);
@@ -343,109 +334,52 @@ rocprofiler_status_t push_external(rocprofiler_context_id_t ctx, rocprofiler_thr
     } catch (...) {
         return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
     }
-    ts->top[ctx.handle].store(v.value, std::memory_order_release);
+    ts->fast.top[ctx.handle].store(v.value, std::memory_order_release);
     return ROCPROFILER_STATUS_SUCCESS;
 }
 
 rocprofiler_status_t pop_external(rocprofiler_context_id_t ctx, rocprofiler_thread_id_t tid,
                                   rocprofiler_user_data_t* out) noexcept {
     if (find_context(ctx) == nullptr) return ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
-    std::shared_ptr<thread_state> ts = tid == self()->tid ? t_holder.state : state_for_tid(tid, false);
+    std::shared_ptr<thread_state> ts = tid == self()->fast.tid ? t_holder.state : state_for_tid(tid, false);
     if (!ts) return thread_exists(tid) ? ROCPROFILER_STATUS_ERROR : ROCPROFILER_STATUS_ERROR_THREAD_NOT_FOUND;
     std::lock_guard lk(ts->mutex);
     auto& stack = ts->stacks[ctx.handle];
     if (stack.empty()) return ROCPROFILER_STATUS_ERROR;
     if (out != nullptr) *out = stack.back();
     stack.pop_back();
-    ts->top[ctx.handle].store(stack.empty() ? 0 : stack.back().value, std::memory_order_release);
+    ts->fast.top[ctx.handle].store(stack.empty() ? 0 : stack.back().value, std::memory_order_release);
     return ROCPROFILER_STATUS_SUCCESS;
 }
 
 }  // namespace encore::core
 
-// ---- the traced path ------------------------------------------------------------------------
+// ---- the cold parts of the traced path (the rest is inlined in encore/tracing/wrapper.hpp) ----
 
 namespace encore::tracing::detail {
 
-using core::g_contexts;
+thread_fast* attach_thread() noexcept { return &core::self()->fast; }
 
-namespace {
-// The record goes to callbacks by value (the C API's signature), so the compiler copies it into
-// the argument area with 16-byte loads. Built field by field with 4- and 8-byte stores, those
-// loads wait for the stores to retire (a store-forwarding stall measured at ~60% of enter()).
-// Writing it as four 16-byte stores that match the copy's loads avoids the stall.
-static_assert(sizeof(rocprofiler_callback_tracing_record_t) == 64 &&
-              offsetof(rocprofiler_callback_tracing_record_t, correlation_id) == 16 &&
-              offsetof(rocprofiler_callback_tracing_record_t, kind) == 40 &&
-              offsetof(rocprofiler_callback_tracing_record_t, phase) == 48 &&
-              offsetof(rocprofiler_callback_tracing_record_t, payload) == 56);
-
-inline void deliver(const core::callback_service& svc, unsigned c, std::uint64_t tid, std::uint64_t internal,
-                    std::uint64_t external, std::uint64_t ancestor, std::uint64_t kind_op,
-                    rocprofiler_callback_phase_t phase, void* payload, rocprofiler_user_data_t* ud) {
-    alignas(16) rocprofiler_callback_tracing_record_t rec;
-    auto* v = reinterpret_cast<__m128i*>(&rec);
-    _mm_store_si128(v + 0, _mm_set_epi64x(static_cast<long long>(tid), static_cast<long long>(c)));
-    _mm_store_si128(v + 1, _mm_set_epi64x(static_cast<long long>(external), static_cast<long long>(internal)));
-    _mm_store_si128(v + 2, _mm_set_epi64x(static_cast<long long>(kind_op), static_cast<long long>(ancestor)));
-    _mm_store_si128(v + 3, _mm_set_epi64x(static_cast<long long>(reinterpret_cast<std::uintptr_t>(payload)),
-                                          static_cast<long long>(static_cast<std::uint32_t>(phase))));
-    svc.callback(rec, ud, svc.data);
-}
-}  // namespace
-
-void enter(call_frame& f, void* payload) noexcept {
-    auto* ts = core::self();
-    const std::uint64_t internal = core::next_internal_id(ts);
-    const std::uint64_t ancestor = ts->current;
-    const std::uint64_t tid = ts->tid;
-    const std::uint64_t kind_op = f.kind_op;
-    const std::uint64_t mask = f.mask;
-    f.thread = ts;
-    f.internal_id = internal;
-    f.ancestor_id = ancestor;
-    f.requested = 0;
-    ts->current = internal;
-    const auto k = static_cast<std::size_t>(f.k);
-    for (std::uint64_t m = mask; m != 0; m &= m - 1) {
-        const auto c = static_cast<unsigned>(std::countr_zero(m));
-        const core::context& ctx = g_contexts[c];
-        std::uint64_t external = ts->top[c].load(std::memory_order_relaxed);
-        if (ctx.external_request.configured) [[unlikely]] {
-            const auto rk = core::request_kind_of(f.k);
-            if (rk != ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_NONE && ctx.external_request.kinds.test(rk)) {
-                rocprofiler_user_data_t v{.value = external};
-                if (ctx.external_request.callback(tid, rocprofiler_context_id_t{c}, rk, f.op, internal, &v,
-                                                  ctx.external_request.data) == 0) {
-                    external = v.value;
-                    f.external[c] = v;
-                    f.requested |= std::uint64_t{1} << c;
-                }
-            }
-        }
-        f.user_data[c].value = 0;
-        deliver(ctx.services[k], c, tid, internal, external, ancestor, kind_op, ROCPROFILER_CALLBACK_PHASE_ENTER,
-                payload, &f.user_data[c]);
-    }
+std::uint64_t refill_ids(thread_fast* t) noexcept {
+    const auto block = core::g_next_id_block.fetch_add(1, std::memory_order_relaxed);
+    t->next_id = block * core::id_block;
+    t->end_id = t->next_id + core::id_block;
+    return t->next_id++;
 }
 
-void exit(call_frame& f, void* payload) noexcept {
-    auto* ts = static_cast<core::thread_state*>(f.thread);
-    const std::uint64_t internal = f.internal_id;
-    const std::uint64_t ancestor = f.ancestor_id;
-    const std::uint64_t kind_op = f.kind_op;
-    const std::uint64_t tid = ts->tid;
-    const auto k = static_cast<std::size_t>(f.k);
-    for (std::uint64_t m = f.mask; m != 0; m &= m - 1) {
-        const auto c = static_cast<unsigned>(std::countr_zero(m));
-        // Re-read: a push during ENTER is what EXIT sees (the seed's rule). A value supplied by
-        // the request service at ENTER stays the call's external id.
-        const std::uint64_t external =
-            ((f.requested >> c) & 1u) ? f.external[c].value : ts->top[c].load(std::memory_order_relaxed);
-        deliver(g_contexts[c].services[k], c, tid, internal, external, ancestor, kind_op,
-                ROCPROFILER_CALLBACK_PHASE_EXIT, payload, &f.user_data[c]);
-    }
-    ts->current = ancestor;
+bool request_external(thread_fast* t, unsigned c, kind k, op_id op, std::uint64_t internal,
+                      std::uint64_t& external) noexcept {
+    const core::context& ctx = core::g_contexts[c];
+    const auto rk = core::request_kind_of(k);
+    if (!ctx.external_request.configured || rk == ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_NONE ||
+        !ctx.external_request.kinds.test(rk))
+        return false;
+    rocprofiler_user_data_t v{.value = external};
+    if (ctx.external_request.callback(t->tid, rocprofiler_context_id_t{c}, rk, op, internal, &v,
+                                      ctx.external_request.data) != 0)
+        return false;
+    external = v.value;
+    return true;
 }
 
 }  // namespace encore::tracing::detail

@@ -1,12 +1,17 @@
 // encore/tracing/detail/core.hpp — the boundary between generated wrappers (headers) and the
 // compiled core (src/core). Tools never spell anything here.
 //
-// All mutable tracing state lives in src/core/registry.cpp; a wrapper touches it through
-// `subscribers` (one relaxed load on every call) and, only when that is non-zero, through
-// enter()/exit().
+// All mutable tracing state is defined in src/core/registry.cpp. The traced path is inlined into
+// each generated wrapper and reads only what is declared here:
+//   subscribers[kind][op]   which contexts want the call (one relaxed load when none do)
+//   slots[kind][context]    each context's callback for the kind
+//   t_thread                this thread's correlation state
+// Everything rare (first call on a thread, a new block of ids, external-id request services)
+// is a call into the core.
 #pragma once
 
 #include <encore/api/kind.hpp>
+#include <rocprofiler-sdk/callback_tracing.h>
 #include <rocprofiler-sdk/fwd.h>
 
 #include <atomic>
@@ -14,9 +19,6 @@
 #include <cstdint>
 
 #define ENCORE_API __attribute__((visibility("default")))
-// Exported, but calls from inside libencore (where the wrappers are instantiated) bind directly,
-// not through the PLT. Functions only: protected data would break copy relocations.
-#define ENCORE_API_PROTECTED __attribute__((visibility("protected")))
 
 namespace encore::tracing {
 
@@ -27,30 +29,58 @@ namespace detail {
 
 /// subscribers[kind][op]: bit c is set while context c is active and has a callback service on
 /// (kind, op). Written by the core under its configuration mutex with release order (context
-/// start/stop, finalization); read with relaxed order by wrappers, which pair it with an acquire
-/// fence on the traced path before reading the context's service.
+/// start/stop, finalization); read relaxed by wrappers to decide, then with acquire before the
+/// context's slot is read.
 extern ENCORE_API std::atomic<std::uint64_t> subscribers[kind_count][max_ops_per_kind];
 
-/// State of one traced call between its ENTER and EXIT callbacks; lives on the wrapper's stack.
-struct call_frame {
-    kind k;
-    op_id op;
-    // k | op << 32, written by the wrapper as one 8-byte constant: the core reads both at once,
-    // and a wide read of two narrow stores would stall on store forwarding.
-    std::uint64_t kind_op;
-    std::uint64_t mask;                  // contexts captured at ENTER; EXIT goes to the same ones
-    std::uint64_t internal_id;           // correlation id of this call
-    std::uint64_t ancestor_id;           // the enclosing traced call on this thread, or 0
-    void* thread;                        // the core's per-thread state
-    std::uint64_t requested;             // contexts whose external id came from a request callback
-    rocprofiler_user_data_t user_data[max_contexts];  // only entries of `mask` are used
-    rocprofiler_user_data_t external[max_contexts];   // only entries of `requested` are used
+/// A context's callback for one kind. Written while configuration is open, before the context's
+/// bits are published in `subscribers`; never changed afterwards.
+struct callback_slot {
+    rocprofiler_callback_tracing_cb_t callback;
+    void* data;
+};
+extern ENCORE_API callback_slot slots[kind_count][max_contexts];
+
+/// Bit c: context c has an external correlation id request service (a rare path).
+extern ENCORE_API std::atomic<std::uint64_t> request_contexts;
+
+/// The part of a thread's state the traced path uses. Owned by the core.
+struct thread_fast {
+    std::uint64_t next_id;  // next internal correlation id of this thread's block
+    std::uint64_t end_id;   // end of the block
+    std::uint64_t current;  // internal id of the innermost traced call on this thread, 0 if none
+    std::uint64_t tid;
+    // Top of each context's external correlation stack for this thread (0 when empty). Written
+    // by push/pop (any thread, under the core's lock, release); read relaxed by this thread.
+    std::atomic<std::uint64_t> top[max_contexts];
 };
 
-/// Assigns correlation ids and runs the ENTER callbacks of every context in f.mask.
-ENCORE_API_PROTECTED void enter(call_frame& f, void* payload) noexcept;
-/// Runs the EXIT callbacks and restores the thread's enclosing correlation id.
-ENCORE_API_PROTECTED void exit(call_frame& f, void* payload) noexcept;
+/// This thread's state, or null before its first traced call. initial-exec: one load from the
+/// thread pointer (a __tls_get_addr call otherwise). It takes 8 bytes of the static TLS surplus
+/// glibc keeps for libraries loaded later with dlopen (HSA_TOOLS_LIB loads encore so).
+extern ENCORE_API __attribute__((tls_model("initial-exec"))) thread_local thread_fast* t_thread;
+
+/// Creates this thread's state (first traced call on the thread).
+ENCORE_API thread_fast* attach_thread() noexcept;
+/// Gives the thread a new block of internal ids and returns the first.
+ENCORE_API std::uint64_t refill_ids(thread_fast* t) noexcept;
+/// Runs context c's external correlation id request callback, if it has one for kind k.
+/// Returns true and sets `external` when the callback supplied the value.
+ENCORE_API bool request_external(thread_fast* t, unsigned c, kind k, op_id op, std::uint64_t internal,
+                                 std::uint64_t& external) noexcept;
+
+[[gnu::always_inline]] inline thread_fast* this_thread() noexcept {
+    thread_fast* t = t_thread;
+    if (t == nullptr) [[unlikely]]
+        t = attach_thread();
+    return t;
+}
+
+[[gnu::always_inline]] inline std::uint64_t next_id(thread_fast* t) noexcept {
+    if (t->next_id == t->end_id) [[unlikely]]
+        return refill_ids(t);
+    return t->next_id++;
+}
 
 /// Copies n bytes from src into dst without faulting: false if any byte is unreadable.
 ENCORE_API bool guarded_read(void* dst, const void* src, std::size_t n) noexcept;
