@@ -12,6 +12,7 @@
 //   - when encore's signal completes, an async handler reads the dispatch's start/end times and
 //     runs COMPLETE callbacks (phase NONE) with the user_data each context had at ENQUEUE.
 // Contexts are captured at ENQUEUE: stopping one later still delivers the COMPLETE.
+#include "events.hpp"
 #include "runtime.hpp"
 
 #include "../core/registry.hpp"
@@ -30,11 +31,6 @@
 namespace encore::hsa {
 namespace {
 
-using tracing::detail::slots;
-using tracing::detail::subscribers;
-
-constexpr auto k_dispatch = static_cast<std::size_t>(kind::kernel_dispatch);
-
 struct queue_state {
     hsa_agent_t agent;
     hsa_queue_t* queue;
@@ -48,22 +44,10 @@ std::atomic<std::uint64_t> g_dispatch_id{0};
 struct dispatch_record {
     std::shared_ptr<queue_state> queue;
     hsa_signal_t signal;
-    std::uint64_t complete_mask;
-    std::uint64_t internal, ancestor, tid;
+    std::uint64_t enqueue_mask, complete_mask;
+    std::unique_ptr<event> ev;  // contexts and correlation captured at ENQUEUE
     rocprofiler_callback_tracing_kernel_dispatch_data_t payload;
-    rocprofiler_user_data_t user_data[tracing::max_contexts];
-    std::uint64_t external[tracing::max_contexts];
 };
-
-void deliver(std::size_t kind_index, op_id op, unsigned c, const dispatch_record& d,
-             rocprofiler_callback_phase_t phase, void* payload, rocprofiler_user_data_t* ud) {
-    const auto& slot = slots[kind_index][c];
-    slot.callback(rocprofiler_callback_tracing_record_t{rocprofiler_context_id_t{c}, d.tid,
-                                                        rocprofiler_correlation_id_t{d.internal, {.value = d.external[c]}, d.ancestor},
-                                                        static_cast<rocprofiler_callback_tracing_kind_t>(kind_index), op,
-                                                        phase, payload},
-                  ud, slot.data);
-}
 
 bool on_complete(hsa_signal_value_t, void* arg) {
     std::unique_ptr<dispatch_record> d(static_cast<dispatch_record*>(arg));
@@ -72,11 +56,14 @@ bool on_complete(hsa_signal_value_t, void* arg) {
         d->payload.start_timestamp = to_encore_ns(t.start);
         d->payload.end_timestamp = to_encore_ns(t.end);
     }
+    // Each context gets a copy of the user_data its ENQUEUE left.
+    rocprofiler_user_data_t copies[tracing::max_contexts];
     for (std::uint64_t m = d->complete_mask; m != 0; m &= m - 1) {
         const auto c = static_cast<unsigned>(__builtin_ctzll(m));
-        rocprofiler_user_data_t ud = d->user_data[c];  // a copy of what ENQUEUE left
-        deliver(k_dispatch, ROCPROFILER_KERNEL_DISPATCH_COMPLETE, c, *d, ROCPROFILER_CALLBACK_PHASE_NONE, &d->payload, &ud);
+        copies[c] = d->ev->user_data[c];
     }
+    d->ev->deliver_to(d->complete_mask, ROCPROFILER_KERNEL_DISPATCH_COMPLETE, ROCPROFILER_CALLBACK_PHASE_NONE,
+                      &d->payload, copies);
     runtime().core.hsa_signal_destroy_fn(d->signal);
     return false;  // one-shot
 }
@@ -91,10 +78,8 @@ bool is_kernel_dispatch(const void* pkt) {
 void intercept(const void* pkts, std::uint64_t count, std::uint64_t, void* data,
                hsa_amd_queue_intercept_packet_writer writer) {
     auto* q = static_cast<queue_state*>(data);
-    const std::uint64_t enqueue_mask =
-        subscribers[k_dispatch][ROCPROFILER_KERNEL_DISPATCH_ENQUEUE].load(std::memory_order_acquire);
-    const std::uint64_t complete_mask =
-        subscribers[k_dispatch][ROCPROFILER_KERNEL_DISPATCH_COMPLETE].load(std::memory_order_acquire);
+    const std::uint64_t enqueue_mask = subscribed(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE);
+    const std::uint64_t complete_mask = subscribed(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_COMPLETE);
     if ((enqueue_mask | complete_mask) == 0) {
         writer(pkts, count);
         return;
@@ -113,12 +98,13 @@ void intercept(const void* pkts, std::uint64_t count, std::uint64_t, void* data,
         hsa_kernel_dispatch_packet_t pkt = in[i];
         auto d = std::make_unique<dispatch_record>();
         d->queue = qs;
+        d->enqueue_mask = enqueue_mask;
         d->complete_mask = complete_mask;
-        auto* t = tracing::detail::this_thread();
-        // The enclosing traced call (the submitting API call) is the dispatch's correlation.
-        d->internal = t->current != 0 ? t->current : tracing::detail::next_id(t);
-        d->ancestor = 0;
-        d->tid = t->tid;
+        d->ev = event::capture_heap(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, complete_mask);
+        if (!d->ev) {
+            writer(&in[i], 1);
+            continue;
+        }
         auto& info = d->payload.dispatch_info;
         d->payload.size = sizeof(d->payload);
         info.size = sizeof(info);
@@ -130,17 +116,7 @@ void intercept(const void* pkts, std::uint64_t count, std::uint64_t, void* data,
         info.group_segment_size = pkt.group_segment_size;
         info.workgroup_size = {pkt.workgroup_size_x, pkt.workgroup_size_y, pkt.workgroup_size_z};
         info.grid_size = {pkt.grid_size_x, pkt.grid_size_y, pkt.grid_size_z};
-        const std::uint64_t all = enqueue_mask | complete_mask;
-        for (std::uint64_t m = all; m != 0; m &= m - 1) {
-            const auto c = static_cast<unsigned>(__builtin_ctzll(m));
-            d->external[c] = t->top[c].load(std::memory_order_relaxed);
-            d->user_data[c].value = 0;
-        }
-        for (std::uint64_t m = enqueue_mask; m != 0; m &= m - 1) {
-            const auto c = static_cast<unsigned>(__builtin_ctzll(m));
-            deliver(k_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, c, *d, ROCPROFILER_CALLBACK_PHASE_ENTER,
-                    &d->payload, &d->user_data[c]);
-        }
+        d->ev->deliver_to(enqueue_mask, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, ROCPROFILER_CALLBACK_PHASE_ENTER, &d->payload);
 
         const hsa_signal_t app_signal = pkt.completion_signal;
         if (runtime().core.hsa_signal_create_fn(1, 0, nullptr, &d->signal) != HSA_STATUS_SUCCESS) {
@@ -164,11 +140,7 @@ void intercept(const void* pkts, std::uint64_t count, std::uint64_t, void* data,
             hsa_barrier_and_packet_t b;
         } out{pkt, barrier};
         static_assert(sizeof(out) == 2 * 64);
-        for (std::uint64_t m = enqueue_mask; m != 0; m &= m - 1) {
-            const auto c = static_cast<unsigned>(__builtin_ctzll(m));
-            deliver(k_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, c, *d, ROCPROFILER_CALLBACK_PHASE_EXIT,
-                    &d->payload, &d->user_data[c]);
-        }
+        d->ev->deliver_to(enqueue_mask, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, ROCPROFILER_CALLBACK_PHASE_EXIT, &d->payload);
         auto* raw = d.release();
         if (runtime().amd.hsa_amd_signal_async_handler_fn(raw->signal, HSA_SIGNAL_CONDITION_LT, 1, &on_complete, raw) !=
             HSA_STATUS_SUCCESS) {

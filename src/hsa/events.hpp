@@ -1,0 +1,51 @@
+// src/hsa/events.hpp — delivering records of event kinds (dispatches, copies, allocations, code
+// objects, runtime initialization) to the contexts that subscribed to them.
+//
+//   auto ev = encore::hsa::event::capture(kind::memory_allocation, ROCPROFILER_MEMORY_ALLOCATION_ALLOCATE);
+//   if (ev) { ev->deliver(ROCPROFILER_CALLBACK_PHASE_ENTER, &payload); ...; ev->deliver(EXIT, &payload); }
+//
+// capture() reads the subscriber masks once (contexts are captured then: stopping one later still
+// delivers the rest of the event) and takes the thread's correlation: the enclosing traced call's
+// internal id when there is one (the API call that caused the event), else a new id.
+#pragma once
+
+#include <encore/api/kind.hpp>
+#include <encore/tracing/detail/core.hpp>
+#include <rocprofiler-sdk/callback_tracing.h>
+
+#include <memory>
+#include <optional>
+
+namespace encore::hsa {
+
+struct event {
+    kind k;
+    op_id op;
+    std::uint64_t mask;      // contexts that get this event's records
+    std::uint64_t internal;  // correlation ids
+    std::uint64_t ancestor;
+    std::uint64_t tid;       // the thread that caused the event
+    std::uint64_t external[tracing::max_contexts];
+    rocprofiler_user_data_t user_data[tracing::max_contexts];
+
+    /// The contexts subscribed to (k, op) right now and this thread's correlation, or nothing
+    /// when no active context wants the event (the common, cheap case: one relaxed load).
+    [[nodiscard]] static std::optional<event> capture(kind k, op_id op) noexcept;
+    /// Same on the heap, for events completed on another thread (dispatch COMPLETE).
+    [[nodiscard]] static std::unique_ptr<event> capture_heap(kind k, op_id op, std::uint64_t also_op_mask = 0) noexcept;
+
+    /// Runs the callbacks of every captured context for operation `as_op` (default: the captured
+    /// one) with each context's user_data, which persists across phases of this event.
+    void deliver(rocprofiler_callback_phase_t phase, void* payload, op_id as_op = -1) noexcept;
+    /// Same for the contexts in `subset` only (e.g. those subscribed to one of two operations).
+    void deliver_to(std::uint64_t subset, op_id as_op, rocprofiler_callback_phase_t phase, void* payload,
+                    rocprofiler_user_data_t* user_data_override = nullptr) noexcept;
+};
+
+/// Contexts subscribed to (k, op) now (relaxed: a hint; capture() re-reads with acquire).
+[[nodiscard]] inline std::uint64_t subscribed(kind k, op_id op) noexcept {
+    return tracing::detail::subscribers[static_cast<std::size_t>(k)][static_cast<std::size_t>(op)].load(
+        std::memory_order_acquire);
+}
+
+}  // namespace encore::hsa
