@@ -517,13 +517,8 @@ CopyEngine* copy_engine() {
   return g_copy;
 }
 
-hsa_status_t impl_async_copy(void* dst, hsa_agent_t dst_agent, const void* src,
-                             hsa_agent_t src_agent, size_t size, uint32_t num_deps,
-                             const hsa_signal_t* deps, hsa_signal_t completion) {
-  SIM_REQUIRE_INIT();
-  if (!dst || !src || (num_deps > 0 && !deps)) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  if (!agent_or_null(dst_agent) || !agent_or_null(src_agent)) return HSA_STATUS_ERROR_INVALID_AGENT;
-  CopyJob job{dst, src, size, {}, nullptr};
+// Resolves the dependency and completion signals of a copy and hands it to the copy thread.
+hsa_status_t submit_copy(CopyJob job, uint32_t num_deps, const hsa_signal_t* deps, hsa_signal_t completion) {
   for (uint32_t i = 0; i < num_deps; ++i) {
     SignalRef d = signal_lookup(deps[i]);
     if (!d) return HSA_STATUS_ERROR_INVALID_SIGNAL;
@@ -538,6 +533,16 @@ hsa_status_t impl_async_copy(void* dst, hsa_agent_t dst_agent, const void* src,
   }
   e->cv.notify_one();
   return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t impl_async_copy(void* dst, hsa_agent_t dst_agent, const void* src,
+                             hsa_agent_t src_agent, size_t size, uint32_t num_deps,
+                             const hsa_signal_t* deps, hsa_signal_t completion) {
+  SIM_REQUIRE_INIT();
+  if (!dst || !src || (num_deps > 0 && !deps)) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  if (!agent_or_null(dst_agent) || !agent_or_null(src_agent)) return HSA_STATUS_ERROR_INVALID_AGENT;
+  CopyJob job{dst, src, size, {}, nullptr};
+  return submit_copy(std::move(job), num_deps, deps, completion);
 }
 
 hsa_status_t impl_async_copy_rect(const hsa_pitched_ptr_t* dst, const hsa_dim3_t* dst_offset,
@@ -564,20 +569,7 @@ hsa_status_t impl_async_copy_rect(const hsa_pitched_ptr_t* dst, const hsa_dim3_t
   job.dst_off = *dst_offset;
   job.src_off = *src_offset;
   job.range = *range;
-  for (uint32_t i = 0; i < num_deps; ++i) {
-    SignalRef d = signal_lookup(deps[i]);
-    if (!d) return HSA_STATUS_ERROR_INVALID_SIGNAL;
-    job.deps.push_back(std::move(d));
-  }
-  job.completion = signal_lookup(completion);
-  if (!job.completion) return HSA_STATUS_ERROR_INVALID_SIGNAL;
-  CopyEngine* e = copy_engine();
-  {
-    std::lock_guard<std::mutex> lk(e->mu);
-    e->jobs.push_back(std::move(job));
-  }
-  e->cv.notify_one();
-  return HSA_STATUS_SUCCESS;
+  return submit_copy(std::move(job), num_deps, deps, completion);
 }
 
 hsa_status_t impl_copy_profiling_enable(bool enable) {

@@ -425,16 +425,22 @@ void retire_queue(std::unique_ptr<Queue> q) {
   if (q->agent && q->counts_agent) q->agent->queue_count.fetch_sub(1);
 }
 
+// Counts a new queue against the agent's limit; false (and nothing counted) when it is full.
+bool reserve_queue_slot(Agent* a) {
+  if (a->queue_count.fetch_add(1) >= kMaxQueuesPerAgent) {
+    a->queue_count.fetch_sub(1);
+    return false;
+  }
+  return true;
+}
+
 hsa_status_t impl_queue_create(hsa_agent_t agent, uint32_t size, hsa_queue_type32_t type,
                                ErrorCallback cb, void* data, uint32_t private_size,
                                uint32_t group_size, hsa_queue_t** queue) {
   SIM_REQUIRE_INIT();
   Agent* a = agent_from_handle(agent);
   if (hsa_status_t s = check_queue_args(a, size, type, queue); s != HSA_STATUS_SUCCESS) return s;
-  if (a->queue_count.fetch_add(1) >= kMaxQueuesPerAgent) {
-    a->queue_count.fetch_sub(1);
-    return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
-  }
+  if (!reserve_queue_slot(a)) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
   auto q = make_queue(a, size, type, cb, data, false);
   if (!q) {
     a->queue_count.fetch_sub(1);
@@ -454,10 +460,7 @@ hsa_status_t impl_intercept_create(hsa_agent_t agent, uint32_t size, hsa_queue_t
   SIM_REQUIRE_INIT();
   Agent* a = agent_from_handle(agent);
   if (hsa_status_t s = check_queue_args(a, size, type, queue); s != HSA_STATUS_SUCCESS) return s;
-  if (a->queue_count.fetch_add(1) >= kMaxQueuesPerAgent) {
-    a->queue_count.fetch_sub(1);
-    return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
-  }
+  if (!reserve_queue_slot(a)) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
   auto proxy = make_queue(a, size, type, cb, data, true);
   if (!proxy) {
     a->queue_count.fetch_sub(1);

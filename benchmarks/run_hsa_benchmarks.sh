@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Runs the HSA benchmarks on the software HSA runtime without encore and with encore in each
+# mode, one after another in one run, and prints the medians side by side.
+#   benchmarks/run_hsa_benchmarks.sh [BUILD_DIR]     (default: build)
+set -euo pipefail
+build=${1:-build}
+calls=$build/benchmarks/bench_hsa_calls
+dispatch=$build/benchmarks/sim/bench_sim_dispatch
+hsa_tool=$build/src/hsa/libencore-hsa.so
+tool=$build/benchmarks/libencore_bench_tool.so
+export LD_LIBRARY_PATH=$build/src/sim${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+reps=${ENCORE_BENCH_REPS:-7}
+median() {  # prints "name median_ns" for each benchmark of a run
+    "$@" --benchmark_repetitions="$reps" --benchmark_report_aggregates_only=true --benchmark_format=csv 2>/dev/null |
+        awk -F, '/_median"?,/ {gsub(/"/, "", $1); sub(/_median$/, "", $1); print $1, $3}'
+}
+run() {  # mode label command...
+    local mode=$1; shift
+    if [[ $mode == bare ]]; then
+        median "$@" | sed "s/^/bare /"
+    else
+        HSA_TOOLS_LIB=$hsa_tool ROCP_TOOL_LIBRARIES=$tool ENCORE_BENCH_TOOL_MODE=$mode median "$@" | sed "s/^/$mode /"
+    fi
+}
+{
+    for mode in bare api-off api-noop api-args; do run "$mode" "$calls"; done
+    for mode in bare dispatch; do run "$mode" "$dispatch" --benchmark_filter='/1/'; done
+} > /tmp/encore_hsa_bench.$$
+echo "mode       benchmark                                median_ns"
+awk '{printf "%-10s %-40s %10.1f\n", $1, $2, $3}' /tmp/encore_hsa_bench.$$
+rm -f /tmp/encore_hsa_bench.$$
