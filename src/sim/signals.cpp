@@ -49,32 +49,34 @@ void async_loop(AsyncState* st) {
       g_any_waiters.fetch_sub(1);
       return;
     }
-    std::vector<AsyncEntry> snapshot;
+    // Take the entries out instead of copying them: with many handlers pending (one per
+    // in-flight dispatch under a tracer) a copy per wake-up made this loop quadratic. Handlers
+    // registered meanwhile (also from inside a handler) land in st->entries and are merged.
+    std::vector<AsyncEntry> work;
     std::vector<std::pair<void (*)(void*), void*>> fns;
     {
       std::lock_guard<std::mutex> lk(st->mu);
-      snapshot = st->entries;
+      work.swap(st->entries);
       fns.swap(st->functions);
     }
     bool fired = !fns.empty();
     for (auto& f : fns) f.first(f.second);
-    std::vector<uint64_t> remove;
-    for (auto& e : snapshot) {
-      if (e.sig->dead.load(std::memory_order_acquire)) {
-        remove.push_back(e.id);
-        continue;
-      }
-      int64_t v = e.sig->value.load(std::memory_order_seq_cst);
+    std::size_t kept = 0;
+    for (auto& e : work) {
+      if (e.sig->dead.load(std::memory_order_acquire)) continue;
+      const int64_t v = e.sig->value.load(std::memory_order_seq_cst);
       if (signal_condition_met(v, e.cond, e.value)) {
         fired = true;
-        if (!e.handler(v, e.arg)) remove.push_back(e.id);
+        if (!e.handler(v, e.arg)) continue;
       }
+      if (&work[kept] != &e) work[kept] = std::move(e);
+      ++kept;
     }
-    if (!remove.empty()) {
+    work.resize(kept);
+    if (!work.empty()) {
       std::lock_guard<std::mutex> lk(st->mu);
-      std::erase_if(st->entries, [&](const AsyncEntry& e) {
-        return std::find(remove.begin(), remove.end(), e.id) != remove.end();
-      });
+      for (auto& e : st->entries) work.push_back(std::move(e));
+      st->entries.swap(work);
     }
     if (!fired) futex_wait(&g_any_epoch, epoch, 200'000'000);
     g_any_waiters.fetch_sub(1, std::memory_order_seq_cst);
