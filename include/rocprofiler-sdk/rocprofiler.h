@@ -9,6 +9,7 @@
 #include <rocprofiler-sdk/fwd.h>
 #include <rocprofiler-sdk/version.h>
 
+#include <rocprofiler-sdk/agent.h>
 #include <rocprofiler-sdk/callback_tracing.h>
 #include <rocprofiler-sdk/context.h>
 #include <rocprofiler-sdk/external_correlation.h>

@@ -21,6 +21,8 @@
 #include <rocprofiler-sdk/callback_tracing.h>
 
 #include <atomic>
+#include <chrono>
+#include <thread>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -39,6 +41,9 @@ struct queue_state {
 std::mutex g_queues_mutex;
 std::unordered_map<const hsa_queue_t*, std::shared_ptr<queue_state>> g_queues;  // guarded by g_queues_mutex
 std::atomic<std::uint64_t> g_dispatch_id{0};
+// Dispatches whose COMPLETE has not been delivered yet: OnUnload waits for them, so a program
+// that shuts HSA down right after its last dispatch still gets every COMPLETE.
+std::atomic<std::int64_t> g_in_flight{0};
 
 // Completion signals are reused: creating one per dispatch is what made the reference spend
 // ~45 us per dispatch. A signal returns here reset to 1 after its COMPLETE was delivered.
@@ -95,6 +100,7 @@ bool on_complete(hsa_signal_value_t, void* arg) {
     d->ev->deliver_to(d->complete_mask, ROCPROFILER_KERNEL_DISPATCH_COMPLETE, ROCPROFILER_CALLBACK_PHASE_NONE,
                       &d->payload, copies);
     give_back_signal(d->signal);
+    g_in_flight.fetch_sub(1, std::memory_order_release);
     return false;  // one-shot
 }
 
@@ -140,7 +146,7 @@ void intercept(const void* pkts, std::uint64_t count, std::uint64_t, void* data,
         info.size = sizeof(info);
         info.agent_id.handle = qs->agent.handle;
         info.queue_id.handle = qs->queue->id;
-        info.kernel_id = pkt.kernel_object;
+        info.kernel_id = [&] { const auto id = kernel_id_of(pkt.kernel_object); return id != 0 ? id : pkt.kernel_object; }();
         info.dispatch_id = g_dispatch_id.fetch_add(1, std::memory_order_relaxed) + 1;
         info.private_segment_size = pkt.private_segment_size;
         info.group_segment_size = pkt.group_segment_size;
@@ -172,8 +178,10 @@ void intercept(const void* pkts, std::uint64_t count, std::uint64_t, void* data,
         static_assert(sizeof(out) == 2 * 64);
         d->ev->deliver_to(enqueue_mask, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, ROCPROFILER_CALLBACK_PHASE_EXIT, &d->payload);
         auto* raw = d.release();
+        g_in_flight.fetch_add(1, std::memory_order_relaxed);
         if (runtime().amd.hsa_amd_signal_async_handler_fn(raw->signal, HSA_SIGNAL_CONDITION_LT, 1, &on_complete, raw) !=
             HSA_STATUS_SUCCESS) {
+            g_in_flight.fetch_sub(1, std::memory_order_relaxed);
             std::fprintf(stderr, "[encore] cannot watch a dispatch's completion; its COMPLETE record is lost\n");
             delete raw;  // the signal stays with the runtime; nothing reads it again
         }
@@ -210,6 +218,16 @@ hsa_status_t queue_destroy(hsa_queue_t* queue) {
 }  // namespace
 
 void uninstall_dispatch_tracing(::HsaApiTable& table) noexcept {
+    // The runtime calls OnUnload before it stops its signal handler thread: let the dispatches
+    // still in flight deliver their COMPLETE (bounded: a kernel that never ends must not hang
+    // the program's exit).
+    using namespace std::chrono;
+    const auto deadline = steady_clock::now() + seconds(10);
+    while (g_in_flight.load(std::memory_order_acquire) > 0 && steady_clock::now() < deadline)
+        std::this_thread::sleep_for(microseconds(100));
+    if (const auto left = g_in_flight.load(std::memory_order_acquire); left > 0)
+        std::fprintf(stderr, "[encore] %lld dispatches did not complete before the HSA runtime unloaded; their COMPLETE records are lost\n",
+                     static_cast<long long>(left));
     if (table.core_ == nullptr) return;
     // Only slots that still hold encore's functions: another tool may have wrapped them since.
     if (table.core_->hsa_queue_create_fn == &queue_create) table.core_->hsa_queue_create_fn = runtime().core.hsa_queue_create_fn;

@@ -23,4 +23,20 @@ std::uint64_t to_encore_ns(std::uint64_t ticks) noexcept;
 bool install_dispatch_tracing(::HsaApiTable& table) noexcept;
 void uninstall_dispatch_tracing(::HsaApiTable& table) noexcept;
 
+/// MEMORY_ALLOCATION (pool/region allocate and free slots) and MEMORY_COPY (hsa_memory_copy,
+/// hsa_amd_memory_async_copy slots) records (memory.cpp). Replaces the slots of each kind some
+/// context configured; returns whether it replaced any.
+bool install_memory_tracing(::HsaApiTable& table) noexcept;
+void uninstall_memory_tracing(::HsaApiTable& table) noexcept;
+
+/// CODE_OBJECT records and kernel ids (code_object.cpp): replaces hsa_executable_freeze /
+/// hsa_executable_destroy when some context configured CODE_OBJECT or KERNEL_DISPATCH.
+bool install_code_object_tracing(::HsaApiTable& table) noexcept;
+void uninstall_code_object_tracing(::HsaApiTable& table) noexcept;
+/// The kernel id registered for a kernel object of a frozen, live executable; 0 when unknown.
+std::uint64_t kernel_id_of(std::uint64_t kernel_object) noexcept;
+
+/// The RUNTIME_INITIALIZATION record of this HSA runtime (phase NONE), once per OnLoad.
+void deliver_runtime_initialization(std::uint64_t runtime_version) noexcept;
+
 }  // namespace encore::hsa

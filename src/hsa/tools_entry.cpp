@@ -9,6 +9,7 @@
 //   4. replaces only what some context configured: the queue create/destroy slots for dispatch
 //      tracing, then the API slots (whose wrappers then wrap encore's queue functions too).
 // A process whose tools configure nothing keeps the runtime's table exactly as it was.
+#include "agents.hpp"
 #include "runtime.hpp"
 
 #include "../core/registration.hpp"
@@ -72,7 +73,6 @@ std::uint64_t to_encore_ns(std::uint64_t ticks) noexcept {
 extern "C" ENCORE_API bool OnLoad(::HsaApiTable* table, uint64_t runtime_version, uint64_t failed_tool_count,
                                   const char* const* failed_tool_names) {
     using namespace encore;
-    (void)runtime_version;
     if (table == nullptr) {
         std::fprintf(stderr, "[encore] OnLoad called without an API table; tracing disabled\n");
         return false;
@@ -82,11 +82,19 @@ extern "C" ENCORE_API bool OnLoad(::HsaApiTable* table, uint64_t runtime_version
     hsa::copy_table(hsa::g_runtime.core, table->core_);
     hsa::copy_table(hsa::g_runtime.amd, table->amd_ext_);
     hsa::calibrate_clock();
+    hsa::register_agents();
     core::set_kind_produced(kind::kernel_dispatch, true);
+    core::set_kind_produced(kind::memory_allocation, true);
+    core::set_kind_produced(kind::memory_copy, true);
+    core::set_kind_produced(kind::code_object, true);
+    core::set_kind_produced(kind::runtime_initialization, true);
     core::initialize();
     hsa::g_table = table;
     hsa::install_dispatch_tracing(*table);
+    hsa::install_memory_tracing(*table);
+    hsa::install_code_object_tracing(*table);
     tracing::hsa_all::install(*table);
+    hsa::deliver_runtime_initialization(runtime_version);
     return true;
 }
 
@@ -96,6 +104,8 @@ extern "C" ENCORE_API void OnUnload() {
     if (hsa::g_table != nullptr) {
         tracing::hsa_all::uninstall(*hsa::g_table);
         hsa::uninstall_dispatch_tracing(*hsa::g_table);
+        hsa::uninstall_memory_tracing(*hsa::g_table);
+        hsa::uninstall_code_object_tracing(*hsa::g_table);
     }
     hsa::g_table = nullptr;
 }

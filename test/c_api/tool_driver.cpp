@@ -1,6 +1,7 @@
 // test/c_api/tool_driver.cpp — a program that is itself a tool (it exports rocprofiler_configure)
 // and also gets the C tool through ROCP_TOOL_LIBRARIES: both must be discovered, configured once
 // and see the traced calls. Exit status 0 = every check held.
+#include "../support/check.hpp"
 #include "../support/fake_hsa.hpp"
 
 #include <encore/tracing/hsa.hpp>
@@ -12,13 +13,7 @@
 
 namespace {
 int g_self_calls = 0;
-int g_failures = 0;
-void expect(bool ok, const char* what) {
-    if (!ok) {
-        std::fprintf(stderr, "tool_driver: FAILED: %s\n", what);
-        ++g_failures;
-    }
-}
+using test_support::expect;
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) rocprofiler_tool_configure_result_t* rocprofiler_configure(
@@ -60,6 +55,5 @@ int main() {
         expect(bad == 0, "the C tool found names, user_data and args consistent");
     }
     encore::tracing::hsa_all::uninstall(t.root);
-    std::printf("%d passed, %d failed\n", 7 - g_failures, g_failures);
-    return g_failures == 0 ? 0 : 1;
+    return test_support::finish();
 }

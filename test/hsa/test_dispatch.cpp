@@ -8,6 +8,7 @@
 // user_data reaches COMPLETE, an external correlation id pushed by the tool is on the records,
 // the program's completion signals still fire and its results are unchanged.
 #include "../../examples/hsa/hsa_example.hpp"
+#include "../support/check.hpp"
 
 #include <rocprofiler-sdk/rocprofiler.h>
 
@@ -20,6 +21,8 @@
 #include <vector>
 
 namespace {
+
+using test_support::expect;
 
 struct Args {
     const float* a;
@@ -38,14 +41,7 @@ struct dispatch_seen {
 std::mutex g_mutex;
 std::map<std::uint64_t, dispatch_seen> g_seen;  // by dispatch id
 rocprofiler_context_id_t g_ctx{};
-int g_failures = 0;
 
-void expect(bool ok, const char* what) {
-    if (!ok) {
-        std::fprintf(stderr, "test_dispatch: FAILED: %s\n", what);
-        ++g_failures;
-    }
-}
 
 void on_dispatch(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t* ud, void*) {
     auto* p = static_cast<rocprofiler_callback_tracing_kernel_dispatch_data_t*>(r.payload);
@@ -187,7 +183,5 @@ int main(int argc, char** argv) {
     expect(bad_corr == 0, "COMPLETE carries the ENQUEUE correlation id");
     expect(queues_seen.size() == 2 && agents_seen.size() == 2, "two queues on two agents");
     expect(externals == std::set<std::uint64_t>{500, 501, 510, 511}, "each thread's external id on its dispatches");
-    const int checks = 12;
-    std::printf("%d passed, %d failed\n", checks - g_failures, g_failures);
-    return g_failures == 0 ? 0 : 1;
+    return test_support::finish();
 }

@@ -6,6 +6,7 @@
 // through unchanged), start/stop mid-run, nested hsa_init/hsa_shut_down, and that a tool which
 // configures after initialization gets CONFIGURATION_LOCKED.
 #include "../../examples/hsa/hsa_example.hpp"
+#include "../support/check.hpp"
 
 #include <encore/domains/hsa.hpp>
 #include <encore/encore.hpp>
@@ -18,6 +19,8 @@
 
 namespace {
 
+using test_support::expect;
+
 using encore::domains::hsa_core;
 
 struct counts {
@@ -27,15 +30,7 @@ struct counts {
 std::mutex g_mutex;
 counts g_a, g_b;
 encore::context g_ctx_a, g_ctx_b;
-int g_failures = 0, g_checks = 0;
 
-void expect(bool ok, const std::string& what) {
-    ++g_checks;
-    if (!ok) {
-        std::fprintf(stderr, "test_hsa_api: FAILED: %s\n", what.c_str());
-        ++g_failures;
-    }
-}
 
 void record(counts& c, const encore::record& r) {
     std::lock_guard lk(g_mutex);
@@ -136,6 +131,5 @@ int main() {
     HSA_CHECK(hsa_shut_down());  // nested: still initialized, traced
     expect(count(g_a, shut_down, ENTER) == 1 && count(g_a, shut_down, EXIT) == 1, "nested hsa_shut_down traced");
     HSA_CHECK(hsa_shut_down());  // the last one unloads the tools
-    std::printf("%d passed, %d failed\n", g_checks - g_failures, g_failures);
-    return g_failures == 0 ? 0 : 1;
+    return test_support::finish();
 }

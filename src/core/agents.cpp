@@ -1,0 +1,109 @@
+// src/core/agents.cpp — rocprofiler_query_available_agents and encore::agents().
+//
+// The agent table is written once (register_agent_provider, from the HSA backend's OnLoad) and
+// published through an atomic pointer; it and its strings are never freed, so the pointers a
+// tool received stay valid through finalization at exit.
+#include "agents.hpp"
+
+#include <encore/tracing/agents.hpp>
+#include <rocprofiler-sdk/agent.h>
+
+#include <atomic>
+#include <cstring>
+#include <mutex>
+#include <new>
+#include <vector>
+
+namespace encore::core {
+namespace {
+
+struct agent_table {
+    std::vector<rocprofiler_agent_v0_t> agents;
+    std::vector<const void*> pointers;  // what the C callback receives
+    std::vector<char*> strings;         // owned copies, never freed
+};
+
+std::mutex g_register_mutex;
+std::atomic<const agent_table*> g_table{nullptr};
+
+const char* own(agent_table& t, const char* s) {
+    if (s == nullptr) s = "";
+    const std::size_t n = std::strlen(s);
+    char* copy = new char[n + 1];
+    std::memcpy(copy, s, n + 1);
+    t.strings.push_back(copy);
+    return copy;
+}
+
+}  // namespace
+
+void register_agent_provider(agent_provider provider) noexcept {
+    if (provider == nullptr) return;
+    std::lock_guard lk(g_register_mutex);
+    if (g_table.load(std::memory_order_acquire) != nullptr) return;
+    try {
+        auto* t = new agent_table;
+        std::size_t n = provider(nullptr, 0);
+        for (int attempt = 0; attempt < 4; ++attempt) {
+            t->agents.assign(n, rocprofiler_agent_v0_t{});
+            const std::size_t got = provider(t->agents.data(), t->agents.size());
+            if (got <= t->agents.size()) {
+                t->agents.resize(got);
+                break;
+            }
+            n = got;
+        }
+        for (auto& a : t->agents) {
+            a.size = sizeof(rocprofiler_agent_v0_t);
+            a.name = own(*t, a.name);
+            a.vendor_name = own(*t, a.vendor_name);
+            a.product_name = own(*t, a.product_name);
+            a.model_name = own(*t, a.model_name);
+            a.uuid_string = own(*t, a.uuid_string);
+        }
+        for (const auto& a : t->agents) t->pointers.push_back(&a);
+        g_table.store(t, std::memory_order_release);  // never freed (see above)
+    } catch (...) {
+        // Out of memory while enumerating: the agents stay unknown (queries say HSA_NOT_LOADED).
+    }
+}
+
+}  // namespace encore::core
+
+namespace encore {
+
+std::span<const rocprofiler_agent_v0_t> agents() noexcept {
+    const core::agent_table* t = core::g_table.load(std::memory_order_acquire);
+    if (t == nullptr) return {};
+    return {t->agents.data(), t->agents.size()};
+}
+
+rocprofiler_status_t query_agents(std::span<const rocprofiler_agent_v0_t>& out) noexcept {
+    const core::agent_table* t = core::g_table.load(std::memory_order_acquire);
+    if (t == nullptr) {
+        out = {};
+        return ROCPROFILER_STATUS_ERROR_HSA_NOT_LOADED;
+    }
+    out = {t->agents.data(), t->agents.size()};
+    return ROCPROFILER_STATUS_SUCCESS;
+}
+
+}  // namespace encore
+
+extern "C" rocprofiler_status_t rocprofiler_query_available_agents(rocprofiler_agent_version_t version,
+                                                                   rocprofiler_query_available_agents_cb_t callback,
+                                                                   size_t agent_size, void* user_data) noexcept {
+    if (version != ROCPROFILER_AGENT_INFO_VERSION_0 || callback == nullptr)
+        return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    if (agent_size > sizeof(rocprofiler_agent_v0_t)) return ROCPROFILER_STATUS_ERROR_INCOMPATIBLE_ABI;
+    const encore::core::agent_table* t = encore::core::g_table.load(std::memory_order_acquire);
+    if (t == nullptr) return ROCPROFILER_STATUS_ERROR_HSA_NOT_LOADED;
+    // The callback gets its own array of pointers: it may not write through ours.
+    std::vector<const void*> pointers;
+    try {
+        pointers = t->pointers;
+    } catch (...) {
+        return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
+    }
+    return callback(version, pointers.data(), pointers.size(), user_data);
+}

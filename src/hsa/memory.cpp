@@ -1,0 +1,431 @@
+// src/hsa/memory.cpp — MEMORY_ALLOCATION and MEMORY_COPY records.
+//
+// When some context configured MEMORY_ALLOCATION, the table slots hsa_amd_memory_pool_allocate /
+// hsa_amd_memory_pool_free and hsa_memory_allocate / hsa_memory_free are replaced:
+//   - ALLOCATE: ENTER before the runtime's call, EXIT after it with the address (0 when the call
+//     failed), the requested size, the agent that owns the pool / region, and start/end times;
+//   - FREE: ENTER/EXIT with the address and the size and agent remembered from its allocation
+//     (0 and 0 for an address encore did not see allocated).
+// When some context configured MEMORY_COPY, hsa_memory_copy (synchronous: ENTER, call, EXIT)
+// and hsa_amd_memory_async_copy are replaced. An async copy is submitted with encore's own
+// completion signal; when it completes, an async handler delivers EXIT with the copy's start/end
+// times, then decrements the program's completion signal by 1 (so the program sees the copy done
+// only after EXIT), then destroys encore's signal. The operation is the copy's direction, from
+// hsa_amd_pointer_info of each side: memory the runtime knows (HSA or LOCKED) whose owner is a
+// GPU agent is "device", anything else "host".
+//
+// Arguments and statuses always pass through unchanged; every call goes to the runtime's own
+// functions (runtime()), never through the exported hsa_* symbols.
+#include "events.hpp"
+#include "runtime.hpp"
+
+#include <encore/tracing/tool.hpp>
+#include <rocprofiler-sdk/callback_tracing.h>
+
+#include <time.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <thread>
+#include <unordered_map>
+
+namespace encore::hsa {
+namespace {
+
+std::uint64_t now_ns() noexcept {
+    timespec t{};
+    ::clock_gettime(CLOCK_BOOTTIME, &t);
+    return static_cast<std::uint64_t>(t.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(t.tv_nsec);
+}
+
+// ---- agents, pools and regions ------------------------------------------------------------------
+// Built at first need by walking the runtime's agents (they do not change while it runs).
+struct topology {
+    std::unordered_map<std::uint64_t, std::uint64_t> pool_owner;    // pool handle -> agent handle
+    std::unordered_map<std::uint64_t, std::uint64_t> region_owner;  // region handle -> agent handle
+    std::unordered_map<std::uint64_t, hsa_device_type_t> agent_type;
+    std::uint64_t first_cpu = 0;
+};
+
+std::mutex g_topology_mutex;
+topology* g_topology = nullptr;  // guarded by g_topology_mutex; built once, freed at unload
+
+struct walk_state {
+    topology* t;
+    std::uint64_t agent;
+};
+
+hsa_status_t on_pool(hsa_amd_memory_pool_t pool, void* data) {
+    auto* w = static_cast<walk_state*>(data);
+    w->t->pool_owner[pool.handle] = w->agent;
+    return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t on_region(hsa_region_t region, void* data) {
+    auto* w = static_cast<walk_state*>(data);
+    w->t->region_owner[region.handle] = w->agent;
+    return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t on_agent(hsa_agent_t agent, void* data) {
+    auto* t = static_cast<topology*>(data);
+    const auto& rt = runtime();
+    hsa_device_type_t type = HSA_DEVICE_TYPE_CPU;
+    if (rt.core.hsa_agent_get_info_fn != nullptr &&
+        rt.core.hsa_agent_get_info_fn(agent, HSA_AGENT_INFO_DEVICE, &type) == HSA_STATUS_SUCCESS) {
+        t->agent_type[agent.handle] = type;
+        if (type == HSA_DEVICE_TYPE_CPU && t->first_cpu == 0) t->first_cpu = agent.handle;
+    }
+    walk_state w{t, agent.handle};
+    if (rt.amd.hsa_amd_agent_iterate_memory_pools_fn != nullptr)
+        (void)rt.amd.hsa_amd_agent_iterate_memory_pools_fn(agent, &on_pool, &w);
+    if (rt.core.hsa_agent_iterate_regions_fn != nullptr)
+        (void)rt.core.hsa_agent_iterate_regions_fn(agent, &on_region, &w);
+    return HSA_STATUS_SUCCESS;
+}
+
+// Under g_topology_mutex.
+const topology* topology_locked() noexcept {
+    if (g_topology != nullptr) return g_topology;
+    auto* t = new (std::nothrow) topology;
+    if (t == nullptr) return nullptr;
+    try {
+        if (runtime().core.hsa_iterate_agents_fn != nullptr) (void)runtime().core.hsa_iterate_agents_fn(&on_agent, t);
+    } catch (...) {
+        // allocation failure while walking: keep what was found
+    }
+    g_topology = t;
+    return t;
+}
+
+// The agent owning a pool or region (0 when unknown); `which` selects the map.
+template <class Map>
+std::uint64_t owner_in(Map topology::*which, std::uint64_t handle) noexcept {
+    std::lock_guard lk(g_topology_mutex);
+    const topology* t = topology_locked();
+    if (t == nullptr) return 0;
+    const auto& m = t->*which;
+    const auto it = m.find(handle);
+    return it != m.end() ? it->second : 0;
+}
+
+std::uint64_t pool_owner(std::uint64_t pool) noexcept { return owner_in(&topology::pool_owner, pool); }
+std::uint64_t region_owner(std::uint64_t region) noexcept { return owner_in(&topology::region_owner, region); }
+
+// ---- allocations ------------------------------------------------------------------------------
+struct allocation {
+    std::uint64_t size;
+    std::uint64_t agent;
+};
+std::mutex g_allocations_mutex;
+std::unordered_map<std::uintptr_t, allocation>* g_allocations = nullptr;  // guarded; freed at unload
+
+void remember(const void* p, std::uint64_t size, std::uint64_t agent) noexcept {
+    std::lock_guard lk(g_allocations_mutex);
+    try {
+        if (g_allocations == nullptr) g_allocations = new std::unordered_map<std::uintptr_t, allocation>;
+        (*g_allocations)[reinterpret_cast<std::uintptr_t>(p)] = allocation{size, agent};
+    } catch (...) {
+        // out of memory: the free of this address reports size 0
+    }
+}
+
+// Takes the allocation out of the map (before the runtime frees it: once freed, another thread
+// may get the same address back and remember it).
+allocation forget(const void* p, bool& found) noexcept {
+    std::lock_guard lk(g_allocations_mutex);
+    found = false;
+    if (g_allocations == nullptr) return {0, 0};
+    const auto it = g_allocations->find(reinterpret_cast<std::uintptr_t>(p));
+    if (it == g_allocations->end()) return {0, 0};
+    found = true;
+    const allocation a = it->second;
+    g_allocations->erase(it);
+    return a;
+}
+
+void restore(const void* p, const allocation& a) noexcept {
+    std::lock_guard lk(g_allocations_mutex);
+    try {
+        if (g_allocations != nullptr) g_allocations->try_emplace(reinterpret_cast<std::uintptr_t>(p), a);
+    } catch (...) {
+    }
+}
+
+template <class Call>
+hsa_status_t traced_allocate(std::uint64_t agent, std::size_t size, void** ptr, Call&& call) noexcept {
+    auto ev = event::capture(kind::memory_allocation, ROCPROFILER_MEMORY_ALLOCATION_ALLOCATE);
+    rocprofiler_callback_tracing_memory_allocation_data_t p{};
+    p.size = sizeof(p);
+    p.agent_id.handle = agent;
+    p.allocation_size = size;
+    if (ev) ev->deliver(ROCPROFILER_CALLBACK_PHASE_ENTER, &p);
+    const std::uint64_t start = ev ? now_ns() : 0;
+    const hsa_status_t s = call();
+    void* addr = s == HSA_STATUS_SUCCESS && ptr != nullptr ? *ptr : nullptr;
+    if (addr != nullptr) remember(addr, size, agent);
+    if (ev) {
+        p.start_timestamp = start;
+        p.end_timestamp = now_ns();
+        p.address.ptr = addr;
+        ev->deliver(ROCPROFILER_CALLBACK_PHASE_EXIT, &p);
+    }
+    return s;
+}
+
+template <class Call>
+hsa_status_t traced_free(void* ptr, Call&& call) noexcept {
+    bool found = false;
+    const allocation a = forget(ptr, found);
+    auto ev = event::capture(kind::memory_allocation, ROCPROFILER_MEMORY_ALLOCATION_FREE);
+    rocprofiler_callback_tracing_memory_allocation_data_t p{};
+    p.size = sizeof(p);
+    p.agent_id.handle = a.agent;
+    p.address.ptr = ptr;
+    p.allocation_size = a.size;
+    if (ev) ev->deliver(ROCPROFILER_CALLBACK_PHASE_ENTER, &p);
+    const std::uint64_t start = ev ? now_ns() : 0;
+    const hsa_status_t s = call();
+    if (s != HSA_STATUS_SUCCESS && found) restore(ptr, a);  // the runtime kept it
+    if (ev) {
+        p.start_timestamp = start;
+        p.end_timestamp = now_ns();
+        ev->deliver(ROCPROFILER_CALLBACK_PHASE_EXIT, &p);
+    }
+    return s;
+}
+
+hsa_status_t pool_allocate(hsa_amd_memory_pool_t pool, size_t size, uint32_t flags, void** ptr) noexcept {
+    return traced_allocate(pool_owner(pool.handle), size, ptr, [&] {
+        return runtime().amd.hsa_amd_memory_pool_allocate_fn(pool, size, flags, ptr);
+    });
+}
+
+hsa_status_t pool_free(void* ptr) noexcept {
+    return traced_free(ptr, [&] { return runtime().amd.hsa_amd_memory_pool_free_fn(ptr); });
+}
+
+hsa_status_t memory_allocate(hsa_region_t region, size_t size, void** ptr) noexcept {
+    return traced_allocate(region_owner(region.handle), size, ptr, [&] {
+        return runtime().core.hsa_memory_allocate_fn(region, size, ptr);
+    });
+}
+
+hsa_status_t memory_free(void* ptr) noexcept {
+    return traced_free(ptr, [&] { return runtime().core.hsa_memory_free_fn(ptr); });
+}
+
+// ---- copies -------------------------------------------------------------------------------------
+struct side {
+    bool device;
+    std::uint64_t agent;  // owner agent; the first CPU agent for memory the runtime does not know
+};
+
+side classify(const void* ptr) noexcept {
+    const auto& rt = runtime();
+    std::uint64_t cpu = 0;
+    hsa_amd_pointer_info_t info{};
+    info.size = sizeof(info);
+    const bool known = rt.amd.hsa_amd_pointer_info_fn != nullptr &&
+                       rt.amd.hsa_amd_pointer_info_fn(ptr, &info, nullptr, nullptr, nullptr) == HSA_STATUS_SUCCESS &&
+                       (info.type == HSA_EXT_POINTER_TYPE_HSA || info.type == HSA_EXT_POINTER_TYPE_LOCKED) &&
+                       info.agentOwner.handle != 0;
+    std::lock_guard lk(g_topology_mutex);
+    const topology* t = topology_locked();
+    if (t != nullptr) cpu = t->first_cpu;
+    if (!known || t == nullptr) return {false, cpu};
+    const auto it = t->agent_type.find(info.agentOwner.handle);
+    return {it != t->agent_type.end() && it->second == HSA_DEVICE_TYPE_GPU, info.agentOwner.handle};
+}
+
+op_id direction(const side& src, const side& dst) noexcept {
+    return ROCPROFILER_MEMORY_COPY_HOST_TO_HOST + (src.device ? 2 : 0) + (dst.device ? 1 : 0);
+}
+
+bool copies_wanted() noexcept {
+    for (op_id op = ROCPROFILER_MEMORY_COPY_HOST_TO_HOST; op < ROCPROFILER_MEMORY_COPY_LAST; ++op)
+        if (subscribed(kind::memory_copy, op) != 0) return true;
+    return false;
+}
+
+hsa_status_t memory_copy(void* dst, const void* src, size_t size) noexcept {
+    if (!copies_wanted()) return runtime().core.hsa_memory_copy_fn(dst, src, size);
+    const side s = classify(src), d = classify(dst);
+    auto ev = event::capture(kind::memory_copy, direction(s, d));
+    if (!ev) return runtime().core.hsa_memory_copy_fn(dst, src, size);
+    rocprofiler_callback_tracing_memory_copy_data_t p{};
+    p.size = sizeof(p);
+    p.dst_agent_id.handle = d.agent;
+    p.src_agent_id.handle = s.agent;
+    p.bytes = size;
+    p.dst_address.ptr = dst;
+    p.src_address.ptr = src;
+    ev->deliver(ROCPROFILER_CALLBACK_PHASE_ENTER, &p);
+    const std::uint64_t start = now_ns();
+    const hsa_status_t status = runtime().core.hsa_memory_copy_fn(dst, src, size);
+    p.start_timestamp = start;
+    p.end_timestamp = now_ns();
+    ev->deliver(ROCPROFILER_CALLBACK_PHASE_EXIT, &p);
+    return status;
+}
+
+// Async copies whose EXIT has not been delivered yet: the unload waits for them (the runtime
+// calls OnUnload before it stops its handler thread, then closes the library).
+std::atomic<std::int64_t> g_copies_in_flight{0};
+
+// One async copy between its submission (ENTER) and its completion (EXIT).
+struct copy_record {
+    std::unique_ptr<event> ev;
+    rocprofiler_callback_tracing_memory_copy_data_t payload;
+    hsa_signal_t app;   // the program's completion signal
+    hsa_signal_t mine;  // encore's, given to the runtime
+    std::uint64_t submit_ns;
+};
+
+void complete_copy(copy_record* raw) noexcept {
+    std::unique_ptr<copy_record> r(raw);
+    const auto& rt = runtime();
+    hsa_amd_profiling_async_copy_time_t t{};
+    if (rt.amd.hsa_amd_profiling_get_async_copy_time_fn != nullptr &&
+        rt.amd.hsa_amd_profiling_get_async_copy_time_fn(r->mine, &t) == HSA_STATUS_SUCCESS && t.end != 0 &&
+        t.start <= t.end) {
+        r->payload.start_timestamp = to_encore_ns(t.start);
+        r->payload.end_timestamp = to_encore_ns(t.end);
+    } else {
+        r->payload.start_timestamp = r->submit_ns;
+        r->payload.end_timestamp = now_ns();
+    }
+    r->ev->deliver(ROCPROFILER_CALLBACK_PHASE_EXIT, &r->payload);
+    // Only now does the program see its copy done.
+    rt.core.hsa_signal_subtract_screlease_fn(r->app, 1);
+    rt.core.hsa_signal_destroy_fn(r->mine);
+    r.reset();
+    g_copies_in_flight.fetch_sub(1, std::memory_order_release);
+}
+
+bool on_copy_done(hsa_signal_value_t, void* arg) {
+    complete_copy(static_cast<copy_record*>(arg));
+    return false;  // one-shot
+}
+
+hsa_status_t async_copy(void* dst, hsa_agent_t dst_agent, const void* src, hsa_agent_t src_agent, size_t size,
+                        uint32_t num_dep_signals, const hsa_signal_t* dep_signals,
+                        hsa_signal_t completion_signal) noexcept {
+    const auto& rt = runtime();
+    auto call = [&](hsa_signal_t completion) {
+        return rt.amd.hsa_amd_memory_async_copy_fn(dst, dst_agent, src, src_agent, size, num_dep_signals, dep_signals,
+                                                   completion);
+    };
+    if (!copies_wanted()) return call(completion_signal);
+    const side s = classify(src), d = classify(dst);
+    std::unique_ptr<copy_record> r(new (std::nothrow) copy_record{});
+    if (r == nullptr) return call(completion_signal);
+    r->ev = event::capture_heap(kind::memory_copy, direction(s, d));
+    if (!r->ev) return call(completion_signal);
+    auto& p = r->payload;
+    p.size = sizeof(p);
+    p.dst_agent_id.handle = dst_agent.handle;
+    p.src_agent_id.handle = src_agent.handle;
+    p.bytes = size;
+    p.dst_address.ptr = dst;
+    p.src_address.ptr = src;
+    r->app = completion_signal;
+    r->ev->deliver(ROCPROFILER_CALLBACK_PHASE_ENTER, &p);
+    r->submit_ns = now_ns();
+
+    // Without a signal of its own (or without a program signal to forward to: the runtime rejects
+    // the call then), the copy is submitted as is and EXIT follows the submission.
+    if (completion_signal.handle == 0 || rt.core.hsa_signal_create_fn(1, 0, nullptr, &r->mine) != HSA_STATUS_SUCCESS) {
+        const hsa_status_t status = call(completion_signal);
+        p.start_timestamp = r->submit_ns;
+        p.end_timestamp = now_ns();
+        r->ev->deliver(ROCPROFILER_CALLBACK_PHASE_EXIT, &p);
+        return status;
+    }
+    const hsa_status_t status = call(r->mine);
+    if (status != HSA_STATUS_SUCCESS) {
+        // Not submitted: EXIT now, and encore's signal goes away.
+        rt.core.hsa_signal_destroy_fn(r->mine);
+        p.start_timestamp = r->submit_ns;
+        p.end_timestamp = now_ns();
+        r->ev->deliver(ROCPROFILER_CALLBACK_PHASE_EXIT, &p);
+        return status;
+    }
+    copy_record* raw = r.release();
+    const hsa_signal_t mine = raw->mine;
+    g_copies_in_flight.fetch_add(1, std::memory_order_relaxed);
+    if (rt.amd.hsa_amd_signal_async_handler_fn(mine, HSA_SIGNAL_CONDITION_LT, 1, &on_copy_done, raw) !=
+        HSA_STATUS_SUCCESS) {
+        // Cannot watch the copy: wait for it here so the program's signal still fires.
+        static std::atomic<bool> warned{false};
+        if (!warned.exchange(true))
+            std::fprintf(stderr, "[encore] cannot watch an async copy's completion; waiting for it on the caller\n");
+        while (rt.core.hsa_signal_wait_scacquire_fn(mine, HSA_SIGNAL_CONDITION_LT, 1, UINT64_MAX,
+                                                    HSA_WAIT_STATE_BLOCKED) >= 1) {
+        }
+        complete_copy(raw);
+    }
+    return status;
+}
+
+}  // namespace
+
+bool install_memory_tracing(::HsaApiTable& table) noexcept {
+    if (table.core_ == nullptr || table.amd_ext_ == nullptr) return false;
+    bool any = false;
+    if (configured_operations(kind::memory_allocation).any()) {
+        table.amd_ext_->hsa_amd_memory_pool_allocate_fn = &pool_allocate;
+        table.amd_ext_->hsa_amd_memory_pool_free_fn = &pool_free;
+        table.core_->hsa_memory_allocate_fn = &memory_allocate;
+        table.core_->hsa_memory_free_fn = &memory_free;
+        any = true;
+    }
+    if (configured_operations(kind::memory_copy).any()) {
+        // Copy times come from the runtime (left enabled at unload: the setting is process-wide).
+        if (runtime().amd.hsa_amd_profiling_async_copy_enable_fn != nullptr)
+            (void)runtime().amd.hsa_amd_profiling_async_copy_enable_fn(true);
+        table.core_->hsa_memory_copy_fn = &memory_copy;
+        table.amd_ext_->hsa_amd_memory_async_copy_fn = &async_copy;
+        any = true;
+    }
+    return any;
+}
+
+void uninstall_memory_tracing(::HsaApiTable& table) noexcept {
+    // Let the async copies still in flight deliver their EXIT and signal the program (bounded:
+    // a copy that never ends, e.g. waiting on a dependency, must not hang the program's exit).
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (g_copies_in_flight.load(std::memory_order_acquire) > 0 && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+    if (const auto left = g_copies_in_flight.load(std::memory_order_acquire); left > 0)
+        std::fprintf(stderr, "[encore] %lld async copies did not complete before the HSA runtime unloaded; their EXIT records are lost\n",
+                     static_cast<long long>(left));
+    if (table.core_ == nullptr || table.amd_ext_ == nullptr) return;
+    const auto& rt = runtime();
+    // Only slots that still hold encore's functions: another tool may have wrapped them since.
+    auto put_back = [](auto& slot, auto mine, auto original) {
+        if (slot == mine) slot = original;
+    };
+    put_back(table.amd_ext_->hsa_amd_memory_pool_allocate_fn, &pool_allocate, rt.amd.hsa_amd_memory_pool_allocate_fn);
+    put_back(table.amd_ext_->hsa_amd_memory_pool_free_fn, &pool_free, rt.amd.hsa_amd_memory_pool_free_fn);
+    put_back(table.core_->hsa_memory_allocate_fn, &memory_allocate, rt.core.hsa_memory_allocate_fn);
+    put_back(table.core_->hsa_memory_free_fn, &memory_free, rt.core.hsa_memory_free_fn);
+    put_back(table.core_->hsa_memory_copy_fn, &memory_copy, rt.core.hsa_memory_copy_fn);
+    put_back(table.amd_ext_->hsa_amd_memory_async_copy_fn, &async_copy, rt.amd.hsa_amd_memory_async_copy_fn);
+    // Nothing left allocated once the runtime closes the library (the maps are plain pointers, not
+    // objects with destructors: a program that exits without hsa_shut_down keeps them valid).
+    {
+        std::lock_guard lk(g_topology_mutex);
+        delete g_topology;
+        g_topology = nullptr;
+    }
+    std::lock_guard lk(g_allocations_mutex);
+    delete g_allocations;
+    g_allocations = nullptr;
+}
+
+}  // namespace encore::hsa
