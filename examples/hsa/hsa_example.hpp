@@ -31,6 +31,14 @@
 
 namespace example {
 
+// Kernel arguments of vector_add (examples/hsa/vector_add_kernels.c), as the host lays them out.
+struct VectorAddArgs {
+  const float* a;
+  const float* b;
+  float* c;
+  uint32_t n;
+};
+
 inline std::vector<hsa_agent_t> agents(hsa_device_type_t type) {
   std::vector<hsa_agent_t> out;
   struct Ctx {

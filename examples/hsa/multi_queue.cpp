@@ -6,12 +6,7 @@
 #include <thread>
 
 namespace {
-struct Args {
-  const float* a;
-  const float* b;
-  float* c;
-  uint32_t n;
-};
+using Args = example::VectorAddArgs;
 
 struct Lane {
   hsa_agent_t gpu{};

@@ -2,12 +2,7 @@
 // Exits 0 when c == a + b for every element, 1 on a mismatch.
 #include "hsa_example.hpp"
 
-struct Args {
-  const float* a;
-  const float* b;
-  float* c;
-  uint32_t n;
-};
+using Args = example::VectorAddArgs;
 
 int main(int argc, char** argv) {
   if (argc < 2) {

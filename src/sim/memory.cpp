@@ -239,6 +239,19 @@ hsa_status_t impl_pointer_info_set_userdata(const void* ptr, void* userdata) {
   return HSA_STATUS_SUCCESS;
 }
 
+// Host memory the program locks or registers shows up in pointer info as LOCKED, owned by the
+// CPU agent, unless it is already inside a tracked allocation (g_mem_mu held).
+void track_host_memory(void* ptr, size_t size) {
+  if (find_alloc(ptr) != g_allocs.end()) return;
+  Allocation a;
+  a.size = size;
+  a.type = HSA_EXT_POINTER_TYPE_LOCKED;
+  a.owner = agents().front();
+  a.owned = false;
+  a.access = default_access(nullptr);
+  g_allocs[reinterpret_cast<uintptr_t>(ptr)] = std::move(a);
+}
+
 hsa_status_t impl_memory_lock(void* host_ptr, size_t size, hsa_agent_t* agents_, int num_agent,
                               void** agent_ptr) {
   SIM_REQUIRE_INIT();
@@ -247,16 +260,7 @@ hsa_status_t impl_memory_lock(void* host_ptr, size_t size, hsa_agent_t* agents_,
   for (int i = 0; i < num_agent; ++i)
     if (!agent_or_null(agents_[i])) return HSA_STATUS_ERROR_INVALID_AGENT;
   std::lock_guard<std::mutex> lk(g_mem_mu);
-  auto it = find_alloc(host_ptr);
-  if (it == g_allocs.end()) {
-    Allocation a;
-    a.size = size;
-    a.type = HSA_EXT_POINTER_TYPE_LOCKED;
-    a.owner = agents().front();
-    a.owned = false;
-    a.access = default_access(nullptr);
-    g_allocs[reinterpret_cast<uintptr_t>(host_ptr)] = std::move(a);
-  }
+  track_host_memory(host_ptr, size);
   *agent_ptr = host_ptr;  // one address space
   return HSA_STATUS_SUCCESS;
 }
@@ -395,15 +399,7 @@ hsa_status_t impl_memory_register(void* ptr, size_t size) {
   if (size == 0 && ptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   if (!ptr) return HSA_STATUS_SUCCESS;
   std::lock_guard<std::mutex> lk(g_mem_mu);
-  if (find_alloc(ptr) == g_allocs.end()) {
-    Allocation a;
-    a.size = size;
-    a.type = HSA_EXT_POINTER_TYPE_LOCKED;
-    a.owner = agents().front();
-    a.owned = false;
-    a.access = default_access(nullptr);
-    g_allocs[reinterpret_cast<uintptr_t>(ptr)] = std::move(a);
-  }
+  track_host_memory(ptr, size);
   return HSA_STATUS_SUCCESS;
 }
 

@@ -426,6 +426,7 @@ void retire_queue(std::unique_ptr<Queue> q) {
 }
 
 // Counts a new queue against the agent's limit; false (and nothing counted) when it is full.
+// release_queue_slot undoes it when creating the queue then fails.
 bool reserve_queue_slot(Agent* a) {
   if (a->queue_count.fetch_add(1) >= kMaxQueuesPerAgent) {
     a->queue_count.fetch_sub(1);
@@ -433,6 +434,7 @@ bool reserve_queue_slot(Agent* a) {
   }
   return true;
 }
+void release_queue_slot(Agent* a) { a->queue_count.fetch_sub(1); }
 
 hsa_status_t impl_queue_create(hsa_agent_t agent, uint32_t size, hsa_queue_type32_t type,
                                ErrorCallback cb, void* data, uint32_t private_size,
@@ -443,7 +445,7 @@ hsa_status_t impl_queue_create(hsa_agent_t agent, uint32_t size, hsa_queue_type3
   if (!reserve_queue_slot(a)) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
   auto q = make_queue(a, size, type, cb, data, false);
   if (!q) {
-    a->queue_count.fetch_sub(1);
+    release_queue_slot(a);
     return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
   }
   q->private_segment_size = private_size;
@@ -463,12 +465,12 @@ hsa_status_t impl_intercept_create(hsa_agent_t agent, uint32_t size, hsa_queue_t
   if (!reserve_queue_slot(a)) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
   auto proxy = make_queue(a, size, type, cb, data, true);
   if (!proxy) {
-    a->queue_count.fetch_sub(1);
+    release_queue_slot(a);
     return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
   }
   proxy->hw = make_queue(a, size, type, cb, data, false);
   if (!proxy->hw) {
-    a->queue_count.fetch_sub(1);
+    release_queue_slot(a);
     return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
   }
   proxy->hw->counts_agent = false;  // counted once, through the proxy

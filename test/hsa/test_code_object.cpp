@@ -154,12 +154,7 @@ std::vector<symbol_info> kernel_symbols(hsa_executable_t exe, hsa_agent_t agent)
     return out;
 }
 
-struct Args {
-    const float* a;
-    const float* b;
-    float* c;
-    uint32_t n;
-};
+using Args = example::VectorAddArgs;
 
 }  // namespace
 

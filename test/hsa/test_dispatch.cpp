@@ -24,12 +24,7 @@ namespace {
 
 using test_support::expect;
 
-struct Args {
-    const float* a;
-    const float* b;
-    float* c;
-    uint32_t n;
-};
+using Args = example::VectorAddArgs;
 
 struct dispatch_seen {
     int enqueue_enter = 0, enqueue_exit = 0, complete = 0;

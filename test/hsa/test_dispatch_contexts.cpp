@@ -19,12 +19,7 @@ namespace {
 
 using test_support::expect;
 
-struct Args {
-    const float* a;
-    const float* b;
-    float* c;
-    uint32_t n;
-};
+using Args = example::VectorAddArgs;
 
 std::mutex g_mutex;
 rocprofiler_context_id_t g_a{}, g_b{};
