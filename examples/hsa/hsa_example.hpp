@@ -94,6 +94,15 @@ inline void* alloc_shared(hsa_agent_t cpu, hsa_agent_t gpu, size_t size) {
   return p;
 }
 
+// Device memory: the GPU's coarse-grained pool (what a kernel replay snapshots). The host
+// reaches it with hsa_memory_copy.
+inline void* alloc_device(hsa_agent_t gpu, size_t size) {
+  void* p = nullptr;
+  HSA_CHECK(hsa_amd_memory_pool_allocate(find_pool(gpu, HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_COARSE_GRAINED), size, 0,
+                                         &p));
+  return p;
+}
+
 inline void* alloc_kernarg(hsa_agent_t cpu, hsa_agent_t gpu, size_t size) {
   void* p = nullptr;
   HSA_CHECK(hsa_amd_memory_pool_allocate(find_pool(cpu, HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_KERNARG_INIT),

@@ -1,6 +1,7 @@
 // src/core/registry.cpp — contexts, callback services, subscriber masks, correlation ids and
 // the ENTER/EXIT dispatch of traced calls. All mutable tracing state of encore lives here.
 #include "registry.hpp"
+#include "replay.hpp"
 
 #include <encore/tracing/tool.hpp>
 
@@ -212,6 +213,14 @@ rocprofiler_status_t configure_callback_service(rocprofiler_context_id_t id,
     if (!kind_produced(static_cast<kind>(k))) return ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED;
     auto& svc = c->services[static_cast<std::size_t>(k)];
     if (svc.configured) return ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED;
+    // Kernel replay serializes the agent and owns its memory for the loop: one context per
+    // process may drive it (the seed's rule).
+    if (k == ROCPROFILER_CALLBACK_TRACING_KERNEL_REPLAY) {
+        const auto n = g_context_count.load(std::memory_order_relaxed);
+        for (std::uint32_t j = 0; j < n; ++j)
+            if (g_contexts[j].services[static_cast<std::size_t>(k)].configured)
+                return ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED;
+    }
     std::bitset<max_ops_per_kind> selected;
     const auto first = info->first_op;
     const auto last = first + static_cast<op_id>(info->op_count);
@@ -291,6 +300,7 @@ void stop_all_contexts() noexcept {
 
 void reset_for_testing() noexcept {
     stop_all_contexts();
+    replay::reset_for_testing();
     std::lock_guard lk(g_mutex);
     for (auto& row : subscribers)
         for (auto& m : row) m.store(0, std::memory_order_relaxed);

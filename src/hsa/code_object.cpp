@@ -14,6 +14,8 @@
 // threads are delivered under one (recursive) mutex, so an executable's LOAD records always
 // precede its UNLOAD records.
 #include "events.hpp"
+#include "replay.hpp"
+#include "replay_memory.hpp"
 #include "runtime.hpp"
 
 #include <encore/tracing/tool.hpp>
@@ -247,12 +249,23 @@ void unload(hsa_executable_t exe) noexcept {
 
 hsa_status_t executable_freeze(hsa_executable_t exe, const char* options) noexcept {
     const hsa_status_t status = runtime().core.hsa_executable_freeze_fn(exe, options);
-    if (status == HSA_STATUS_SUCCESS) load(exe);
+    if (status == HSA_STATUS_SUCCESS) {
+        replay_memory::on_executable_frozen(exe);  // module variables a replay covers
+        load(exe);
+    }
     return status;
 }
 
 hsa_status_t executable_destroy(hsa_executable_t exe) noexcept {
     unload(exe);
+    // Its module variables are not destroyed while a replay on their agent may snapshot or
+    // restore them (agents in ascending order, like every multi-agent hold).
+    std::vector<std::unique_ptr<replay_gate::shared_hold>> holds;
+    try {
+        for (std::uint64_t a : replay_memory::agents_of(exe)) holds.push_back(std::make_unique<replay_gate::shared_hold>(a));
+    } catch (...) {
+    }
+    replay_memory::on_executable_destroyed(exe);
     return runtime().core.hsa_executable_destroy_fn(exe);
 }
 
@@ -266,7 +279,8 @@ std::uint64_t kernel_id_of(std::uint64_t kernel_object) noexcept {
 }
 
 bool install_code_object_tracing(::HsaApiTable& table) noexcept {
-    if (!configured_operations(kind::code_object).any() && !configured_operations(kind::kernel_dispatch).any())
+    if (!configured_operations(kind::code_object).any() && !configured_operations(kind::kernel_dispatch).any() &&
+        !replay_memory::enabled())
         return false;
     if (table.core_ == nullptr || runtime().core.hsa_system_get_major_extension_table_fn == nullptr) return false;
     if (runtime().core.hsa_system_get_major_extension_table_fn(HSA_EXTENSION_AMD_LOADER, 1, sizeof(g_loader),

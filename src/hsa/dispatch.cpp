@@ -13,6 +13,8 @@
 //     runs COMPLETE callbacks (phase NONE) with the user_data each context had at ENQUEUE.
 // Contexts are captured at ENQUEUE: stopping one later still delivers the COMPLETE.
 #include "events.hpp"
+#include "replay.hpp"
+#include "replay_memory.hpp"
 #include "runtime.hpp"
 
 #include "../core/registry.hpp"
@@ -27,6 +29,7 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <unordered_map>
 #include <vector>
 
@@ -75,31 +78,57 @@ void give_back_signal(hsa_signal_t s) {
     runtime().core.hsa_signal_destroy_fn(s);
 }
 
+
+// ---- replay gates (replay.hpp) ------------------------------------------------------------------
+struct agent_gate {
+    std::shared_timed_mutex lock;
+    std::atomic<std::int64_t> in_flight{0};
+};
+std::atomic<bool> g_replay_enabled{false};
+std::mutex g_gates_mutex;
+// Never destroyed: gates are reached from runtime threads until the process ends.
+auto* g_gates = new std::unordered_map<std::uint64_t, std::unique_ptr<agent_gate>>;
+thread_local std::uint64_t t_exclusive_agent = 0;  // the agent this thread replays on
+
+agent_gate& replay_gate_of(std::uint64_t agent) {
+    std::lock_guard lk(g_gates_mutex);
+    auto& g = (*g_gates)[agent];
+    if (!g) g = std::make_unique<agent_gate>();
+    return *g;
+}
+
 // One dispatch between ENQUEUE and COMPLETE (heap: completes on the runtime's handler thread).
 struct dispatch_record {
     std::shared_ptr<queue_state> queue;
     hsa_signal_t signal;
     std::uint64_t enqueue_mask, complete_mask;
-    std::unique_ptr<event> ev;  // contexts and correlation captured at ENQUEUE
+    bool counted;               // in its agent's replay-gate count
+    std::unique_ptr<event> ev;  // contexts and correlation captured at ENQUEUE (null: untraced)
     rocprofiler_callback_tracing_kernel_dispatch_data_t payload;
 };
 
-bool on_complete(hsa_signal_value_t, void* arg) {
-    std::unique_ptr<dispatch_record> d(static_cast<dispatch_record*>(arg));
+void deliver_complete(dispatch_record& d) noexcept {
+    if (!d.ev) return;
     hsa_amd_profiling_dispatch_time_t t{};
-    if (runtime().amd.hsa_amd_profiling_get_dispatch_time_fn(d->queue->agent, d->signal, &t) == HSA_STATUS_SUCCESS) {
-        d->payload.start_timestamp = to_encore_ns(t.start);
-        d->payload.end_timestamp = to_encore_ns(t.end);
+    if (runtime().amd.hsa_amd_profiling_get_dispatch_time_fn(d.queue->agent, d.signal, &t) == HSA_STATUS_SUCCESS) {
+        d.payload.start_timestamp = to_encore_ns(t.start);
+        d.payload.end_timestamp = to_encore_ns(t.end);
     }
     // Each context gets a copy of the user_data its ENQUEUE left.
     rocprofiler_user_data_t copies[tracing::max_contexts];
-    for (std::uint64_t m = d->complete_mask; m != 0; m &= m - 1) {
+    for (std::uint64_t m = d.complete_mask; m != 0; m &= m - 1) {
         const auto c = static_cast<unsigned>(__builtin_ctzll(m));
-        copies[c] = d->ev->user_data[c];
+        copies[c] = d.ev->user_data[c];
     }
-    d->ev->deliver_to(d->complete_mask, ROCPROFILER_KERNEL_DISPATCH_COMPLETE, ROCPROFILER_CALLBACK_PHASE_NONE,
-                      &d->payload, copies);
+    d.ev->deliver_to(d.complete_mask, ROCPROFILER_KERNEL_DISPATCH_COMPLETE, ROCPROFILER_CALLBACK_PHASE_NONE,
+                     &d.payload, copies);
+}
+
+bool on_complete(hsa_signal_value_t, void* arg) {
+    std::unique_ptr<dispatch_record> d(static_cast<dispatch_record*>(arg));
+    deliver_complete(*d);
     give_back_signal(d->signal);
+    if (d->counted) replay_gate::finished(d->queue->agent.handle);
     g_in_flight.fetch_sub(1, std::memory_order_release);
     return false;  // one-shot
 }
@@ -111,12 +140,246 @@ bool is_kernel_dispatch(const void* pkt) {
            HSA_PACKET_TYPE_KERNEL_DISPATCH;
 }
 
+void fill_info(rocprofiler_callback_tracing_kernel_dispatch_data_t& p, const queue_state& qs,
+               const hsa_kernel_dispatch_packet_t& pkt, std::uint64_t dispatch_id) noexcept {
+    auto& info = p.dispatch_info;
+    p.size = sizeof(p);
+    info.size = sizeof(info);
+    info.agent_id.handle = qs.agent.handle;
+    info.queue_id.handle = qs.queue->id;
+    const auto id = kernel_id_of(pkt.kernel_object);
+    info.kernel_id = id != 0 ? id : pkt.kernel_object;
+    info.dispatch_id = dispatch_id;
+    info.private_segment_size = pkt.private_segment_size;
+    info.group_segment_size = pkt.group_segment_size;
+    info.workgroup_size = {pkt.workgroup_size_x, pkt.workgroup_size_y, pkt.workgroup_size_z};
+    info.grid_size = {pkt.grid_size_x, pkt.grid_size_y, pkt.grid_size_z};
+}
+
+hsa_barrier_and_packet_t barrier_with(hsa_signal_t completion) noexcept {
+    hsa_barrier_and_packet_t barrier{};
+    barrier.header = static_cast<std::uint16_t>((HSA_PACKET_TYPE_BARRIER_AND << HSA_PACKET_HEADER_TYPE) |
+                                                (1u << HSA_PACKET_HEADER_BARRIER) |
+                                                (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_ACQUIRE_FENCE_SCOPE) |
+                                                (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_RELEASE_FENCE_SCOPE));
+    barrier.completion_signal = completion;
+    return barrier;
+}
+
+void warn_signal_once() noexcept {
+    static std::atomic<bool> warned{false};
+    if (!warned.exchange(true))
+        std::fprintf(stderr, "[encore] cannot create a completion signal; dispatches are not timed\n");
+}
+
+// The ordinary path of one kernel dispatch packet: traced (ENQUEUE/COMPLETE) for the contexts in
+// the masks, counted in its agent's replay gate when replay is on; the program's completion
+// signal, if any, fires from a barrier packet after encore's.
+void submit_ordinary(const std::shared_ptr<queue_state>& qs, const hsa_kernel_dispatch_packet_t& in,
+                     hsa_amd_queue_intercept_packet_writer writer, std::uint64_t enqueue_mask,
+                     std::uint64_t complete_mask, std::uint64_t dispatch_id = 0) noexcept {
+    const bool count = replay_gate::enabled();
+    if ((enqueue_mask | complete_mask) == 0 && !count) {
+        writer(&in, 1);
+        return;
+    }
+    replay_gate::shared_hold hold(qs->agent.handle);
+    hsa_kernel_dispatch_packet_t pkt = in;
+    auto d = std::make_unique<dispatch_record>();
+    d->queue = qs;
+    d->enqueue_mask = enqueue_mask;
+    d->complete_mask = complete_mask;
+    d->counted = count;
+    if ((enqueue_mask | complete_mask) != 0) {
+        d->ev = event::capture_heap(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, complete_mask);
+        if (d->ev) {
+            fill_info(d->payload, *qs, pkt,
+                      dispatch_id != 0 ? dispatch_id : g_dispatch_id.fetch_add(1, std::memory_order_relaxed) + 1);
+            d->ev->deliver_to(enqueue_mask, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, ROCPROFILER_CALLBACK_PHASE_ENTER,
+                              &d->payload);
+        }
+    }
+    if (!d->ev && !count) {
+        writer(&in, 1);
+        return;
+    }
+    const hsa_signal_t app_signal = pkt.completion_signal;
+    if (!take_signal(d->signal)) {
+        warn_signal_once();
+        writer(&in, 1);
+        return;
+    }
+    pkt.completion_signal = d->signal;
+    const std::uint64_t n = app_signal.handle != 0 ? 2 : 1;
+    struct {
+        hsa_kernel_dispatch_packet_t k;
+        hsa_barrier_and_packet_t b;
+    } out{pkt, barrier_with(app_signal)};
+    static_assert(sizeof(out) == 2 * 64);
+    if (d->ev)
+        d->ev->deliver_to(enqueue_mask, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, ROCPROFILER_CALLBACK_PHASE_EXIT, &d->payload);
+    auto* raw = d.release();
+    g_in_flight.fetch_add(1, std::memory_order_relaxed);
+    if (count) replay_gate::started(qs->agent.handle);
+    if (runtime().amd.hsa_amd_signal_async_handler_fn(raw->signal, HSA_SIGNAL_CONDITION_LT, 1, &on_complete, raw) !=
+        HSA_STATUS_SUCCESS) {
+        g_in_flight.fetch_sub(1, std::memory_order_relaxed);
+        if (count) replay_gate::finished(qs->agent.handle);
+        std::fprintf(stderr, "[encore] cannot watch a dispatch's completion; its COMPLETE record is lost\n");
+        delete raw;  // the signal stays with the runtime; nothing reads it again
+    }
+    writer(&out, n);
+}
+
+// ---- replay -----------------------------------------------------------------------------------
+
+std::uint64_t ticks_per_ms() noexcept {
+    static const std::uint64_t v = [] {
+        std::uint64_t f = 0;
+        if (runtime().core.hsa_system_get_info_fn(HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY, &f) != HSA_STATUS_SUCCESS || f == 0)
+            f = 1'000'000'000;
+        return f / 1000 > 0 ? f / 1000 : 1;
+    }();
+    return v;
+}
+
+// Waits until `s` drops below 1, at most timeout_ns. false on timeout.
+bool wait_signal(hsa_signal_t s, std::uint64_t timeout_ns) noexcept {
+    using namespace std::chrono;
+    const auto deadline = steady_clock::now() + nanoseconds(timeout_ns);
+    while (runtime().core.hsa_signal_wait_scacquire_fn(s, HSA_SIGNAL_CONDITION_LT, 1, 100 * ticks_per_ms(),
+                                                       HSA_WAIT_STATE_BLOCKED) >= 1) {
+        if (steady_clock::now() >= deadline) return false;
+    }
+    return true;
+}
+
+// One single-packet dispatch going through the replay service (core::replay drives it).
+class hsa_replay final : public core::replay::dispatch_backend {
+public:
+    hsa_replay(std::shared_ptr<queue_state> qs, const hsa_kernel_dispatch_packet_t& pkt,
+               hsa_amd_queue_intercept_packet_writer writer, std::uint64_t dispatch_id) noexcept
+        : qs_(std::move(qs)), pkt_(pkt), writer_(writer), dispatch_id_(dispatch_id),
+          opt_(core::replay::current_options(default_policy())) {}
+
+    static encore_replay_snapshot_policy_t default_policy() noexcept {
+        // Measured (benchmarks/RESULTS.md): with write tracking, restoring only changed chunks
+        // wins at every written fraction up to ~all of the footprint; comparing (ROCr) costs a
+        // full read-back, so there the full copy is the default.
+        return replay_memory::write_tracking_available() ? ENCORE_REPLAY_SNAPSHOT_CHANGED_CHUNKS
+                                                         : ENCORE_REPLAY_SNAPSHOT_FULL_COPY;
+    }
+
+    void run_once() noexcept override {
+        submit_ordinary(qs_, pkt_, writer_, subscribed(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE),
+                        subscribed(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_COMPLETE), dispatch_id_);
+    }
+
+    const char* acquire() noexcept override {
+        using namespace std::chrono;
+        auto& g = replay_gate_of(agent());
+        if (!g.lock.try_lock_for(nanoseconds(opt_.wait_timeout_ns)))
+            return "timed out waiting for exclusive use of the agent: the dispatch runs once";
+        t_exclusive_agent = agent();
+        // Drain: every dispatch and async copy submitted on the agent before (this queue and its
+        // siblings) has completed and its completion handler has run.
+        const auto deadline = steady_clock::now() + nanoseconds(opt_.wait_timeout_ns);
+        while (g.in_flight.load(std::memory_order_acquire) > 0) {
+            if (steady_clock::now() >= deadline) {
+                release();
+                return "timed out draining the agent's queues and copies: the dispatch runs once";
+            }
+            std::this_thread::sleep_for(microseconds(20));
+        }
+        return nullptr;
+    }
+
+    const char* snapshot(core::replay::memory_stats& out) noexcept override {
+        const char* why = snap_.take(agent(), opt_, out);
+        if (why != nullptr) release();
+        return why;
+    }
+
+    const char* run_pass(std::uint64_t, std::uint64_t contexts) noexcept override {
+        if (stuck_) return "a pass did not complete";
+        const std::uint64_t enqueue_mask = subscribed(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE) & contexts;
+        const std::uint64_t complete_mask = subscribed(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_COMPLETE) & contexts;
+        dispatch_record d{};
+        d.queue = qs_;
+        d.enqueue_mask = enqueue_mask;
+        d.complete_mask = complete_mask;
+        if ((enqueue_mask | complete_mask) != 0) {
+            d.ev = event::capture_heap(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, complete_mask);
+            if (d.ev) {
+                fill_info(d.payload, *qs_, pkt_, dispatch_id_);  // every pass: the same dispatch id
+                d.ev->deliver_to(enqueue_mask, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, ROCPROFILER_CALLBACK_PHASE_ENTER,
+                                 &d.payload);
+            }
+        }
+        if (!take_signal(d.signal)) {
+            warn_signal_once();
+            return "cannot create a completion signal for a pass";
+        }
+        hsa_kernel_dispatch_packet_t pkt = pkt_;
+        pkt.completion_signal = d.signal;  // the program's signal fires once, after the last pass
+        if (d.ev)
+            d.ev->deliver_to(enqueue_mask, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, ROCPROFILER_CALLBACK_PHASE_EXIT, &d.payload);
+        writer_(&pkt, 1);
+        // Per-pass drain: the pass has completed and its COMPLETE is delivered (here, on this
+        // thread) before PASS EXIT, so passes never overlap and the restore is safe.
+        if (!wait_signal(d.signal, opt_.wait_timeout_ns)) {
+            stuck_ = true;  // the signal stays with the runtime
+            return "a pass did not complete within the wait bound (ENCORE_REPLAY_TIMEOUT_MS): no further passes";
+        }
+        deliver_complete(d);
+        give_back_signal(d.signal);
+        return nullptr;
+    }
+
+    bool restore(core::replay::memory_stats& out) noexcept override { return snap_.restore(out); }
+
+    void finish() noexcept override {
+        const hsa_signal_t app = pkt_.completion_signal;
+        if (app.handle != 0) {
+            if (stuck_) {
+                // After the pass still running, in queue order.
+                const auto b = barrier_with(app);
+                writer_(&b, 1);
+            } else {
+                runtime().core.hsa_signal_subtract_screlease_fn(app, 1);
+            }
+        }
+        snap_.release();
+        release();
+    }
+
+    bool checksum(std::uint64_t& out) noexcept override { return snap_.checksum(out); }
+
+private:
+    std::uint64_t agent() const noexcept { return qs_->agent.handle; }
+    void release() noexcept {
+        if (t_exclusive_agent == agent()) {
+            t_exclusive_agent = 0;
+            replay_gate_of(agent()).lock.unlock();
+        }
+    }
+
+    std::shared_ptr<queue_state> qs_;
+    hsa_kernel_dispatch_packet_t pkt_;
+    hsa_amd_queue_intercept_packet_writer writer_;
+    std::uint64_t dispatch_id_;
+    core::replay::options opt_;
+    replay_memory::snapshot snap_;
+    bool stuck_ = false;
+};
+
 void intercept(const void* pkts, std::uint64_t count, std::uint64_t, void* data,
                hsa_amd_queue_intercept_packet_writer writer) {
     auto* q = static_cast<queue_state*>(data);
     const std::uint64_t enqueue_mask = subscribed(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE);
     const std::uint64_t complete_mask = subscribed(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_COMPLETE);
-    if ((enqueue_mask | complete_mask) == 0) {
+    const bool replay_on = replay_gate::enabled();
+    if ((enqueue_mask | complete_mask) == 0 && !replay_on) {
         writer(pkts, count);
         return;
     }
@@ -126,66 +389,39 @@ void intercept(const void* pkts, std::uint64_t count, std::uint64_t, void* data,
         if (auto it = g_queues.find(q->queue); it != g_queues.end()) qs = it->second;
     }
     const auto* in = static_cast<const hsa_kernel_dispatch_packet_t*>(pkts);
+    if (qs && replay_on && core::replay::service_active()) {
+        if (count == 1 && is_kernel_dispatch(in)) {
+            if (core::replay::in_replay()) {
+                core::replay::warn_once("a dispatch submitted from a replay callback runs once (nested replays are declined)");
+            } else {
+                // The whole sequence (CONFIG, every pass's ENQUEUE/COMPLETE) shares one
+                // correlation id: the submitting call's, or one made for it.
+                auto* t = tracing::detail::this_thread();
+                const bool own_id = t->current == 0;
+                if (own_id) t->current = tracing::detail::next_id(t);
+                hsa_kernel_dispatch_packet_t pkt = in[0];
+                rocprofiler_callback_tracing_kernel_dispatch_data_t p{};
+                const std::uint64_t id = g_dispatch_id.fetch_add(1, std::memory_order_relaxed) + 1;
+                fill_info(p, *qs, pkt, id);
+                hsa_replay backend(qs, pkt, writer, id);
+                core::replay::replay_dispatch(p.dispatch_info, backend);
+                if (own_id) t->current = 0;
+                return;
+            }
+        } else {
+            for (std::uint64_t i = 0; i < count; ++i)
+                if (is_kernel_dispatch(&in[i])) {
+                    core::replay::warn_once("a submission of several packets runs once (only single-packet dispatches are replayed)");
+                    break;
+                }
+        }
+    }
     for (std::uint64_t i = 0; i < count; ++i) {
         if (!qs || !is_kernel_dispatch(&in[i])) {
             writer(&in[i], 1);
             continue;
         }
-        hsa_kernel_dispatch_packet_t pkt = in[i];
-        auto d = std::make_unique<dispatch_record>();
-        d->queue = qs;
-        d->enqueue_mask = enqueue_mask;
-        d->complete_mask = complete_mask;
-        d->ev = event::capture_heap(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, complete_mask);
-        if (!d->ev) {
-            writer(&in[i], 1);
-            continue;
-        }
-        auto& info = d->payload.dispatch_info;
-        d->payload.size = sizeof(d->payload);
-        info.size = sizeof(info);
-        info.agent_id.handle = qs->agent.handle;
-        info.queue_id.handle = qs->queue->id;
-        info.kernel_id = [&] { const auto id = kernel_id_of(pkt.kernel_object); return id != 0 ? id : pkt.kernel_object; }();
-        info.dispatch_id = g_dispatch_id.fetch_add(1, std::memory_order_relaxed) + 1;
-        info.private_segment_size = pkt.private_segment_size;
-        info.group_segment_size = pkt.group_segment_size;
-        info.workgroup_size = {pkt.workgroup_size_x, pkt.workgroup_size_y, pkt.workgroup_size_z};
-        info.grid_size = {pkt.grid_size_x, pkt.grid_size_y, pkt.grid_size_z};
-        d->ev->deliver_to(enqueue_mask, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, ROCPROFILER_CALLBACK_PHASE_ENTER, &d->payload);
-
-        const hsa_signal_t app_signal = pkt.completion_signal;
-        if (!take_signal(d->signal)) {
-            static std::atomic<bool> warned{false};
-            if (!warned.exchange(true))
-                std::fprintf(stderr, "[encore] cannot create a completion signal; dispatches are not timed\n");
-            writer(&in[i], 1);
-            continue;
-        }
-        pkt.completion_signal = d->signal;
-        hsa_barrier_and_packet_t barrier{};
-        barrier.header = static_cast<std::uint16_t>((HSA_PACKET_TYPE_BARRIER_AND << HSA_PACKET_HEADER_TYPE) |
-                                                    (1u << HSA_PACKET_HEADER_BARRIER) |
-                                                    (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_ACQUIRE_FENCE_SCOPE) |
-                                                    (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_RELEASE_FENCE_SCOPE));
-        barrier.completion_signal = app_signal;
-        // The application's signal, if any, fires from the barrier after encore's.
-        const std::uint64_t n = app_signal.handle != 0 ? 2 : 1;
-        struct {
-            hsa_kernel_dispatch_packet_t k;
-            hsa_barrier_and_packet_t b;
-        } out{pkt, barrier};
-        static_assert(sizeof(out) == 2 * 64);
-        d->ev->deliver_to(enqueue_mask, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, ROCPROFILER_CALLBACK_PHASE_EXIT, &d->payload);
-        auto* raw = d.release();
-        g_in_flight.fetch_add(1, std::memory_order_relaxed);
-        if (runtime().amd.hsa_amd_signal_async_handler_fn(raw->signal, HSA_SIGNAL_CONDITION_LT, 1, &on_complete, raw) !=
-            HSA_STATUS_SUCCESS) {
-            g_in_flight.fetch_sub(1, std::memory_order_relaxed);
-            std::fprintf(stderr, "[encore] cannot watch a dispatch's completion; its COMPLETE record is lost\n");
-            delete raw;  // the signal stays with the runtime; nothing reads it again
-        }
-        writer(&out, n);
+        submit_ordinary(qs, in[i], writer, enqueue_mask, complete_mask);
     }
 }
 
@@ -217,6 +453,38 @@ hsa_status_t queue_destroy(hsa_queue_t* queue) {
 
 }  // namespace
 
+namespace replay_gate {
+
+void enable() noexcept { g_replay_enabled.store(true, std::memory_order_release); }
+bool enabled() noexcept { return g_replay_enabled.load(std::memory_order_relaxed); }
+
+shared_hold::shared_hold(std::uint64_t a, std::uint64_t b) noexcept {
+    if (!enabled()) return;
+    if (a == b) b = 0;
+    // Fixed order (by handle) so two holders of the same pair never deadlock.
+    if (a > b) std::swap(a, b);
+    int i = 0;
+    for (std::uint64_t x : {a, b}) {
+        if (x == 0 || x == t_exclusive_agent) continue;
+        replay_gate_of(x).lock.lock_shared();
+        held_[i++] = x;
+    }
+}
+
+shared_hold::~shared_hold() {
+    for (std::uint64_t x : held_)
+        if (x != 0) replay_gate_of(x).lock.unlock_shared();
+}
+
+void started(std::uint64_t agent) noexcept {
+    if (enabled() && agent != 0) replay_gate_of(agent).in_flight.fetch_add(1, std::memory_order_acq_rel);
+}
+void finished(std::uint64_t agent) noexcept {
+    if (enabled() && agent != 0) replay_gate_of(agent).in_flight.fetch_sub(1, std::memory_order_acq_rel);
+}
+
+}  // namespace replay_gate
+
 void uninstall_dispatch_tracing(::HsaApiTable& table) noexcept {
     // The runtime calls OnUnload before it stops its signal handler thread: let the dispatches
     // still in flight deliver their COMPLETE (bounded: a kernel that never ends must not hang
@@ -236,7 +504,7 @@ void uninstall_dispatch_tracing(::HsaApiTable& table) noexcept {
 }
 
 bool install_dispatch_tracing(::HsaApiTable& table) noexcept {
-    if (!configured_operations(kind::kernel_dispatch).any()) return false;
+    if (!configured_operations(kind::kernel_dispatch).any() && !core::replay::service_configured()) return false;
     if (table.core_ == nullptr || table.amd_ext_ == nullptr) return false;
     table.core_->hsa_queue_create_fn = &queue_create;
     table.core_->hsa_queue_destroy_fn = &queue_destroy;

@@ -17,6 +17,8 @@
 // Arguments and statuses always pass through unchanged; every call goes to the runtime's own
 // functions (runtime()), never through the exported hsa_* symbols.
 #include "events.hpp"
+#include "replay.hpp"
+#include "replay_memory.hpp"
 #include "runtime.hpp"
 
 #include <encore/tracing/tool.hpp>
@@ -156,8 +158,35 @@ void restore(const void* p, const allocation& a) noexcept {
     }
 }
 
+// Which memory a kernel replay covers: coarse-grained, not kernarg (flags of the pool / region).
+struct grain {
+    bool coarse = false;
+    bool kernarg = false;
+};
+grain pool_grain(hsa_amd_memory_pool_t pool) noexcept {
+    std::uint32_t flags = 0;
+    hsa_amd_segment_t seg{};
+    const auto& rt = runtime();
+    if (rt.amd.hsa_amd_memory_pool_get_info_fn(pool, HSA_AMD_MEMORY_POOL_INFO_SEGMENT, &seg) != HSA_STATUS_SUCCESS ||
+        seg != HSA_AMD_SEGMENT_GLOBAL ||
+        rt.amd.hsa_amd_memory_pool_get_info_fn(pool, HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS, &flags) != HSA_STATUS_SUCCESS)
+        return {};
+    return {(flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_COARSE_GRAINED) != 0,
+            (flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_KERNARG_INIT) != 0};
+}
+grain region_grain(hsa_region_t region) noexcept {
+    std::uint32_t flags = 0;
+    hsa_region_segment_t seg{};
+    const auto& rt = runtime();
+    if (rt.core.hsa_region_get_info_fn(region, HSA_REGION_INFO_SEGMENT, &seg) != HSA_STATUS_SUCCESS ||
+        seg != HSA_REGION_SEGMENT_GLOBAL ||
+        rt.core.hsa_region_get_info_fn(region, HSA_REGION_INFO_GLOBAL_FLAGS, &flags) != HSA_STATUS_SUCCESS)
+        return {};
+    return {(flags & HSA_REGION_GLOBAL_FLAG_COARSE_GRAINED) != 0, (flags & HSA_REGION_GLOBAL_FLAG_KERNARG) != 0};
+}
+
 template <class Call>
-hsa_status_t traced_allocate(std::uint64_t agent, std::size_t size, void** ptr, Call&& call) noexcept {
+hsa_status_t traced_allocate(std::uint64_t agent, std::size_t size, void** ptr, grain g, Call&& call) noexcept {
     auto ev = event::capture(kind::memory_allocation, ROCPROFILER_MEMORY_ALLOCATION_ALLOCATE);
     rocprofiler_callback_tracing_memory_allocation_data_t p{};
     p.size = sizeof(p);
@@ -167,7 +196,10 @@ hsa_status_t traced_allocate(std::uint64_t agent, std::size_t size, void** ptr, 
     const std::uint64_t start = ev ? now_ns() : 0;
     const hsa_status_t s = call();
     void* addr = s == HSA_STATUS_SUCCESS && ptr != nullptr ? *ptr : nullptr;
-    if (addr != nullptr) remember(addr, size, agent);
+    if (addr != nullptr) {
+        remember(addr, size, agent);
+        replay_memory::on_allocate(addr, size, g.coarse, g.kernarg);
+    }
     if (ev) {
         p.start_timestamp = start;
         p.end_timestamp = now_ns();
@@ -181,6 +213,11 @@ template <class Call>
 hsa_status_t traced_free(void* ptr, Call&& call) noexcept {
     bool found = false;
     const allocation a = forget(ptr, found);
+    // Memory of an agent is not freed while a replay there may snapshot, restore or checksum it
+    // (the covered set stays the same for every pass); it leaves replay coverage before the
+    // runtime can hand the address to someone else.
+    replay_gate::shared_hold hold(a.agent);
+    replay_memory::on_free(ptr);
     auto ev = event::capture(kind::memory_allocation, ROCPROFILER_MEMORY_ALLOCATION_FREE);
     rocprofiler_callback_tracing_memory_allocation_data_t p{};
     p.size = sizeof(p);
@@ -200,7 +237,8 @@ hsa_status_t traced_free(void* ptr, Call&& call) noexcept {
 }
 
 hsa_status_t pool_allocate(hsa_amd_memory_pool_t pool, size_t size, uint32_t flags, void** ptr) noexcept {
-    return traced_allocate(pool_owner(pool.handle), size, ptr, [&] {
+    const grain g = replay_memory::enabled() ? pool_grain(pool) : grain{};
+    return traced_allocate(pool_owner(pool.handle), size, ptr, g, [&] {
         return runtime().amd.hsa_amd_memory_pool_allocate_fn(pool, size, flags, ptr);
     });
 }
@@ -210,7 +248,8 @@ hsa_status_t pool_free(void* ptr) noexcept {
 }
 
 hsa_status_t memory_allocate(hsa_region_t region, size_t size, void** ptr) noexcept {
-    return traced_allocate(region_owner(region.handle), size, ptr, [&] {
+    const grain g = replay_memory::enabled() ? region_grain(region) : grain{};
+    return traced_allocate(region_owner(region.handle), size, ptr, g, [&] {
         return runtime().core.hsa_memory_allocate_fn(region, size, ptr);
     });
 }
@@ -246,6 +285,8 @@ op_id direction(const side& src, const side& dst) noexcept {
     return ROCPROFILER_MEMORY_COPY_HOST_TO_HOST + (src.device ? 2 : 0) + (dst.device ? 1 : 0);
 }
 
+hsa_status_t traced_memory_copy(void* dst, const void* src, size_t size, const side& s, const side& d) noexcept;
+
 bool copies_wanted() noexcept {
     for (op_id op = ROCPROFILER_MEMORY_COPY_HOST_TO_HOST; op < ROCPROFILER_MEMORY_COPY_LAST; ++op)
         if (subscribed(kind::memory_copy, op) != 0) return true;
@@ -253,8 +294,18 @@ bool copies_wanted() noexcept {
 }
 
 hsa_status_t memory_copy(void* dst, const void* src, size_t size) noexcept {
+    if (replay_gate::enabled()) {
+        // A synchronous copy into or out of an agent's memory never overlaps a replay there.
+        const side s = classify(src), d = classify(dst);
+        replay_gate::shared_hold hold(s.device ? s.agent : 0, d.device ? d.agent : 0);
+        return traced_memory_copy(dst, src, size, s, d);
+    }
     if (!copies_wanted()) return runtime().core.hsa_memory_copy_fn(dst, src, size);
-    const side s = classify(src), d = classify(dst);
+    return traced_memory_copy(dst, src, size, classify(src), classify(dst));
+}
+
+hsa_status_t traced_memory_copy(void* dst, const void* src, size_t size, const side& s, const side& d) noexcept {
+    if (!copies_wanted()) return runtime().core.hsa_memory_copy_fn(dst, src, size);
     auto ev = event::capture(kind::memory_copy, direction(s, d));
     if (!ev) return runtime().core.hsa_memory_copy_fn(dst, src, size);
     rocprofiler_callback_tracing_memory_copy_data_t p{};
@@ -284,6 +335,7 @@ struct copy_record {
     hsa_signal_t app;   // the program's completion signal
     hsa_signal_t mine;  // encore's, given to the runtime
     std::uint64_t submit_ns;
+    std::uint64_t gpu[2];  // agents counted in their replay gates until the copy completes
 };
 
 void complete_copy(copy_record* raw) noexcept {
@@ -299,10 +351,11 @@ void complete_copy(copy_record* raw) noexcept {
         r->payload.start_timestamp = r->submit_ns;
         r->payload.end_timestamp = now_ns();
     }
-    r->ev->deliver(ROCPROFILER_CALLBACK_PHASE_EXIT, &r->payload);
+    if (r->ev) r->ev->deliver(ROCPROFILER_CALLBACK_PHASE_EXIT, &r->payload);
     // Only now does the program see its copy done.
     rt.core.hsa_signal_subtract_screlease_fn(r->app, 1);
     rt.core.hsa_signal_destroy_fn(r->mine);
+    for (std::uint64_t a : r->gpu) replay_gate::finished(a);
     r.reset();
     g_copies_in_flight.fetch_sub(1, std::memory_order_release);
 }
@@ -320,12 +373,21 @@ hsa_status_t async_copy(void* dst, hsa_agent_t dst_agent, const void* src, hsa_a
         return rt.amd.hsa_amd_memory_async_copy_fn(dst, dst_agent, src, src_agent, size, num_dep_signals, dep_signals,
                                                    completion);
     };
-    if (!copies_wanted()) return call(completion_signal);
+    // While a replay service exists, a copy touching an agent waits for a replay in progress
+    // there, and a replay waits for the copy to complete (the seed's open async-copy race).
+    const bool gated = replay_gate::enabled();
+    if (!copies_wanted() && !gated) return call(completion_signal);
     const side s = classify(src), d = classify(dst);
     std::unique_ptr<copy_record> r(new (std::nothrow) copy_record{});
     if (r == nullptr) return call(completion_signal);
     r->ev = event::capture_heap(kind::memory_copy, direction(s, d));
-    if (!r->ev) return call(completion_signal);
+    if (!r->ev && !gated) return call(completion_signal);
+    const std::uint64_t gpu_a = s.device ? s.agent : 0, gpu_b = d.device ? d.agent : 0;
+    replay_gate::shared_hold hold(gpu_a, gpu_b);
+    if (gated) {
+        r->gpu[0] = gpu_a;
+        r->gpu[1] = gpu_b != gpu_a ? gpu_b : 0;
+    }
     auto& p = r->payload;
     p.size = sizeof(p);
     p.dst_agent_id.handle = dst_agent.handle;
@@ -334,7 +396,7 @@ hsa_status_t async_copy(void* dst, hsa_agent_t dst_agent, const void* src, hsa_a
     p.dst_address.ptr = dst;
     p.src_address.ptr = src;
     r->app = completion_signal;
-    r->ev->deliver(ROCPROFILER_CALLBACK_PHASE_ENTER, &p);
+    if (r->ev) r->ev->deliver(ROCPROFILER_CALLBACK_PHASE_ENTER, &p);
     r->submit_ns = now_ns();
 
     // Without a signal of its own (or without a program signal to forward to: the runtime rejects
@@ -343,7 +405,7 @@ hsa_status_t async_copy(void* dst, hsa_agent_t dst_agent, const void* src, hsa_a
         const hsa_status_t status = call(completion_signal);
         p.start_timestamp = r->submit_ns;
         p.end_timestamp = now_ns();
-        r->ev->deliver(ROCPROFILER_CALLBACK_PHASE_EXIT, &p);
+        if (r->ev) r->ev->deliver(ROCPROFILER_CALLBACK_PHASE_EXIT, &p);
         return status;
     }
     const hsa_status_t status = call(r->mine);
@@ -352,12 +414,13 @@ hsa_status_t async_copy(void* dst, hsa_agent_t dst_agent, const void* src, hsa_a
         rt.core.hsa_signal_destroy_fn(r->mine);
         p.start_timestamp = r->submit_ns;
         p.end_timestamp = now_ns();
-        r->ev->deliver(ROCPROFILER_CALLBACK_PHASE_EXIT, &p);
+        if (r->ev) r->ev->deliver(ROCPROFILER_CALLBACK_PHASE_EXIT, &p);
         return status;
     }
     copy_record* raw = r.release();
     const hsa_signal_t mine = raw->mine;
     g_copies_in_flight.fetch_add(1, std::memory_order_relaxed);
+    for (std::uint64_t a : raw->gpu) replay_gate::started(a);
     if (rt.amd.hsa_amd_signal_async_handler_fn(mine, HSA_SIGNAL_CONDITION_LT, 1, &on_copy_done, raw) !=
         HSA_STATUS_SUCCESS) {
         // Cannot watch the copy: wait for it here so the program's signal still fires.
@@ -377,14 +440,14 @@ hsa_status_t async_copy(void* dst, hsa_agent_t dst_agent, const void* src, hsa_a
 bool install_memory_tracing(::HsaApiTable& table) noexcept {
     if (table.core_ == nullptr || table.amd_ext_ == nullptr) return false;
     bool any = false;
-    if (configured_operations(kind::memory_allocation).any()) {
+    if (configured_operations(kind::memory_allocation).any() || replay_memory::enabled()) {
         table.amd_ext_->hsa_amd_memory_pool_allocate_fn = &pool_allocate;
         table.amd_ext_->hsa_amd_memory_pool_free_fn = &pool_free;
         table.core_->hsa_memory_allocate_fn = &memory_allocate;
         table.core_->hsa_memory_free_fn = &memory_free;
         any = true;
     }
-    if (configured_operations(kind::memory_copy).any()) {
+    if (configured_operations(kind::memory_copy).any() || replay_gate::enabled()) {
         // Copy times come from the runtime (left enabled at unload: the setting is process-wide).
         if (runtime().amd.hsa_amd_profiling_async_copy_enable_fn != nullptr)
             (void)runtime().amd.hsa_amd_profiling_async_copy_enable_fn(true);

@@ -10,6 +10,8 @@
 //      tracing, then the API slots (whose wrappers then wrap encore's queue functions too).
 // A process whose tools configure nothing keeps the runtime's table exactly as it was.
 #include "agents.hpp"
+#include "replay.hpp"
+#include "replay_memory.hpp"
 #include "runtime.hpp"
 
 #include "../core/registration.hpp"
@@ -88,7 +90,14 @@ extern "C" ENCORE_API bool OnLoad(::HsaApiTable* table, uint64_t runtime_version
     core::set_kind_produced(kind::memory_copy, true);
     core::set_kind_produced(kind::code_object, true);
     core::set_kind_produced(kind::runtime_initialization, true);
+    core::set_kind_produced(kind::kernel_replay, true);
     core::initialize();
+    if (core::replay::service_configured()) {
+        // Before any queue or allocation exists: every dispatch and copy is counted, every
+        // covered allocation tracked.
+        hsa::replay_gate::enable();
+        hsa::replay_memory::enable();
+    }
     hsa::g_table = table;
     hsa::install_dispatch_tracing(*table);
     hsa::install_memory_tracing(*table);

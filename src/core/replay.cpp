@@ -1,0 +1,324 @@
+// src/core/replay.cpp — see replay.hpp. The seed's rules, in the order a dispatch meets them.
+#include "replay.hpp"
+
+#include "registry.hpp"
+
+#include <encore/tracing/tool.hpp>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace encore::core::replay {
+namespace {
+
+using tracing::detail::subscribers;
+
+constexpr auto replay_kind = static_cast<std::size_t>(kind::kernel_replay);
+
+// Options a tool set (guarded by g_options_mutex; written during configuration only).
+std::mutex g_options_mutex;
+bool g_options_set = false;
+encore_kernel_replay_options_t g_options{};
+
+// The loop this thread runs (null outside one). Toggles and the checksum need it; it is also
+// how a nested replay is recognised.
+struct loop_state {
+    dispatch_backend* backend;
+    std::uint64_t locally_stopped;  // contexts the tool masked for the rest of this loop
+    bool armed;                     // inside PASS ENTER
+};
+thread_local loop_state* t_loop = nullptr;
+
+std::uint64_t now_ns() noexcept {
+    timespec t{};
+    ::clock_gettime(CLOCK_BOOTTIME, &t);
+    return static_cast<std::uint64_t>(t.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(t.tv_nsec);
+}
+
+std::uint64_t env_u64(const char* name, std::uint64_t fallback) noexcept {
+    const char* v = std::getenv(name);
+    if (v == nullptr || *v == '\0') return fallback;
+    char* end = nullptr;
+    const unsigned long long x = std::strtoull(v, &end, 0);
+    if (end == v || *end != '\0') {
+        std::fprintf(stderr, "[encore] ignoring %s=%s (not a number)\n", name, v);
+        return fallback;
+    }
+    return x;
+}
+
+rocprofiler_status_t local_toggle(rocprofiler_context_id_t id, bool on) noexcept {
+    if (t_loop == nullptr || !t_loop->armed) return ROCPROFILER_STATUS_ERROR_CONTEXT_ERROR;
+    if (find_context(id) == nullptr) return ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
+    const std::uint64_t bit = std::uint64_t{1} << id.handle;
+    if (on)
+        t_loop->locally_stopped &= ~bit;
+    else
+        t_loop->locally_stopped |= bit;
+    return ROCPROFILER_STATUS_SUCCESS;
+}
+rocprofiler_status_t local_start(rocprofiler_context_id_t id) { return local_toggle(id, true); }
+rocprofiler_status_t local_stop(rocprofiler_context_id_t id) { return local_toggle(id, false); }
+
+// Delivers one KERNEL_REPLAY record to the replay context, if it selected `op`.
+struct deliverer {
+    unsigned ctx;
+    rocprofiler_thread_id_t tid;
+    rocprofiler_correlation_id_t correlation;
+
+    void operator()(rocprofiler_kernel_replay_operation_t op, rocprofiler_callback_phase_t phase,
+                    rocprofiler_callback_tracing_kernel_replay_data_t& payload, rocprofiler_user_data_t& ud) const {
+        const std::uint64_t bit = std::uint64_t{1} << ctx;
+        if ((subscribers[replay_kind][op].load(std::memory_order_acquire) & bit) == 0) return;
+        const auto& slot = tracing::detail::slots[replay_kind][ctx];
+        if (slot.callback == nullptr) return;
+        slot.callback(rocprofiler_callback_tracing_record_t{rocprofiler_context_id_t{ctx}, tid, correlation,
+                                                            ROCPROFILER_CALLBACK_TRACING_KERNEL_REPLAY, op, phase,
+                                                            &payload},
+                      &ud, slot.data);
+    }
+};
+
+}  // namespace
+
+options current_options(encore_replay_snapshot_policy_t backend_default) noexcept {
+    options o{backend_default, 256u << 10, 0, 60'000'000'000ull};
+    {
+        std::lock_guard lk(g_options_mutex);
+        if (g_options_set) {
+            if (g_options.policy != ENCORE_REPLAY_SNAPSHOT_DEFAULT) o.policy = g_options.policy;
+            if (g_options.chunk_size != 0) o.chunk_size = g_options.chunk_size;
+            if (g_options.memory_budget != 0) o.memory_budget = g_options.memory_budget;
+            if (g_options.wait_timeout_ns != 0) o.wait_timeout_ns = g_options.wait_timeout_ns;
+        }
+    }
+    if (const char* p = std::getenv("ENCORE_REPLAY_POLICY"); p != nullptr && *p != '\0') {
+        if (std::strcmp(p, "full_copy") == 0)
+            o.policy = ENCORE_REPLAY_SNAPSHOT_FULL_COPY;
+        else if (std::strcmp(p, "changed_chunks") == 0)
+            o.policy = ENCORE_REPLAY_SNAPSHOT_CHANGED_CHUNKS;
+        else
+            std::fprintf(stderr, "[encore] ignoring ENCORE_REPLAY_POLICY=%s (full_copy or changed_chunks)\n", p);
+    }
+    o.chunk_size = env_u64("ENCORE_REPLAY_CHUNK_SIZE", o.chunk_size);
+    o.memory_budget = env_u64("ENCORE_REPLAY_MEMORY_BUDGET", o.memory_budget);
+    o.wait_timeout_ns = env_u64("ENCORE_REPLAY_TIMEOUT_MS", o.wait_timeout_ns / 1'000'000) * 1'000'000;
+    // Chunks are whole pages (write tracking works on pages), at least one.
+    const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+    if (o.chunk_size < page) o.chunk_size = page;
+    o.chunk_size = (o.chunk_size + page - 1) / page * page;
+    if (o.memory_budget == 0) {
+        const long pages = ::sysconf(_SC_PHYS_PAGES);
+        o.memory_budget = pages > 0 ? static_cast<std::uint64_t>(pages) * page / 2 : (8ull << 30);
+    }
+    if (o.wait_timeout_ns == 0) o.wait_timeout_ns = 60'000'000'000ull;
+    return o;
+}
+
+bool service_configured() noexcept { return configured_operations(kind::kernel_replay).any(); }
+
+bool service_active() noexcept {
+    return subscribers[replay_kind][ROCPROFILER_KERNEL_REPLAY_CONFIG].load(std::memory_order_relaxed) != 0;
+}
+
+bool in_replay() noexcept { return t_loop != nullptr; }
+
+void warn_once(const char* what) noexcept {
+    static std::mutex m;
+    static std::vector<const char*>* seen = new std::vector<const char*>;  // never destroyed: used at exit
+    {
+        std::lock_guard lk(m);
+        for (const char* s : *seen)
+            if (s == what) return;
+        try {
+            seen->push_back(what);
+        } catch (...) {
+        }
+    }
+    std::fprintf(stderr, "[encore] kernel replay: %s\n", what);
+}
+
+void replay_dispatch(const rocprofiler_kernel_dispatch_info_t& info, dispatch_backend& backend) noexcept {
+    const std::uint64_t mask = subscribers[replay_kind][ROCPROFILER_KERNEL_REPLAY_CONFIG].load(std::memory_order_acquire);
+    if (mask == 0 || t_loop != nullptr) {
+        backend.run_once();
+        return;
+    }
+    auto* t = tracing::detail::this_thread();
+    const auto ctx = static_cast<unsigned>(__builtin_ctzll(mask));  // one context has the service
+    // The submitting API call (e.g. the doorbell store) is the correlation of every record of
+    // the sequence; every pass shares it.
+    const std::uint64_t internal = t->current != 0 ? t->current : tracing::detail::next_id(t);
+    const deliverer deliver{ctx, t->tid,
+                            rocprofiler_correlation_id_t{internal, {.value = t->top[ctx].load(std::memory_order_relaxed)}, 0}};
+
+    rocprofiler_callback_tracing_kernel_replay_data_t p{};
+    p.size = sizeof(p);
+    p.dispatch_info = info;
+    rocprofiler_user_data_t ud{};
+    deliver(ROCPROFILER_KERNEL_REPLAY_CONFIG, ROCPROFILER_CALLBACK_PHASE_ENTER, p, ud);
+    // What CONFIG ENTER left seeds everything that follows.
+    const rocprofiler_user_data_t ud_config = ud;
+    const auto pass_count = p.replay_pass_count;
+    const auto cont = p.replay_continue;
+
+    std::uint64_t n = 1;
+    const char* declined = nullptr;
+    bool replay = false;
+    if (pass_count != nullptr) {
+        n = pass_count(info, ud_config);
+        if (n == 0 && cont == nullptr) {
+            declined = "pass count 0 (indefinite) without replay_continue: the dispatch runs once";
+            warn_once(declined);
+            n = 1;
+        } else {
+            replay = n != 1;
+        }
+    }
+
+    std::uint64_t passes_run = 1;
+    bool acquired = false;
+    if (replay) {
+        if (const char* why = backend.acquire(); why != nullptr) {
+            declined = why;
+            warn_once(why);
+        } else {
+            acquired = true;
+            rocprofiler_callback_tracing_kernel_replay_data_t s{};
+            s.size = sizeof(s);
+            s.dispatch_info = info;
+            rocprofiler_user_data_t sud = ud_config;
+            deliver(ROCPROFILER_KERNEL_REPLAY_SNAPSHOT, ROCPROFILER_CALLBACK_PHASE_ENTER, s, sud);
+            memory_stats st;
+            s.start_timestamp = now_ns();
+            const char* why_snap = backend.snapshot(st);
+            s.end_timestamp = now_ns();
+            s.bytes = st.bytes;
+            s.regions = st.regions;
+            s.decline_reason = why_snap;
+            deliver(ROCPROFILER_KERNEL_REPLAY_SNAPSHOT, ROCPROFILER_CALLBACK_PHASE_EXIT, s, sud);
+            if (why_snap != nullptr) {
+                declined = why_snap;
+                warn_once(why_snap);
+                acquired = false;  // snapshot() released the agent
+            }
+        }
+        replay = declined == nullptr;
+    }
+
+    if (!replay) {
+        if (acquired) backend.finish();
+        backend.run_once();
+    } else {
+        loop_state loop{&backend, 0, false};
+        t_loop = &loop;
+        passes_run = 0;
+        for (std::uint64_t i = 0;; ++i) {
+            rocprofiler_callback_tracing_kernel_replay_data_t pp{};
+            pp.size = sizeof(pp);
+            pp.dispatch_info = info;
+            pp.current_pass = i;
+            pp.total_passes = n;
+            pp.replay_start_context = &local_start;
+            pp.replay_stop_context = &local_stop;
+            rocprofiler_user_data_t ud_pass = ud_config;  // each pass its own copy
+            loop.armed = true;
+            deliver(ROCPROFILER_KERNEL_REPLAY_PASS, ROCPROFILER_CALLBACK_PHASE_ENTER, pp, ud_pass);
+            loop.armed = false;
+            const char* stuck = backend.run_pass(i, ~loop.locally_stopped);
+            passes_run = i + 1;
+            pp.replay_start_context = nullptr;
+            pp.replay_stop_context = nullptr;
+            pp.replay_continue = cont;  // in effect for this pass; PASS EXIT may override it
+            deliver(ROCPROFILER_KERNEL_REPLAY_PASS, ROCPROFILER_CALLBACK_PHASE_EXIT, pp, ud_pass);
+            if (stuck != nullptr) {
+                declined = stuck;
+                warn_once(stuck);
+                break;
+            }
+            if (n != 0 && i + 1 == n) break;  // continue is not consulted after the last fixed pass
+            if (pp.replay_continue != nullptr && pp.replay_continue(info, i, n, ud_pass) == 0) break;
+            rocprofiler_callback_tracing_kernel_replay_data_t r{};
+            r.size = sizeof(r);
+            r.dispatch_info = info;
+            r.current_pass = i + 1;  // the pass the restore prepares
+            r.total_passes = n;
+            rocprofiler_user_data_t rud = ud_config;
+            deliver(ROCPROFILER_KERNEL_REPLAY_RESTORE, ROCPROFILER_CALLBACK_PHASE_ENTER, r, rud);
+            memory_stats st;
+            r.start_timestamp = now_ns();
+            const bool ok = backend.restore(st);
+            r.end_timestamp = now_ns();
+            r.bytes = st.bytes;
+            r.regions = st.regions;
+            if (!ok) {
+                // The seed's rule: never continue with partially restored memory.
+                std::fprintf(stderr,
+                             "[encore] kernel replay: restoring device memory failed part-way before pass %llu of "
+                             "dispatch %llu; aborting (continuing would run the kernel on corrupted inputs)\n",
+                             static_cast<unsigned long long>(i + 1),
+                             static_cast<unsigned long long>(info.dispatch_id));
+                std::abort();
+            }
+            deliver(ROCPROFILER_KERNEL_REPLAY_RESTORE, ROCPROFILER_CALLBACK_PHASE_EXIT, r, rud);
+        }
+        t_loop = nullptr;
+    }
+
+    p.current_pass = 0;
+    p.total_passes = replay ? n : 1;
+    p.passes_run = passes_run;
+    p.decline_reason = declined;
+    rocprofiler_user_data_t ud_exit = ud_config;
+    deliver(ROCPROFILER_KERNEL_REPLAY_CONFIG, ROCPROFILER_CALLBACK_PHASE_EXIT, p, ud_exit);
+    if (replay) backend.finish();
+}
+
+bool checksum(std::uint64_t& out) noexcept {
+    if (t_loop == nullptr || !t_loop->armed) return false;
+    return t_loop->backend->checksum(out);
+}
+
+rocprofiler_status_t configure_options(rocprofiler_context_id_t id, const encore_kernel_replay_options_t* o) noexcept {
+    if (o == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    if (!configuration_open()) return ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
+    context* c = find_context(id);
+    if (c == nullptr) return ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
+    if (!c->services[replay_kind].configured) return ROCPROFILER_STATUS_ERROR_CONTEXT_ERROR;
+    if (o->size < sizeof(encore_kernel_replay_options_t) || o->policy < ENCORE_REPLAY_SNAPSHOT_DEFAULT ||
+        o->policy >= ENCORE_REPLAY_SNAPSHOT_LAST)
+        return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    std::lock_guard lk(g_options_mutex);
+    g_options = *o;
+    g_options_set = true;
+    return ROCPROFILER_STATUS_SUCCESS;
+}
+
+void reset_for_testing() noexcept {
+    std::lock_guard lk(g_options_mutex);
+    g_options = {};
+    g_options_set = false;
+}
+
+}  // namespace encore::core::replay
+
+extern "C" {
+
+ROCPROFILER_API rocprofiler_status_t encore_configure_kernel_replay_options(rocprofiler_context_id_t context_id,
+                                                                            const encore_kernel_replay_options_t* options) {
+    return encore::core::replay::configure_options(context_id, options);
+}
+
+ROCPROFILER_API rocprofiler_status_t encore_kernel_replay_checksum(uint64_t* checksum) {
+    if (checksum == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    return encore::core::replay::checksum(*checksum) ? ROCPROFILER_STATUS_SUCCESS
+                                                     : ROCPROFILER_STATUS_ERROR_CONTEXT_ERROR;
+}
+}

@@ -1,0 +1,76 @@
+// src/core/replay.hpp — the KERNEL_REPLAY service, backend-neutral part.
+//
+// The seed's flow for one dispatch (CONFIG, pass count, passes, continue, restore, CONFIG EXIT),
+// its user_data rules and localized context control live here; what touches a GPU runtime
+// (locking the agent, draining, snapshot/restore, submitting a pass, firing the program's
+// completion signal) is a `dispatch_backend` the HSA backend (and later others) implements.
+#pragma once
+
+#include <encore/tracing/detail/core.hpp>
+#include <rocprofiler-sdk/experimental/kernel_replay.h>
+
+#include <cstdint>
+
+namespace encore::core::replay {
+
+/// Options in effect (tool's encore_configure_kernel_replay_options, then environment).
+struct options {
+    encore_replay_snapshot_policy_t policy;  // never DEFAULT: resolved by the backend's default
+    std::uint64_t chunk_size;
+    std::uint64_t memory_budget;
+    std::uint64_t wait_timeout_ns;
+};
+/// `backend_default` is what the backend measured best (used when nobody chose).
+ENCORE_API options current_options(encore_replay_snapshot_policy_t backend_default) noexcept;
+
+/// Whether some context configured KERNEL_REPLAY (fixed once configuration is locked).
+ENCORE_API bool service_configured() noexcept;
+/// Whether a context with the service is active now (cheap: one load).
+ENCORE_API bool service_active() noexcept;
+/// Whether this thread is inside a replay loop (nested replays are declined).
+ENCORE_API bool in_replay() noexcept;
+
+struct memory_stats {
+    std::uint64_t bytes = 0;
+    std::uint64_t regions = 0;
+};
+
+/// What a backend does for one dispatch; all calls on the submitting thread, in this order:
+/// run_once (not replayed), or acquire -> snapshot -> (run_pass -> restore?)* -> finish.
+class dispatch_backend {
+public:
+    /// Submits the dispatch the ordinary way (once, with the program's completion signal).
+    virtual void run_once() noexcept = 0;
+    /// Exclusive use of the agent and every earlier dispatch on it complete. A static reason on
+    /// failure (nothing held then).
+    virtual const char* acquire() noexcept = 0;
+    /// Captures the memory the dispatch may change. A static reason on failure (the backend has
+    /// released everything; the dispatch is then run once by run_once).
+    virtual const char* snapshot(memory_stats& out) noexcept = 0;
+    /// Submits pass `pass` (without the program's completion signal), waits for it, and delivers
+    /// its dispatch-tracing records to the contexts in `contexts` only. A static reason when the
+    /// pass did not finish in time (the loop ends there).
+    virtual const char* run_pass(std::uint64_t pass, std::uint64_t contexts) noexcept = 0;
+    /// Resets memory to the snapshot. false = partially restored (the process is aborted).
+    virtual bool restore(memory_stats& out) noexcept = 0;
+    /// After CONFIG EXIT: the program's completion signal fires, the agent is released, the
+    /// snapshot freed.
+    virtual void finish() noexcept = 0;
+    /// Checksum of the covered memory now (PASS ENTER only).
+    virtual bool checksum(std::uint64_t& out) noexcept = 0;
+
+protected:
+    ~dispatch_backend() = default;
+};
+
+/// Runs the replay flow for one single-packet dispatch whose info is `info`. Returns when the
+/// dispatch (all its passes) has been submitted and, if replayed, completed.
+ENCORE_API void replay_dispatch(const rocprofiler_kernel_dispatch_info_t& info, dispatch_backend& backend) noexcept;
+
+/// Prints "[encore] kernel replay: <what>" once per distinct `what` (a static string).
+ENCORE_API void warn_once(const char* what) noexcept;
+
+/// Test suites only.
+ENCORE_API void reset_for_testing() noexcept;
+
+}  // namespace encore::core::replay

@@ -1,0 +1,462 @@
+// src/hsa/replay_memory.cpp — see replay_memory.hpp.
+#include "replay_memory.hpp"
+
+#include "runtime.hpp"
+
+#include <boost/intrusive/set.hpp>
+#include <dlfcn.h>
+#include <hsa/hsa_ext_amd.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <new>
+#include <shared_mutex>
+
+namespace encore::hsa::replay_memory {
+
+
+namespace {
+
+namespace bi = boost::intrusive;
+
+// ---- the live set -----------------------------------------------------------------------------
+struct region : bi::set_base_hook<bi::optimize_size<true>> {
+    std::uintptr_t base = 0;
+    std::size_t size = 0;
+    std::uint64_t agent = 0;
+    std::uint64_t id = 0;        // unique: a snapshot recognises a region freed and reallocated
+    std::uint64_t executable = 0;  // for module variables; 0 for allocations
+    int slot = -1;               // write-protection slot once armed
+
+    friend bool operator<(const region& a, const region& b) noexcept { return a.base < b.base; }
+};
+struct base_key {
+    bool operator()(std::uintptr_t a, const region& b) const noexcept { return a < b.base; }
+    bool operator()(const region& a, std::uintptr_t b) const noexcept { return a.base < b; }
+};
+using region_set = bi::set<region>;
+
+std::atomic<bool> g_enabled{false};
+std::shared_mutex g_mutex;  // frees take it exclusively; restore and checksum shared
+region_set* g_set = nullptr;  // guarded by g_mutex; never destroyed (frees may come at exit)
+std::uint64_t g_next_id = 1;
+
+region_set& live() {
+    if (g_set == nullptr) g_set = new region_set;
+    return *g_set;
+}
+
+region* find_exact(std::uintptr_t base) noexcept {
+    auto& s = live();
+    auto it = s.find(base, base_key{});
+    return it == s.end() ? nullptr : &*it;
+}
+
+// ---- write protection (changed_chunks where device memory is ours) ----------------------------
+// A fixed table the SIGSEGV handler reads without locks. A slot, once given to a region, keeps
+// its range until the region is freed, so a thread that faulted just before a range was made
+// writable again still finds it (and simply retries).
+constexpr int max_slots = 16384;
+struct wp_slot {
+    std::atomic<std::uintptr_t> begin{0};  // page-aligned protected range [begin, end)
+    std::atomic<std::uintptr_t> end{0};
+    std::atomic<std::uint8_t*> dirty{nullptr};  // one byte per chunk
+    std::atomic<std::size_t> chunk{0};
+};
+wp_slot g_slots[max_slots];
+std::atomic<int> g_slot_high{0};
+struct sigaction g_previous {};
+std::once_flag g_handler_once;
+bool g_handler_ok = false;
+std::uintptr_t g_page = 4096;
+
+void on_segv(int sig, siginfo_t* si, void* uc) {
+    const auto addr = reinterpret_cast<std::uintptr_t>(si->si_addr);
+    if (si->si_code == SEGV_ACCERR) {
+        const int high = g_slot_high.load(std::memory_order_acquire);
+        for (int i = 0; i < high; ++i) {
+            const std::uintptr_t b = g_slots[i].begin.load(std::memory_order_acquire);
+            const std::uintptr_t e = g_slots[i].end.load(std::memory_order_acquire);
+            if (addr < b || addr >= e) continue;
+            const std::size_t chunk = g_slots[i].chunk.load(std::memory_order_relaxed);
+            const std::size_t c = (addr - b) / chunk;
+            if (std::uint8_t* d = g_slots[i].dirty.load(std::memory_order_acquire); d != nullptr)
+                __atomic_store_n(&d[c], 1, __ATOMIC_RELAXED);
+            const std::uintptr_t cb = b + c * chunk;
+            const std::uintptr_t ce = std::min<std::uintptr_t>(cb + chunk, e);
+            ::mprotect(reinterpret_cast<void*>(cb), ce - cb, PROT_READ | PROT_WRITE);
+            return;  // the write is retried
+        }
+    }
+    // Not ours: hand the fault to whoever handled it before (or the default action) by
+    // re-installing it; the faulting instruction runs again.
+    if ((g_previous.sa_flags & SA_SIGINFO) != 0 && g_previous.sa_sigaction != nullptr) {
+        g_previous.sa_sigaction(sig, si, uc);
+        return;
+    }
+    ::sigaction(SIGSEGV, &g_previous, nullptr);
+}
+
+bool install_handler() noexcept {
+    std::call_once(g_handler_once, [] {
+        g_page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+        struct sigaction sa {};
+        sa.sa_sigaction = &on_segv;
+        sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER;
+        sigemptyset(&sa.sa_mask);
+        g_handler_ok = ::sigaction(SIGSEGV, &sa, &g_previous) == 0;
+        if (!g_handler_ok) std::fprintf(stderr, "[encore] kernel replay: cannot install the write-tracking handler; changed_chunks compares instead\n");
+    });
+    return g_handler_ok;
+}
+
+// Gives region r a slot covering its whole pages (caller holds g_mutex exclusively or shared
+// with the agent's replay lock: slots of one region are set up by one replay at a time).
+bool assign_slot(region& r, std::size_t chunk) noexcept {
+    if (r.slot >= 0) return g_slots[r.slot].chunk.load(std::memory_order_relaxed) == chunk;
+    const std::uintptr_t b = (r.base + g_page - 1) / g_page * g_page;
+    const std::uintptr_t e = (r.base + r.size) / g_page * g_page;
+    if (e <= b) return false;  // no whole page: compared instead
+    static std::mutex slots_mutex;
+    std::lock_guard lk(slots_mutex);
+    for (int i = 0; i < max_slots; ++i) {
+        if (g_slots[i].end.load(std::memory_order_relaxed) != 0) continue;
+        const std::size_t n = (e - b + chunk - 1) / chunk;
+        auto* d = new (std::nothrow) std::uint8_t[n]();
+        if (d == nullptr) return false;
+        g_slots[i].chunk.store(chunk, std::memory_order_relaxed);
+        g_slots[i].dirty.store(d, std::memory_order_release);
+        g_slots[i].begin.store(b, std::memory_order_release);
+        g_slots[i].end.store(e, std::memory_order_release);
+        if (i + 1 > g_slot_high.load(std::memory_order_relaxed)) g_slot_high.store(i + 1, std::memory_order_release);
+        r.slot = i;
+        return true;
+    }
+    return false;
+}
+
+void release_slot(region& r) noexcept {
+    if (r.slot < 0) return;
+    auto& s = g_slots[r.slot];
+    const std::uintptr_t b = s.begin.load(std::memory_order_relaxed), e = s.end.load(std::memory_order_relaxed);
+    ::mprotect(reinterpret_cast<void*>(b), e - b, PROT_READ | PROT_WRITE);
+    s.end.store(0, std::memory_order_release);
+    s.begin.store(0, std::memory_order_release);
+    delete[] s.dirty.exchange(nullptr, std::memory_order_acq_rel);
+    r.slot = -1;
+}
+
+std::size_t slot_chunks(int slot) noexcept {
+    const auto& s = g_slots[slot];
+    const std::size_t chunk = s.chunk.load(std::memory_order_relaxed);
+    return (s.end.load(std::memory_order_relaxed) - s.begin.load(std::memory_order_relaxed) + chunk - 1) / chunk;
+}
+
+// ---- copies through the runtime's own functions ---------------------------------------------
+bool copy(void* dst, const void* src, std::size_t n) noexcept {
+    return n == 0 || runtime().core.hsa_memory_copy_fn(dst, src, n) == HSA_STATUS_SUCCESS;
+}
+
+// A fast non-cryptographic 64-bit hash (inputs check, not security).
+struct hasher {
+    std::uint64_t h = 0x9e3779b97f4a7c15ull;
+    void add(const std::byte* p, std::size_t n) noexcept {
+        std::size_t i = 0;
+        for (; i + 8 <= n; i += 8) {
+            std::uint64_t w;
+            std::memcpy(&w, p + i, 8);
+            h = (h ^ w) * 0xff51afd7ed558ccdull;
+            h ^= h >> 29;
+        }
+        for (; i < n; ++i) h = (h ^ static_cast<std::uint64_t>(p[i])) * 0x100000001b3ull;
+    }
+};
+
+std::uint64_t owner_of(const void* p) noexcept {
+    hsa_amd_pointer_info_t info{};
+    info.size = sizeof(info);
+    if (runtime().amd.hsa_amd_pointer_info_fn == nullptr ||
+        runtime().amd.hsa_amd_pointer_info_fn(const_cast<void*>(p), &info, nullptr, nullptr, nullptr) != HSA_STATUS_SUCCESS ||
+        info.type != HSA_EXT_POINTER_TYPE_HSA)
+        return 0;
+    return info.agentOwner.handle;
+}
+
+bool is_gpu(std::uint64_t agent) noexcept {
+    hsa_device_type_t t{};
+    return agent != 0 &&
+           runtime().core.hsa_agent_get_info_fn(hsa_agent_t{agent}, HSA_AGENT_INFO_DEVICE, &t) == HSA_STATUS_SUCCESS &&
+           t == HSA_DEVICE_TYPE_GPU;
+}
+
+void insert(std::uintptr_t base, std::size_t size, std::uint64_t agent, std::uint64_t exe) noexcept {
+    auto* r = new (std::nothrow) region;
+    if (r == nullptr) return;  // not covered: a replay then may see accumulated values (warned below)
+    r->base = base;
+    r->size = size;
+    r->agent = agent;
+    r->executable = exe;
+    std::unique_lock lk(g_mutex);
+    r->id = g_next_id++;
+    if (!live().insert(*r).second) delete r;  // already tracked (same variable seen twice)
+}
+
+void erase(region* r) noexcept {
+    live().erase(live().iterator_to(*r));
+    release_slot(*r);
+    delete r;
+}
+
+struct variable_walk {
+    hsa_executable_t exe;
+};
+
+hsa_status_t on_symbol(hsa_executable_t, hsa_agent_t agent, hsa_executable_symbol_t sym, void* data) {
+    const auto& rt = runtime();
+    hsa_symbol_kind_t kind{};
+    if (rt.core.hsa_executable_symbol_get_info_fn(sym, HSA_EXECUTABLE_SYMBOL_INFO_TYPE, &kind) != HSA_STATUS_SUCCESS ||
+        kind != HSA_SYMBOL_KIND_VARIABLE)
+        return HSA_STATUS_SUCCESS;
+    bool is_const = true;
+    std::uint64_t addr = 0;
+    std::uint32_t size = 0;
+    if (rt.core.hsa_executable_symbol_get_info_fn(sym, HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_IS_CONST, &is_const) != HSA_STATUS_SUCCESS ||
+        rt.core.hsa_executable_symbol_get_info_fn(sym, HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_ADDRESS, &addr) != HSA_STATUS_SUCCESS ||
+        rt.core.hsa_executable_symbol_get_info_fn(sym, HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_SIZE, &size) != HSA_STATUS_SUCCESS)
+        return HSA_STATUS_SUCCESS;
+    // Const and empty variables cannot change; the reference also skips > 1 GiB.
+    if (is_const || size == 0 || addr == 0 || size > (1u << 30)) return HSA_STATUS_SUCCESS;
+    insert(static_cast<std::uintptr_t>(addr), size, agent.handle, static_cast<variable_walk*>(data)->exe.handle);
+    return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t on_agent(hsa_agent_t agent, void* data) {
+    if (is_gpu(agent.handle))
+        (void)runtime().core.hsa_executable_iterate_agent_symbols_fn(static_cast<variable_walk*>(data)->exe, agent,
+                                                                    &on_symbol, data);
+    return HSA_STATUS_SUCCESS;
+}
+
+}  // namespace
+
+void enable() noexcept { g_enabled.store(true, std::memory_order_release); }
+bool enabled() noexcept { return g_enabled.load(std::memory_order_acquire); }
+
+void on_allocate(void* base, std::size_t size, bool coarse_grained, bool kernarg) noexcept {
+    if (!enabled() || base == nullptr || size == 0 || !coarse_grained || kernarg) return;
+    const std::uint64_t agent = owner_of(base);
+    if (!is_gpu(agent)) return;  // host memory is never covered
+    insert(reinterpret_cast<std::uintptr_t>(base), size, agent, 0);
+}
+
+void on_free(void* base) noexcept {
+    if (!enabled()) return;
+    std::unique_lock lk(g_mutex);
+    if (region* r = find_exact(reinterpret_cast<std::uintptr_t>(base)); r != nullptr && r->executable == 0) erase(r);
+}
+
+void on_executable_frozen(hsa_executable_t exe) noexcept {
+    if (!enabled()) return;
+    variable_walk w{exe};
+    (void)runtime().core.hsa_iterate_agents_fn(&on_agent, &w);
+}
+
+void on_executable_destroyed(hsa_executable_t exe) noexcept {
+    if (!enabled()) return;
+    std::unique_lock lk(g_mutex);
+    auto& s = live();
+    for (auto it = s.begin(); it != s.end();) {
+        region& r = *it++;
+        if (r.executable == exe.handle) erase(&r);
+    }
+}
+
+std::vector<std::uint64_t> agents_of(hsa_executable_t exe) noexcept {
+    std::vector<std::uint64_t> out;
+    if (!enabled()) return out;
+    std::shared_lock lk(g_mutex);
+    try {
+        for (const auto& r : live())
+            if (r.executable == exe.handle && std::find(out.begin(), out.end(), r.agent) == out.end()) out.push_back(r.agent);
+    } catch (...) {
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+std::uint64_t footprint(std::uint64_t agent) noexcept {
+    std::shared_lock lk(g_mutex);
+    std::uint64_t total = 0;
+    for (const auto& r : live())
+        if (r.agent == agent) total += r.size;
+    return total;
+}
+
+bool write_tracking_available() noexcept {
+    // encore's software runtime keeps device memory in this process (docs/sim.md); it exports
+    // encore_sim_pointer_pool. On ROCr device memory is not host memory: no page faults to see.
+    static const bool available = ::dlsym(RTLD_DEFAULT, "encore_sim_pointer_pool") != nullptr;
+    return available;
+}
+
+snapshot::~snapshot() { release(); }
+
+const char* snapshot::take(std::uint64_t agent, const core::replay::options& opt, core::replay::memory_stats& out) noexcept {
+    release();
+    policy_ = opt.policy;
+    chunk_ = opt.chunk_size;
+    // Shared: frees wait until the copies are done (a region is never copied while freed).
+    std::shared_lock lk(g_mutex);
+    std::uint64_t total = 0;
+    for (const auto& r : live())
+        if (r.agent == agent) total += r.size;
+    if (total > opt.memory_budget) return "the snapshot would exceed the memory budget (ENCORE_REPLAY_MEMORY_BUDGET): the dispatch runs once";
+    try {
+        for (const auto& r : live()) {
+            if (r.agent != agent) continue;
+            std::unique_ptr<std::byte[]> c(new (std::nothrow) std::byte[r.size]);
+            if (!c) {
+                regions_.clear();
+                return "cannot allocate host memory for the snapshot: the dispatch runs once";
+            }
+            if (!copy(c.get(), reinterpret_cast<const void*>(r.base), r.size)) {
+                regions_.clear();
+                return "copying device memory into the snapshot failed: the dispatch runs once";
+            }
+            regions_.push_back(saved{r.base, r.size, r.id, std::move(c), -1});
+        }
+    } catch (...) {
+        regions_.clear();
+        return "cannot allocate host memory for the snapshot: the dispatch runs once";
+    }
+    out.bytes = total;
+    out.regions = regions_.size();
+    if (policy_ == ENCORE_REPLAY_SNAPSHOT_CHANGED_CHUNKS && write_tracking_available() && install_handler()) {
+        tracked_ = true;
+        for (auto& s : regions_) {
+            region* r = find_exact(s.base);
+            if (r == nullptr || !assign_slot(*r, chunk_)) continue;  // compared instead
+            s.slot = r->slot;
+            auto& w = g_slots[s.slot];
+            std::memset(w.dirty.load(std::memory_order_relaxed), 0, slot_chunks(s.slot));
+            const std::uintptr_t b = w.begin.load(std::memory_order_relaxed), e = w.end.load(std::memory_order_relaxed);
+            if (::mprotect(reinterpret_cast<void*>(b), e - b, PROT_READ) != 0) {
+                // Cannot track this one: every chunk counts as changed.
+                std::memset(w.dirty.load(std::memory_order_relaxed), 1, slot_chunks(s.slot));
+            }
+        }
+    }
+    return nullptr;
+}
+
+bool snapshot::restore(core::replay::memory_stats& out) noexcept {
+    // Fault injection for the test of the abort path (docs/replay.md): a restore that fails.
+    static const bool fail_for_testing = std::getenv("ENCORE_REPLAY_TEST_FAIL_RESTORE") != nullptr;
+    if (fail_for_testing) return false;
+    std::shared_lock lk(g_mutex);
+    bool ok = true;
+    std::unique_ptr<std::byte[]> staging;
+    for (auto& s : regions_) {
+        const region* r = find_exact(s.base);
+        if (r == nullptr || r->id != s.id) continue;  // freed during the replay: nothing to restore
+        auto* dev = reinterpret_cast<std::byte*>(s.base);
+        const std::byte* saved_bytes = s.copy.get();
+        ++out.regions;
+        if (policy_ == ENCORE_REPLAY_SNAPSHOT_FULL_COPY) {
+            ok = copy(dev, saved_bytes, s.size) && ok;
+            out.bytes += s.size;
+            continue;
+        }
+        // changed_chunks
+        std::uintptr_t pb = s.base, pe = s.base;  // the write-tracked part
+        if (s.slot >= 0) {
+            auto& w = g_slots[s.slot];
+            pb = w.begin.load(std::memory_order_relaxed);
+            pe = w.end.load(std::memory_order_relaxed);
+            std::uint8_t* d = w.dirty.load(std::memory_order_relaxed);
+            const std::size_t n = slot_chunks(s.slot);
+            for (std::size_t c = 0; c < n; ++c) {
+                if (__atomic_load_n(&d[c], __ATOMIC_RELAXED) == 0) continue;
+                const std::uintptr_t cb = pb + c * chunk_;
+                const std::size_t len = std::min<std::uintptr_t>(cb + chunk_, pe) - cb;
+                ok = copy(reinterpret_cast<void*>(cb), saved_bytes + (cb - s.base), len) && ok;
+                out.bytes += len;
+                __atomic_store_n(&d[c], 0, __ATOMIC_RELAXED);
+                // Tracked again for the next pass.
+                if (::mprotect(reinterpret_cast<void*>(cb), len, PROT_READ) != 0) __atomic_store_n(&d[c], 1, __ATOMIC_RELAXED);
+            }
+        }
+        // The rest (no write tracking, or partial pages at either end): read back and compare.
+        auto compare_range = [&](std::uintptr_t b, std::uintptr_t e) {
+            for (std::uintptr_t cb = b; cb < e; cb += chunk_) {
+                const std::size_t len = std::min<std::uintptr_t>(cb + chunk_, e) - cb;
+                const std::byte* want = saved_bytes + (cb - s.base);
+                const std::byte* now = reinterpret_cast<const std::byte*>(cb);
+                if (!write_tracking_available()) {  // device memory is not ours to read directly
+                    if (!staging) staging.reset(new (std::nothrow) std::byte[chunk_]);
+                    if (!staging || !copy(staging.get(), reinterpret_cast<const void*>(cb), len)) {
+                        ok = copy(reinterpret_cast<void*>(cb), want, len) && ok;  // cannot compare: write it
+                        out.bytes += len;
+                        continue;
+                    }
+                    now = staging.get();
+                }
+                if (std::memcmp(now, want, len) != 0) {
+                    ok = copy(reinterpret_cast<void*>(cb), want, len) && ok;
+                    out.bytes += len;
+                }
+            }
+        };
+        if (s.slot >= 0) {
+            compare_range(s.base, pb);
+            compare_range(pe, s.base + s.size);
+        } else {
+            compare_range(s.base, s.base + s.size);
+        }
+    }
+    return ok;
+}
+
+bool snapshot::checksum(std::uint64_t& out) noexcept {
+    std::shared_lock lk(g_mutex);
+    hasher h;
+    std::unique_ptr<std::byte[]> staging(new (std::nothrow) std::byte[1u << 20]);
+    if (!staging) return false;
+    for (const auto& s : regions_) {
+        const region* r = find_exact(s.base);
+        if (r == nullptr || r->id != s.id) continue;
+        for (std::size_t off = 0; off < s.size; off += (1u << 20)) {
+            const std::size_t len = std::min<std::size_t>(1u << 20, s.size - off);
+            if (!copy(staging.get(), reinterpret_cast<const void*>(s.base + off), len)) return false;
+            h.add(staging.get(), len);
+        }
+    }
+    out = h.h;
+    return true;
+}
+
+void snapshot::release() noexcept {
+    if (tracked_) {
+        for (auto& s : regions_) {
+            if (s.slot < 0) continue;
+            auto& w = g_slots[s.slot];
+            // Only if the slot still belongs to this region (not freed and reused meanwhile).
+            std::shared_lock lk(g_mutex);
+            const region* r = find_exact(s.base);
+            if (r == nullptr || r->id != s.id || r->slot != s.slot) continue;
+            const std::uintptr_t b = w.begin.load(std::memory_order_relaxed), e = w.end.load(std::memory_order_relaxed);
+            ::mprotect(reinterpret_cast<void*>(b), e - b, PROT_READ | PROT_WRITE);
+        }
+        tracked_ = false;
+    }
+    regions_.clear();
+}
+
+}  // namespace encore::hsa::replay_memory

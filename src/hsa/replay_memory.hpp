@@ -1,0 +1,81 @@
+// src/hsa/replay_memory.hpp — what a kernel replay snapshots and restores on HSA.
+//
+// Coverage (the seed's rules): allocations from coarse-grained, non-kernarg pools / regions
+// (hsa_amd_memory_pool_allocate, hsa_memory_allocate), classified at allocation and tagged with
+// their owning agent (hsa_amd_pointer_info), plus the writable module-scope variables of frozen
+// executables. Host, fine-grained and kernarg memory is never covered. The live set is a
+// Boost.Intrusive ordered set keyed by base address.
+//
+// Restore policies:
+//   full_copy       every covered byte written back (the reference);
+//   changed_chunks  only the chunks a pass changed. Change detection is the backend's: where
+//                   device memory is this process's memory (encore's software runtime), pages
+//                   are write-protected after the snapshot and a SIGSEGV handler records the
+//                   first write to each chunk (cost: one fault per changed chunk, nothing per
+//                   unchanged byte); elsewhere (ROCr) each chunk is read back and compared with
+//                   the snapshot, so only changed chunks are written back.
+#pragma once
+
+#include "../core/replay.hpp"
+
+#include <hsa/hsa.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace encore::hsa::replay_memory {
+
+/// Turns allocation tracking on (the replay service exists). Before any allocation is seen.
+void enable() noexcept;
+[[nodiscard]] bool enabled() noexcept;
+
+/// An allocation the runtime returned: covered if it is coarse-grained, not kernarg, and owned
+/// by a GPU agent (pointer info).
+void on_allocate(void* base, std::size_t size, bool coarse_grained, bool kernarg) noexcept;
+/// Before the runtime frees it.
+void on_free(void* base) noexcept;
+/// Writable module-scope variables of a frozen executable / its destruction.
+void on_executable_frozen(hsa_executable_t exe) noexcept;
+void on_executable_destroyed(hsa_executable_t exe) noexcept;
+/// The agents owning covered variables of `exe` (ascending).
+[[nodiscard]] std::vector<std::uint64_t> agents_of(hsa_executable_t exe) noexcept;
+/// Everything covered on `agent` (bytes).
+[[nodiscard]] std::uint64_t footprint(std::uint64_t agent) noexcept;
+/// Whether changed_chunks can use write protection here (device memory is host memory).
+[[nodiscard]] bool write_tracking_available() noexcept;
+
+/// The covered memory of one agent, captured for one replayed dispatch.
+class snapshot {
+public:
+    snapshot() = default;
+    snapshot(const snapshot&) = delete;
+    snapshot& operator=(const snapshot&) = delete;
+    ~snapshot();
+
+    /// Captures every covered region of `agent`. A static reason on failure (over budget,
+    /// allocation or copy failure); nothing is held then.
+    const char* take(std::uint64_t agent, const core::replay::options& opt, core::replay::memory_stats& out) noexcept;
+    /// Writes back what changed (policy); false when some region could not be written.
+    bool restore(core::replay::memory_stats& out) noexcept;
+    /// 64-bit checksum of the covered bytes as they are now.
+    bool checksum(std::uint64_t& out) noexcept;
+    /// Stops write tracking and frees the copies.
+    void release() noexcept;
+
+private:
+    struct saved {
+        std::uintptr_t base;
+        std::size_t size;
+        std::uint64_t id;  // the tracked region it was taken from (re-validated before use)
+        std::unique_ptr<std::byte[]> copy;
+        int slot;          // write-protection slot, -1 if none
+    };
+    std::vector<saved> regions_;
+    encore_replay_snapshot_policy_t policy_ = ENCORE_REPLAY_SNAPSHOT_FULL_COPY;
+    std::uint64_t chunk_ = 0;
+    bool tracked_ = false;  // write protection armed
+};
+
+}  // namespace encore::hsa::replay_memory

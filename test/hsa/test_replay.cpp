@@ -1,0 +1,559 @@
+// test/hsa/test_replay.cpp — KERNEL_REPLAY end to end on the software HSA runtime.
+//
+// The program is its own tool (rocprofiler_configure) and runs with HSA_TOOLS_LIB. Modes:
+//   rules         the seed's rules one dispatch at a time: pass counts (fixed, continue stopping
+//                 early, indefinite loop stopped by continue, opt-out, 1, 0 without continue),
+//                 the user_data table, local context toggles (and their illegal uses), one
+//                 dispatch id for every pass, identical inputs on every pass (checksum), SNAPSHOT/
+//                 RESTORE records, the program's memory and signals as without replay; plus the
+//                 configuration rules (one context, options API).
+//   budget        ENCORE_REPLAY_MEMORY_BUDGET too small: declined with the reason, run once.
+//   restore_fail  runs itself as a child with a restore failure injected: the child aborts
+//                 with the message (the seed's rule).
+//   stress        threads x queues x two agents, thousands of dispatches, a fraction replayed,
+//                 async copies during replays: nothing lost or duplicated, results match.
+#include "../../examples/hsa/hsa_example.hpp"
+#include "../support/check.hpp"
+
+#include <rocprofiler-sdk/experimental/kernel_replay.h>
+#include <rocprofiler-sdk/rocprofiler.h>
+
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+extern char** environ;
+
+namespace {
+
+using test_support::expect;
+
+struct SaxpyArgs {
+    const float* x;
+    float* y;
+    float a;
+    uint32_t n;
+};
+struct CounterArgs {
+    uint32_t n;
+};
+struct AppendArgs {
+    uint32_t* out;
+    uint32_t* index;
+    uint32_t value;
+    uint32_t n;
+};
+
+std::string g_mode;
+rocprofiler_context_id_t g_replay_ctx{}, g_trace_b{}, g_stopped_c{};
+
+// ---- what the tool sees -------------------------------------------------------------------------
+struct replay_seen {
+    int config_enter = 0, config_exit = 0, pass_enter = 0, pass_exit = 0, snapshot = 0, restore = 0;
+    int continue_calls = 0;
+    std::uint64_t passes_run = 0, total = 0, snapshot_bytes = 0;
+    std::uint64_t correlation = 0;
+    bool correlation_same = true;
+    const char* declined = nullptr;
+    std::vector<std::uint64_t> checksums;     // at each PASS ENTER
+    std::vector<std::uint64_t> ud_pass_enter;  // user_data seen at PASS ENTER
+    std::vector<std::uint64_t> ud_pass_exit;
+    std::vector<std::uint64_t> ud_continue;
+    std::uint64_t ud_pass_count = 0, ud_config_exit = 0;
+    std::map<std::uint64_t, int> dispatch_records;  // context handle -> ENQUEUE enters during passes
+};
+std::mutex g_mutex;
+std::map<std::uint64_t, replay_seen> g_seen;  // by dispatch id
+std::vector<std::uint64_t> g_order;           // dispatch ids in CONFIG order
+std::atomic<int> g_complete_total{0};
+std::map<std::uint64_t, int> g_complete_by_dispatch;  // ctx A COMPLETE count per dispatch id
+
+// The policy for the n-th dispatch (rules mode): what CONFIG ENTER sets.
+int g_nth = 0;
+
+std::uint64_t pass_count_fixed3(rocprofiler_kernel_dispatch_info_t info, rocprofiler_user_data_t ud) {
+    std::lock_guard lk(g_mutex);
+    g_seen[info.dispatch_id].ud_pass_count = ud.value;
+    return 3;
+}
+std::uint64_t pass_count_5(rocprofiler_kernel_dispatch_info_t, rocprofiler_user_data_t) { return 5; }
+std::uint64_t pass_count_0(rocprofiler_kernel_dispatch_info_t, rocprofiler_user_data_t) { return 0; }
+std::uint64_t pass_count_1(rocprofiler_kernel_dispatch_info_t, rocprofiler_user_data_t) { return 1; }
+std::uint64_t pass_count_2(rocprofiler_kernel_dispatch_info_t, rocprofiler_user_data_t) { return 2; }
+
+int continue_always(rocprofiler_kernel_dispatch_info_t info, uint64_t, uint64_t, rocprofiler_user_data_t ud) {
+    std::lock_guard lk(g_mutex);
+    auto& s = g_seen[info.dispatch_id];
+    ++s.continue_calls;
+    s.ud_continue.push_back(ud.value);
+    return 1;
+}
+int continue_until_1(rocprofiler_kernel_dispatch_info_t info, uint64_t cur, uint64_t, rocprofiler_user_data_t) {
+    std::lock_guard lk(g_mutex);
+    ++g_seen[info.dispatch_id].continue_calls;
+    return cur < 1 ? 1 : 0;
+}
+int continue_until_3(rocprofiler_kernel_dispatch_info_t info, uint64_t cur, uint64_t total, rocprofiler_user_data_t) {
+    std::lock_guard lk(g_mutex);
+    ++g_seen[info.dispatch_id].continue_calls;
+    expect(total == 0, "an indefinite loop reports total_passes 0");
+    return cur < 3 ? 1 : 0;
+}
+
+void on_replay(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t* ud, void*) {
+    auto* p = static_cast<rocprofiler_callback_tracing_kernel_replay_data_t*>(r.payload);
+    expect(p->size == sizeof(*p), "payload size");
+    const std::uint64_t id = p->dispatch_info.dispatch_id;
+    std::unique_lock lk(g_mutex);
+    auto& s = g_seen[id];
+    if (s.correlation == 0) s.correlation = r.correlation_id.internal;
+    s.correlation_same = s.correlation_same && s.correlation == r.correlation_id.internal;
+    if (r.operation == ROCPROFILER_KERNEL_REPLAY_CONFIG && r.phase == ROCPROFILER_CALLBACK_PHASE_ENTER) {
+        ++s.config_enter;
+        g_order.push_back(id);
+        expect(p->replay_pass_count == nullptr && p->replay_continue == nullptr, "CONFIG ENTER starts with no callbacks");
+        expect(p->replay_start_context == nullptr, "no toggles at CONFIG");
+        // Toggles and checksum are illegal outside PASS ENTER.
+        expect(p->current_pass == 0 && p->total_passes == 0, "pass fields are zero at CONFIG ENTER");
+        std::uint64_t c = 0;
+        expect(encore_kernel_replay_checksum(&c) == ROCPROFILER_STATUS_ERROR_CONTEXT_ERROR, "checksum outside PASS ENTER");
+        ud->value = 100;
+        if (g_mode == "rules") {
+            switch (g_nth++) {
+                case 0: p->replay_pass_count = &pass_count_fixed3; p->replay_continue = &continue_always; break;
+                case 1: p->replay_pass_count = &pass_count_5; p->replay_continue = &continue_until_1; break;
+                case 2: p->replay_pass_count = &pass_count_0; p->replay_continue = &continue_until_3; break;
+                case 3: break;  // opt out
+                case 4: p->replay_pass_count = &pass_count_1; break;
+                case 5: p->replay_pass_count = &pass_count_0; break;  // no continue: declined
+                case 6: p->replay_pass_count = &pass_count_fixed3; break;  // local toggles
+                default: p->replay_pass_count = &pass_count_2; break;
+            }
+        } else if (g_mode == "stress") {
+            // Every third dispatch is replayed with 2 passes.
+            if (id % 3 == 0) p->replay_pass_count = &pass_count_2;
+        } else {
+            p->replay_pass_count = &pass_count_fixed3;
+        }
+    } else if (r.operation == ROCPROFILER_KERNEL_REPLAY_CONFIG) {
+        ++s.config_exit;
+        s.passes_run = p->passes_run;
+        s.total = p->total_passes;
+        s.declined = p->decline_reason;
+        s.ud_config_exit = ud->value;
+    } else if (r.operation == ROCPROFILER_KERNEL_REPLAY_PASS && r.phase == ROCPROFILER_CALLBACK_PHASE_ENTER) {
+        ++s.pass_enter;
+        expect(p->current_pass == static_cast<std::uint64_t>(s.pass_enter - 1), "passes counted from 0");
+        expect(p->replay_pass_count == nullptr && p->replay_continue == nullptr, "PASS ENTER: no tool callbacks");
+        expect(p->replay_start_context != nullptr && p->replay_stop_context != nullptr, "PASS ENTER: toggles set");
+        s.ud_pass_enter.push_back(ud->value);
+        const std::size_t nth = g_nth;
+        lk.unlock();
+        std::uint64_t c = 0;
+        expect(encore_kernel_replay_checksum(&c) == ROCPROFILER_STATUS_SUCCESS, "checksum during PASS ENTER");
+        if (g_mode == "rules" && nth == 7) {  // the local-toggle dispatch
+            const auto pass = p->current_pass;
+            if (pass == 0) expect(p->replay_stop_context(g_trace_b) == ROCPROFILER_STATUS_SUCCESS, "local stop");
+            if (pass == 2) {
+                expect(p->replay_start_context(g_trace_b) == ROCPROFILER_STATUS_SUCCESS, "local start");
+                // A globally stopped context stays stopped.
+                expect(p->replay_start_context(g_stopped_c) == ROCPROFILER_STATUS_SUCCESS, "local start of a stopped context");
+            }
+            expect(p->replay_stop_context(rocprofiler_context_id_t{999}) == ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND,
+                   "local stop of an unknown context");
+        }
+        lk.lock();
+        s.checksums.push_back(c);
+        ud->value = 200 + p->current_pass;  // scoped to this pass
+    } else if (r.operation == ROCPROFILER_KERNEL_REPLAY_PASS) {
+        ++s.pass_exit;
+        s.ud_pass_exit.push_back(ud->value);
+        expect(p->replay_start_context == nullptr, "PASS EXIT: toggles no longer offered");
+        // Stored toggles from PASS ENTER called now are illegal: use the functions the tool kept.
+    } else if (r.operation == ROCPROFILER_KERNEL_REPLAY_SNAPSHOT && r.phase == ROCPROFILER_CALLBACK_PHASE_EXIT) {
+        ++s.snapshot;
+        s.snapshot_bytes = p->bytes;
+        expect(p->end_timestamp >= p->start_timestamp, "snapshot times");
+    } else if (r.operation == ROCPROFILER_KERNEL_REPLAY_RESTORE && r.phase == ROCPROFILER_CALLBACK_PHASE_EXIT) {
+        ++s.restore;
+    }
+}
+
+rocprofiler_kernel_replay_context_cb_t g_kept_toggle = nullptr;
+void keep_toggle(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*, void*) {
+    auto* p = static_cast<rocprofiler_callback_tracing_kernel_replay_data_t*>(r.payload);
+    if (r.operation == ROCPROFILER_KERNEL_REPLAY_PASS && r.phase == ROCPROFILER_CALLBACK_PHASE_ENTER)
+        g_kept_toggle = p->replay_stop_context;
+}
+
+void on_dispatch(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*, void*) {
+    auto* p = static_cast<rocprofiler_callback_tracing_kernel_dispatch_data_t*>(r.payload);
+    std::lock_guard lk(g_mutex);
+    const std::uint64_t id = p->dispatch_info.dispatch_id;
+    if (r.operation == ROCPROFILER_KERNEL_DISPATCH_ENQUEUE && r.phase == ROCPROFILER_CALLBACK_PHASE_ENTER) {
+        ++g_seen[id].dispatch_records[r.context_id.handle];
+        if (r.context_id.handle == g_replay_ctx.handle) {
+            auto& s = g_seen[id];
+            if (s.correlation != 0) s.correlation_same = s.correlation_same && s.correlation == r.correlation_id.internal;
+        }
+    }
+    if (r.operation == ROCPROFILER_KERNEL_DISPATCH_COMPLETE && r.context_id.handle == g_replay_ctx.handle) {
+        ++g_complete_by_dispatch[id];
+        g_complete_total.fetch_add(1);
+    }
+}
+
+void both(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t* ud, void* d) {
+    keep_toggle(r, ud, d);
+    on_replay(r, ud, d);
+}
+
+int tool_init(rocprofiler_client_finalize_t, void*) {
+    rocprofiler_context_id_t second{};
+    if (rocprofiler_create_context(&g_replay_ctx) != 0 || rocprofiler_create_context(&g_trace_b) != 0 ||
+        rocprofiler_create_context(&g_stopped_c) != 0 || rocprofiler_create_context(&second) != 0)
+        return 1;
+    encore_kernel_replay_options_t o{};
+    o.size = sizeof(o);
+    expect(encore_configure_kernel_replay_options(g_replay_ctx, &o) == ROCPROFILER_STATUS_ERROR_CONTEXT_ERROR,
+           "options before the context has the replay service");
+    expect(rocprofiler_configure_callback_tracing_service(g_replay_ctx, ROCPROFILER_CALLBACK_TRACING_KERNEL_REPLAY, nullptr,
+                                                          0, &both, nullptr) == ROCPROFILER_STATUS_SUCCESS,
+           "replay service");
+    expect(rocprofiler_configure_callback_tracing_service(second, ROCPROFILER_CALLBACK_TRACING_KERNEL_REPLAY, nullptr, 0,
+                                                          &on_replay, nullptr) ==
+               ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED,
+           "exactly one context may configure KERNEL_REPLAY");
+    expect(rocprofiler_configure_callback_tracing_service(g_replay_ctx, ROCPROFILER_CALLBACK_TRACING_KERNEL_REPLAY,
+                                                          nullptr, 0, &on_replay, nullptr) ==
+               ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED,
+           "the same context twice");
+    expect(encore_configure_kernel_replay_options(g_replay_ctx, nullptr) == ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT,
+           "null options");
+    encore_kernel_replay_options_t bad = o;
+    bad.policy = static_cast<encore_replay_snapshot_policy_t>(99);
+    expect(encore_configure_kernel_replay_options(g_replay_ctx, &bad) == ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT,
+           "unknown policy");
+    bad = o;
+    bad.size = 8;
+    expect(encore_configure_kernel_replay_options(g_replay_ctx, &bad) == ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT,
+           "short options struct");
+    expect(encore_configure_kernel_replay_options(rocprofiler_context_id_t{999}, &o) ==
+               ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND,
+           "options of an unknown context");
+    if (const char* pol = std::getenv("TEST_REPLAY_POLICY"); pol != nullptr) {
+        o.policy = std::strcmp(pol, "full_copy") == 0 ? ENCORE_REPLAY_SNAPSHOT_FULL_COPY : ENCORE_REPLAY_SNAPSHOT_CHANGED_CHUNKS;
+        o.chunk_size = 8192;
+    }
+    expect(encore_configure_kernel_replay_options(g_replay_ctx, &o) == ROCPROFILER_STATUS_SUCCESS, "options");
+    for (auto c : {g_replay_ctx, g_trace_b, g_stopped_c})
+        if (rocprofiler_configure_callback_tracing_service(c, ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH, nullptr, 0,
+                                                           &on_dispatch, nullptr) != ROCPROFILER_STATUS_SUCCESS)
+            return 1;
+    if (rocprofiler_start_context(g_replay_ctx) != 0 || rocprofiler_start_context(g_trace_b) != 0) return 1;
+    return 0;  // g_stopped_c stays stopped
+}
+
+// ---- the program ------------------------------------------------------------------------------
+struct device_state {
+    hsa_agent_t cpu, gpu;
+    example::CodeObject* co;
+    uint64_t k_saxpy, k_counter, k_append;
+    float *x, *y;
+    uint32_t *out, *index, *counter;
+    SaxpyArgs* saxpy;
+    CounterArgs* cargs;
+    AppendArgs* app;
+    hsa_queue_t* queue;
+    hsa_signal_t done;
+};
+
+constexpr uint32_t n = 4096, append_n = 500;
+
+template <class T>
+T read_back(const T* dev) {
+    T v{};
+    HSA_CHECK(hsa_memory_copy(&v, dev, sizeof(T)));
+    return v;
+}
+
+void setup(device_state& d, const char* co_path, int agent_index, int iterations) {
+    d.cpu = example::agents(HSA_DEVICE_TYPE_CPU).at(0);
+    d.gpu = example::agents(HSA_DEVICE_TYPE_GPU).at(static_cast<std::size_t>(agent_index));
+    d.co = new example::CodeObject(co_path, d.gpu);
+    d.k_saxpy = d.co->kernel("saxpy_accumulate", d.gpu);
+    d.k_counter = d.co->kernel("counter_increment", d.gpu);
+    d.k_append = d.co->kernel("atomic_append", d.gpu);
+    d.counter = static_cast<uint32_t*>(d.co->variable("counter", d.gpu));
+    d.x = static_cast<float*>(example::alloc_device(d.gpu, n * sizeof(float)));
+    d.y = static_cast<float*>(example::alloc_device(d.gpu, n * sizeof(float)));
+    d.out = static_cast<uint32_t*>(example::alloc_device(d.gpu, append_n * static_cast<size_t>(iterations) * 4 + 4));
+    d.index = static_cast<uint32_t*>(example::alloc_device(d.gpu, sizeof(uint32_t)));
+    std::vector<float> hx(n), hy(n, 1.0f);
+    for (uint32_t i = 0; i < n; ++i) hx[i] = static_cast<float>(i % 17) * 0.5f;
+    HSA_CHECK(hsa_memory_copy(d.x, hx.data(), n * sizeof(float)));
+    HSA_CHECK(hsa_memory_copy(d.y, hy.data(), n * sizeof(float)));
+    const uint32_t zero = 0;
+    HSA_CHECK(hsa_memory_copy(d.index, &zero, 4));
+    d.saxpy = static_cast<SaxpyArgs*>(example::alloc_kernarg(d.cpu, d.gpu, sizeof(SaxpyArgs)));
+    d.cargs = static_cast<CounterArgs*>(example::alloc_kernarg(d.cpu, d.gpu, sizeof(CounterArgs)));
+    d.app = static_cast<AppendArgs*>(example::alloc_kernarg(d.cpu, d.gpu, sizeof(AppendArgs)));
+    *d.saxpy = {d.x, d.y, 0.25f, n};
+    *d.cargs = {n / 2};
+    HSA_CHECK(hsa_queue_create(d.gpu, 64, HSA_QUEUE_TYPE_MULTI, nullptr, nullptr, UINT32_MAX, UINT32_MAX, &d.queue));
+    HSA_CHECK(hsa_signal_create(1, 0, nullptr, &d.done));
+}
+
+void teardown(device_state& d) {
+    HSA_CHECK(hsa_signal_destroy(d.done));
+    HSA_CHECK(hsa_queue_destroy(d.queue));
+    for (void* p : {static_cast<void*>(d.x), static_cast<void*>(d.y), static_cast<void*>(d.out),
+                    static_cast<void*>(d.index), static_cast<void*>(d.saxpy), static_cast<void*>(d.cargs),
+                    static_cast<void*>(d.app)})
+        HSA_CHECK(hsa_amd_memory_pool_free(p));
+    delete d.co;
+}
+
+// One kernel, waited for; `which` 0 saxpy, 1 counter, 2 append (value `it`).
+void run_one(device_state& d, int which, int it) {
+    hsa_signal_store_screlease(d.done, 1);
+    if (which == 0) example::dispatch_1d(d.queue, d.k_saxpy, d.saxpy, n, 64, d.done);
+    if (which == 1) example::dispatch_1d(d.queue, d.k_counter, d.cargs, n, 128, d.done);
+    if (which == 2) {
+        *d.app = {d.out, d.index, 1000u * static_cast<uint32_t>(it), append_n};
+        example::dispatch_1d(d.queue, d.k_append, d.app, append_n, 100, d.done);
+    }
+    example::wait_done(d.done);
+    expect(hsa_signal_load_scacquire(d.done) == 0, "the program's signal fired exactly once");
+}
+
+// Host reference after `saxpies`, `counters` and `appends` dispatches.
+bool check_results(device_state& d, int saxpies, int counters, int appends) {
+    std::vector<float> hy(n);
+    HSA_CHECK(hsa_memory_copy(hy.data(), d.y, n * sizeof(float)));
+    bool ok = true;
+    for (uint32_t i = 0; i < n; ++i) {
+        float v = 1.0f;
+        for (int k = 0; k < saxpies; ++k) v += 0.25f * (static_cast<float>(i % 17) * 0.5f);
+        ok = ok && std::fabs(hy[i] - v) <= 1e-4f * std::fabs(v);
+    }
+    expect(ok, "saxpy results as without replay");
+    const uint32_t counter = read_back(d.counter);
+    expect(counter == static_cast<uint32_t>(counters) * (n / 2), "module variable as without replay");
+    const uint32_t idx = read_back(d.index);
+    expect(idx == static_cast<uint32_t>(appends) * append_n, "atomic append count as without replay");
+    std::vector<uint32_t> out(idx);
+    if (idx > 0) HSA_CHECK(hsa_memory_copy(out.data(), d.out, idx * 4));
+    uint64_t sum = 0, ref = 0;
+    for (uint32_t v : out) sum += v;
+    for (int it = 0; it < appends; ++it)
+        for (uint32_t g = 0; g < append_n; ++g) ref += 1000u * static_cast<uint32_t>(it) + g;
+    expect(sum == ref, "atomic append contents as without replay");
+    return ok;
+}
+
+int rules(const char* co) {
+    device_state d{};
+    setup(d, co, 0, 8);
+    // 8 dispatches, policies by position (see on_replay): saxpy, counter, append, saxpy, counter,
+    // append, saxpy (toggles), counter.
+    const int kinds[] = {0, 1, 2, 0, 1, 2, 0, 1};
+    int appends = 0;
+    for (int i = 0; i < 8; ++i) run_one(d, kinds[i], kinds[i] == 2 ? appends++ : 0);
+    check_results(d, 3, 3, 2);
+    teardown(d);
+
+    std::lock_guard lk(g_mutex);
+    expect(g_order.size() == 8, "CONFIG ENTER once per dispatch");
+    if (g_order.size() != 8) return 1;
+    for (auto id : g_order) {
+        const auto& s = g_seen[id];
+        expect(s.config_enter == 1 && s.config_exit == 1, "CONFIG ENTER and EXIT once");
+        expect(s.correlation_same, "one correlation id for the whole sequence");
+        for (std::size_t i = 1; i < s.checksums.size(); ++i)
+            expect(s.checksums[i] == s.checksums[0], "every pass starts from identical inputs");
+        expect(s.pass_enter == s.pass_exit, "PASS ENTER and EXIT balanced");
+        expect(s.pass_enter == 0 || s.snapshot == 1, "one snapshot per replayed dispatch");
+        expect(s.pass_enter == 0 || s.restore == s.pass_enter - 1, "a restore before every pass but the first");
+        expect(s.ud_config_exit == 100, "CONFIG EXIT sees the CONFIG value");
+        for (auto v : s.ud_pass_enter) expect(v == 100, "each PASS starts from the CONFIG value");
+        for (std::size_t i = 0; i < s.ud_pass_exit.size(); ++i)
+            expect(s.ud_pass_exit[i] == 200 + i, "a write in PASS ENTER reaches that pass's EXIT");
+        // ctx A traces each pass's dispatch once (one dispatch id for all passes).
+        const int passes = s.pass_enter == 0 ? 1 : s.pass_enter;
+        expect(s.dispatch_records.count(g_replay_ctx.handle) == 1 &&
+                   s.dispatch_records.at(g_replay_ctx.handle) == passes,
+               "one ENQUEUE per pass under one dispatch id");
+        expect(g_complete_by_dispatch[id] == passes, "one COMPLETE per pass");
+        expect(s.dispatch_records.count(g_stopped_c.handle) == 0, "a globally stopped context sees nothing");
+    }
+    const auto& fixed = g_seen[g_order[0]];
+    expect(fixed.pass_enter == 3 && fixed.passes_run == 3 && fixed.total == 3, "fixed 3 passes");
+    expect(fixed.continue_calls == 2, "continue is not consulted after the last fixed pass");
+    expect(fixed.ud_pass_count == 100, "replay_pass_count receives the CONFIG value");
+    expect(fixed.ud_continue.size() == 2 && fixed.ud_continue[0] == 200 && fixed.ud_continue[1] == 201,
+           "replay_continue receives that pass's copy");
+    expect(fixed.snapshot_bytes >= 2 * n * sizeof(float), "the snapshot covers the device buffers");
+    const auto& early = g_seen[g_order[1]];
+    expect(early.pass_enter == 2 && early.passes_run == 2 && early.total == 5, "continue stops a fixed loop early");
+    const auto& indefinite = g_seen[g_order[2]];
+    expect(indefinite.pass_enter == 4 && indefinite.passes_run == 4 && indefinite.total == 0,
+           "an indefinite loop runs until continue returns 0");
+    const auto& opt_out = g_seen[g_order[3]];
+    expect(opt_out.pass_enter == 0 && opt_out.passes_run == 1 && opt_out.declined == nullptr, "opt-out: run once");
+    const auto& one = g_seen[g_order[4]];
+    expect(one.pass_enter == 0 && one.snapshot == 0 && one.passes_run == 1, "1 pass: the ordinary path");
+    const auto& zero = g_seen[g_order[5]];
+    expect(zero.pass_enter == 0 && zero.declined != nullptr, "0 passes without continue is declined with a reason");
+    const auto& toggles = g_seen[g_order[6]];
+    expect(toggles.pass_enter == 3, "toggle dispatch: 3 passes");
+    // ctx B stopped in pass 0, still stopped in pass 1 (sticky), started again in pass 2.
+    expect(toggles.dispatch_records.count(g_trace_b.handle) == 1 && toggles.dispatch_records.at(g_trace_b.handle) == 1,
+           "a locally stopped context misses passes 0 and 1, not 2");
+    // Scoped to the loop: ctx B sees the next dispatch again.
+    const auto& after = g_seen[g_order[7]];
+    expect(after.dispatch_records.count(g_trace_b.handle) == 1 && after.dispatch_records.at(g_trace_b.handle) == 2,
+           "local toggles end with their loop");
+    // A toggle kept from PASS ENTER and called outside it is refused.
+    expect(g_kept_toggle != nullptr && g_kept_toggle(g_trace_b) == ROCPROFILER_STATUS_ERROR_CONTEXT_ERROR,
+           "toggles are illegal outside PASS ENTER");
+    return 0;
+}
+
+int budget(const char* co) {
+    device_state d{};
+    setup(d, co, 0, 1);
+    run_one(d, 0, 0);
+    check_results(d, 1, 0, 0);
+    teardown(d);
+    std::lock_guard lk(g_mutex);
+    expect(g_order.size() == 1, "one CONFIG");
+    if (g_order.empty()) return 1;
+    const auto& s = g_seen[g_order[0]];
+    expect(s.pass_enter == 0 && s.passes_run == 1, "declined: run once");
+    expect(s.declined != nullptr && std::strstr(s.declined, "budget") != nullptr, "the reason names the budget");
+    return 0;
+}
+
+int restore_fail_parent(const char* self, const char* co) {
+    int pipefd[2];
+    if (pipe(pipefd) != 0) return 2;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, pipefd[1], 2);
+    posix_spawn_file_actions_addclose(&fa, pipefd[0]);
+    std::vector<std::string> envs;
+    for (char** e = environ; *e != nullptr; ++e) envs.emplace_back(*e);
+    envs.emplace_back("ENCORE_REPLAY_TEST_FAIL_RESTORE=1");
+    std::vector<char*> envp;
+    for (auto& e : envs) envp.push_back(e.data());
+    envp.push_back(nullptr);
+    std::string a0 = self, a1 = co, a2 = "restore_fail_child";
+    char* argv[] = {a0.data(), a1.data(), a2.data(), nullptr};
+    pid_t pid = 0;
+    expect(posix_spawn(&pid, self, &fa, nullptr, argv, envp.data()) == 0, "spawn the child");
+    close(pipefd[1]);
+    std::string err;
+    char buf[4096];
+    for (ssize_t k; (k = read(pipefd[0], buf, sizeof(buf))) > 0;) err.append(buf, static_cast<std::size_t>(k));
+    int status = 0;
+    waitpid(pid, &status, 0);
+    expect(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT, "a failed restore aborts the process");
+    expect(err.find("restoring device memory failed part-way") != std::string::npos, "with the reason on stderr");
+    if (!(WIFSIGNALED(status))) std::fprintf(stderr, "child stderr:\n%s\n", err.c_str());
+    return 0;
+}
+
+int stress(const char* co) {
+    constexpr int threads_per_agent = 2, iterations = 600;
+    std::vector<std::thread> ts;
+    std::atomic<int> bad{0};
+    std::atomic<int> copies{0};
+    for (int agent = 0; agent < 2; ++agent)
+        for (int t = 0; t < threads_per_agent; ++t)
+            ts.emplace_back([&, agent] {
+                device_state d{};
+                setup(d, co, agent, iterations);
+                int s = 0, c = 0, a = 0;
+                hsa_signal_t copy_done{};
+                HSA_CHECK(hsa_signal_create(1, 0, nullptr, &copy_done));
+                std::vector<float> host(n);
+                for (int it = 0; it < iterations; ++it) {
+                    const int which = it % 3;
+                    run_one(d, which, which == 2 ? a : 0);
+                    if (which == 0) ++s;
+                    if (which == 1) ++c;
+                    if (which == 2) ++a;
+                    if (it % 10 == 0) {
+                        // An async copy out of device memory, racing other threads' replays.
+                        hsa_signal_store_screlease(copy_done, 1);
+                        HSA_CHECK(hsa_amd_memory_async_copy(host.data(), d.cpu, d.x, d.gpu, n * sizeof(float), 0,
+                                                            nullptr, copy_done));
+                        example::wait_done(copy_done);
+                        if (host[5] != 2.5f) bad.fetch_add(1);
+                        copies.fetch_add(1);
+                    }
+                }
+                HSA_CHECK(hsa_signal_destroy(copy_done));
+                // The counter is per executable (each thread loads its own).
+                check_results(d, s, c, a);
+                teardown(d);
+            });
+    for (auto& t : ts) t.join();
+    expect(bad.load() == 0, "async copies read the inputs");
+    std::lock_guard lk(g_mutex);
+    const int total = 2 * threads_per_agent * iterations;
+    expect(static_cast<int>(g_order.size()) == total, "every dispatch went through CONFIG once");
+    int replayed = 0;
+    for (auto id : g_order) {
+        const auto& s = g_seen[id];
+        const int passes = s.pass_enter == 0 ? 1 : s.pass_enter;
+        replayed += s.pass_enter > 0 ? 1 : 0;
+        if (g_complete_by_dispatch[id] != passes) {
+            expect(false, "one COMPLETE per pass, none lost or duplicated");
+            break;
+        }
+        for (std::size_t i = 1; i < s.checksums.size(); ++i) expect(s.checksums[i] == s.checksums[0], "identical inputs");
+    }
+    expect(replayed > total / 4, "a fraction of the dispatches was replayed");
+    std::printf("stress: %d dispatches, %d replayed, %d async copies\n", total, replayed, copies.load());
+    return 0;
+}
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) rocprofiler_tool_configure_result_t* rocprofiler_configure(
+    uint32_t, const char*, uint32_t, rocprofiler_client_id_t*) {
+    static rocprofiler_tool_configure_result_t r{sizeof(r), &tool_init, nullptr, nullptr};
+    return &r;
+}
+
+int main(int argc, char** argv) {
+    if (argc < 3) {
+        std::fprintf(stderr, "usage: %s <stateful code object> rules|budget|restore_fail|stress\n", argv[0]);
+        return 2;
+    }
+    g_mode = argv[2];
+    if (g_mode == "restore_fail") return restore_fail_parent(argv[0], argv[1]) | test_support::finish();
+    HSA_CHECK(hsa_init());
+    int rc = 2;
+    if (g_mode == "rules") rc = rules(argv[1]);
+    if (g_mode == "budget") rc = budget(argv[1]);
+    if (g_mode == "stress") rc = stress(argv[1]);
+    if (g_mode == "restore_fail_child") {
+        device_state d{};
+        setup(d, argv[1], 0, 1);
+        run_one(d, 0, 0);  // aborts in the restore before pass 1
+        rc = 3;
+    }
+    HSA_CHECK(hsa_shut_down());
+    return rc | test_support::finish();
+}
