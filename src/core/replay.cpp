@@ -13,6 +13,7 @@
 #include <ctime>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace encore::core::replay {
@@ -292,8 +293,11 @@ rocprofiler_status_t configure_options(rocprofiler_context_id_t id, const encore
     context* c = find_context(id);
     if (c == nullptr) return ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
     if (!c->services[replay_kind].configured) return ROCPROFILER_STATUS_ERROR_CONTEXT_ERROR;
-    if (o->size < sizeof(encore_kernel_replay_options_t) || o->policy < ENCORE_REPLAY_SNAPSHOT_DEFAULT ||
-        o->policy >= ENCORE_REPLAY_SNAPSHOT_LAST)
+    // A C caller can put any integer in the enum field: read it as one.
+    std::underlying_type_t<encore_replay_snapshot_policy_t> policy = 0;
+    std::memcpy(&policy, &o->policy, sizeof(policy));
+    if (o->size < sizeof(encore_kernel_replay_options_t) || policy < ENCORE_REPLAY_SNAPSHOT_DEFAULT ||
+        policy >= ENCORE_REPLAY_SNAPSHOT_LAST)
         return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
     std::lock_guard lk(g_options_mutex);
     g_options = *o;

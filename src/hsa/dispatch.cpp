@@ -81,7 +81,7 @@ void give_back_signal(hsa_signal_t s) {
 
 // ---- replay gates (replay.hpp) ------------------------------------------------------------------
 struct agent_gate {
-    std::shared_timed_mutex lock;
+    std::shared_mutex lock;
     std::atomic<std::int64_t> in_flight{0};
 };
 std::atomic<bool> g_replay_enabled{false};
@@ -278,8 +278,15 @@ public:
     const char* acquire() noexcept override {
         using namespace std::chrono;
         auto& g = replay_gate_of(agent());
-        if (!g.lock.try_lock_for(nanoseconds(opt_.wait_timeout_ns)))
-            return "timed out waiting for exclusive use of the agent: the dispatch runs once";
+        // Polled try_lock rather than try_lock_for: the timed form maps to
+        // pthread_rwlock_clockwrlock, which ThreadSanitizer does not see (its reports would be
+        // false), and readers hold the lock only while they submit.
+        const auto lock_deadline = steady_clock::now() + nanoseconds(opt_.wait_timeout_ns);
+        while (!g.lock.try_lock()) {
+            if (steady_clock::now() >= lock_deadline)
+                return "timed out waiting for exclusive use of the agent: the dispatch runs once";
+            std::this_thread::sleep_for(microseconds(10));
+        }
         t_exclusive_agent = agent();
         // Drain: every dispatch and async copy submitted on the agent before (this queue and its
         // siblings) has completed and its completion handler has run.

@@ -187,11 +187,11 @@ void on_replay(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*
     }
 }
 
-rocprofiler_kernel_replay_context_cb_t g_kept_toggle = nullptr;
+std::atomic<rocprofiler_kernel_replay_context_cb_t> g_kept_toggle{nullptr};
 void keep_toggle(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*, void*) {
     auto* p = static_cast<rocprofiler_callback_tracing_kernel_replay_data_t*>(r.payload);
     if (r.operation == ROCPROFILER_KERNEL_REPLAY_PASS && r.phase == ROCPROFILER_CALLBACK_PHASE_ENTER)
-        g_kept_toggle = p->replay_stop_context;
+        g_kept_toggle.store(p->replay_stop_context);
 }
 
 void on_dispatch(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*, void*) {
@@ -423,7 +423,8 @@ int rules(const char* co) {
     expect(after.dispatch_records.count(g_trace_b.handle) == 1 && after.dispatch_records.at(g_trace_b.handle) == 2,
            "local toggles end with their loop");
     // A toggle kept from PASS ENTER and called outside it is refused.
-    expect(g_kept_toggle != nullptr && g_kept_toggle(g_trace_b) == ROCPROFILER_STATUS_ERROR_CONTEXT_ERROR,
+    const auto kept = g_kept_toggle.load();
+    expect(kept != nullptr && kept(g_trace_b) == ROCPROFILER_STATUS_ERROR_CONTEXT_ERROR,
            "toggles are illegal outside PASS ENTER");
     return 0;
 }
@@ -460,6 +461,7 @@ int restore_fail_parent(const char* self, const char* co) {
     char* argv[] = {a0.data(), a1.data(), a2.data(), nullptr};
     pid_t pid = 0;
     expect(posix_spawn(&pid, self, &fa, nullptr, argv, envp.data()) == 0, "spawn the child");
+    posix_spawn_file_actions_destroy(&fa);
     close(pipefd[1]);
     std::string err;
     char buf[4096];
@@ -473,7 +475,9 @@ int restore_fail_parent(const char* self, const char* co) {
 }
 
 int stress(const char* co) {
-    constexpr int threads_per_agent = 2, iterations = 600;
+    // Thousands of dispatches in a plain build; fewer under the sanitizers (meson.build).
+    const char* iters_env = std::getenv("TEST_REPLAY_ITERATIONS");
+    const int threads_per_agent = 2, iterations = iters_env != nullptr ? std::atoi(iters_env) : 600;
     std::vector<std::thread> ts;
     std::atomic<int> bad{0};
     std::atomic<int> copies{0};
