@@ -1,4 +1,11 @@
-/* rocprofiler-sdk/context.h — contexts: a set of services started and stopped together. */
+/* rocprofiler-sdk/context.h — contexts: a set of services started and stopped together.
+ *
+ *   rocprofiler_context_id_t ctx;
+ *   rocprofiler_create_context(&ctx);              // only inside the tool's initialize
+ *   rocprofiler_configure_callback_tracing_service(ctx, kind, NULL, 0, callback, data);
+ *   rocprofiler_start_context(ctx);                // any time; stop/start again at will
+ *
+ * At most 64 contexts per process. Rules: docs/tracing.md. */
 #pragma once
 
 #include <rocprofiler-sdk/defines.h>

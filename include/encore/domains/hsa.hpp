@@ -1,4 +1,14 @@
 // encore/domains/hsa.hpp — the four HSA API domains, their enum names and printable structs.
+//
+//   #include <encore/domains/hsa.hpp>
+//   using encore::domains::hsa_core;         // also hsa_amd_ext, hsa_image_ext, hsa_finalize_ext
+//   ctx.trace<hsa_core>(f);                   // every op of the core table, or a selection:
+//   ctx.trace<hsa_core>(encore::ops<hsa_core, "hsa_queue_create">(), f);
+//   constexpr auto id = hsa_core::id_of<"hsa_queue_create">();   // op id = table position
+//
+// Domains a tool does not name generate no code and leave their table slots untouched.
+// Needs <hsa/hsa_api_trace.h> (Debian libhsa-runtime-dev) and AMD_INTERNAL_BUILD (see
+// encore/domains/detail/hsa_table.hpp); encore.pc and encore::encore pass it.
 #pragma once
 
 #include <encore/domains/hsa_amd_ext.hpp>
