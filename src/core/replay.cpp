@@ -90,7 +90,7 @@ struct deliverer {
 }  // namespace
 
 options current_options(encore_replay_snapshot_policy_t backend_default) noexcept {
-    options o{backend_default, 256u << 10, 0, 60'000'000'000ull};
+    options o{backend_default, 4096, 0, 60'000'000'000ull};
     {
         std::lock_guard lk(g_options_mutex);
         if (g_options_set) {

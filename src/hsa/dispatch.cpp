@@ -254,6 +254,15 @@ bool wait_signal(hsa_signal_t s, std::uint64_t timeout_ns) noexcept {
     return true;
 }
 
+// Waiting for a lock or a drain: yield first (the wait is usually a few microseconds: a
+// completion handler finishing), then sleep (a sleep costs ~50 us of timer slack).
+void backoff(unsigned& spins) noexcept {
+    if (++spins < 2000)
+        std::this_thread::yield();
+    else
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
+}
+
 // One single-packet dispatch going through the replay service (core::replay drives it).
 class hsa_replay final : public core::replay::dispatch_backend {
 public:
@@ -282,21 +291,23 @@ public:
         // pthread_rwlock_clockwrlock, which ThreadSanitizer does not see (its reports would be
         // false), and readers hold the lock only while they submit.
         const auto lock_deadline = steady_clock::now() + nanoseconds(opt_.wait_timeout_ns);
+        unsigned spins = 0;
         while (!g.lock.try_lock()) {
             if (steady_clock::now() >= lock_deadline)
                 return "timed out waiting for exclusive use of the agent: the dispatch runs once";
-            std::this_thread::sleep_for(microseconds(10));
+            backoff(spins);
         }
         t_exclusive_agent = agent();
         // Drain: every dispatch and async copy submitted on the agent before (this queue and its
         // siblings) has completed and its completion handler has run.
         const auto deadline = steady_clock::now() + nanoseconds(opt_.wait_timeout_ns);
+        spins = 0;
         while (g.in_flight.load(std::memory_order_acquire) > 0) {
             if (steady_clock::now() >= deadline) {
                 release();
                 return "timed out draining the agent's queues and copies: the dispatch runs once";
             }
-            std::this_thread::sleep_for(microseconds(20));
+            backoff(spins);
         }
         return nullptr;
     }

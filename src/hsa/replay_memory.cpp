@@ -71,6 +71,7 @@ struct wp_slot {
     std::atomic<std::size_t> chunk{0};
 };
 wp_slot g_slots[max_slots];
+constexpr std::size_t max_ramp = 4096;
 std::atomic<int> g_slot_high{0};
 struct sigaction g_previous {};
 std::once_flag g_handler_once;
@@ -87,10 +88,20 @@ void on_segv(int sig, siginfo_t* si, void* uc) {
             if (addr < b || addr >= e) continue;
             const std::size_t chunk = g_slots[i].chunk.load(std::memory_order_relaxed);
             const std::size_t c = (addr - b) / chunk;
-            if (std::uint8_t* d = g_slots[i].dirty.load(std::memory_order_acquire); d != nullptr)
-                __atomic_store_n(&d[c], 1, __ATOMIC_RELAXED);
+            const std::size_t n = (e - b + chunk - 1) / chunk;
+            // A write right after a run of changed chunks is taken as a sequential sweep: as
+            // many chunks as the run has (at most max_ramp) are opened and counted changed at
+            // once, so a kernel writing a large range costs a logarithmic number of faults
+            // instead of one per chunk, and at most doubles the bytes restored.
+            std::size_t span = 1;
+            std::uint8_t* d = g_slots[i].dirty.load(std::memory_order_acquire);
+            if (d != nullptr)
+                while (span < max_ramp && c >= span && __atomic_load_n(&d[c - span], __ATOMIC_RELAXED) != 0) ++span;
+            if (c + span > n) span = n - c;
+            if (d != nullptr)
+                for (std::size_t k = c; k < c + span; ++k) __atomic_store_n(&d[k], 1, __ATOMIC_RELAXED);
             const std::uintptr_t cb = b + c * chunk;
-            const std::uintptr_t ce = std::min<std::uintptr_t>(cb + chunk, e);
+            const std::uintptr_t ce = std::min<std::uintptr_t>(cb + span * chunk, e);
             ::mprotect(reinterpret_cast<void*>(cb), ce - cb, PROT_READ | PROT_WRITE);
             return;  // the write is retried
         }
@@ -382,15 +393,22 @@ bool snapshot::restore(core::replay::memory_stats& out) noexcept {
             pe = w.end.load(std::memory_order_relaxed);
             std::uint8_t* d = w.dirty.load(std::memory_order_relaxed);
             const std::size_t n = slot_chunks(s.slot);
-            for (std::size_t c = 0; c < n; ++c) {
-                if (__atomic_load_n(&d[c], __ATOMIC_RELAXED) == 0) continue;
+            // A chunk written once stays writable and is restored before every later pass
+            // (a replayed kernel writes the same places each pass, its inputs being identical):
+            // one page fault per chunk per replayed dispatch, no system call per pass, and
+            // neighbouring chunks are copied as one run.
+            for (std::size_t c = 0; c < n;) {
+                if (__atomic_load_n(&d[c], __ATOMIC_RELAXED) == 0) {
+                    ++c;
+                    continue;
+                }
+                std::size_t e = c + 1;
+                while (e < n && __atomic_load_n(&d[e], __ATOMIC_RELAXED) != 0) ++e;
                 const std::uintptr_t cb = pb + c * chunk_;
-                const std::size_t len = std::min<std::uintptr_t>(cb + chunk_, pe) - cb;
+                const std::size_t len = std::min<std::uintptr_t>(pb + e * chunk_, pe) - cb;
                 ok = copy(reinterpret_cast<void*>(cb), saved_bytes + (cb - s.base), len) && ok;
                 out.bytes += len;
-                __atomic_store_n(&d[c], 0, __ATOMIC_RELAXED);
-                // Tracked again for the next pass.
-                if (::mprotect(reinterpret_cast<void*>(cb), len, PROT_READ) != 0) __atomic_store_n(&d[c], 1, __ATOMIC_RELAXED);
+                c = e;
             }
         }
         // The rest (no write tracking, or partial pages at either end): read back and compare.

@@ -84,7 +84,7 @@ typedef struct encore_kernel_replay_options_t
 {
     uint64_t                        size;          /**< sizeof(encore_kernel_replay_options_t) */
     encore_replay_snapshot_policy_t policy;
-    uint64_t                        chunk_size;    /**< changed_chunks granularity; 0 = default (256 KiB) */
+    uint64_t                        chunk_size;    /**< changed_chunks granularity, rounded up to pages; 0 = default (one page) */
     uint64_t                        memory_budget; /**< max bytes one snapshot may hold; 0 = default (half of RAM) */
     uint64_t                        wait_timeout_ns; /**< bound of each lock / drain / pass wait; 0 = 60 s */
 } encore_kernel_replay_options_t;
