@@ -3,7 +3,9 @@
 // Prints the final checksums; exits 1 if they differ from the values computed on the host.
 #include "hsa_example.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace {
 struct SaxpyArgs {
@@ -42,16 +44,21 @@ int main(int argc, char** argv) {
     const uint64_t k_append = co.kernel("atomic_append", gpu);
     auto* counter = static_cast<uint32_t*>(co.variable("counter", gpu));
 
-    auto* x = static_cast<float*>(example::alloc_shared(cpu, gpu, n * sizeof(float)));
-    auto* y = static_cast<float*>(example::alloc_shared(cpu, gpu, n * sizeof(float)));
+    // Device memory (the GPU's coarse-grained pool), filled and read back with hsa_memory_copy
+    // like a real GPU program does: what a kernel replay snapshots and restores.
+    auto* x = static_cast<float*>(example::alloc_device(gpu, n * sizeof(float)));
+    auto* y = static_cast<float*>(example::alloc_device(gpu, n * sizeof(float)));
     const size_t out_cap = static_cast<size_t>(append_n) * iterations;
-    auto* out = static_cast<uint32_t*>(example::alloc_shared(cpu, gpu, out_cap * sizeof(uint32_t) + 4));
-    auto* index = static_cast<uint32_t*>(example::alloc_shared(cpu, gpu, sizeof(uint32_t)));
-    for (uint32_t i = 0; i < n; ++i) {
-      x[i] = static_cast<float>(i % 17) * 0.5f;
-      y[i] = 1.0f;
+    auto* out = static_cast<uint32_t*>(example::alloc_device(gpu, out_cap * sizeof(uint32_t) + 4));
+    auto* index = static_cast<uint32_t*>(example::alloc_device(gpu, sizeof(uint32_t)));
+    {
+      std::vector<float> hx(n), hy(n, 1.0f);
+      for (uint32_t i = 0; i < n; ++i) hx[i] = static_cast<float>(i % 17) * 0.5f;
+      const uint32_t zero = 0;
+      HSA_CHECK(hsa_memory_copy(x, hx.data(), n * sizeof(float)));
+      HSA_CHECK(hsa_memory_copy(y, hy.data(), n * sizeof(float)));
+      HSA_CHECK(hsa_memory_copy(index, &zero, sizeof(zero)));
     }
-    *index = 0;
 
     auto* saxpy = static_cast<SaxpyArgs*>(example::alloc_kernarg(cpu, gpu, sizeof(SaxpyArgs)));
     auto* cargs = static_cast<CounterArgs*>(example::alloc_kernarg(cpu, gpu, sizeof(CounterArgs)));
@@ -73,10 +80,17 @@ int main(int argc, char** argv) {
       example::wait_done(done);
     }
 
+    std::vector<float> hy(n);
+    uint32_t count = 0, hcounter = 0;
+    HSA_CHECK(hsa_memory_copy(hy.data(), y, n * sizeof(float)));
+    HSA_CHECK(hsa_memory_copy(&count, index, sizeof(count)));
+    HSA_CHECK(hsa_memory_copy(&hcounter, counter, sizeof(hcounter)));
+    std::vector<uint32_t> hout(std::min<size_t>(count, out_cap));
+    if (!hout.empty()) HSA_CHECK(hsa_memory_copy(hout.data(), out, hout.size() * sizeof(uint32_t)));
     double ysum = 0;
-    for (uint32_t i = 0; i < n; ++i) ysum += y[i];
+    for (uint32_t i = 0; i < n; ++i) ysum += hy[i];
     uint64_t append_sum = 0;
-    for (uint32_t i = 0; i < *index; ++i) append_sum += out[i];
+    for (uint32_t v : hout) append_sum += v;
 
     // Host reference.
     double ref_ysum = 0;
@@ -91,12 +105,12 @@ int main(int argc, char** argv) {
 
     std::printf("stateful: iterations=%d\n", iterations);
     std::printf("saxpy_checksum=%.3f\n", ysum);
-    std::printf("counter=%u\n", *counter);
-    std::printf("append_count=%u append_checksum=%llu\n", *index,
+    std::printf("counter=%u\n", hcounter);
+    std::printf("append_count=%u append_checksum=%llu\n", count,
                 static_cast<unsigned long long>(append_sum));
     if (std::fabs(ysum - ref_ysum) > 1e-3 * std::fabs(ref_ysum) ||
-        *counter != static_cast<uint32_t>(iterations) * (n / 2) ||
-        *index != static_cast<uint32_t>(iterations) * append_n || append_sum != ref_append) {
+        hcounter != static_cast<uint32_t>(iterations) * (n / 2) ||
+        count != static_cast<uint32_t>(iterations) * append_n || append_sum != ref_append) {
       std::fprintf(stderr, "stateful: result mismatch (expected saxpy %.3f counter %u append %llu)\n", ref_ysum,
                    static_cast<uint32_t>(iterations) * (n / 2), static_cast<unsigned long long>(ref_append));
       rc = 1;
