@@ -10,6 +10,8 @@
 //   budget        ENCORE_REPLAY_MEMORY_BUDGET too small: declined with the reason, run once.
 //   restore_fail  runs itself as a child with a restore failure injected: the child aborts
 //                 with the message (the seed's rule).
+//   async_copy    an async copy submitted during a replay waits for it
+//   nested        a dispatch submitted from a PASS callback on the same agent: no deadlock
 //   stress        threads x queues x two agents, thousands of dispatches, a fraction replayed,
 //                 async copies during replays: nothing lost or duplicated, results match.
 #include "../../examples/hsa/hsa_example.hpp"
@@ -23,7 +25,9 @@
 
 #include <atomic>
 #include <cmath>
+#include <chrono>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -68,6 +72,7 @@ struct replay_seen {
     std::vector<std::uint64_t> ud_pass_exit;
     std::vector<std::uint64_t> ud_continue;
     std::uint64_t ud_pass_count = 0, ud_config_exit = 0;
+    rocprofiler_timestamp_t config_exit_ts = 0;
     std::map<std::uint64_t, int> dispatch_records;  // context handle -> ENQUEUE enters during passes
 };
 std::mutex g_mutex;
@@ -75,6 +80,9 @@ std::map<std::uint64_t, replay_seen> g_seen;  // by dispatch id
 std::vector<std::uint64_t> g_order;           // dispatch ids in CONFIG order
 std::atomic<int> g_complete_total{0};
 std::map<std::uint64_t, int> g_complete_by_dispatch;  // ctx A COMPLETE count per dispatch id
+
+std::atomic<bool> g_replay_started{false};
+std::function<void()> g_nested_hook;  // runs in PASS ENTER of pass 1 (nested mode)
 
 // The policy for the n-th dispatch (rules mode): what CONFIG ENTER sets.
 int g_nth = 0;
@@ -145,6 +153,7 @@ void on_replay(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*
         }
     } else if (r.operation == ROCPROFILER_KERNEL_REPLAY_CONFIG) {
         ++s.config_exit;
+        rocprofiler_get_timestamp(&s.config_exit_ts);
         s.passes_run = p->passes_run;
         s.total = p->total_passes;
         s.declined = p->decline_reason;
@@ -170,6 +179,12 @@ void on_replay(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*
             expect(p->replay_stop_context(rocprofiler_context_id_t{999}) == ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND,
                    "local stop of an unknown context");
         }
+        if (g_mode == "async_copy" && p->current_pass == 0) {
+            // Hold the replay open while another thread submits an async copy into its memory.
+            g_replay_started.store(true);
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+        if (g_mode == "nested" && p->current_pass == 1 && g_nested_hook) g_nested_hook();
         lk.lock();
         s.checksums.push_back(c);
         ud->value = 200 + p->current_pass;  // scoped to this pass
@@ -444,6 +459,73 @@ int budget(const char* co) {
     return 0;
 }
 
+// An async copy into device memory submitted by another thread while a replay of a kernel
+// reading that memory is in progress: it waits for the replay (every pass saw the old bytes) and
+// completes after it; the program sees the copy's bytes afterwards.
+int async_copy(const char* co) {
+    device_state d{};
+    setup(d, co, 0, 1);
+    std::vector<float> twos(n, 2.0f);
+    hsa_signal_t copied{};
+    HSA_CHECK(hsa_signal_create(1, 0, nullptr, &copied));
+    rocprofiler_timestamp_t copy_done_ts = 0;
+    std::thread copier([&] {
+        while (!g_replay_started.load()) std::this_thread::yield();
+        HSA_CHECK(hsa_amd_memory_async_copy(d.y, d.gpu, twos.data(), d.cpu, n * sizeof(float), 0, nullptr, copied));
+        example::wait_done(copied);
+        rocprofiler_get_timestamp(&copy_done_ts);
+    });
+    run_one(d, 0, 0);  // saxpy, replayed 3 times
+    copier.join();
+    std::vector<float> hy(n);
+    HSA_CHECK(hsa_memory_copy(hy.data(), d.y, n * sizeof(float)));
+    bool all_two = true;
+    for (float v : hy) all_two = all_two && v == 2.0f;
+    expect(all_two, "the copy's bytes are what the program sees afterwards");
+    HSA_CHECK(hsa_signal_destroy(copied));
+    teardown(d);
+    std::lock_guard lk(g_mutex);
+    expect(g_order.size() == 1, "one replayed dispatch");
+    if (g_order.empty()) return 1;
+    const auto& s = g_seen[g_order[0]];
+    expect(s.pass_enter == 3, "three passes");
+    for (std::size_t i = 1; i < s.checksums.size(); ++i)
+        expect(s.checksums[i] == s.checksums[0], "the copy did not land between passes");
+    expect(copy_done_ts > s.config_exit_ts, "the copy completed after the replay");
+    return 0;
+}
+
+// A tool that submits a dispatch on another queue of the same agent from a PASS callback (and
+// waits for it): no deadlock, and the nested dispatch runs once (nested replays are declined).
+int nested(const char* co) {
+    device_state d{};
+    setup(d, co, 0, 1);
+    hsa_queue_t* q2 = nullptr;
+    HSA_CHECK(hsa_queue_create(d.gpu, 64, HSA_QUEUE_TYPE_MULTI, nullptr, nullptr, UINT32_MAX, UINT32_MAX, &q2));
+    hsa_signal_t s2{};
+    HSA_CHECK(hsa_signal_create(1, 0, nullptr, &s2));
+    int nested_runs = 0;
+    g_nested_hook = [&] {
+        ++nested_runs;
+        hsa_signal_store_screlease(s2, 1);
+        example::dispatch_1d(q2, d.k_counter, d.cargs, n, 128, s2);
+        example::wait_done(s2);
+    };
+    run_one(d, 0, 0);  // saxpy, 3 passes; pass 1 runs the counter kernel once from its callback
+    g_nested_hook = nullptr;
+    expect(nested_runs == 1, "the nested submission ran from PASS ENTER");
+    // saxpy as without replay. The counter kernel ran once, inside the replay window: the
+    // restore before pass 2 put the covered memory (the module variable too) back as the
+    // snapshot had it, so its increment is undone (docs/replay.md).
+    check_results(d, 1, 0, 0);
+    HSA_CHECK(hsa_signal_destroy(s2));
+    HSA_CHECK(hsa_queue_destroy(q2));
+    teardown(d);
+    std::lock_guard lk(g_mutex);
+    expect(g_order.size() == 1, "only the outer dispatch went through CONFIG");
+    return 0;
+}
+
 int restore_fail_parent(const char* self, const char* co) {
     int pipefd[2];
     if (pipe(pipefd) != 0) return 2;
@@ -552,6 +634,8 @@ int main(int argc, char** argv) {
     if (g_mode == "rules") rc = rules(argv[1]);
     if (g_mode == "budget") rc = budget(argv[1]);
     if (g_mode == "stress") rc = stress(argv[1]);
+    if (g_mode == "async_copy") rc = async_copy(argv[1]);
+    if (g_mode == "nested") rc = nested(argv[1]);
     if (g_mode == "restore_fail_child") {
         device_state d{};
         setup(d, argv[1], 0, 1);
