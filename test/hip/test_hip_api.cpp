@@ -132,6 +132,13 @@ int tool_init(rocprofiler_client_finalize_t, void*) {
                    g_ctx_d.id(), ROCPROFILER_CALLBACK_TRACING_RUNTIME_INITIALIZATION, nullptr, 0,
                    [](rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*, void*) { on_event(g_d, r); },
                    nullptr) != ROCPROFILER_STATUS_SUCCESS;
+        // Bad input to the HIP kinds: an op id past the kind, a repeat.
+        const rocprofiler_tracing_operation_t past_end = ROCPROFILER_HIP_COMPILER_API_ID_LAST;
+        bad += rocprofiler_configure_callback_tracing_service(g_ctx_d.id(), ROCPROFILER_CALLBACK_TRACING_HIP_COMPILER_API,
+                                                              &past_end, 1, [](rocprofiler_callback_tracing_record_t, rocprofiler_user_data_t*, void*) {},
+                                                              nullptr) != ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND;
+        bad += g_ctx_c.trace<hip_compiler>([](rocprofiler_callback_tracing_record_t, rocprofiler_user_data_t*, void*) {},
+                                           nullptr) != ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED;
         if (bad != 0) return 1;
         for (auto* c : {&g_ctx_a, &g_ctx_b, &g_ctx_c, &g_ctx_d})
             if (c->start() != ROCPROFILER_STATUS_SUCCESS) return 1;
@@ -286,6 +293,13 @@ void scenario_api() {
     expect(g_ctx_b.start() == ROCPROFILER_STATUS_SUCCESS, "restart B");
     (void)hipGetDeviceCount(&count);
     expect(size_of(g_b) == b_before + 2, "restarted B sees calls again");
+
+    const char* name = nullptr;
+    expect(rocprofiler_query_callback_tracing_kind_operation_name(ROCPROFILER_CALLBACK_TRACING_HIP_COMPILER_API,
+                                                                  ROCPROFILER_HIP_COMPILER_API_ID___hipRegisterFatBinary, &name,
+                                                                  nullptr) == ROCPROFILER_STATUS_SUCCESS &&
+               std::string(name) == "__hipRegisterFatBinary",
+           "HIP_COMPILER_API op names by id");
 
     // HIP_COMPILER_API: what a module constructor and a <<<>>> launch call.
     struct {

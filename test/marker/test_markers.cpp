@@ -79,6 +79,19 @@ int tool_init(rocprofiler_client_finalize_t, void*) {
             [](rocprofiler_callback_tracing_record_t, rocprofiler_user_data_t*, void*) { ++g_init_records; },
             nullptr) != ROCPROFILER_STATUS_SUCCESS)
         return 1;
+    // Bad input to the new kinds: an op id past the kind, a repeat, names by id.
+    encore::context other;
+    if (encore::context::create(other) != ROCPROFILER_STATUS_SUCCESS) return 1;
+    const rocprofiler_tracing_operation_t past_end = ROCPROFILER_MARKER_CORE_API_ID_LAST;
+    if (rocprofiler_configure_callback_tracing_service(other.id(), ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API, &past_end, 1,
+                                                       &on_marker, nullptr) != ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND)
+        return 1;
+    if (rocprofiler_configure_callback_tracing_service(g_ctx.id(), ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API, nullptr, 0,
+                                                       &on_marker, nullptr) != ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED)
+        return 1;
+    if (rocprofiler_configure_callback_tracing_service(other.id(), ROCPROFILER_CALLBACK_TRACING_MARKER_NAME_API, nullptr, 0,
+                                                       nullptr, nullptr) != ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT)
+        return 1;
     // The range kind of newer roctx (roctxThreadRangeA ...) is not implemented: said so.
     if (rocprofiler_configure_callback_tracing_service(g_ctx.id(), ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_RANGE_API,
                                                        nullptr, 0, &on_marker, nullptr) !=
@@ -149,6 +162,21 @@ void scenario_traced() {
     constexpr auto EXIT = ROCPROFILER_CALLBACK_PHASE_EXIT;
     constexpr int CORE = ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API;
     expect(g_init_records == 1, "one RUNTIME_INITIALIZATION (MARKER) record");
+    const char* name = nullptr;
+    std::uint64_t len = 0;
+    expect(rocprofiler_query_callback_tracing_kind_operation_name(ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API,
+                                                                  ROCPROFILER_MARKER_CORE_API_ID_roctxRangePushA, &name, &len) ==
+                   ROCPROFILER_STATUS_SUCCESS &&
+               std::string(name) == "roctxRangePushA" && len == 15,
+           "op names by id");
+    expect(rocprofiler_query_callback_tracing_kind_operation_name(ROCPROFILER_CALLBACK_TRACING_MARKER_NAME_API,
+                                                                  ROCPROFILER_MARKER_NAME_API_ID_LAST, &name, &len) ==
+               ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND,
+           "an op id past the kind: OPERATION_NOT_FOUND");
+    expect(rocprofiler_query_callback_tracing_kind_operation_name(ROCPROFILER_CALLBACK_TRACING_MARKER_CONTROL_API,
+                                                                  ROCPROFILER_MARKER_CONTROL_API_ID_NONE, &name, &len) ==
+               ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND,
+           "op id NONE (-1): OPERATION_NOT_FOUND");
 
     const auto push = select(CORE, ROCPROFILER_MARKER_CORE_API_ID_roctxRangePushA, EXIT, me);
     expect(push.size() == 3 && push[0].args == "message=\"outer\";" && push[0].ret == 0 && push[1].args == "message=\"inner\";" &&
