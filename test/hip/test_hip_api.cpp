@@ -10,6 +10,8 @@
 //            fail without a GPU: creation records are absent, SET/RECORD/WAIT/LAUNCH reflect
 //            what was attempted)
 //   nohip    the tool configures only HSA: HIP calls produce no records and return unchanged
+//   fake     (ENCORE_HIP_LIBRARY=libencore_test_fake_hip.so, whose calls succeed) the CREATE /
+//            DESTROY / EXEC_CREATE / EXEC_DESTROY records and ids of successful calls
 #include "../support/check.hpp"
 
 #include <encore/domains/hip.hpp>
@@ -144,7 +146,7 @@ int tool_init(rocprofiler_client_finalize_t, void*) {
             if (c->start() != ROCPROFILER_STATUS_SUCCESS) return 1;
         return 0;
     }
-    if (g_scenario == "derived") {
+    if (g_scenario == "derived" || g_scenario == "fake") {
         if (context::create(g_ctx_a) != ROCPROFILER_STATUS_SUCCESS) return 1;
         auto cb = [](rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*, void*) { on_event(g_a, r); };
         for (auto k : {ROCPROFILER_CALLBACK_TRACING_HIP_STREAM, ROCPROFILER_CALLBACK_TRACING_HIP_EVENT,
@@ -374,6 +376,38 @@ void scenario_derived() {
     expect(of(g_a, ROCPROFILER_HIP_GRAPH_EXEC_DESTROY, NONE, ROCPROFILER_CALLBACK_TRACING_HIP_GRAPH).empty(), "no EXEC_DESTROY");
 }
 
+void scenario_fake() {
+    hipStream_t s1 = nullptr, s2 = nullptr;
+    expect(hipStreamCreate(&s1) == hipSuccess && hipStreamCreate(&s2) == hipSuccess && s1 != s2, "the stand-in creates streams");
+    const auto created = of(g_a, ROCPROFILER_HIP_STREAM_CREATE, NONE, ROCPROFILER_CALLBACK_TRACING_HIP_STREAM);
+    expect(created.size() == 2 && created[0].stream_id == 1 && created[1].stream_id == 2, "CREATE records, ids 1 and 2");
+    const auto api = of(g_a, ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamCreate, EXIT);
+    expect(api.size() == 2 && !created.empty() && created[0].internal == api[0].internal,
+           "CREATE carries the hipStreamCreate call's correlation id");
+    (void)hipStreamQuery(s2);
+    const auto set = of(g_a, ROCPROFILER_HIP_STREAM_SET, ENTER, ROCPROFILER_CALLBACK_TRACING_HIP_STREAM);
+    expect(set.size() == 1 && set[0].stream_id == 2, "SET names the created stream's id");
+    auto* ev = reinterpret_cast<hipEvent_t>(0x777);
+    expect(hipEventRecord(ev, s1) == hipSuccess && hipStreamWaitEvent(s2, ev, 0) == hipSuccess, "record and wait succeed");
+    const auto wait = of(g_a, ROCPROFILER_HIP_EVENT_WAIT, ENTER, ROCPROFILER_CALLBACK_TRACING_HIP_EVENT);
+    expect(wait.size() == 1 && wait[0].queue == 2 && wait[0].source_queue == 1, "WAIT on stream 2 for an event recorded on stream 1");
+    expect(hipStreamDestroy(s1) == hipSuccess, "destroy");
+    const auto destroyed = of(g_a, ROCPROFILER_HIP_STREAM_DESTROY, NONE, ROCPROFILER_CALLBACK_TRACING_HIP_STREAM);
+    expect(destroyed.size() == 1 && destroyed[0].stream_id == 1, "DESTROY record with the stream's id");
+    hipGraphExec_t e1 = nullptr;
+    expect(hipGraphInstantiate(&e1, nullptr, nullptr, nullptr, 0) == hipSuccess, "instantiate");
+    (void)hipGraphLaunch(e1, s2);
+    expect(hipGraphExecDestroy(e1) == hipSuccess, "exec destroy");
+    const auto ec = of(g_a, ROCPROFILER_HIP_GRAPH_EXEC_CREATE, NONE, ROCPROFILER_CALLBACK_TRACING_HIP_GRAPH);
+    const auto el = of(g_a, ROCPROFILER_HIP_GRAPH_EXEC_LAUNCH, EXIT, ROCPROFILER_CALLBACK_TRACING_HIP_GRAPH);
+    const auto ed = of(g_a, ROCPROFILER_HIP_GRAPH_EXEC_DESTROY, NONE, ROCPROFILER_CALLBACK_TRACING_HIP_GRAPH);
+    expect(ec.size() == 1 && el.size() == 1 && ed.size() == 1 && ec[0].exec_id == 1 && el[0].exec_id == 1 && ed[0].exec_id == 1,
+           "EXEC_CREATE / EXEC_LAUNCH / EXEC_DESTROY with one graph exec id");
+    // A function the stand-in lacks: a clear error, not a crash.
+    int n = 0;
+    expect(hipGetDeviceCount(&n) == hipErrorSharedObjectSymbolNotFound, "missing function: hipErrorSharedObjectSymbolNotFound");
+}
+
 void scenario_nohip() {
     int count = -1, real_count = -2;
     const hipError_t e = hipGetDeviceCount(&count);
@@ -401,6 +435,7 @@ int main(int argc, char** argv) {
     if (g_scenario == "api") scenario_api();
     else if (g_scenario == "derived") scenario_derived();
     else if (g_scenario == "nohip") scenario_nohip();
+    else if (g_scenario == "fake") scenario_fake();
     else {
         std::fprintf(stderr, "unknown scenario %s\n", g_scenario.c_str());
         return 2;
