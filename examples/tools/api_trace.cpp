@@ -1,24 +1,31 @@
-// examples/tools/api_trace.cpp — a tracing tool: prints every HSA API call with its arguments
-// and return value, and a per-function summary at exit; records kernel dispatches (with their
-// GPU start/end times) and summarizes them per kernel; optionally writes a Perfetto/Chrome trace
-// and CSV files.
+// examples/tools/api_trace.cpp — a tracing tool: prints every HSA / HIP / marker API call with
+// its arguments and return value, and a per-function summary at exit; records kernel dispatches
+// (with their GPU start/end times) and summarizes them per kernel; optionally writes a
+// Perfetto/Chrome trace and CSV files.
 //
 // It is a rocprofiler_configure tool (loaded through ROCP_TOOL_LIBRARIES, see encore-trace) that
 // uses encore's C++ API: the domains it traces are chosen at compile time (`traced` below), and
 // arguments print through encore's guarded formatter.
 //
 // Environment:
+//   ENCORE_TRACE_DOMAINS=LIST  which APIs to trace, comma-separated: hsa, hip (HIP runtime and
+//                              compiler APIs: needs libencore-hip in the process), marker (roctx:
+//                              needs libencore-roctx); default hsa. encore-trace sets it.
 //   ENCORE_TRACE_QUIET=1       print only the summary
 //   ENCORE_TRACE_OUTPUT=DIR    also write, at exit, into DIR (which must exist):
 //     trace.json        Chrome trace-event JSON (open it in https://ui.perfetto.dev): API calls
-//                       on their threads, kernel dispatches on one track per queue under
-//                       "GPU agent <n>"; ts/dur in microseconds
+//                       on their threads, roctx push/pop ranges as slices on their threads,
+//                       kernel dispatches on one track per queue under "GPU agent <n>"; ts/dur
+//                       in microseconds
 //     api_trace.csv     one row per API call
 //     kernel_trace.csv  one row per kernel dispatch
 //   Everything is kept in memory until exit.
+#include <encore/domains/hip.hpp>
 #include <encore/domains/hsa.hpp>
+#include <encore/domains/marker.hpp>
 #include <encore/encore.hpp>
 #include <encore/tracing/agents.hpp>
+#include <rocprofiler-sdk/marker/api_id.h>
 
 #include <unistd.h>
 
@@ -37,7 +44,17 @@
 
 namespace {
 
-using traced = std::tuple<encore::domains::hsa_core, encore::domains::hsa_amd_ext>;
+namespace d = encore::domains;
+// The domains this tool can trace (compile-time choice); ENCORE_TRACE_DOMAINS picks among them.
+using traced = std::tuple<d::hsa_core, d::hsa_amd_ext, d::hip_runtime, d::hip_compiler, d::marker_core,
+                          d::marker_control, d::marker_name>;
+
+template <class Domain>
+constexpr const char* group_of() {
+    if constexpr (std::is_same_v<Domain, d::hsa_core> || std::is_same_v<Domain, d::hsa_amd_ext>) return "hsa";
+    else if constexpr (std::is_same_v<Domain, d::hip_runtime> || std::is_same_v<Domain, d::hip_compiler>) return "hip";
+    else return "marker";
+}
 
 struct api_call {
     std::uint64_t corr = 0, tid = 0, start = 0, end = 0;
@@ -65,6 +82,22 @@ std::vector<kernel_dispatch> g_dispatches;          // only with an output dir; 
 bool g_finalized = false;                           // guarded by g_mutex
 bool g_quiet = false;
 std::string g_output;  // ENCORE_TRACE_OUTPUT ("" = no files)
+std::string g_domains = "hsa";  // ENCORE_TRACE_DOMAINS
+
+bool selected(std::string_view group) {
+    std::string_view list = g_domains;
+    while (!list.empty()) {
+        const auto comma = list.find(',');
+        if (list.substr(0, comma) == group) return true;
+        if (comma == std::string_view::npos) break;
+        list.remove_prefix(comma + 1);
+    }
+    return false;
+}
+
+// Open roctx push ranges per thread: (message, start), closed by the matching pop. Guarded by
+// g_mutex.
+std::map<std::uint64_t, std::vector<std::pair<std::string, std::uint64_t>>> g_open_ranges;
 
 std::uint64_t now_ns() {
     rocprofiler_timestamp_t t = 0;
@@ -83,20 +116,32 @@ void on_call(const encore::record& r, rocprofiler_user_data_t& ud) {
     const bool keep = !g_output.empty();
     api_call call;
     std::string line;
+    struct arg_sink {
+        std::string* line;
+        api_call* call;
+        bool keep;
+    } sink{&line, &call, keep};
+    line += Domain::names[static_cast<std::size_t>(r.operation)];
+    line += '(';
+    // Arguments through the C API (libencore instantiates every domain's printers once).
+    rocprofiler_iterate_callback_tracing_kind_operation_args(
+        r,
+        [](rocprofiler_callback_tracing_kind_t, rocprofiler_tracing_operation_t, uint32_t n, const void* const, int32_t,
+           const char*, const char* name, const char* value, int32_t, void* data) {
+            auto* k = static_cast<arg_sink*>(data);
+            if (n != 0) *k->line += ", ";
+            *k->line += name;
+            *k->line += '=';
+            *k->line += value;
+            if (k->keep) k->call->args.emplace_back(name, value);
+            return 0;
+        },
+        2, &sink);
+    line += ')';
     encore::api::visit<Domain>(r.operation, [&](auto I) {
         using op = typename Domain::template op_at<I>;
-        line += op::name;
-        line += '(';
-        encore::tracing::for_each_arg<Domain, I>(r.payload, 2, [&](const encore::tracing::arg_info& a) {
-            if (a.number != 0) line += ", ";
-            line += a.name;
-            line += '=';
-            line += a.value;
-            if (keep) call.args.emplace_back(a.name, a.value);
-        });
-        line += ')';
         if constexpr (!std::is_void_v<typename op::return_type>) {
-            encore::format_context ctx{call.ret, 0};
+            encore::format_context ctx{call.ret, 1};  // 1: a returned string prints as text
             encore::format_value(ctx, encore::tracing::retval_of<Domain, I>(r.payload));
             line += " -> ";
             line += call.ret;
@@ -109,6 +154,27 @@ void on_call(const encore::record& r, rocprofiler_user_data_t& ud) {
     if (!g_quiet)
         std::fprintf(stderr, "[api-trace] tid=%llu corr=%llu %s\n", static_cast<unsigned long long>(r.thread_id),
                      static_cast<unsigned long long>(r.correlation_id.internal), line.c_str());
+    if constexpr (std::is_same_v<Domain, d::marker_core>) {
+        // roctx push/pop: a range slice on the thread, from the push's start to the pop's end.
+        if (keep && r.operation == ROCPROFILER_MARKER_CORE_API_ID_roctxRangePushA) {
+            std::string msg = call.args.empty() ? std::string() : call.args[0].second;
+            g_open_ranges[r.thread_id].emplace_back(std::move(msg), ud.value);
+        } else if (keep && r.operation == ROCPROFILER_MARKER_CORE_API_ID_roctxRangePop) {
+            auto& open = g_open_ranges[r.thread_id];
+            if (!open.empty()) {
+                api_call range;
+                range.tid = r.thread_id;
+                range.start = open.back().second;
+                range.end = end;
+                range.kind = ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API;
+                range.op = "roctx range";
+                range.args.emplace_back("message", open.back().first);
+                range.corr = r.correlation_id.internal;
+                open.pop_back();
+                g_calls.push_back(std::move(range));
+            }
+        }
+    }
     if (keep) {
         call.corr = r.correlation_id.internal;
         call.tid = r.thread_id;
@@ -134,12 +200,24 @@ void on_dispatch(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_
 
 int initialize(rocprofiler_client_finalize_t, void*) {
     g_quiet = std::getenv("ENCORE_TRACE_QUIET") != nullptr;
+    if (const char* dom = std::getenv("ENCORE_TRACE_DOMAINS"); dom != nullptr && *dom != '\0') g_domains = dom;
     if (const char* out = std::getenv("ENCORE_TRACE_OUTPUT"); out != nullptr) g_output = out;
     encore::context ctx;
     if (encore::context::create(ctx) != ROCPROFILER_STATUS_SUCCESS) return 1;
     int failed = 0;
-    std::apply([&](auto... d) {
-        ((failed += ctx.trace<decltype(d)>(&on_call<decltype(d)>) != ROCPROFILER_STATUS_SUCCESS), ...);
+    std::apply([&](auto... dom) {
+        (
+            [&](auto x) {
+                using D = decltype(x);
+                if (!selected(group_of<D>())) return;
+                const auto st = ctx.trace<D>(&on_call<D>);
+                if (st == ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED)
+                    std::fprintf(stderr, "[api-trace] %s is not produced in this process (is %s loaded?)\n",
+                                 D::c_name(), std::string_view(group_of<D>()) == "hip" ? "libencore-hip" : "libencore-roctx");
+                else if (st != ROCPROFILER_STATUS_SUCCESS)
+                    ++failed;
+            }(dom),
+            ...);
     }, traced{});
     // Kernel dispatches exist where libencore-hsa is loaded; elsewhere the kind is not produced.
     const rocprofiler_status_t s = rocprofiler_configure_callback_tracing_service(
@@ -323,7 +401,8 @@ void finalize(void*) {
     std::sort(rows.begin(), rows.end(), [](auto& a, auto& b) { return a.second > b.second; });
     std::size_t total = 0;
     for (auto& [n, c] : rows) total += c;
-    std::fprintf(stderr, "[api-trace] %zu HSA calls traced, %zu distinct functions\n", total, rows.size());
+    std::fprintf(stderr, "[api-trace] %zu API calls traced (%s), %zu distinct functions\n", total, g_domains.c_str(),
+                 rows.size());
     for (auto& [name, count] : rows) std::fprintf(stderr, "[api-trace] %8zu  %s\n", count, name.c_str());
     std::size_t dispatches = 0;
     for (auto& [id, k] : g_kernels) dispatches += k.count;

@@ -74,6 +74,28 @@ typedef struct rocprofiler_callback_tracing_hip_api_data_t
     rocprofiler_hip_api_retval_t retval;
 } rocprofiler_callback_tracing_hip_api_data_t;
 
+/** Arguments of a marker (roctx) call: a C struct of the call's parameters, in order. */
+typedef union rocprofiler_marker_api_args_t
+{
+    uint64_t encore_raw[4];
+} rocprofiler_marker_api_args_t;
+
+/** Return value of a marker call (valid at EXIT). */
+typedef union rocprofiler_marker_api_retval_t
+{
+    int32_t  int32_t_retval;
+    int64_t  int64_t_retval;
+    uint64_t uint64_t_retval; /* roctxRangeStartA: the range id */
+} rocprofiler_marker_api_retval_t;
+
+/** Payload of the MARKER_CORE_API, MARKER_CONTROL_API and MARKER_NAME_API kinds. */
+typedef struct rocprofiler_callback_tracing_marker_api_data_t
+{
+    uint64_t                        size;
+    rocprofiler_marker_api_args_t   args;
+    rocprofiler_marker_api_retval_t retval;
+} rocprofiler_callback_tracing_marker_api_data_t;
+
 /** Payload of CODE_OBJECT / CODE_OBJECT_LOAD. */
 typedef struct rocprofiler_callback_tracing_code_object_load_data_t
 {
@@ -187,14 +209,20 @@ typedef struct rocprofiler_stream_id_t
     uint64_t handle;
 } rocprofiler_stream_id_t;
 
-/** Payload of HIP_STREAM. */
+/** Payload of HIP_STREAM. stream_id: 0 for the null (default) stream, other streams numbered
+ *  from 1 in order of first sight; stream_value: the hipStream_t itself. CREATE and DESTROY are
+ *  phase NONE, after a successful hipStreamCreate* / hipStreamDestroy; SET is ENTER/EXIT around
+ *  every other HIP call that takes a stream (the stream the call runs on). */
 typedef struct rocprofiler_callback_tracing_hip_stream_data_t
 {
     uint64_t                size;
     rocprofiler_stream_id_t stream_id;
+    rocprofiler_address_t   stream_value;
 } rocprofiler_callback_tracing_hip_stream_data_t;
 
-/** Payload of HIP_GRAPH. */
+/** Payload of HIP_GRAPH. EXEC_CREATE / EXEC_DESTROY: phase NONE after a successful
+ *  hipGraphInstantiate* / hipGraphExecDestroy; EXEC_LAUNCH: ENTER/EXIT around hipGraphLaunch.
+ *  graph_exec_id: graph execs numbered from 1 in order of first sight, 0 for NULL. */
 typedef struct rocprofiler_callback_tracing_hip_graph_data_t
 {
     uint64_t size;
@@ -203,7 +231,10 @@ typedef struct rocprofiler_callback_tracing_hip_graph_data_t
 
 /** Payload of HIP_EVENT. Timestamps are non-zero only in the PHASE_NONE callback (barrier
  *  completion); for WAIT, source_queue_id is where the event was recorded; for RECORD it equals
- *  queue_id. */
+ *  queue_id. encore (HIP interposition, ROCm 5.2): RECORD (hipEventRecord) and WAIT
+ *  (hipStreamWaitEvent) are ENTER/EXIT around the call; queue ids are HIP_STREAM stream ids (the
+ *  HSA queue under a stream is not visible to an interposer); the PHASE_NONE completion record
+ *  is not produced yet, so timestamps are always 0. */
 typedef struct rocprofiler_callback_tracing_hip_event_data_t
 {
     uint64_t                size;

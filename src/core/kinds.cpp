@@ -29,10 +29,6 @@ constinit const kind_info hip_graph_info = event_kind_info<domains::hip_graph>()
 constinit const kind_info hip_event_info = event_kind_info<domains::hip_event>();
 constinit const kind_info kernel_replay_info = event_kind_info<domains::kernel_replay>();
 
-constinit const kind_info hip_compiler_info = named_only<kind::hip_compiler_api>("HIP_COMPILER_API");
-constinit const kind_info marker_core_info = named_only<kind::marker_core_api>("MARKER_CORE_API");
-constinit const kind_info marker_control_info = named_only<kind::marker_control_api>("MARKER_CONTROL_API");
-constinit const kind_info marker_name_info = named_only<kind::marker_name_api>("MARKER_NAME_API");
 constinit const kind_info rccl_info = named_only<kind::rccl_api>("RCCL_API");
 constinit const kind_info ompt_info = named_only<kind::ompt>("OMPT");
 constinit const kind_info rocdecode_info = named_only<kind::rocdecode_api>("ROCDECODE_API");

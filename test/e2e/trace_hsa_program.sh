@@ -20,7 +20,7 @@ check 'hsa_executable_get_symbol_by_name\(executable=handle=0x[0-9a-f]+, symbol_
 check 'hsa_amd_memory_pool_allocate\(.*\) -> HSA_STATUS_SUCCESS'
 check 'hsa_shut_down\(\) -> HSA_STATUS_SUCCESS'
 # The summary counts each traced call once: lines == total.
-total=$(sed -nE 's/.*\] ([0-9]+) HSA calls traced.*/\1/p' "$tmp/traced.err")
+total=$(sed -nE 's/.*\] ([0-9]+) API calls traced.*/\1/p' "$tmp/traced.err")
 lines=$(grep -cE '\] tid=[0-9]+ corr=' "$tmp/traced.err" || true)
 [[ -n "$total" && "$total" -gt 0 && "$total" == "$lines" ]] || { echo "summary says '$total' calls, trace has $lines lines"; fail=1; }
 # Correlation ids are unique.

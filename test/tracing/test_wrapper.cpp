@@ -79,7 +79,7 @@ TEST_CASE("ENTER/EXIT pairs, user_data retained, return values at EXIT") {
     CHECK(tracing::hsa_all::install(t.root) == 7);
     CHECK((t.core.hsa_queue_create_fn != original_create));
     CHECK((t.amd.hsa_amd_memory_pool_allocate_fn != nullptr));  // AMD ext not configured: untouched below
-    CHECK((tracing::wrapper<hsa_core, hsa_core::id_of<"hsa_queue_create">()>::next == original_create));
+    CHECK((tracing::wrapper<hsa_core, hsa_core::id_of<"hsa_queue_create">()>::next.load() == original_create));
 
     hsa_queue_t* q = nullptr;
     CHECK(t.core.hsa_queue_create_fn(hsa_agent_t{7}, 64, HSA_QUEUE_TYPE_SINGLE, nullptr, nullptr, 0, 0, &q) == HSA_STATUS_SUCCESS);

@@ -41,6 +41,14 @@ struct payload_of<kind::hip_runtime_api> {
 };
 template <>
 struct payload_of<kind::hip_compiler_api> : payload_of<kind::hip_runtime_api> {};
+template <>
+struct payload_of<kind::marker_core_api> {
+    using type = rocprofiler_callback_tracing_marker_api_data_t;
+};
+template <>
+struct payload_of<kind::marker_control_api> : payload_of<kind::marker_core_api> {};
+template <>
+struct payload_of<kind::marker_name_api> : payload_of<kind::marker_core_api> {};
 
 template <class Domain>
 using payload_t = typename payload_of<Domain::id>::type;

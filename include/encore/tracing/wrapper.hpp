@@ -41,6 +41,15 @@ struct op_selection {
 template <class Domain, std::size_t I, class F = typename Domain::template op_at<I>::function_type>
 struct wrapper;
 
+/// What wrapper<D, I>::next holds before install() or a backend sets it: null by default. A
+/// symbol domain whose originals are looked up on first use (HIP: src/hip) specializes this to
+/// a resolver. Every translation unit that instantiates wrapper<D, I> must see the same
+/// specialization, so a symbol domain's wrappers are instantiated only by its backend library.
+template <class Domain, std::size_t I>
+struct initial_next {
+    static constexpr std::nullptr_t value = nullptr;
+};
+
 // Default visibility: libencore (built with hidden visibility) and a tool both see one `next`
 // per operation, whichever of them instantiated it.
 template <class Domain, std::size_t I, class R, class... A>
@@ -49,13 +58,15 @@ struct ENCORE_API wrapper<Domain, I, R(A...)> {
     using op = typename Domain::template op_at<I>;
     static constexpr std::size_t kind_index = static_cast<std::size_t>(Domain::id);
 
-    /// The function the wrapper forwards to (the runtime's original). Set by install().
-    static inline R (*next)(A...) = nullptr;
+    /// The function the wrapper forwards to (the runtime's original). Set by install(), or by a
+    /// backend's resolver (initial_next). Atomic because a lazy resolver may store it while
+    /// another thread calls through it; relaxed loads are plain loads.
+    static inline std::atomic<R (*)(A...)> next{initial_next<Domain, I>::value};
 
-    static R call(A... a) {
+    [[gnu::always_inline]] static R call(A... a) {
         const std::uint64_t mask = detail::subscribers[kind_index][I].load(std::memory_order_relaxed);
         if (mask == 0) [[likely]]
-            return next(a...);
+            return next.load(std::memory_order_relaxed)(a...);
         return traced(mask, a...);
     }
 
@@ -65,7 +76,7 @@ struct ENCORE_API wrapper<Domain, I, R(A...)> {
         // the contexts' slots are visible. (A fence after the relaxed load would do, but
         // ThreadSanitizer does not model fences.) On x86 this is a plain load.
         const std::uint64_t mask = detail::subscribers[kind_index][I].load(std::memory_order_acquire);
-        if (mask == 0) return next(a...);  // the last context stopped in between
+        if (mask == 0) return next.load(std::memory_order_relaxed)(a...);  // the last context stopped in between
 
         payload_t<Domain> payload;
         payload.size = sizeof(payload);
@@ -95,10 +106,10 @@ struct ENCORE_API wrapper<Domain, I, R(A...)> {
             deliver(c, t->tid, internal, external, ancestor, ROCPROFILER_CALLBACK_PHASE_ENTER, &payload, &user_data[c]);
         }
         if constexpr (std::is_void_v<R>) {
-            next(a...);
+            next.load(std::memory_order_relaxed)(a...);
             leave(mask, t, internal, ancestor, requested, requested_value, &payload, user_data);
         } else {
-            R r = next(a...);
+            R r = next.load(std::memory_order_relaxed)(a...);
             std::memcpy(static_cast<void*>(&payload.retval), &r, sizeof(R));
             leave(mask, t, internal, ancestor, requested, requested_value, &payload, user_data);
             return r;
@@ -170,7 +181,7 @@ ENCORE_API std::size_t install(typename Domain::table_type& table, Pred&& wants)
         auto& slot = table.*op::slot;
         if (slot == nullptr || slot == &wrapper<Domain, I>::call) return;
         if (!wants(static_cast<op_id>(I()))) return;
-        wrapper<Domain, I>::next = slot;
+        wrapper<Domain, I>::next.store(slot, std::memory_order_relaxed);
         slot = &wrapper<Domain, I>::call;
         ++n;
     });
@@ -187,7 +198,7 @@ ENCORE_API std::size_t uninstall(typename Domain::table_type& table) {
         if (!api::slot_present<Domain, I>(table)) return;
         auto& slot = table.*op::slot;
         if (slot != &wrapper<Domain, I>::call) return;
-        slot = wrapper<Domain, I>::next;
+        slot = wrapper<Domain, I>::next.load(std::memory_order_relaxed);
         ++n;
     });
     return n;

@@ -1,0 +1,127 @@
+// src/hip/resolve.cpp — finding the real HIP runtime's functions, and encore's initialization as
+// seen from HIP (see interposer.hpp).
+#include "interposer.hpp"
+
+#include "../core/registration.hpp"
+#include "../core/registry.hpp"
+
+#include <encore/tracing/tool.hpp>
+
+#include <dlfcn.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace encore::hip {
+namespace {
+
+// Where originals come from, decided once:
+//   ENCORE_HIP_LIBRARY=path  that library (a test's stand-in runtime, another HIP build);
+//   otherwise the next definition after libencore-hip in the process's search order
+//   (RTLD_NEXT: libamdhip64 when encore is preloaded or linked ahead of it);
+//   otherwise libamdhip64.so.5, loaded now (a program linked against libencore-hip only).
+struct library {
+    void* explicit_handle = nullptr;  // ENCORE_HIP_LIBRARY
+    void* fallback = nullptr;         // libamdhip64.so.5 loaded by us
+    bool use_explicit = false;
+};
+
+library& lib() {
+    static library l = [] {
+        library out;
+        if (const char* path = std::getenv("ENCORE_HIP_LIBRARY"); path != nullptr && *path != '\0') {
+            out.use_explicit = true;
+            out.explicit_handle = ::dlopen(path, RTLD_NOW | RTLD_LOCAL);
+            if (out.explicit_handle == nullptr)
+                std::fprintf(stderr, "[encore] libencore-hip: cannot load ENCORE_HIP_LIBRARY=%s: %s\n", path,
+                             ::dlerror());
+        }
+        return out;
+    }();
+    return l;
+}
+
+std::mutex g_fallback_mutex;
+
+std::atomic<bool> g_done{false};
+std::mutex g_init_mutex;
+thread_local bool t_initializing = false;
+derived_kinds g_derived;  // written once under g_init_mutex before g_done (release)
+
+void deliver_runtime_initialization() noexcept {
+    auto e = hsa::event::capture(kind::runtime_initialization, ROCPROFILER_RUNTIME_INITIALIZATION_HIP);
+    if (!e) return;
+    // The runtime's own version number (HIP_VERSION encoding, e.g. 50221153 for 5.2.21153),
+    // asked through the original so the call is not traced.
+    int version = 0;
+    if (void* p = find_original("hipRuntimeGetVersion")) {
+        hipError_t (*get)(int*) = nullptr;
+        std::memcpy(&get, &p, sizeof(get));
+        if (get(&version) != hipSuccess) version = 0;
+    }
+    rocprofiler_callback_tracing_runtime_initialization_data_t payload{
+        sizeof(payload), static_cast<std::uint64_t>(version), 0};
+    e->deliver(ROCPROFILER_CALLBACK_PHASE_NONE, &payload);
+}
+
+// The kinds this library produces, declared when it is loaded (before any tool configures).
+[[gnu::constructor]] void declare_kinds() {
+    for (kind k : {kind::hip_runtime_api, kind::hip_compiler_api, kind::hip_stream, kind::hip_event, kind::hip_graph,
+                   kind::runtime_initialization})
+        core::set_kind_produced(k, true);
+}
+
+}  // namespace
+
+void* find_original(const char* name) noexcept {
+    library& l = lib();
+    if (l.use_explicit) return l.explicit_handle != nullptr ? ::dlsym(l.explicit_handle, name) : nullptr;
+    if (void* p = ::dlsym(RTLD_NEXT, name)) return p;
+    std::lock_guard lk(g_fallback_mutex);
+    if (l.fallback == nullptr) l.fallback = ::dlopen("libamdhip64.so.5", RTLD_NOW | RTLD_LOCAL);
+    return l.fallback != nullptr ? ::dlsym(l.fallback, name) : nullptr;
+}
+
+void report_missing(const char* name) noexcept {
+    // Once per function: the resolver stays in place, so this runs on each call of it.
+    static std::mutex m;
+    static std::vector<std::string>* seen = new std::vector<std::string>();  // lives as long as the process
+    std::lock_guard lk(m);
+    for (const auto& s : *seen)
+        if (s == name) return;
+    seen->emplace_back(name);
+    std::fprintf(stderr, "[encore] libencore-hip: the HIP runtime has no %s; calls to it fail\n", name);
+}
+
+init_result ensure_initialized() noexcept {
+    if (g_done.load(std::memory_order_acquire)) return init_result::done_before;
+    // A tool's initialization (run below) calling HIP on this thread.
+    if (t_initializing) return init_result::in_progress_here;
+    std::lock_guard lk(g_init_mutex);
+    if (g_done.load(std::memory_order_relaxed)) return init_result::done_before;
+    t_initializing = true;
+    const bool fresh = core::init_state() == 0;
+    core::initialize();
+    if (core::init_state() != 1) {
+        // This thread is inside the core's initialization (a tool's init called HIP from an HSA
+        // OnLoad): configuration is still open, decide later.
+        t_initializing = false;
+        return init_result::in_progress_here;
+    }
+    g_derived.stream = configured_operations(kind::hip_stream).any();
+    g_derived.event = configured_operations(kind::hip_event).any();
+    g_derived.graph = configured_operations(kind::hip_graph).any();
+    deliver_runtime_initialization();
+    t_initializing = false;
+    g_done.store(true, std::memory_order_release);
+    return fresh ? init_result::done_now : init_result::done_before;
+}
+
+const derived_kinds& configured_derived() noexcept { return g_derived; }
+
+}  // namespace encore::hip
