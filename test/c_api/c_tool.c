@@ -1,5 +1,6 @@
 /* test/c_api/c_tool.c — a tool written in C against the seed's C API, exactly as a
  * rocprofiler-sdk tool is written; it must compile unchanged (built as C11, -Wpedantic). */
+#include <rocprofiler-sdk/experimental/kernel_replay.h>
 #include <rocprofiler-sdk/registration.h>
 #include <rocprofiler-sdk/rocprofiler.h>
 
@@ -41,6 +42,15 @@ static int tool_init(rocprofiler_client_finalize_t fini, void* tool_data) {
     if (rocprofiler_configure_callback_tracing_service(g_ctx, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, NULL, 0,
                                                        on_call, NULL) != ROCPROFILER_STATUS_SUCCESS)
         return 1;
+    /* The replay header compiles as C; its options need a context with the replay service. */
+    encore_kernel_replay_options_t opt;
+    memset(&opt, 0, sizeof(opt));
+    opt.size = sizeof(opt);
+    opt.policy = ENCORE_REPLAY_SNAPSHOT_FULL_COPY;
+    if (encore_configure_kernel_replay_options(g_ctx, &opt) != ROCPROFILER_STATUS_ERROR_CONTEXT_ERROR) ++g_bad;
+    uint64_t sum = 0;
+    if (encore_kernel_replay_checksum(&sum) != ROCPROFILER_STATUS_ERROR_CONTEXT_ERROR) ++g_bad;
+    if (encore_kernel_replay_checksum(NULL) != ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT) ++g_bad;
     return rocprofiler_start_context(g_ctx) == ROCPROFILER_STATUS_SUCCESS ? 0 : 1;
 }
 

@@ -19,6 +19,7 @@
 
 #include <rocprofiler-sdk/experimental/kernel_replay.h>
 #include <rocprofiler-sdk/rocprofiler.h>
+#include <encore/encore.hpp>
 
 #include <spawn.h>
 #include <sys/wait.h>
@@ -264,11 +265,14 @@ int tool_init(rocprofiler_client_finalize_t, void*) {
     expect(encore_configure_kernel_replay_options(rocprofiler_context_id_t{999}, &o) ==
                ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND,
            "options of an unknown context");
-    if (const char* pol = std::getenv("TEST_REPLAY_POLICY"); pol != nullptr) {
-        o.policy = std::strcmp(pol, "full_copy") == 0 ? ENCORE_REPLAY_SNAPSHOT_FULL_COPY : ENCORE_REPLAY_SNAPSHOT_CHANGED_CHUNKS;
-        o.chunk_size = 8192;
-    }
     expect(encore_configure_kernel_replay_options(g_replay_ctx, &o) == ROCPROFILER_STATUS_SUCCESS, "options");
+    if (const char* pol = std::getenv("TEST_REPLAY_POLICY"); pol != nullptr) {
+        // The C++ face of the same call (a repeated call replaces the options).
+        const auto policy = std::strcmp(pol, "full_copy") == 0 ? ENCORE_REPLAY_SNAPSHOT_FULL_COPY
+                                                                : ENCORE_REPLAY_SNAPSHOT_CHANGED_CHUNKS;
+        expect(encore::context(g_replay_ctx).replay_options(policy, 8192) == ROCPROFILER_STATUS_SUCCESS,
+               "C++ replay options");
+    }
     for (auto c : {g_replay_ctx, g_trace_b, g_stopped_c})
         if (rocprofiler_configure_callback_tracing_service(c, ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH, nullptr, 0,
                                                            &on_dispatch, nullptr) != ROCPROFILER_STATUS_SUCCESS)
@@ -376,6 +380,10 @@ bool check_results(device_state& d, int saxpies, int counters, int appends) {
 }
 
 int rules(const char* co) {
+    encore_kernel_replay_options_t late{};
+    late.size = sizeof(late);
+    expect(encore_configure_kernel_replay_options(g_replay_ctx, &late) == ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED,
+           "options after tool initialization");
     device_state d{};
     setup(d, co, 0, 8);
     // 8 dispatches, policies by position (see on_replay): saxpy, counter, append, saxpy, counter,

@@ -19,6 +19,7 @@
 #include <encore/tracing/detail/core.hpp>
 #include <rocprofiler-sdk/callback_tracing.h>
 #include <rocprofiler-sdk/context.h>
+#include <rocprofiler-sdk/experimental/kernel_replay.h>
 #include <rocprofiler-sdk/external_correlation.h>
 #include <rocprofiler-sdk/registration.h>
 
@@ -91,6 +92,14 @@ public:
         requires std::is_invocable_v<F&, const record&, rocprofiler_user_data_t&>
     status trace(F&& f) const noexcept {
         return trace<Domain>(std::span<const rocprofiler_tracing_operation_t>{}, std::forward<F>(f));
+    }
+
+    /// encore's options for this context's KERNEL_REPLAY service (configure that first; only
+    /// during tool initialization). Zeros keep the defaults (docs/replay.md).
+    status replay_options(encore_replay_snapshot_policy_t policy, std::uint64_t chunk_size = 0,
+                          std::uint64_t memory_budget = 0, std::uint64_t wait_timeout_ns = 0) const noexcept {
+        encore_kernel_replay_options_t o{sizeof(o), policy, chunk_size, memory_budget, wait_timeout_ns};
+        return encore_configure_kernel_replay_options(id_, &o);
     }
 
     status push_external_correlation_id(rocprofiler_thread_id_t tid, rocprofiler_user_data_t v) const noexcept {
