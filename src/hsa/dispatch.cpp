@@ -85,16 +85,33 @@ struct agent_gate {
     std::atomic<std::int64_t> in_flight{0};
 };
 std::atomic<bool> g_replay_enabled{false};
-std::mutex g_gates_mutex;
-// Never destroyed: gates are reached from runtime threads until the process ends.
-auto* g_gates = new std::unordered_map<std::uint64_t, std::unique_ptr<agent_gate>>;
+// Agent -> gate, looked up on every dispatch and completion while replay is on: an append-only
+// table read without locks (agents are few and never go away; a gate is never freed, it is
+// reached from runtime threads until the process ends).
+constexpr std::size_t max_gates = 256;
+struct gate_entry {
+    std::atomic<std::uint64_t> agent{0};
+    agent_gate* gate = nullptr;
+};
+gate_entry g_gates[max_gates];
+std::atomic<std::size_t> g_gate_count{0};
+std::mutex g_gates_mutex;  // serializes appends
+agent_gate g_overflow_gate;  // shared by agents past max_gates (never expected)
 thread_local std::uint64_t t_exclusive_agent = 0;  // the agent this thread replays on
 
 agent_gate& replay_gate_of(std::uint64_t agent) {
+    std::size_t n = g_gate_count.load(std::memory_order_acquire);
+    for (std::size_t i = 0; i < n; ++i)
+        if (g_gates[i].agent.load(std::memory_order_relaxed) == agent) return *g_gates[i].gate;
     std::lock_guard lk(g_gates_mutex);
-    auto& g = (*g_gates)[agent];
-    if (!g) g = std::make_unique<agent_gate>();
-    return *g;
+    n = g_gate_count.load(std::memory_order_relaxed);
+    for (std::size_t i = 0; i < n; ++i)
+        if (g_gates[i].agent.load(std::memory_order_relaxed) == agent) return *g_gates[i].gate;
+    if (n == max_gates) return g_overflow_gate;
+    g_gates[n].gate = new agent_gate;
+    g_gates[n].agent.store(agent, std::memory_order_relaxed);
+    g_gate_count.store(n + 1, std::memory_order_release);  // publishes the entry
+    return *g_gates[n].gate;
 }
 
 // One dispatch between ENQUEUE and COMPLETE (heap: completes on the runtime's handler thread).
@@ -268,8 +285,7 @@ class hsa_replay final : public core::replay::dispatch_backend {
 public:
     hsa_replay(std::shared_ptr<queue_state> qs, const hsa_kernel_dispatch_packet_t& pkt,
                hsa_amd_queue_intercept_packet_writer writer, std::uint64_t dispatch_id) noexcept
-        : qs_(std::move(qs)), pkt_(pkt), writer_(writer), dispatch_id_(dispatch_id),
-          opt_(core::replay::current_options(default_policy())) {}
+        : qs_(std::move(qs)), pkt_(pkt), writer_(writer), dispatch_id_(dispatch_id) {}
 
     static encore_replay_snapshot_policy_t default_policy() noexcept {
         // Measured (benchmarks/RESULTS.md): with write tracking, restoring only changed chunks
@@ -286,6 +302,8 @@ public:
 
     const char* acquire() noexcept override {
         using namespace std::chrono;
+        // Read here, not per dispatch: most dispatches are never replayed.
+        opt_ = core::replay::current_options(default_policy());
         auto& g = replay_gate_of(agent());
         // Polled try_lock rather than try_lock_for: the timed form maps to
         // pthread_rwlock_clockwrlock, which ThreadSanitizer does not see (its reports would be
@@ -386,7 +404,7 @@ private:
     hsa_kernel_dispatch_packet_t pkt_;
     hsa_amd_queue_intercept_packet_writer writer_;
     std::uint64_t dispatch_id_;
-    core::replay::options opt_;
+    core::replay::options opt_{};
     replay_memory::snapshot snap_;
     bool stuck_ = false;
 };
