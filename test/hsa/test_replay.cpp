@@ -11,6 +11,8 @@
 //   restore_fail  runs itself as a child with a restore failure injected: the child aborts
 //                 with the message (the seed's rule).
 //   async_copy    an async copy submitted during a replay waits for it
+//   declines      a drain that times out, a pass that does not complete in time, a
+//                 multi-packet submission
 //   nested        a dispatch submitted from a PASS callback on the same agent: no deadlock
 //   stress        threads x queues x two agents, thousands of dispatches, a fraction replayed,
 //                 async copies during replays: nothing lost or duplicated, results match.
@@ -83,6 +85,7 @@ std::atomic<int> g_complete_total{0};
 std::map<std::uint64_t, int> g_complete_by_dispatch;  // ctx A COMPLETE count per dispatch id
 
 std::atomic<bool> g_replay_started{false};
+std::atomic<std::uint64_t> g_optout_queue{~0ull};
 std::function<void()> g_nested_hook;  // runs in PASS ENTER of pass 1 (nested mode)
 
 // The policy for the n-th dispatch (rules mode): what CONFIG ENTER sets.
@@ -146,6 +149,8 @@ void on_replay(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*
                 case 6: p->replay_pass_count = &pass_count_fixed3; break;  // local toggles
                 default: p->replay_pass_count = &pass_count_2; break;
             }
+        } else if (g_mode == "declines" && p->dispatch_info.queue_id.handle == g_optout_queue.load()) {
+            // opt out: this queue's dispatch stays in flight behind a barrier
         } else if (g_mode == "stress") {
             // Every third dispatch is replayed with 2 passes.
             if (id % 3 == 0) p->replay_pass_count = &pass_count_2;
@@ -534,6 +539,90 @@ int nested(const char* co) {
     return 0;
 }
 
+// Declines that run the dispatch once: a drain that times out (a sibling queue's dispatch waits
+// behind a barrier on a signal nobody sets yet; ENCORE_REPLAY_TIMEOUT_MS is small), and a
+// submission of two packets at once.
+void submit_barrier(hsa_queue_t* q, hsa_signal_t dep) {
+    const uint64_t idx = hsa_queue_add_write_index_screlease(q, 1);
+    auto* b = static_cast<hsa_barrier_and_packet_t*>(q->base_address) + (idx & (q->size - 1));
+    std::memset(reinterpret_cast<char*>(b) + 4, 0, sizeof(*b) - 4);
+    b->dep_signal[0] = dep;
+    const uint16_t header = (HSA_PACKET_TYPE_BARRIER_AND << HSA_PACKET_HEADER_TYPE) | (1 << HSA_PACKET_HEADER_BARRIER);
+    __atomic_store_n(reinterpret_cast<uint16_t*>(b), header, __ATOMIC_RELEASE);
+    hsa_signal_store_screlease(q->doorbell_signal, static_cast<hsa_signal_value_t>(idx));
+}
+
+int declines(const char* co) {
+    device_state d{};
+    setup(d, co, 0, 1);
+    hsa_queue_t* q2 = nullptr;
+    HSA_CHECK(hsa_queue_create(d.gpu, 64, HSA_QUEUE_TYPE_MULTI, nullptr, nullptr, UINT32_MAX, UINT32_MAX, &q2));
+    hsa_signal_t blocker{}, s2{};
+    HSA_CHECK(hsa_signal_create(1, 0, nullptr, &blocker));
+    HSA_CHECK(hsa_signal_create(1, 0, nullptr, &s2));
+
+    // A: a sibling queue's dispatch (opted out) waits behind a barrier: the drain times out.
+    g_optout_queue.store(q2->id);
+    submit_barrier(q2, blocker);
+    example::dispatch_1d(q2, d.k_counter, d.cargs, n, 128, s2);
+    run_one(d, 0, 0);  // saxpy: declined, runs once
+    hsa_signal_store_screlease(blocker, 0);
+    example::wait_done(s2);
+
+    // B: a replayed dispatch that cannot run (behind a barrier on its own queue): its first pass
+    // times out, the loop ends there, the program's signal fires once it has run.
+    g_optout_queue.store(~0ull);
+    hsa_signal_store_screlease(blocker, 1);
+    hsa_signal_store_screlease(s2, 1);
+    submit_barrier(q2, blocker);
+    example::dispatch_1d(q2, d.k_counter, d.cargs, n, 128, s2);  // returns after the pass wait bound
+    expect(hsa_signal_load_scacquire(s2) == 1, "the program's signal waits for the stuck pass");
+    hsa_signal_store_screlease(blocker, 0);
+    example::wait_done(s2);
+
+    // C: two packets, one doorbell: neither is replayed.
+    hsa_signal_store_screlease(d.done, 2);
+    {
+        const uint64_t idx = hsa_queue_add_write_index_screlease(d.queue, 2);
+        for (uint64_t k = 0; k < 2; ++k) {
+            auto* p = static_cast<hsa_kernel_dispatch_packet_t*>(d.queue->base_address) + ((idx + k) & (d.queue->size - 1));
+            std::memset(reinterpret_cast<char*>(p) + 4, 0, sizeof(*p) - 4);
+            p->workgroup_size_x = 64;
+            p->workgroup_size_y = p->workgroup_size_z = 1;
+            p->grid_size_x = n;
+            p->grid_size_y = p->grid_size_z = 1;
+            p->kernel_object = d.k_saxpy;
+            p->kernarg_address = d.saxpy;
+            p->completion_signal = d.done;
+            const uint16_t header = (HSA_PACKET_TYPE_KERNEL_DISPATCH << HSA_PACKET_HEADER_TYPE) | (1 << HSA_PACKET_HEADER_BARRIER) |
+                                    (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE) |
+                                    (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE);
+            const uint16_t setup_bits = 1 << HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS;
+            __atomic_store_n(reinterpret_cast<uint32_t*>(p), header | (static_cast<uint32_t>(setup_bits) << 16), __ATOMIC_RELEASE);
+        }
+        hsa_signal_store_screlease(d.queue->doorbell_signal, static_cast<hsa_signal_value_t>(idx + 1));
+    }
+    example::wait_done(d.done);
+    check_results(d, 3, 2, 0);  // saxpy: once (A) + twice (C); counter: A, B once each
+    HSA_CHECK(hsa_signal_destroy(blocker));
+    HSA_CHECK(hsa_signal_destroy(s2));
+    HSA_CHECK(hsa_queue_destroy(q2));
+    teardown(d);
+    std::lock_guard lk(g_mutex);
+    expect(g_order.size() == 3, "CONFIG for the single-packet dispatches only");
+    if (g_order.size() != 3) return 1;
+    const auto& a_counter = g_seen[g_order[0]];
+    const auto& a_saxpy = g_seen[g_order[1]];
+    const auto& b = g_seen[g_order[2]];
+    expect(a_counter.pass_enter == 0 && a_counter.declined == nullptr, "A: the opted-out dispatch");
+    expect(a_saxpy.pass_enter == 0 && a_saxpy.declined != nullptr && std::strstr(a_saxpy.declined, "draining") != nullptr,
+           "A: the drain timed out, with the reason");
+    expect(b.pass_enter == 1 && b.passes_run == 1 && b.declined != nullptr &&
+               std::strstr(b.declined, "did not complete") != nullptr,
+           "B: the stuck pass ends the loop, with the reason");
+    return 0;
+}
+
 int restore_fail_parent(const char* self, const char* co) {
     int pipefd[2];
     if (pipe(pipefd) != 0) return 2;
@@ -644,6 +733,7 @@ int main(int argc, char** argv) {
     if (g_mode == "stress") rc = stress(argv[1]);
     if (g_mode == "async_copy") rc = async_copy(argv[1]);
     if (g_mode == "nested") rc = nested(argv[1]);
+    if (g_mode == "declines") rc = declines(argv[1]);
     if (g_mode == "restore_fail_child") {
         device_state d{};
         setup(d, argv[1], 0, 1);
