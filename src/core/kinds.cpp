@@ -37,6 +37,7 @@ constinit const kind_info marker_core_range_info = named_only<kind::marker_core_
 constinit const kind_info rocshmem_info = named_only<kind::rocshmem_api>("ROCSHMEM_API");
 constinit const kind_info hipfile_info = named_only<kind::hipfile_api>("HIPFILE_API");
 constinit const kind_info cuda_driver_info = named_only<kind::cuda_driver_api>("CUDA_DRIVER_API");
+std::atomic<const kind_info*> g_cuda_driver_info{nullptr};
 
 // Whether encore emits records of a kind in this build. A backend turns its kinds on when it is
 // compiled in (HSA API kinds: the wrappers of encore/tracing/wrapper.hpp).
@@ -70,7 +71,12 @@ const kind_info* info_of(kind k) noexcept {
         case kind::hipfile_api: return &hipfile_info;
         case kind::kernel_replay: return &kernel_replay_info;
         case kind::hip_event: return &hip_event_info;
-        case kind::cuda_driver_api: return &cuda_driver_info;
+        case kind::cuda_driver_api: {
+            // The CUDA backend (libencore-cuda, built where cuda.h exists) registers the full
+            // table when it loads; until then the kind is a name.
+            const kind_info* registered = g_cuda_driver_info.load(std::memory_order_acquire);
+            return registered != nullptr ? registered : &cuda_driver_info;
+        }
         case kind::none:
         case kind::last: break;
     }
@@ -94,6 +100,10 @@ const kind_info* find_kind(rocprofiler_callback_tracing_kind_t k) noexcept {
 bool kind_produced(kind k) noexcept {
     const auto i = static_cast<std::size_t>(k);
     return i < kind_count && g_produced[i].load(std::memory_order_acquire);
+}
+
+void register_kind_info(kind k, const kind_info* info) noexcept {
+    if (k == kind::cuda_driver_api) g_cuda_driver_info.store(info, std::memory_order_release);
 }
 
 void set_kind_produced(kind k, bool produced) noexcept {

@@ -56,6 +56,9 @@ struct kind_info {
 /// NOT_IMPLEMENTED). A backend sets its kinds when it is present.
 [[nodiscard]] bool kind_produced(kind k) noexcept;
 void set_kind_produced(kind k, bool produced) noexcept;
+/// A backend built apart from the core (CUDA: needs cuda.h) gives the core its kind's names and
+/// argument iteration when it loads. `info` lives as long as the process.
+ENCORE_API void register_kind_info(kind k, const kind_info* info) noexcept;
 
 // ---- contexts and services (registry.cpp) ---------------------------------------------------
 [[nodiscard]] bool configuration_open() noexcept;

@@ -1,0 +1,263 @@
+// src/cuda/driver.cpp — the real driver, cuGetProcAddress, the forwarded exports, and encore's
+// initialization as seen from CUDA (see driver.hpp).
+#include "driver.hpp"
+
+#include "../core/kinds.hpp"
+#include "../core/registration.hpp"
+#include "../core/registry.hpp"
+#include "../hsa/events.hpp"
+
+#include <encore/tracing/tool.hpp>
+
+#include <dlfcn.h>
+
+#include <array>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+// cuda.h maps cuGetProcAddress to the 5-argument cuGetProcAddress_v2; the driver also exports
+// the 4-argument original under the plain name. Both are defined below under their symbol names.
+#undef cuGetProcAddress
+
+using encore::domains::cuda_driver;
+
+namespace encore::cuda {
+namespace {
+
+// ---- the real driver ---------------------------------------------------------------------------
+constexpr const char* driver_paths[] = {
+    "/usr/lib/x86_64-linux-gnu/libcuda.so.1", "/usr/lib64/libcuda.so.1", "/usr/local/nvidia/lib64/libcuda.so.1",
+    "/usr/lib/wsl/lib/libcuda.so.1",          "/usr/lib/libcuda.so.1",
+};
+
+void* open_driver() noexcept {
+    auto try_open = [](const char* path) -> void* {
+        void* h = ::dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        if (h == nullptr) return nullptr;
+        // Never ourselves (a path that leads back to this library).
+        if (::dlsym(h, "encore_cuda_forwarding_driver") != nullptr) {
+            ::dlclose(h);
+            return nullptr;
+        }
+        return h;
+    };
+    if (const char* p = std::getenv("ENCORE_CUDA_DRIVER"); p != nullptr && *p != '\0') {
+        if (void* h = try_open(p)) return h;
+        std::fprintf(stderr, "[encore] libencore-cuda: cannot load ENCORE_CUDA_DRIVER=%s: %s\n", p, ::dlerror());
+    }
+    for (const char* p : driver_paths)
+        if (void* h = try_open(p)) return h;
+    std::fprintf(stderr, "[encore] libencore-cuda: the CUDA driver (libcuda.so.1) was not found; set ENCORE_CUDA_DRIVER\n");
+    return nullptr;
+}
+
+void* driver() noexcept {
+    static void* const h = open_driver();
+    return h;
+}
+
+// ---- forwarded exports ------------------------------------------------------------------------
+constexpr const char* forward_names[] = {
+#define ENCORE_CUDA_FORWARD(i, name) #name,
+#include "forward_exports.inc"
+#undef ENCORE_CUDA_FORWARD
+};
+constexpr std::size_t forward_count = sizeof(forward_names) / sizeof(forward_names[0]);
+
+extern "C" CUresult encore_cuda_missing() { return CUDA_ERROR_SHARED_OBJECT_INIT_FAILED; }
+
+}  // namespace
+}  // namespace encore::cuda
+
+// The trampolines jump through this table; filled when the library loads, before any program
+// code can call them (a dependency's constructors run first).
+extern "C" {
+__attribute__((visibility("hidden"))) void* encore_cuda_forward_table[encore::cuda::forward_count];
+}
+
+#define ENCORE_CUDA_FORWARD(i, name)                                                                          \
+    asm(".text\n.globl " #name "\n.type " #name ", @function\n" #name ":\n\tjmp *encore_cuda_forward_table+8*" #i \
+        "(%rip)\n.size " #name ", .-" #name "\n");
+#include "forward_exports.inc"
+#undef ENCORE_CUDA_FORWARD
+
+namespace encore::cuda {
+namespace {
+
+// ---- cuGetProcAddress ---------------------------------------------------------------------------
+using getproc_v1_t = CUresult (*)(const char*, void**, int, cuuint64_t);
+using getproc_v2_t = CUresult (*)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*);
+
+template <std::size_t... I>
+constexpr std::array<void*, sizeof...(I)> wrapper_calls(std::index_sequence<I...>) {
+    return {reinterpret_cast<void*>(&tracing::wrapper<cuda_driver, I>::call)...};
+}
+const std::array<void*, cuda_driver::size> g_calls = wrapper_calls(std::make_index_sequence<cuda_driver::size>{});
+
+// Gives op I's wrapper the real function the driver handed out, while it still holds the lazy
+// resolver (the same real function either way).
+template <std::size_t I>
+void set_next_one(void* real) noexcept {
+    using W = tracing::wrapper<cuda_driver, I>;
+    auto f = W::next.load(std::memory_order_acquire);
+    if (f != tracing::initial_next<cuda_driver, I>::value) return;
+    decltype(f) r = nullptr;
+    std::memcpy(&r, &real, sizeof(r));
+    W::next.compare_exchange_strong(f, r, std::memory_order_acq_rel);
+}
+template <std::size_t... I>
+constexpr std::array<void (*)(void*) noexcept, sizeof...(I)> setters(std::index_sequence<I...>) {
+    return {&set_next_one<I>...};
+}
+constexpr auto g_set_next = setters(std::make_index_sequence<cuda_driver::size>{});
+
+struct address_map {
+    std::unordered_map<void*, std::size_t> ops;  // the real driver's exported function -> op
+    void* getproc_v1 = nullptr;
+    void* getproc_v2 = nullptr;
+};
+
+const address_map& addresses() {
+    static const address_map m = [] {
+        address_map out;
+        void* h = driver();
+        if (h == nullptr) return out;
+        for (std::size_t i = 0; i < cuda_driver::size; ++i)
+            if (void* p = ::dlsym(h, cuda_driver::c_names[i])) out.ops.emplace(p, i);
+        out.getproc_v1 = ::dlsym(h, "cuGetProcAddress");
+        out.getproc_v2 = ::dlsym(h, "cuGetProcAddress_v2");
+        return out;
+    }();
+    return m;
+}
+
+// What the program gets for a function the driver handed out: encore's wrapper when the address
+// is one of the driver's exported functions encore has a prototype for (the export's name fixes
+// the ABI), else the real pointer.
+void* substitute(void* real);
+
+}  // namespace
+
+}  // namespace encore::cuda
+
+extern "C" ENCORE_EXPORT CUresult encore_getproc_v1(const char* symbol, void** pfn, int version, cuuint64_t flags) __asm__("cuGetProcAddress");
+extern "C" ENCORE_EXPORT CUresult encore_getproc_v2(const char* symbol, void** pfn, int version, cuuint64_t flags,
+                                                    CUdriverProcAddressQueryResult* status) __asm__("cuGetProcAddress_v2");
+/// Lets encore tell itself apart from the real driver when searching for it.
+extern "C" {
+ENCORE_EXPORT int encore_cuda_forwarding_driver = 1;
+}
+
+extern "C" CUresult encore_getproc_v1(const char* symbol, void** pfn, int version, cuuint64_t flags) {
+    using namespace encore::cuda;
+    (void)ensure_initialized();
+    const auto& a = addresses();
+    if (a.getproc_v1 == nullptr) return CUDA_ERROR_SHARED_OBJECT_INIT_FAILED;
+    getproc_v1_t real = nullptr;
+    std::memcpy(&real, &a.getproc_v1, sizeof(real));
+    const CUresult r = real(symbol, pfn, version, flags);
+    if (r == CUDA_SUCCESS && pfn != nullptr && *pfn != nullptr) *pfn = substitute(*pfn);
+    return r;
+}
+
+extern "C" CUresult encore_getproc_v2(const char* symbol, void** pfn, int version, cuuint64_t flags,
+                                      CUdriverProcAddressQueryResult* status) {
+    using namespace encore::cuda;
+    (void)ensure_initialized();
+    const auto& a = addresses();
+    if (a.getproc_v2 == nullptr) return CUDA_ERROR_SHARED_OBJECT_INIT_FAILED;
+    getproc_v2_t real = nullptr;
+    std::memcpy(&real, &a.getproc_v2, sizeof(real));
+    const CUresult r = real(symbol, pfn, version, flags, status);
+    if (r == CUDA_SUCCESS && pfn != nullptr && *pfn != nullptr) *pfn = substitute(*pfn);
+    return r;
+}
+
+namespace encore::cuda {
+namespace {
+
+void* substitute(void* real) {
+    const auto& a = addresses();
+    if (real == a.getproc_v1) return reinterpret_cast<void*>(&encore_getproc_v1);
+    if (real == a.getproc_v2) return reinterpret_cast<void*>(&encore_getproc_v2);
+    const auto it = a.ops.find(real);
+    if (it == a.ops.end()) return real;  // not an export encore has a prototype for: untraced
+    g_set_next[it->second](real);
+    return g_calls[it->second];
+}
+
+// ---- initialization ---------------------------------------------------------------------------
+std::atomic<bool> g_done{false};
+std::mutex g_init_mutex;
+thread_local bool t_initializing = false;
+
+void deliver_runtime_initialization() noexcept {
+    auto e = hsa::event::capture(kind::runtime_initialization, ROCPROFILER_RUNTIME_INITIALIZATION_CUDA);
+    if (!e) return;
+    int version = 0;
+    if (void* p = find_original("cuDriverGetVersion")) {
+        CUresult (*get)(int*) = nullptr;
+        std::memcpy(&get, &p, sizeof(get));
+        if (get(&version) != CUDA_SUCCESS) version = 0;
+    }
+    rocprofiler_callback_tracing_runtime_initialization_data_t payload{sizeof(payload), static_cast<std::uint64_t>(version), 0};
+    e->deliver(ROCPROFILER_CALLBACK_PHASE_NONE, &payload);
+}
+
+constinit const core::kind_info g_kind_info = core::api_kind_info<cuda_driver>();
+
+// At load: the kinds this library produces and the CUDA kind's names and argument iteration
+// (before any tool configures), the real driver, and the forwarded exports' targets.
+[[gnu::constructor]] void load() {
+    core::register_kind_info(kind::cuda_driver_api, &g_kind_info);
+    core::set_kind_produced(kind::cuda_driver_api, true);
+    core::set_kind_produced(kind::runtime_initialization, true);
+    void* h = driver();
+    for (std::size_t i = 0; i < forward_count; ++i) {
+        void* p = h != nullptr ? ::dlsym(h, forward_names[i]) : nullptr;
+        encore_cuda_forward_table[i] = p != nullptr ? p : reinterpret_cast<void*>(&encore_cuda_missing);
+    }
+}
+
+}  // namespace
+
+void* find_original(const char* name) noexcept {
+    void* h = driver();
+    return h != nullptr ? ::dlsym(h, name) : nullptr;
+}
+
+void report_missing(const char* name) noexcept {
+    static std::mutex m;
+    static std::vector<std::string>* seen = new std::vector<std::string>();  // lives as long as the process
+    std::lock_guard lk(m);
+    for (const auto& s : *seen)
+        if (s == name) return;
+    seen->emplace_back(name);
+    std::fprintf(stderr, "[encore] libencore-cuda: the CUDA driver has no %s; calls to it fail\n", name);
+}
+
+init_result ensure_initialized() noexcept {
+    if (g_done.load(std::memory_order_acquire)) return init_result::done_before;
+    if (t_initializing) return init_result::in_progress_here;  // a tool's initialization calling CUDA
+    std::lock_guard lk(g_init_mutex);
+    if (g_done.load(std::memory_order_relaxed)) return init_result::done_before;
+    t_initializing = true;
+    const bool fresh = core::init_state() == 0;
+    core::initialize();
+    if (core::init_state() != 1) {
+        t_initializing = false;
+        return init_result::in_progress_here;
+    }
+    deliver_runtime_initialization();
+    t_initializing = false;
+    g_done.store(true, std::memory_order_release);
+    return fresh ? init_result::done_now : init_result::done_before;
+}
+
+}  // namespace encore::cuda
