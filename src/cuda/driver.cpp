@@ -109,7 +109,7 @@ void set_next_one(void* real) noexcept {
     if (f != tracing::initial_next<cuda_driver, I>::value) return;
     decltype(f) r = nullptr;
     std::memcpy(&r, &real, sizeof(r));
-    W::next.compare_exchange_strong(f, r, std::memory_order_acq_rel);
+    W::next.compare_exchange_strong(f, route<I>(r), std::memory_order_acq_rel);
 }
 template <std::size_t... I>
 constexpr std::array<void (*)(void*) noexcept, sizeof...(I)> setters(std::index_sequence<I...>) {
@@ -218,6 +218,7 @@ constinit const core::kind_info g_kind_info = core::api_kind_info<cuda_driver>()
     core::register_kind_info(kind::cuda_driver_api, &g_kind_info);
     core::set_kind_produced(kind::cuda_driver_api, true);
     core::set_kind_produced(kind::runtime_initialization, true);
+    core::set_kind_produced(kind::kernel_replay, true);
     void* h = driver();
     for (std::size_t i = 0; i < forward_count; ++i) {
         void* p = h != nullptr ? ::dlsym(h, forward_names[i]) : nullptr;

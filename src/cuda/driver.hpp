@@ -25,7 +25,10 @@
 #include <encore/domains/cuda_driver.hpp>
 #include <encore/tracing/wrapper.hpp>
 
+#include <atomic>
 #include <cstring>
+#include <string_view>
+#include <tuple>
 
 namespace encore::cuda {
 
@@ -39,6 +42,65 @@ init_result ensure_initialized() noexcept;
 /// The real driver's function `name`, or null.
 void* find_original(const char* name) noexcept;
 void report_missing(const char* name) noexcept;
+
+// ---- replay's layer (replay.cpp) ----------------------------------------------------------------
+namespace replay {
+/// Whether a KERNEL_REPLAY service is configured (fixed once tools are initialized).
+bool enabled() noexcept;
+void on_alloc(CUdeviceptr p, std::size_t size) noexcept;
+void on_free(CUdeviceptr p) noexcept;
+using launch_fn = CUresult (*)(CUfunction, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int,
+                               unsigned int, unsigned int, CUstream, void**, void**);
+CUresult launch(launch_fn real, CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
+                unsigned int by, unsigned int bz, unsigned int shared, CUstream stream, void** params, void** extra);
+}  // namespace replay
+
+/// Ops that get a layer between the wrapper and the driver while a replay service exists: the
+/// allocation tracker (alloc/free) and the replay gate (launches).
+template <std::size_t I>
+constexpr int layer_role() noexcept {
+    constexpr std::string_view n = domains::cuda_driver::names[I];
+    if (n == "cuMemAlloc_v2") return 1;
+    if (n == "cuMemFree_v2") return 2;
+    if (n == "cuLaunchKernel" || n == "cuLaunchKernel_ptsz") return 3;
+    return 0;
+}
+
+template <std::size_t I, class F = typename domains::cuda_driver::op_at<I>::function_type>
+struct layer;
+template <std::size_t I, class R, class... A>
+struct layer<I, R(A...)> {
+    static inline std::atomic<R (*)(A...)> real{nullptr};
+    static R call(A... a) {
+        R (*f)(A...) = real.load(std::memory_order_acquire);
+        constexpr int role = layer_role<I>();
+        if constexpr (role == 1) {
+            const R r = f(a...);
+            auto args = std::tuple<A...>(a...);
+            if (r == CUDA_SUCCESS && std::get<0>(args) != nullptr) replay::on_alloc(*std::get<0>(args), std::get<1>(args));
+            return r;
+        } else if constexpr (role == 2) {
+            replay::on_free(std::get<0>(std::tuple<A...>(a...)));
+            return f(a...);
+        } else if constexpr (role == 3) {
+            return replay::launch(f, a...);
+        } else {
+            return f(a...);
+        }
+    }
+};
+
+/// What op I's wrapper forwards to: the driver's function, or replay's layer over it.
+template <std::size_t I, class R, class... A>
+R (*route(R (*real)(A...)))(A...) {
+    if constexpr (layer_role<I>() != 0) {
+        if (replay::enabled()) {
+            layer<I>::real.store(real, std::memory_order_release);
+            return &layer<I>::call;
+        }
+    }
+    return real;
+}
 
 template <class D, std::size_t I, class F = typename D::template op_at<I>::function_type>
 struct lazy;
@@ -57,6 +119,7 @@ struct lazy<D, I, R(A...)> {
             report_missing(op::c_name());
             return CUDA_ERROR_SHARED_OBJECT_INIT_FAILED;
         }
+        if (s != init_result::in_progress_here) real = route<I>(real);  // final configuration known
         tracing::wrapper<D, I>::next.store(real, std::memory_order_release);
         // This call started the tools: go through the wrapper again so it is traced like any
         // later call (the wrapper checked its subscribers before any context existed). Any other

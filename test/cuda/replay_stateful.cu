@@ -1,0 +1,55 @@
+// test/cuda/replay_stateful.cu — stateful kernels for kernel replay on CUDA: y += a*x over a
+// 64 MiB buffer, a counter and an atomic append, all in cudaMalloc memory; 3 launches each.
+// Prints "replay_stateful: ok" when the final memory equals what one run of each launch leaves.
+#include <cstdio>
+#include <vector>
+
+__global__ void saxpy(int n, float a, const float* x, float* y) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] += a * x[i];
+}
+__global__ void bump(unsigned* c, int n) {
+    if (int(blockIdx.x * blockDim.x + threadIdx.x) < n) atomicAdd(c, 1u);
+}
+__global__ void append(unsigned* out, unsigned* index, unsigned value, int n) {
+    int g = blockIdx.x * blockDim.x + threadIdx.x;
+    if (g < n) out[atomicAdd(index, 1u)] = value + g;
+}
+
+int main() {
+    const int n = 16 << 20, m = 1000, iters = 3;
+    std::vector<float> hx(n), hy(n, 1.0f);
+    for (int i = 0; i < n; ++i) hx[i] = float(i % 17) * 0.5f;
+    float *x, *y;
+    unsigned *c, *out, *index;
+    cudaMalloc(&x, n * sizeof(float));
+    cudaMalloc(&y, n * sizeof(float));
+    cudaMalloc(&c, sizeof(unsigned));
+    cudaMalloc(&out, iters * m * sizeof(unsigned));
+    cudaMalloc(&index, sizeof(unsigned));
+    cudaMemcpy(x, hx.data(), n * sizeof(float), cudaMemcpyHostToDevice);
+    cudaMemcpy(y, hy.data(), n * sizeof(float), cudaMemcpyHostToDevice);
+    cudaMemset(c, 0, sizeof(unsigned));
+    cudaMemset(index, 0, sizeof(unsigned));
+    for (int k = 0; k < iters; ++k) {
+        saxpy<<<(n + 255) / 256, 256>>>(n, 0.25f, x, y);
+        bump<<<(n + 255) / 256, 256>>>(c, n / 2);
+        append<<<(m + 99) / 100, 100>>>(out, index, 1000u * k, m);
+    }
+    cudaDeviceSynchronize();
+    cudaMemcpy(hy.data(), y, n * sizeof(float), cudaMemcpyDeviceToHost);
+    unsigned hc = 0, hi = 0;
+    cudaMemcpy(&hc, c, sizeof(hc), cudaMemcpyDeviceToHost);
+    cudaMemcpy(&hi, index, sizeof(hi), cudaMemcpyDeviceToHost);
+    std::vector<unsigned> ho(hi <= unsigned(iters * m) ? hi : 0);
+    if (!ho.empty()) cudaMemcpy(ho.data(), out, hi * sizeof(unsigned), cudaMemcpyDeviceToHost);
+    bool ok = hc == unsigned(iters * (n / 2)) && hi == unsigned(iters * m);
+    for (int i = 0; i < n && ok; ++i) ok = hy[i] == 1.0f + iters * 0.25f * hx[i];
+    unsigned long long sum = 0, ref = 0;
+    for (unsigned v : ho) sum += v;
+    for (int k = 0; k < iters; ++k)
+        for (int g = 0; g < m; ++g) ref += 1000ull * k + g;
+    ok = ok && sum == ref;
+    std::printf("replay_stateful: counter=%u appended=%u %s\n", hc, hi, ok ? "ok" : "WRONG");
+    return ok ? 0 : 1;
+}
