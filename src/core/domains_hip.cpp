@@ -12,4 +12,5 @@ constinit const kind_info hip_compiler_info = api_kind_info<domains::hip_compile
 constinit const kind_info marker_core_info = api_kind_info<domains::marker_core>();
 constinit const kind_info marker_control_info = api_kind_info<domains::marker_control>();
 constinit const kind_info marker_name_info = api_kind_info<domains::marker_name>();
+constinit const kind_info marker_core_range_info = api_kind_info<domains::marker_core_range>();
 }  // namespace encore::core

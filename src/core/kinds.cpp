@@ -33,7 +33,6 @@ constinit const kind_info rccl_info = named_only<kind::rccl_api>("RCCL_API");
 constinit const kind_info ompt_info = named_only<kind::ompt>("OMPT");
 constinit const kind_info rocdecode_info = named_only<kind::rocdecode_api>("ROCDECODE_API");
 constinit const kind_info rocjpeg_info = named_only<kind::rocjpeg_api>("ROCJPEG_API");
-constinit const kind_info marker_core_range_info = named_only<kind::marker_core_range_api>("MARKER_CORE_RANGE_API");
 constinit const kind_info rocshmem_info = named_only<kind::rocshmem_api>("ROCSHMEM_API");
 constinit const kind_info hipfile_info = named_only<kind::hipfile_api>("HIPFILE_API");
 constinit const kind_info cuda_driver_info = named_only<kind::cuda_driver_api>("CUDA_DRIVER_API");

@@ -48,6 +48,6 @@ constexpr kind_info event_kind_info() {
 
 extern const kind_info hsa_core_info, hsa_amd_ext_info, hsa_image_ext_info, hsa_finalize_ext_info;
 extern const kind_info hip_runtime_info, hip_compiler_info;
-extern const kind_info marker_core_info, marker_control_info, marker_name_info;
+extern const kind_info marker_core_info, marker_control_info, marker_name_info, marker_core_range_info;
 
 }  // namespace encore::core

@@ -67,6 +67,16 @@ std::uint64_t event_id(const void* event) noexcept;
 void set_event_stream(const void* event, std::uint64_t stream) noexcept;
 /// The stream id where the event was last recorded successfully (0 if never).
 std::uint64_t event_stream(const void* event) noexcept;
+
+// ---- event_completion.cpp -------------------------------------------------------------------
+
+/// After a successful hipEventRecord on `stream`: the phase-NONE RECORD record (to the contexts
+/// and with the correlation of `record`) once the runtime reports the stream past the event.
+/// `returned_at`: when the runtime's hipEventRecord returned (the record's start_timestamp).
+void watch_completion(const hsa::event& record, const rocprofiler_callback_tracing_hip_event_data_t& payload,
+                      hipStream_t stream, std::uint64_t returned_at) noexcept;
+/// encore's clock (rocprofiler_get_timestamp: CLOCK_BOOTTIME, ns).
+std::uint64_t timestamp_now() noexcept;
 std::uint64_t graph_exec_id(const void* exec) noexcept;
 void forget_graph_exec(const void* exec) noexcept;
 
@@ -186,7 +196,8 @@ private:
         if constexpr (ro::stream_destroy) destroyed_stream = stream_id(arg<0>(t));
         if constexpr (ro::exec_destroy) destroyed_exec = graph_exec_id(arg<0>(t));
         if constexpr (ro::event_record) {
-            // hipEventRecord(event, stream): RECORD on the stream; its source is itself.
+            // hipEventRecord(event, stream): RECORD on the stream; its source is itself. Queue ids
+            // are encore's stream ids: ROCm 5.2's HIP does not say which HSA queue serves a stream.
             const std::uint64_t q = stream_id(arg<1>(t));
             ev = {sizeof(ev), event_id(arg<0>(t)), {q}, {q}, 0, 0};
             ev_pair = begin(kind::hip_event, ROCPROFILER_HIP_EVENT_RECORD, &ev);
@@ -205,11 +216,15 @@ private:
         bool ok = true;
         if constexpr (std::is_void_v<R>) {
             f(a...);
-            finish(t, ok, destroyed_stream, destroyed_exec, set_pair, &set, ev_pair, &ev, launch_pair, &launch);
+            finish(t, ok, destroyed_stream, destroyed_exec, set_pair, &set, ev_pair, &ev, launch_pair, &launch, 0);
         } else {
             R r = f(a...);
             if constexpr (std::is_same_v<R, hipError_t>) ok = r == hipSuccess;
-            finish(t, ok, destroyed_stream, destroyed_exec, set_pair, &set, ev_pair, &ev, launch_pair, &launch);
+            std::uint64_t returned_at = 0;
+            if constexpr (ro::event_record)
+                if (ok && ev_pair) returned_at = timestamp_now();
+            finish(t, ok, destroyed_stream, destroyed_exec, set_pair, &set, ev_pair, &ev, launch_pair, &launch,
+                   returned_at);
             return r;
         }
     }
@@ -217,11 +232,17 @@ private:
     static void finish(const std::tuple<A...>& t, bool ok, std::uint64_t destroyed_stream,
                        std::uint64_t destroyed_exec, std::optional<hsa::event>& set_pair, void* set,
                        std::optional<hsa::event>& ev_pair, void* ev, std::optional<hsa::event>& launch_pair,
-                       void* launch) noexcept {
+                       void* launch, std::uint64_t returned_at) noexcept {
         end(launch_pair, launch);
         if constexpr (ro::event_record)
             if (ok) set_event_stream(arg<0>(t), stream_id(arg<1>(t)));
         end(ev_pair, ev);
+        // The completion record (phase NONE, with timestamps) comes after RECORD's EXIT, from the
+        // runtime's callback thread, to the contexts that got ENTER (event_completion.cpp).
+        if constexpr (ro::event_record)
+            if (ok && ev_pair)
+                watch_completion(*ev_pair, *static_cast<rocprofiler_callback_tracing_hip_event_data_t*>(ev), arg<1>(t),
+                                 returned_at);
         end(set_pair, set);
         // Creation and destruction: phase NONE, after the call, only when it succeeded.
         if constexpr (ro::stream_create) {
@@ -255,6 +276,7 @@ private:
             }
         }
         (void)t;
+        (void)returned_at;
         (void)destroyed_stream;
         (void)destroyed_exec;
     }

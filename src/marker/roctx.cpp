@@ -5,11 +5,17 @@
 #include "../core/registry.hpp"
 #include "../hsa/events.hpp"
 
+#include <rocprofiler-sdk/marker/api_id.h>
+
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <memory>
 #include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
 
 namespace encore::roctx {
 namespace {
@@ -27,29 +33,183 @@ std::mutex g_init_mutex;
 thread_local bool t_initializing = false;
 
 [[gnu::constructor]] void declare_kinds() {
-    for (kind k : {kind::marker_core_api, kind::marker_control_api, kind::marker_name_api, kind::runtime_initialization})
+    for (kind k : {kind::marker_core_api, kind::marker_control_api, kind::marker_name_api,
+                   kind::marker_core_range_api, kind::runtime_initialization})
         core::set_kind_produced(k, true);
+}
+
+// ---- MARKER_CORE_RANGE_API ---------------------------------------------------------------------
+// A range is one record pair: ENTER at the push/start, EXIT at the matching pop/stop, with the
+// correlation, contexts and user_data captured at the opening call (a context stopped in
+// between still gets the EXIT of what it saw open). These records come from the implementations
+// below, i.e. under the MARKER_CORE_API wrapper when both kinds are traced.
+
+using range_domain = domains::marker_core_range;
+constexpr op_id op_mark = ROCPROFILER_MARKER_CORE_RANGE_API_ID_roctxMarkA;
+constexpr op_id op_thread_range = ROCPROFILER_MARKER_CORE_RANGE_API_ID_roctxThreadRangeA;
+constexpr op_id op_process_range = ROCPROFILER_MARKER_CORE_RANGE_API_ID_roctxProcessRangeA;
+constexpr op_id op_thread_id = ROCPROFILER_MARKER_CORE_RANGE_API_ID_roctxGetThreadId;
+
+bool range_wanted(op_id op) noexcept { return hsa::subscribed(kind::marker_core_range_api, op) != 0; }
+
+/// The range's own correlation: a new internal id whose ancestor is the enclosing traced call
+/// (e.g. the roctxRangePushA record of MARKER_CORE_API), as the reference constructs one per range.
+std::optional<hsa::event> capture_range(op_id op) noexcept {
+    auto e = hsa::event::capture(kind::marker_core_range_api, op);
+    if (e) {
+        auto* t = tracing::detail::this_thread();
+        e->ancestor = t->current;
+        e->internal = t->current != 0 ? tracing::detail::next_id(t) : e->internal;
+    }
+    return e;
+}
+
+template <std::size_t I, class... A>
+rocprofiler_callback_tracing_marker_api_data_t range_payload(A... a) noexcept {
+    rocprofiler_callback_tracing_marker_api_data_t p{};
+    p.size = sizeof(p);
+    tracing::check_fits<range_domain, I>();
+    ::new (static_cast<void*>(&p.args)) api::captured_args<range_domain::op_at<I>>(std::in_place, a...);
+    return p;
+}
+
+struct open_range {
+    hsa::event ev;
+    std::string message;  // a copy: the caller's string may be gone by the pop/stop
+    bool null_message;
+    int level;  // thread ranges: the push's nesting level (its return value)
+    // Both range operations take one message; the return value (valid at EXIT) is the push's
+    // level (int) or the range id (roctx_range_id_t), stored as that type.
+    rocprofiler_callback_tracing_marker_api_data_t payload(std::uint64_t retval) const noexcept {
+        const char* m = null_message ? nullptr : message.c_str();
+        auto p = range_payload<static_cast<std::size_t>(op_thread_range)>(m);
+        if (ev.op == op_thread_range) p.retval.int32_t_retval = static_cast<std::int32_t>(retval);
+        else p.retval.uint64_t_retval = retval;
+        return p;
+    }
+};
+
+// Traced thread ranges still open on this thread, innermost last. A push made while nothing
+// traced the kind has no entry: a pop closes the top entry only when its level is the one
+// being closed (so tracing started or stopped mid-range never pairs a pop with the wrong push).
+// t_traced_open mirrors the vector's size so an untraced pop reads one initial-exec word.
+__attribute__((tls_model("initial-exec"))) thread_local int t_traced_open = 0;
+thread_local std::vector<std::unique_ptr<open_range>> t_open;
+
+// Traced process ranges by id; g_process_open counts them so an untraced stop takes no lock
+// (relaxed: a stop racing with its own start is a program error; the mutex orders the rest).
+std::mutex g_process_mutex;
+std::atomic<std::size_t> g_process_open{0};
+std::unordered_map<roctx_range_id_t, std::unique_ptr<open_range>>& process_ranges() {
+    static auto* m = new std::unordered_map<roctx_range_id_t, std::unique_ptr<open_range>>;  // never destroyed
+    return *m;
+}
+
+std::unique_ptr<open_range> begin_range(op_id op, const char* message) noexcept {
+    auto e = capture_range(op);
+    if (!e) return nullptr;
+    std::unique_ptr<open_range> r(new (std::nothrow) open_range{*e, {}, message == nullptr, 0});
+    if (r == nullptr) return nullptr;
+    if (message != nullptr) {
+        try {
+            r->message = message;
+        } catch (...) {
+            return nullptr;  // out of memory: this range goes unrecorded
+        }
+    }
+    auto p = r->payload(0);
+    r->ev.deliver(ROCPROFILER_CALLBACK_PHASE_ENTER, &p);
+    return r;
+}
+
+void end_range(open_range& r, std::uint64_t retval) noexcept {
+    auto p = r.payload(retval);
+    r.ev.deliver(ROCPROFILER_CALLBACK_PHASE_EXIT, &p);
 }
 
 }  // namespace
 
-void mark(const char*) {}
-
-int range_push(const char*) { return t_depth++; }
-
-int range_pop() {
-    if (t_depth == 0) return -1;  // unbalanced: nothing to close
-    return --t_depth;
+void mark(const char* message) {
+    if (!range_wanted(op_mark)) [[likely]]
+        return;
+    if (auto e = capture_range(op_mark)) {
+        auto p = range_payload<static_cast<std::size_t>(op_mark)>(message);
+        e->deliver(ROCPROFILER_CALLBACK_PHASE_ENTER, &p);
+        e->deliver(ROCPROFILER_CALLBACK_PHASE_EXIT, &p);
+    }
 }
 
-roctx_range_id_t range_start(const char*) { return g_next_range.fetch_add(1, std::memory_order_relaxed); }
+int range_push(const char* message) {
+    const int level = t_depth++;
+    if (range_wanted(op_thread_range)) [[unlikely]] {
+        if (auto r = begin_range(op_thread_range, message)) {
+            r->level = level;
+            try {
+                t_open.push_back(std::move(r));
+                ++t_traced_open;
+            } catch (...) {
+                // out of memory: the ENTER went out, its EXIT cannot; nothing else to do
+            }
+        }
+    }
+    return level;
+}
 
-void range_stop(roctx_range_id_t) {}
+int range_pop() {
+    if (t_depth == 0) return -1;  // unbalanced: nothing to close, no record
+    const int level = --t_depth;
+    if (t_traced_open != 0 && t_open.back()->level == level) [[unlikely]] {
+        std::unique_ptr<open_range> r = std::move(t_open.back());
+        t_open.pop_back();
+        --t_traced_open;
+        end_range(*r, static_cast<std::uint64_t>(level));
+    }
+    return level;
+}
+
+roctx_range_id_t range_start(const char* message) {
+    const roctx_range_id_t id = g_next_range.fetch_add(1, std::memory_order_relaxed);
+    if (range_wanted(op_process_range)) [[unlikely]] {
+        if (auto r = begin_range(op_process_range, message)) {
+            std::lock_guard lk(g_process_mutex);
+            try {
+                process_ranges().emplace(id, std::move(r));
+                g_process_open.fetch_add(1, std::memory_order_relaxed);
+            } catch (...) {
+            }
+        }
+    }
+    return id;
+}
+
+void range_stop(roctx_range_id_t id) {
+    if (g_process_open.load(std::memory_order_relaxed) == 0) [[likely]]
+        return;
+    std::unique_ptr<open_range> r;
+    {
+        std::lock_guard lk(g_process_mutex);
+        auto it = process_ranges().find(id);
+        if (it == process_ranges().end()) return;  // unknown, already stopped, or started untraced
+        r = std::move(it->second);
+        process_ranges().erase(it);
+        g_process_open.fetch_sub(1, std::memory_order_relaxed);
+    }
+    // The record's thread is the one that started the range (the reference does the same).
+    end_range(*r, id);
+}
 
 int get_thread_id(roctx_thread_id_t* tid) {
-    if (tid == nullptr) return -1;
-    *tid = static_cast<roctx_thread_id_t>(::syscall(SYS_gettid));
-    return 0;
+    auto e = range_wanted(op_thread_id) ? capture_range(op_thread_id) : std::nullopt;
+    auto p = e ? range_payload<static_cast<std::size_t>(op_thread_id)>(tid) : rocprofiler_callback_tracing_marker_api_data_t{};
+    if (e) e->deliver(ROCPROFILER_CALLBACK_PHASE_ENTER, &p);
+    int r = 0;
+    if (tid == nullptr) r = -1;
+    else *tid = static_cast<roctx_thread_id_t>(::syscall(SYS_gettid));
+    if (e) {
+        p.retval.int32_t_retval = r;
+        e->deliver(ROCPROFILER_CALLBACK_PHASE_EXIT, &p);
+    }
+    return r;
 }
 
 int profiler_pause(roctx_thread_id_t) { return 0; }

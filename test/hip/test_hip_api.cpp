@@ -22,6 +22,7 @@
 #include <dlfcn.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -45,6 +46,7 @@ struct call_record {
     std::string args;     // "name=value;..." (EXIT only, max_deref 1)
     std::string retval;   // by name (EXIT only)
     std::uint64_t stream_id = 0, event_id = 0, queue = 0, source_queue = 0, exec_id = 0, version = 0;
+    std::uint64_t start_ts = 0, end_ts = 0;
 };
 
 std::mutex g_mutex;
@@ -96,6 +98,8 @@ void on_event(std::vector<call_record>& out, rocprofiler_callback_tracing_record
             c.event_id = p->event_id;
             c.queue = p->queue_id.handle;
             c.source_queue = p->source_queue_id.handle;
+            c.start_ts = p->start_timestamp;
+            c.end_ts = p->end_timestamp;
             break;
         }
         case ROCPROFILER_CALLBACK_TRACING_HIP_GRAPH: {
@@ -353,7 +357,9 @@ void scenario_derived() {
     // Events: RECORD on a stream, WAIT on another.
     auto* ev = reinterpret_cast<hipEvent_t>(0x2000);
     auto* other = reinterpret_cast<hipStream_t>(0x3000);
-    (void)hipEventRecord(ev, bogus);
+    const hipError_t e_record = hipEventRecord(ev, bogus);
+    expect(e_record != hipSuccess && e_record == real<hipError_t (*)(hipEvent_t, hipStream_t)>("hipEventRecord")(ev, bogus),
+           "hipEventRecord fails without a GPU, with the runtime's own error");
     (void)hipStreamWaitEvent(other, ev, 0);
     const auto rec = of(g_a, ROCPROFILER_HIP_EVENT_RECORD, ENTER, ROCPROFILER_CALLBACK_TRACING_HIP_EVENT);
     const auto rec_exit = of(g_a, ROCPROFILER_HIP_EVENT_RECORD, EXIT, ROCPROFILER_CALLBACK_TRACING_HIP_EVENT);
@@ -362,6 +368,10 @@ void scenario_derived() {
            "RECORD: event 1 on stream 1, source = queue");
     expect(wait.size() == 1 && wait[0].event_id == 1 && wait[0].queue == 2 && wait[0].source_queue == 0,
            "WAIT: event 1 on stream 2; the record failed, so its source is unknown (0)");
+    (void)hipDeviceSynchronize();
+    expect(of(g_a, ROCPROFILER_HIP_EVENT_RECORD, NONE, ROCPROFILER_CALLBACK_TRACING_HIP_EVENT).empty() &&
+               rec.size() == 1 && rec_exit.size() == 1 && rec[0].start_ts == 0 && rec_exit[0].end_ts == 0,
+           "a failed record: no completion (NONE) record, zero timestamps in ENTER/EXIT");
 
     // Graphs: instantiate fails (no EXEC_CREATE), launch is traced ENTER/EXIT, destroy fails.
     hipGraphExec_t exec = nullptr;
@@ -374,6 +384,76 @@ void scenario_derived() {
     expect(l_in.size() == 1 && l_out.size() == 1 && l_in[0].exec_id == 1, "EXEC_LAUNCH ENTER/EXIT with graph exec id 1");
     expect(hipGraphExecDestroy(bogus_exec) != hipSuccess, "destroying a bogus exec fails");
     expect(of(g_a, ROCPROFILER_HIP_GRAPH_EXEC_DESTROY, NONE, ROCPROFILER_CALLBACK_TRACING_HIP_GRAPH).empty(), "no EXEC_DESTROY");
+}
+
+// The knobs of the stand-in runtime (fake_hip.cpp).
+template <class F>
+F fake_knob(const char* name) {
+    static void* h = ::dlopen(std::getenv("ENCORE_HIP_LIBRARY"), RTLD_NOW | RTLD_NOLOAD);
+    void* p = h != nullptr ? ::dlsym(h, name) : nullptr;
+    F f = nullptr;
+    std::memcpy(&f, &p, sizeof(f));
+    return f;
+}
+
+std::size_t index_of(const std::vector<call_record>& v, int kind, int op, rocprofiler_callback_phase_t phase,
+                     std::size_t nth = 0) {
+    std::lock_guard lk(g_mutex);
+    for (std::size_t i = 0; i < v.size(); ++i)
+        if (v[i].kind == kind && v[i].op == op && v[i].phase == phase && nth-- == 0) return i;
+    return static_cast<std::size_t>(-1);
+}
+
+// HIP_EVENT RECORD's completion record (phase NONE) on the stand-in runtime, whose stream
+// callbacks run on a thread of their own when the stream is synchronized.
+void check_event_completion(hipStream_t s1, hipStream_t s2, hipEvent_t ev) {
+    constexpr auto EV = ROCPROFILER_CALLBACK_TRACING_HIP_EVENT;
+    auto fail_add = fake_knob<void (*)(int)>("encore_test_fake_hip_fail_add_callback");
+    auto status = fake_knob<void (*)(int)>("encore_test_fake_hip_callback_status");
+    expect(fail_add != nullptr && status != nullptr, "the stand-in's knobs");
+    if (fail_add == nullptr || status == nullptr) return;
+    expect(of(g_a, ROCPROFILER_HIP_EVENT_RECORD, NONE, EV).empty(), "no completion record before the stream gets there");
+    expect(hipStreamSynchronize(s1) == hipSuccess, "synchronize the recording stream");
+    const auto done = of(g_a, ROCPROFILER_HIP_EVENT_RECORD, NONE, EV);
+    const auto rec_in = of(g_a, ROCPROFILER_HIP_EVENT_RECORD, ENTER, EV);
+    const auto rec_out = of(g_a, ROCPROFILER_HIP_EVENT_RECORD, EXIT, EV);
+    const auto api = of(g_a, ROCPROFILER_HIP_RUNTIME_API_ID_hipEventRecord, EXIT);
+    expect(done.size() == 1, "one completion record for the successful record (got " + std::to_string(done.size()) + ")");
+    if (done.size() != 1 || rec_in.empty() || rec_out.empty() || api.empty()) return;
+    expect(done[0].event_id == rec_in[0].event_id && done[0].queue == 1 && done[0].source_queue == 1,
+           "completion: the event's id, queue = source queue = the recording stream's id");
+    expect(done[0].start_ts != 0 && done[0].end_ts >= done[0].start_ts,
+           "completion timestamps: non-zero start, end >= start (" + std::to_string(done[0].start_ts) + ", " +
+               std::to_string(done[0].end_ts) + ")");
+    expect(rec_in[0].start_ts == 0 && rec_in[0].end_ts == 0 && rec_out[0].start_ts == 0 && rec_out[0].end_ts == 0,
+           "ENTER/EXIT carry zero timestamps");
+    expect(done[0].internal == api[0].internal && done[0].internal == rec_in[0].internal,
+           "completion carries the hipEventRecord call's correlation id");
+    expect(done[0].tid == rec_in[0].tid, "and the recording thread's id (it arrives on the runtime's thread)");
+    expect(index_of(g_a, EV, ROCPROFILER_HIP_EVENT_RECORD, NONE) > index_of(g_a, EV, ROCPROFILER_HIP_EVENT_RECORD, EXIT),
+           "completion comes after RECORD's EXIT");
+    (void)hipStreamSynchronize(s1);
+    expect(of(g_a, ROCPROFILER_HIP_EVENT_RECORD, NONE, EV).size() == 1, "once per record");
+
+    // The runtime refuses the callback: the record succeeds, no completion record.
+    fail_add(1);
+    expect(hipEventRecord(ev, s2) == hipSuccess, "record while the stand-in refuses callbacks");
+    fail_add(0);
+    (void)hipStreamSynchronize(s2);
+    expect(of(g_a, ROCPROFILER_HIP_EVENT_RECORD, NONE, EV).size() == 1, "refused callback: no completion record");
+    // The stream fails before the event: the callback runs with an error, no completion record.
+    status(hipErrorLaunchFailure);
+    expect(hipEventRecord(ev, s2) == hipSuccess, "record on a stream that will fail");
+    (void)hipStreamSynchronize(s2);
+    status(hipSuccess);
+    expect(of(g_a, ROCPROFILER_HIP_EVENT_RECORD, NONE, EV).size() == 1, "failed stream: no completion record");
+    // The null stream, and two records pending at once.
+    expect(hipEventRecord(ev, nullptr) == hipSuccess && hipEventRecord(ev, s2) == hipSuccess, "two more records");
+    (void)hipDeviceSynchronize();
+    const auto more = of(g_a, ROCPROFILER_HIP_EVENT_RECORD, NONE, EV);
+    expect(more.size() == 3 && more[1].queue == 0 && more[1].source_queue == 0 && more[2].queue == 2 &&
+               more[1].internal != more[2].internal,
+           "completion records of the null stream (queue 0) and stream 2, each with its own call's id");
 }
 
 void scenario_fake() {
@@ -391,6 +471,7 @@ void scenario_fake() {
     expect(hipEventRecord(ev, s1) == hipSuccess && hipStreamWaitEvent(s2, ev, 0) == hipSuccess, "record and wait succeed");
     const auto wait = of(g_a, ROCPROFILER_HIP_EVENT_WAIT, ENTER, ROCPROFILER_CALLBACK_TRACING_HIP_EVENT);
     expect(wait.size() == 1 && wait[0].queue == 2 && wait[0].source_queue == 1, "WAIT on stream 2 for an event recorded on stream 1");
+    check_event_completion(s1, s2, ev);
     expect(hipStreamDestroy(s1) == hipSuccess, "destroy");
     const auto destroyed = of(g_a, ROCPROFILER_HIP_STREAM_DESTROY, NONE, ROCPROFILER_CALLBACK_TRACING_HIP_STREAM);
     expect(destroyed.size() == 1 && destroyed[0].stream_id == 1, "DESTROY record with the stream's id");

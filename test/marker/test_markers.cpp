@@ -5,7 +5,10 @@
 //            (nesting levels, -1 on an unbalanced pop, range ids, thread id, NULL checks)
 //   traced   the program is its own tool, tracing MARKER_CORE_API, MARKER_CONTROL_API and
 //            MARKER_NAME_API: records with messages and return values, nesting per thread from
-//            several threads at once, unbalanced pops, a context stopped mid-run
+//            several threads at once, unbalanced pops, a context stopped mid-run; a second
+//            context traces MARKER_CORE_RANGE_API: push/pop and start/stop pairs as one range
+//            each (ENTER at the opening call, EXIT at the closing one), per thread and across
+//            threads, no record for an unbalanced pop or an unknown stop
 #include "../support/check.hpp"
 
 #include <encore/domains/marker.hpp>
@@ -16,6 +19,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <map>
 #include <mutex>
@@ -35,12 +39,14 @@ struct rec {
     std::uint64_t tid, internal;
     std::string args;
     std::int64_t ret = 0;
+    std::uint64_t ancestor = 0, user = 0;
 };
 
 std::mutex g_mutex;
-std::vector<rec> g_recs;
+std::vector<rec> g_recs, g_range;
 std::string g_scenario;
-encore::context g_ctx;
+encore::context g_ctx, g_range_ctx;
+std::atomic<std::uint64_t> g_user_seq{1};
 int g_init_records = 0;
 
 int collect_arg(rocprofiler_callback_tracing_kind_t, rocprofiler_tracing_operation_t, uint32_t, const void* const,
@@ -64,6 +70,23 @@ void on_marker(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*
     }
     std::lock_guard lk(g_mutex);
     g_recs.push_back(std::move(x));
+}
+
+// MARKER_CORE_RANGE_API: each ENTER stores a fresh number in user_data; its EXIT must see it.
+void on_range(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t* ud, void*) {
+    rec x{r.kind, r.operation, r.phase, r.thread_id, r.correlation_id.internal, {}, 0, r.correlation_id.ancestor, 0};
+    if (r.phase == ROCPROFILER_CALLBACK_PHASE_ENTER) ud->value = g_user_seq.fetch_add(1);
+    x.user = ud->value;
+    if (rocprofiler_iterate_callback_tracing_kind_operation_args(r, &collect_arg, 1, &x.args) != ROCPROFILER_STATUS_SUCCESS)
+        x.args = "<iterate failed>";
+    if (r.phase == ROCPROFILER_CALLBACK_PHASE_EXIT) {
+        const auto* p = static_cast<const rocprofiler_callback_tracing_marker_api_data_t*>(r.payload);
+        x.ret = r.operation == ROCPROFILER_MARKER_CORE_RANGE_API_ID_roctxProcessRangeA
+                    ? static_cast<std::int64_t>(p->retval.uint64_t_retval)
+                    : p->retval.int32_t_retval;
+    }
+    std::lock_guard lk(g_mutex);
+    g_range.push_back(std::move(x));
 }
 
 int tool_init(rocprofiler_client_finalize_t, void*) {
@@ -92,12 +115,17 @@ int tool_init(rocprofiler_client_finalize_t, void*) {
     if (rocprofiler_configure_callback_tracing_service(other.id(), ROCPROFILER_CALLBACK_TRACING_MARKER_NAME_API, nullptr, 0,
                                                        nullptr, nullptr) != ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT)
         return 1;
-    // The range kind of newer roctx (roctxThreadRangeA ...) is not implemented: said so.
-    if (rocprofiler_configure_callback_tracing_service(g_ctx.id(), ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_RANGE_API,
-                                                       nullptr, 0, &on_marker, nullptr) !=
-        ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED)
+    // The range kind, in a context of its own; an op id past it is refused.
+    if (encore::context::create(g_range_ctx) != ROCPROFILER_STATUS_SUCCESS) return 1;
+    const rocprofiler_tracing_operation_t range_past_end = ROCPROFILER_MARKER_CORE_RANGE_API_ID_LAST;
+    if (rocprofiler_configure_callback_tracing_service(other.id(), ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_RANGE_API,
+                                                       &range_past_end, 1, &on_range, nullptr) !=
+        ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND)
         return 1;
-    return g_ctx.start() == ROCPROFILER_STATUS_SUCCESS ? 0 : 1;
+    if (rocprofiler_configure_callback_tracing_service(g_range_ctx.id(), ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_RANGE_API,
+                                                       nullptr, 0, &on_range, nullptr) != ROCPROFILER_STATUS_SUCCESS)
+        return 1;
+    return g_ctx.start() == ROCPROFILER_STATUS_SUCCESS && g_range_ctx.start() == ROCPROFILER_STATUS_SUCCESS ? 0 : 1;
 }
 
 std::vector<rec> select(int kind, int op, rocprofiler_callback_phase_t phase, std::uint64_t tid = 0) {
@@ -154,8 +182,12 @@ void check_results() {
     expect(bad == 0, "4 threads: nesting levels per thread, -1 when empty");
 }
 
+void check_ranges();
+void check_ranges_live();
+
 void scenario_traced() {
     check_results();
+    check_ranges();
     using encore::domains::marker_core;
     const std::uint64_t me = gettid_now();
     constexpr auto ENTER = ROCPROFILER_CALLBACK_PHASE_ENTER;
@@ -235,6 +267,165 @@ void scenario_traced() {
     expect(g_ctx.start() == ROCPROFILER_STATUS_SUCCESS, "restart");
     roctxMarkA("again");
     expect(select(CORE, ROCPROFILER_MARKER_CORE_API_ID_roctxMarkA, ENTER, me).size() == 3, "restarted: traced again");
+    check_ranges_live();
+}
+
+std::vector<rec> ranges(int op, rocprofiler_callback_phase_t phase, std::uint64_t tid = 0) {
+    std::lock_guard lk(g_mutex);
+    std::vector<rec> out;
+    for (const auto& r : g_range)
+        if (r.op == op && r.phase == phase && (tid == 0 || r.tid == tid)) out.push_back(r);
+    return out;
+}
+
+// MARKER_CORE_RANGE_API, checked on what check_results() did (the context traced it all along).
+void check_ranges() {
+    constexpr auto ENTER = ROCPROFILER_CALLBACK_PHASE_ENTER;
+    constexpr auto EXIT = ROCPROFILER_CALLBACK_PHASE_EXIT;
+    constexpr int THREAD = ROCPROFILER_MARKER_CORE_RANGE_API_ID_roctxThreadRangeA;
+    constexpr int PROCESS = ROCPROFILER_MARKER_CORE_RANGE_API_ID_roctxProcessRangeA;
+    const std::uint64_t me = gettid_now();
+    const char* name = nullptr;
+    expect(rocprofiler_query_callback_tracing_kind_operation_name(ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_RANGE_API, THREAD,
+                                                                  &name, nullptr) == ROCPROFILER_STATUS_SUCCESS &&
+               std::string(name) == "roctxThreadRangeA",
+           "range op names by id (the reference's numbering)");
+    static_assert(encore::domains::marker_core_range::id_of<"roctxProcessRangeA">() == PROCESS);
+    static_assert(encore::domains::marker_core_range::id_of<"roctxGetThreadId">() == ROCPROFILER_MARKER_CORE_RANGE_API_ID_roctxGetThreadId);
+
+    // Main thread: push outer, push inner, pop, pop, pop (unbalanced), push NULL, pop.
+    {
+        std::lock_guard lk(g_mutex);
+        std::vector<const rec*> v;
+        for (const auto& r : g_range)
+            if (r.tid == me && r.op == THREAD) v.push_back(&r);
+        expect(v.size() == 6, "main thread: 3 ranges, ENTER + EXIT each, none for the unbalanced pops (got " +
+                                  std::to_string(v.size()) + ")");
+        if (v.size() == 6) {
+            expect(v[0]->phase == ENTER && v[0]->args == "message=\"outer\";" && v[1]->phase == ENTER &&
+                       v[1]->args == "message=\"inner\";",
+                   "ENTER at each push, with its message");
+            expect(v[2]->phase == EXIT && v[2]->internal == v[1]->internal && v[2]->ret == 1 &&
+                       v[2]->args == "message=\"inner\";" && v[2]->user == v[1]->user,
+                   "the first pop closes inner: same correlation id and user_data, level 1, message kept");
+            expect(v[3]->phase == EXIT && v[3]->internal == v[0]->internal && v[3]->ret == 0 && v[3]->user == v[0]->user,
+                   "the second pop closes outer (level 0)");
+            expect(v[4]->phase == ENTER && v[4]->args == "message=(null);" && v[5]->phase == EXIT &&
+                       v[5]->internal == v[4]->internal,
+                   "a NULL message: a range with message (null)");
+        }
+    }
+    // Ancestor: the range's own id; its ancestor is the MARKER_CORE_API push record (context 1).
+    {
+        const auto push = select(ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API, ROCPROFILER_MARKER_CORE_API_ID_roctxRangePushA,
+                                 ROCPROFILER_CALLBACK_PHASE_ENTER, me);
+        const auto r = ranges(THREAD, ENTER, me);
+        expect(!push.empty() && !r.empty() && r[0].ancestor == push[0].internal && r[0].internal != push[0].internal,
+               "the range's ancestor is the roctxRangePushA call it opened in");
+    }
+    // Process ranges: b stopped first, then a; 0 (never started): no record.
+    {
+        const auto s_in = ranges(PROCESS, ENTER, me), s_out = ranges(PROCESS, EXIT, me);
+        expect(s_in.size() == 2 && s_out.size() == 2 && s_in[0].args == "message=\"a\";" && s_out[0].internal == s_in[1].internal &&
+                   s_out[1].internal == s_in[0].internal && s_out[0].args == "message=\"b\";",
+               "start/stop: ENTER at start, EXIT at stop, paired by range id; no record for an unknown id");
+        const auto core_start = select(ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API, ROCPROFILER_MARKER_CORE_API_ID_roctxRangeStartA,
+                                       ROCPROFILER_CALLBACK_PHASE_EXIT, me);
+        expect(s_out.size() == 2 && core_start.size() == 2 && s_out[1].ret == core_start[0].ret && s_out[0].ret == core_start[1].ret,
+               "the EXIT's return value is the range id roctxRangeStartA returned");
+    }
+    expect(ranges(ROCPROFILER_MARKER_CORE_RANGE_API_ID_roctxMarkA, ENTER, me).size() == 2 &&
+               ranges(ROCPROFILER_MARKER_CORE_RANGE_API_ID_roctxMarkA, EXIT, me).size() == 2,
+           "marks: ENTER/EXIT in the range kind too");
+    {
+        const auto t = ranges(ROCPROFILER_MARKER_CORE_RANGE_API_ID_roctxGetThreadId, EXIT, me);
+        expect(t.size() == 2 && t[0].ret == 0 && t[1].ret == -1, "roctxGetThreadId: return values 0 and -1");
+    }
+    // The 4 worker threads: per thread, ranges open and close LIFO, 402 each.
+    {
+        std::lock_guard lk(g_mutex);
+        std::map<std::uint64_t, std::vector<const rec*>> by_thread;
+        for (const auto& r : g_range)
+            if (r.tid != me && r.op == THREAD) by_thread[r.tid].push_back(&r);
+        bool nested = by_thread.size() == 4;
+        for (auto& [tid, v] : by_thread) {
+            std::vector<const rec*> open;
+            int ranges_closed = 0;
+            for (const rec* r : v) {
+                if (r->phase == ENTER) {
+                    open.push_back(r);
+                } else {
+                    nested = nested && !open.empty() && open.back()->internal == r->internal &&
+                             r->ret == static_cast<std::int64_t>(open.size()) - 1;
+                    if (!open.empty()) open.pop_back();
+                    ++ranges_closed;
+                }
+            }
+            nested = nested && open.empty() && ranges_closed == 402;
+        }
+        expect(nested, "4 threads: ranges nest per thread (LIFO pairs, levels), 402 each, no record for their unbalanced pops");
+    }
+
+}
+
+// MARKER_CORE_RANGE_API with calls of its own (run after the MARKER_CORE_API checks, which count
+// the main thread's calls).
+void check_ranges_live() {
+    constexpr auto ENTER = ROCPROFILER_CALLBACK_PHASE_ENTER;
+    constexpr auto EXIT = ROCPROFILER_CALLBACK_PHASE_EXIT;
+    constexpr int THREAD = ROCPROFILER_MARKER_CORE_RANGE_API_ID_roctxThreadRangeA;
+    constexpr int PROCESS = ROCPROFILER_MARKER_CORE_RANGE_API_ID_roctxProcessRangeA;
+    const std::uint64_t me = gettid_now();
+    // Across threads: a range started here and stopped on another thread, and the reverse.
+    const std::size_t n_before = ranges(PROCESS, EXIT).size();
+    const roctx_range_id_t here = roctxRangeStartA("started on main");
+    roctx_range_id_t there = 0;
+    std::uint64_t other_tid = 0;
+    std::thread([&] {
+        roctxRangeStop(here);
+        there = roctxRangeStartA("started on a worker");
+        other_tid = gettid_now();
+    }).join();
+    roctxRangeStop(there);
+    roctxRangeStop(there);  // stopped twice: the second is unknown
+    {
+        const auto all_in = ranges(PROCESS, ENTER), all_out = ranges(PROCESS, EXIT);
+        expect(all_out.size() == n_before + 2, "two cross-thread ranges closed, the repeated stop ignored");
+        bool ok = all_in.size() >= 2 && all_out.size() >= 2;
+        if (ok) {
+            const rec &in1 = all_in[all_in.size() - 2], &in2 = all_in.back();
+            const rec &out1 = all_out[all_out.size() - 2], &out2 = all_out.back();
+            ok = in1.tid == me && out1.internal == in1.internal && out1.tid == me && out1.user == in1.user &&
+                 static_cast<roctx_range_id_t>(out1.ret) == here && in2.tid == other_tid && out2.internal == in2.internal &&
+                 out2.tid == other_tid && static_cast<roctx_range_id_t>(out2.ret) == there;
+        }
+        expect(ok, "a process range stopped on another thread: EXIT paired with its ENTER, on the starting thread's id");
+    }
+
+    // The message is copied: the caller's string may be gone when the range closes.
+    {
+        auto* msg = new std::string("a message on the heap, longer than any small-string buffer");
+        roctxRangePushA(msg->c_str());
+        delete msg;
+        roctxRangePop();
+        const auto r = ranges(THREAD, EXIT, me);
+        expect(!r.empty() && r.back().args == "message=\"a message on the heap, longer than any small-string buffer\";",
+               "a range's EXIT shows its message after the caller freed it");
+    }
+
+    // Tracing stopped mid-range: the open range still gets its EXIT; a push made while stopped
+    // gets no record and its pop does not close the wrong range.
+    const std::size_t before = ranges(THREAD, EXIT, me).size();
+    roctxRangePushA("open while traced");
+    expect(g_range_ctx.stop() == ROCPROFILER_STATUS_SUCCESS, "stop the range context");
+    roctxRangePushA("untraced");
+    expect(g_range_ctx.start() == ROCPROFILER_STATUS_SUCCESS, "restart it");
+    roctxRangePop();  // closes "untraced": no record
+    expect(ranges(THREAD, EXIT, me).size() == before, "the untraced push's pop: no record");
+    roctxRangePop();  // closes "open while traced"
+    const auto last = ranges(THREAD, EXIT, me);
+    expect(last.size() == before + 1 && last.back().args == "message=\"open while traced\";",
+           "the traced range closes at its own pop");
 }
 
 }  // namespace
@@ -254,7 +445,7 @@ int main(int argc, char** argv) {
     } else if (g_scenario == "notool") {
         check_results();
         std::lock_guard lk(g_mutex);
-        expect(g_recs.empty() && g_init_records == 0, "no tool: no records");
+        expect(g_recs.empty() && g_range.empty() && g_init_records == 0, "no tool: no records");
     } else {
         std::fprintf(stderr, "unknown scenario %s\n", g_scenario.c_str());
         return 2;

@@ -49,6 +49,8 @@ template <>
 struct payload_of<kind::marker_control_api> : payload_of<kind::marker_core_api> {};
 template <>
 struct payload_of<kind::marker_name_api> : payload_of<kind::marker_core_api> {};
+template <>
+struct payload_of<kind::marker_core_range_api> : payload_of<kind::marker_core_api> {};
 
 template <class Domain>
 using payload_t = typename payload_of<Domain::id>::type;
