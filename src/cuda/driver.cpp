@@ -117,6 +117,8 @@ constexpr std::array<void (*)(void*) noexcept, sizeof...(I)> setters(std::index_
 }
 constexpr auto g_set_next = setters(std::make_index_sequence<cuda_driver::size>{});
 
+std::atomic<bool> g_done{false};  // encore's initialization (tools configured) is complete
+
 struct address_map {
     std::unordered_map<void*, std::size_t> ops;  // the real driver's exported function -> op
     void* getproc_v1 = nullptr;
@@ -188,12 +190,13 @@ void* substitute(void* real) {
     if (real == a.getproc_v2) return reinterpret_cast<void*>(&encore_getproc_v2);
     const auto it = a.ops.find(real);
     if (it == a.ops.end()) return real;  // not an export encore has a prototype for: untraced
-    g_set_next[it->second](real);
+    // Choosing the target (the replay layer or not) needs the tools' final configuration: until
+    // then the op keeps its lazy resolver, which finds the same function by name.
+    if (g_done.load(std::memory_order_acquire)) g_set_next[it->second](real);
     return g_calls[it->second];
 }
 
 // ---- initialization ---------------------------------------------------------------------------
-std::atomic<bool> g_done{false};
 std::mutex g_init_mutex;
 thread_local bool t_initializing = false;
 

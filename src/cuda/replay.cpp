@@ -298,8 +298,8 @@ private:
 }  // namespace
 
 bool enabled() noexcept {
-    static const bool on = core::replay::service_configured();
-    return on;
+    // Asked when an op's target is chosen (once per op, after tools are initialized).
+    return core::replay::service_configured();
 }
 
 void on_alloc(CUdeviceptr p, std::size_t size) noexcept {
