@@ -68,16 +68,18 @@ rocprofiler_status_t local_toggle(rocprofiler_context_id_t id, bool on) noexcept
 rocprofiler_status_t local_start(rocprofiler_context_id_t id) { return local_toggle(id, true); }
 rocprofiler_status_t local_stop(rocprofiler_context_id_t id) { return local_toggle(id, false); }
 
-// Delivers one KERNEL_REPLAY record to the replay context, if it selected `op`.
+// Delivers one KERNEL_REPLAY record to the replay context, if it selected `op`. Which operations
+// it gets is read once, at CONFIG ENTER: a context stopped during the sequence still gets the rest
+// of it (every ENTER its EXIT), like a dispatch's COMPLETE after its ENQUEUE.
 struct deliverer {
     unsigned ctx;
     rocprofiler_thread_id_t tid;
     rocprofiler_correlation_id_t correlation;
+    unsigned ops = 0;  // bit op: the context selected operation op
 
     void operator()(rocprofiler_kernel_replay_operation_t op, rocprofiler_callback_phase_t phase,
                     rocprofiler_callback_tracing_kernel_replay_data_t& payload, rocprofiler_user_data_t& ud) const {
-        const std::uint64_t bit = std::uint64_t{1} << ctx;
-        if ((subscribers[replay_kind][op].load(std::memory_order_acquire) & bit) == 0) return;
+        if (((ops >> op) & 1u) == 0) return;
         const auto& slot = tracing::detail::slots[replay_kind][ctx];
         if (slot.callback == nullptr) return;
         slot.callback(rocprofiler_callback_tracing_record_t{rocprofiler_context_id_t{ctx}, tid, correlation,
@@ -157,8 +159,10 @@ void replay_dispatch(const rocprofiler_kernel_dispatch_info_t& info, dispatch_ba
     // The submitting API call (e.g. the doorbell store) is the correlation of every record of
     // the sequence; every pass shares it.
     const std::uint64_t internal = t->current != 0 ? t->current : tracing::detail::next_id(t);
-    const deliverer deliver{ctx, t->tid,
-                            rocprofiler_correlation_id_t{internal, {.value = t->top[ctx].load(std::memory_order_relaxed)}, 0}};
+    deliverer deliver{ctx, t->tid,
+                      rocprofiler_correlation_id_t{internal, {.value = t->top[ctx].load(std::memory_order_relaxed)}, 0}};
+    for (unsigned op = ROCPROFILER_KERNEL_REPLAY_CONFIG; op < ROCPROFILER_KERNEL_REPLAY_LAST; ++op)
+        if ((subscribers[replay_kind][op].load(std::memory_order_acquire) >> ctx) & 1u) deliver.ops |= 1u << op;
 
     rocprofiler_callback_tracing_kernel_replay_data_t p{};
     p.size = sizeof(p);

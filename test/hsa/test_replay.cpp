@@ -11,6 +11,7 @@
 //   restore_fail  runs itself as a child with a restore failure injected: the child aborts
 //                 with the message (the seed's rule).
 //   async_copy    an async copy submitted during a replay waits for it
+//   stop_midway   the replay context stopped during a sequence
 //   declines      a drain that times out, a pass that does not complete in time, a
 //                 multi-packet submission
 //   nested        a dispatch submitted from a PASS callback on the same agent: no deadlock
@@ -191,6 +192,8 @@ void on_replay(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*
             std::this_thread::sleep_for(std::chrono::milliseconds(100));
         }
         if (g_mode == "nested" && p->current_pass == 1 && g_nested_hook) g_nested_hook();
+        if (g_mode == "stop_midway" && p->current_pass == 1)
+            expect(rocprofiler_stop_context(g_replay_ctx) == ROCPROFILER_STATUS_SUCCESS, "stop the replay context mid-sequence");
         lk.lock();
         s.checksums.push_back(c);
         ud->value = 200 + p->current_pass;  // scoped to this pass
@@ -623,6 +626,23 @@ int declines(const char* co) {
     return 0;
 }
 
+// The replay context stopped during a sequence: the sequence still ends for it (every PASS ENTER
+// gets its EXIT, CONFIG EXIT arrives); the next dispatch is not replayed.
+int stop_midway(const char* co) {
+    device_state d{};
+    setup(d, co, 0, 1);
+    run_one(d, 0, 0);  // 3 passes; the context is stopped in pass 1
+    run_one(d, 0, 0);  // not replayed: no active replay context
+    check_results(d, 2, 0, 0);
+    teardown(d);
+    std::lock_guard lk(g_mutex);
+    expect(g_order.size() == 1, "no CONFIG once the context is stopped");
+    if (g_order.empty()) return 1;
+    const auto& s = g_seen[g_order[0]];
+    expect(s.pass_enter == 3 && s.pass_exit == 3 && s.config_exit == 1, "the stopped context still gets the rest of its sequence");
+    return 0;
+}
+
 int restore_fail_parent(const char* self, const char* co) {
     int pipefd[2];
     if (pipe(pipefd) != 0) return 2;
@@ -734,6 +754,7 @@ int main(int argc, char** argv) {
     if (g_mode == "async_copy") rc = async_copy(argv[1]);
     if (g_mode == "nested") rc = nested(argv[1]);
     if (g_mode == "declines") rc = declines(argv[1]);
+    if (g_mode == "stop_midway") rc = stop_midway(argv[1]);
     if (g_mode == "restore_fail_child") {
         device_state d{};
         setup(d, argv[1], 0, 1);
