@@ -39,6 +39,9 @@ namespace {
 struct queue_state {
     hsa_agent_t agent;
     hsa_queue_t* queue;
+    // Dispatches submitted through encore with its completion signal whose handler has not run:
+    // hsa_queue_destroy waits for them (bounded), so their COMPLETE is not lost.
+    std::atomic<std::int64_t> in_flight{0};
 };
 
 std::mutex g_queues_mutex;
@@ -146,6 +149,7 @@ bool on_complete(hsa_signal_value_t, void* arg) {
     deliver_complete(*d);
     give_back_signal(d->signal);
     if (d->counted) replay_gate::finished(d->queue->agent.handle);
+    d->queue->in_flight.fetch_sub(1, std::memory_order_release);
     g_in_flight.fetch_sub(1, std::memory_order_release);
     return false;  // one-shot
 }
@@ -237,10 +241,12 @@ void submit_ordinary(const std::shared_ptr<queue_state>& qs, const hsa_kernel_di
         d->ev->deliver_to(enqueue_mask, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, ROCPROFILER_CALLBACK_PHASE_EXIT, &d->payload);
     auto* raw = d.release();
     g_in_flight.fetch_add(1, std::memory_order_relaxed);
+    qs->in_flight.fetch_add(1, std::memory_order_relaxed);
     if (count) replay_gate::started(qs->agent.handle);
     if (runtime().amd.hsa_amd_signal_async_handler_fn(raw->signal, HSA_SIGNAL_CONDITION_LT, 1, &on_complete, raw) !=
         HSA_STATUS_SUCCESS) {
         g_in_flight.fetch_sub(1, std::memory_order_relaxed);
+        qs->in_flight.fetch_sub(1, std::memory_order_relaxed);
         if (count) replay_gate::finished(qs->agent.handle);
         std::fprintf(stderr, "[encore] cannot watch a dispatch's completion; its COMPLETE record is lost\n");
         delete raw;  // the signal stays with the runtime; nothing reads it again
@@ -468,7 +474,9 @@ hsa_status_t queue_create(hsa_agent_t agent, uint32_t size, hsa_queue_type32_t t
     const hsa_status_t s = rt.amd.hsa_amd_queue_intercept_create_fn(agent, size, type, callback, data,
                                                                       private_segment_size, group_segment_size, queue);
     if (s != HSA_STATUS_SUCCESS || queue == nullptr || *queue == nullptr) return s;
-    auto state = std::make_shared<queue_state>(queue_state{agent, *queue});
+    auto state = std::make_shared<queue_state>();
+    state->agent = agent;
+    state->queue = *queue;
     {
         std::lock_guard lk(g_queues_mutex);
         g_queues[*queue] = state;
@@ -480,9 +488,26 @@ hsa_status_t queue_create(hsa_agent_t agent, uint32_t size, hsa_queue_type32_t t
 }
 
 hsa_status_t queue_destroy(hsa_queue_t* queue) {
+    std::shared_ptr<queue_state> qs;
     {
         std::lock_guard lk(g_queues_mutex);
-        g_queues.erase(queue);  // dispatches in flight keep their queue_state alive
+        if (auto it = g_queues.find(queue); it != g_queues.end()) {
+            qs = it->second;
+            g_queues.erase(it);  // dispatches in flight keep their queue_state alive
+        }
+    }
+    // A program may destroy a queue with dispatches still running: wait (bounded) until they
+    // completed and their COMPLETE records went out, so the runtime does not drop them with the
+    // queue. A kernel that never ends must not hang the program: after 10 s it is left to the
+    // runtime, with a message.
+    if (qs) {
+        using namespace std::chrono;
+        const auto deadline = steady_clock::now() + seconds(10);
+        unsigned spins = 0;
+        while (qs->in_flight.load(std::memory_order_acquire) > 0 && steady_clock::now() < deadline) backoff(spins);
+        if (const auto left = qs->in_flight.load(std::memory_order_acquire); left > 0)
+            std::fprintf(stderr, "[encore] queue %p destroyed with %lld dispatches still running; their COMPLETE records may be lost\n",
+                         static_cast<void*>(queue), static_cast<long long>(left));
     }
     return runtime().core.hsa_queue_destroy_fn(queue);
 }
