@@ -9,6 +9,7 @@
 #include <encore/tracing/detail/core.hpp>
 #include <rocprofiler-sdk/experimental/kernel_replay.h>
 
+#include <cstddef>
 #include <cstdint>
 
 namespace encore::core::replay {
@@ -66,6 +67,23 @@ protected:
 /// Runs the replay flow for one single-packet dispatch whose info is `info`. Returns when the
 /// dispatch (all its passes) has been submitted and, if replayed, completed.
 ENCORE_API void replay_dispatch(const rocprofiler_kernel_dispatch_info_t& info, dispatch_backend& backend) noexcept;
+
+/// The 64-bit checksum of covered memory that encore_kernel_replay_checksum reports (every
+/// backend feeds it the same way, so figures compare): fast and non-cryptographic, 8 bytes a step.
+struct checksum64 {
+    std::uint64_t h = 0x9e3779b97f4a7c15ull;
+    void add(const void* data, std::size_t n) noexcept {
+        const auto* p = static_cast<const unsigned char*>(data);
+        std::size_t i = 0;
+        for (; i + 8 <= n; i += 8) {
+            std::uint64_t w;
+            __builtin_memcpy(&w, p + i, 8);
+            h = (h ^ w) * 0xff51afd7ed558ccdull;
+            h ^= h >> 29;
+        }
+        for (; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
+    }
+};
 
 /// Prints "[encore] kernel replay: <what>" once per distinct `what` (a static string).
 ENCORE_API void warn_once(const char* what) noexcept;

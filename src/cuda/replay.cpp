@@ -248,7 +248,7 @@ public:
 
     bool checksum(std::uint64_t& out) noexcept override {
         std::vector<unsigned char> buf;
-        std::uint64_t h = 0x9e3779b97f4a7c15ull;
+        core::replay::checksum64 h;
         for (const auto& r : regions_) {
             try {
                 buf.resize(r.size);
@@ -256,14 +256,9 @@ public:
                 return false;
             }
             if (drv().dtoh(buf.data(), r.base, r.size) != CUDA_SUCCESS) return false;
-            for (std::size_t i = 0; i + 8 <= buf.size(); i += 8) {
-                std::uint64_t w;
-                std::memcpy(&w, buf.data() + i, 8);
-                h = (h ^ w) * 0xff51afd7ed558ccdull;
-                h ^= h >> 29;
-            }
+            h.add(buf.data(), buf.size());
         }
-        out = h;
+        out = h.h;
         return true;
     }
 

@@ -175,21 +175,6 @@ bool copy(void* dst, const void* src, std::size_t n) noexcept {
     return n == 0 || runtime().core.hsa_memory_copy_fn(dst, src, n) == HSA_STATUS_SUCCESS;
 }
 
-// A fast non-cryptographic 64-bit hash (inputs check, not security).
-struct hasher {
-    std::uint64_t h = 0x9e3779b97f4a7c15ull;
-    void add(const std::byte* p, std::size_t n) noexcept {
-        std::size_t i = 0;
-        for (; i + 8 <= n; i += 8) {
-            std::uint64_t w;
-            std::memcpy(&w, p + i, 8);
-            h = (h ^ w) * 0xff51afd7ed558ccdull;
-            h ^= h >> 29;
-        }
-        for (; i < n; ++i) h = (h ^ static_cast<std::uint64_t>(p[i])) * 0x100000001b3ull;
-    }
-};
-
 std::uint64_t owner_of(const void* p) noexcept {
     hsa_amd_pointer_info_t info{};
     info.size = sizeof(info);
@@ -444,7 +429,7 @@ bool snapshot::restore(core::replay::memory_stats& out) noexcept {
 
 bool snapshot::checksum(std::uint64_t& out) noexcept {
     std::shared_lock lk(g_mutex);
-    hasher h;
+    core::replay::checksum64 h;
     std::unique_ptr<std::byte[]> staging(new (std::nothrow) std::byte[1u << 20]);
     if (!staging) return false;
     for (const auto& s : regions_) {
