@@ -39,6 +39,24 @@ struct VectorAddArgs {
   uint32_t n;
 };
 
+// Arguments of the stateful kernels (stateful_kernels.c): saxpy_accumulate, counter_increment,
+// atomic_append.
+struct SaxpyArgs {
+  const float* x;
+  float* y;
+  float a;
+  uint32_t n;
+};
+struct CounterArgs {
+  uint32_t n;
+};
+struct AppendArgs {
+  uint32_t* out;
+  uint32_t* index;
+  uint32_t value;
+  uint32_t n;
+};
+
 inline std::vector<hsa_agent_t> agents(hsa_device_type_t type) {
   std::vector<hsa_agent_t> out;
   struct Ctx {

@@ -7,23 +7,9 @@
 #include <cmath>
 #include <vector>
 
-namespace {
-struct SaxpyArgs {
-  const float* x;
-  float* y;
-  float a;
-  uint32_t n;
-};
-struct CounterArgs {
-  uint32_t n;
-};
-struct AppendArgs {
-  uint32_t* out;
-  uint32_t* index;
-  uint32_t value;
-  uint32_t n;
-};
-}  // namespace
+using example::AppendArgs;
+using example::CounterArgs;
+using example::SaxpyArgs;
 
 int main(int argc, char** argv) {
   if (argc < 2) {

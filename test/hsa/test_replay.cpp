@@ -44,21 +44,9 @@ namespace {
 
 using test_support::expect;
 
-struct SaxpyArgs {
-    const float* x;
-    float* y;
-    float a;
-    uint32_t n;
-};
-struct CounterArgs {
-    uint32_t n;
-};
-struct AppendArgs {
-    uint32_t* out;
-    uint32_t* index;
-    uint32_t value;
-    uint32_t n;
-};
+using example::AppendArgs;
+using example::CounterArgs;
+using example::SaxpyArgs;
 
 std::string g_mode;
 rocprofiler_context_id_t g_replay_ctx{}, g_trace_b{}, g_stopped_c{};
