@@ -15,6 +15,15 @@ check() { if eval "$2"; then echo "PASS: $1"; else echo "FAIL: $1"; fails=$((fai
 extra=()
 [[ -d .device-deps/include ]] && extra=(-Dcpp_args="-I$root/.device-deps/include" -Dc_args="-I$root/.device-deps/include")
 set -e
+# The committed PTX of the changed_chunks kernels must be what nvcc makes of chunks.cu.
+mkdir -p "$B"
+tools/gen_cuda_ptx.sh "$B/chunks_ptx.inc"
+if ! cmp -s "$B/chunks_ptx.inc" src/cuda/chunks_ptx.inc; then
+    echo "FAIL: src/cuda/chunks_ptx.inc is stale (tools/gen_cuda_ptx.sh); the fresh one is used for this run"
+    cp "$B/chunks_ptx.inc" src/cuda/chunks_ptx.inc
+    [[ -n ${OUT:-} ]] && cp "$B/chunks_ptx.inc" "$OUT/"
+    fails=$((fails + 1))
+fi
 [[ -f $B/build.ninja ]] || meson setup "$B" --wrap-mode=nodownload "${extra[@]}" -Dtests=disabled -Dbenchmarks=disabled \
     -Dexamples=false -Dsim=false -Dhip=disabled -Dcuda=enabled -Dnvidia_cuda_include="$CUDA/include" >/dev/null
 ninja -C "$B" src/cuda/libcuda.so.1 >/dev/null
@@ -26,6 +35,10 @@ nvcc -O2 -o "$B/saxpy_static" test/cuda/saxpy_runtime.cu
 nvcc -O2 -cudart shared -o "$B/saxpy_shared" test/cuda/saxpy_runtime.cu
 g++ -O2 -I "$CUDA/include" test/cuda/driver_api.cpp -L "$CUDA/lib64/stubs" -lcuda -o "$B/driver_api"
 nvcc -O2 -o "$B/replay_stateful" test/cuda/replay_stateful.cu
+nvcc -O2 -o "$B/replay_streams" test/cuda/replay_streams.cu
+nvcc -O2 -o "$B/replay_declines" test/cuda/replay_declines.cu
+nvcc -O2 -o "$B/records_program" test/cuda/records_program.cu
+nvcc -O2 -o "$B/bench_launch" benchmarks/cuda/bench_launch.cu
 nvcc -O2 -o "$B/bench_replay" benchmarks/cuda/bench_replay.cu
 g++ -O2 -I "$CUDA/include" benchmarks/cuda/bench_driver_call.cpp -L "$CUDA/lib64/stubs" -lcuda \
     -L "$CUDA/lib64" -lcupti -Wl,-rpath,"$CUDA/lib64" -o "$B/bench_call"
@@ -52,33 +65,63 @@ check "static runtime: cuMemAlloc_v2 twice, cuLaunchKernel 11 times" 'out=$(enco
 # Kernel replay: stateful kernels, every policy / snapshot place; the program's own check is
 # that memory equals one run of each launch.
 check "replay_stateful runs bare" '"$B/replay_stateful" | grep -q " ok$"'
-for variant in "device" "host" "changed_chunks"; do
+for variant in "full_copy device" "full_copy host" "changed_chunks device" "changed_chunks host"; do
     out=$(
-        export ENCORE_CUDA_TOOL_MODE=replay ENCORE_CUDA_REPLAY_VERIFY=1
-        case $variant in
-            host) export ENCORE_CUDA_REPLAY_SHADOW=host ;;
-            device) export ENCORE_CUDA_REPLAY_SHADOW=device ;;
-            changed_chunks) export ENCORE_REPLAY_POLICY=changed_chunks ;;
-        esac
+        export ENCORE_CUDA_TOOL_MODE=replay ENCORE_CUDA_REPLAY_VERIFY=1 ENCORE_CUDA_REPLAY_RECORDS=1
+        export ENCORE_REPLAY_POLICY=${variant% *} ENCORE_CUDA_REPLAY_SHADOW=${variant#* }
         encore "$B/replay_stateful" 2>&1
     )
     echo "--- replay_stateful ($variant)"; echo "$out"
     check "replay ($variant): final memory as without replay" 'grep -q "^replay_stateful: .* ok$" <<<"$out"'
-    check "replay ($variant): 9 launches x 3 passes, identical inputs" 'grep -q "9 dispatches replayed, 27 passes, inputs identical, 0 declined" <<<"$out"'
+    check "replay ($variant): 11 launches (incl. Ex, cooperative) x 3 passes, identical inputs" 'grep -q "11 dispatches replayed, 33 passes, inputs identical, 0 declined" <<<"$out"'
+    check "replay ($variant): each pass's dispatch records, one id per launch" 'grep -q "dispatch records: 11 ids with 3 COMPLETE;$" <<<"$out"'
+    check "replay ($variant): no warning" '! grep -q "\[encore\]" <<<"$out"'
 done
+out=$(ENCORE_CUDA_TOOL_MODE=replay ENCORE_CUDA_REPLAY_KERNEL=acc encore "$B/replay_streams" 2>&1)
+echo "--- replay_streams"; echo "$out"
+check "replay on one stream while another runs: results exact" 'grep -q "^replay_streams: counter=400 ok$" <<<"$out"'
+check "replay on one stream: 5 launches x 3 passes, 400 others once" 'grep -q "5 dispatches replayed, 15 passes" <<<"$out" && grep -q "400 launches not selected" <<<"$out"'
+out=$(ENCORE_CUDA_TOOL_MODE=replay encore "$B/replay_declines" 2>&1)
+echo "--- replay_declines"; echo "$out"
+check "declines: every launch ran once in effect" 'grep -q "^replay_declines: value=4 ok$" <<<"$out"'
+check "declines: 2 replayed, managed memory and graph capture declined" 'grep -q "2 dispatches replayed, 6 passes, inputs not checked, 2 declined" <<<"$out" && grep -q "declined: the context has managed memory" <<<"$out" && grep -q "declined: the stream is capturing a graph" <<<"$out"'
+check "declines: each reason warned once, graph launches warned" '[[ $(grep -c "\[encore\] kernel replay: the context has managed memory" <<<"$out") == 1 && $(grep -c "\[encore\] kernel replay: kernels launched through CUDA graphs" <<<"$out") == 1 ]]'
+
+# Dispatch, copy and allocation records (GPU times, pairing, correlation).
+bare=$("$B/records_program" 2>&1)
+out=$(ENCORE_CUDA_TOOL_MODE=records encore "$B/records_program" 2>&1)
+echo "--- records_program"; echo "$out"
+check "records_program runs bare and traced" 'grep -q " ok$" <<<"$bare" && grep -q "^records_program: .* ok$" <<<"$out"'
+want() { grep -o "$1=[0-9]*" <<<"$bare" | cut -d= -f2; }
+check "records: one ENQUEUE and one COMPLETE per launch, paired, in order, correlated" \
+    'grep -q "dispatches enqueue=$(want launches) complete=$(want launches) unpaired=0 duplicate=0 order_bad=0 corr_bad=0 timed=$(want launches) untimed=0 time_bad=0" <<<"$out"'
+check "records: GPU times inside the host window (within 50 us)" \
+    'awk "/GPU start before/ {exit !(\$10 <= 50000 && \$19 <= 50000)}" <<<"$out"'
+check "records: copies by direction, each timed" \
+    'grep -q "copies h2h=0 h2d=$(want h2d) d2h=$(want d2h) d2d=$(want d2d) enter=[0-9]* exit=[0-9]* time_bad=0" <<<"$out" && awk "/copies h2h/ {split(\$7,a,\"=\"); split(\$8,b,\"=\"); exit !(a[2]==b[2])}" <<<"$out"'
+check "records: allocations and frees with addresses and sizes" \
+    'grep -q "allocations allocate=$(want allocs) free=$(want frees) bad=0" <<<"$out"'
 
 # Replay cost: 8 GiB tracked, a kernel writing 64 MiB, 10 passes.
-rep_dev=$(ENCORE_CUDA_TOOL_MODE=replay ENCORE_CUDA_REPLAY_PASSES=10 ENCORE_CUDA_REPLAY_SHADOW=device encore "$B/bench_replay" 2>&1)
-rep_host=$(ENCORE_CUDA_TOOL_MODE=replay ENCORE_CUDA_REPLAY_PASSES=10 ENCORE_CUDA_REPLAY_SHADOW=host encore "$B/bench_replay" 2>&1)
-echo "--- bench_replay device shadow"; echo "$rep_dev"; echo "--- bench_replay host"; echo "$rep_host"
-check "bench_replay correct under replay" 'grep -q "value=3 ok" <<<"$rep_dev" && grep -q "value=3 ok" <<<"$rep_host"'
+declare -A rep
+for variant in "full_copy device" "full_copy host" "changed_chunks device" "changed_chunks host"; do
+    rep[$variant]=$(ENCORE_CUDA_TOOL_MODE=replay ENCORE_CUDA_REPLAY_PASSES=10 ENCORE_REPLAY_POLICY=${variant% *} \
+        ENCORE_CUDA_REPLAY_SHADOW=${variant#* } encore "$B/bench_replay" 2>&1)
+    echo "--- bench_replay $variant"; echo "${rep[$variant]}"
+    check "bench_replay correct under replay ($variant)" 'grep -q "value=3 ok" <<<"${rep[$variant]}"'
+done
 t0=$(date +%s.%N); "$B/bench_replay" >/dev/null; t1=$(date +%s.%N)
 ncu_out=$(timeout 300 ncu --replay-mode kernel --set full -k write64 -c 1 "$B/bench_replay" 2>&1); t2=$(date +%s.%N)
 ncu_passes=$(grep -o '[0-9]* passes' <<<"$ncu_out" | head -1 | cut -d' ' -f1)
 echo "--- ncu"; grep -E "PROF|passes|bench_replay:" <<<"$ncu_out" | head -5
 echo "ncu: program alone $(awk "BEGIN{print $t1 - $t0}") s, under ncu $(awk "BEGIN{print $t2 - $t1}") s, passes ${ncu_passes:-?}"
 
-median() { grep -o 'median=[0-9.]*' | cut -d= -f2; }
+median() { grep -o 'median=[0-9.]*' | head -1 | cut -d= -f2; }
+launch_bare=$("$B/bench_launch" | median)
+launch_events=$(BENCH_EVENTS=1 "$B/bench_launch" | median)
+launch_events_cap=$(BENCH_EVENTS=2 "$B/bench_launch" | median)
+launch_none=$(ENCORE_CUDA_TOOL_MODE=none encore "$B/bench_launch" | median)
+launch_rec=$(ENCORE_CUDA_TOOL_MODE=dispatch_noop encore "$B/bench_launch" 2>&1 | median)
 bare=$("$B/bench_call" | median)
 none=$(ENCORE_CUDA_TOOL_MODE=none encore "$B/bench_call" | median)
 noop=$(ENCORE_CUDA_TOOL_MODE=noop encore "$B/bench_call" | median)
@@ -90,5 +133,17 @@ printf "%-44s %8.2f %8s\n" "bare (real driver)" "$bare" "-"
 printf "%-44s %8.2f %+8.2f\n" "encore, no active context" "$none" "$(awk "BEGIN{print $none - $bare}")"
 printf "%-44s %8.2f %+8.2f\n" "encore, no-op ENTER/EXIT callback" "$noop" "$(awk "BEGIN{print $noop - $bare}")"
 printf "%-44s %8.2f %+8.2f\n" "CUPTI, no-op callback on the driver domain" "$cupti" "$(awk "BEGIN{print $cupti - $bare}")"
+echo
+echo "empty-kernel launch, us per launch (submission; median of 7 x 20000)"
+printf "%-44s %8.3f %8s\n" "bare" "$launch_bare" "-"
+printf "%-44s %8.3f %+8.3f\n" "bare + 2 cuEventRecord per launch" "$launch_events" "$(awk "BEGIN{print $launch_events - $launch_bare}")"
+printf "%-44s %8.3f %+8.3f\n" "bare + 2 events + cudaStreamIsCapturing" "$launch_events_cap" "$(awk "BEGIN{print $launch_events_cap - $launch_bare}")"
+printf "%-44s %8.3f %+8.3f\n" "encore, no active context" "$launch_none" "$(awk "BEGIN{print $launch_none - $launch_bare}")"
+printf "%-44s %8.3f %+8.3f\n" "encore, KERNEL_DISPATCH, no-op callback" "$launch_rec" "$(awk "BEGIN{print $launch_rec - $launch_bare}")"
+echo
+echo "replay of a kernel writing 64 MiB, 8 GiB tracked, 10 passes: restore per pass"
+for variant in "full_copy device" "full_copy host" "changed_chunks device" "changed_chunks host"; do
+    printf "%-44s %s\n" "$variant" "$(grep -o 'restore [0-9.]* ms each' <<<"${rep[$variant]}") ($(grep -o 'median [0-9.]* us' <<<"${rep[$variant]}" | head -1) fixed)"
+done
 echo "checks failed: $fails"
 exit $(( fails > 0 ))

@@ -222,6 +222,9 @@ constinit const core::kind_info g_kind_info = core::api_kind_info<cuda_driver>()
     core::set_kind_produced(kind::cuda_driver_api, true);
     core::set_kind_produced(kind::runtime_initialization, true);
     core::set_kind_produced(kind::kernel_replay, true);
+    core::set_kind_produced(kind::kernel_dispatch, true);
+    core::set_kind_produced(kind::memory_copy, true);
+    core::set_kind_produced(kind::memory_allocation, true);
     void* h = driver();
     for (std::size_t i = 0; i < forward_count; ++i) {
         void* p = h != nullptr ? ::dlsym(h, forward_names[i]) : nullptr;

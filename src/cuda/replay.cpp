@@ -1,24 +1,39 @@
 // src/cuda/replay.cpp — KERNEL_REPLAY on CUDA: the backend under core::replay's flow.
 //
 // While a replay service exists (cuda::replay::enabled):
-//   - cuMemAlloc_v2 / cuMemFree_v2 feed an allocation tracker (device memory of each context);
-//   - every cuLaunchKernel(_ptsz) holds its context's reader/writer gate shared while it is
-//     submitted; a replayed launch holds it exclusively, drains the context (cuCtxSynchronize:
-//     every stream), snapshots the context's tracked memory, runs each pass and waits for it
-//     (cuStreamSynchronize), restores between passes, and releases. Other contexts (GPUs) are
-//     never blocked.
-// Snapshot: full_copy into a device-side shadow when the GPU has room for it (free memory above
-// the footprint plus 1 GiB), else into pinned host memory (the seed's design); either is kept
-// for the context's next replayed launch.
-// ENCORE_CUDA_REPLAY_SHADOW=host|device forces one. changed_chunks (device-side hashing) is not
-// implemented on CUDA: it runs as full_copy, warned once. All internal driver calls go to the
-// real driver (find_original), never through encore's exports.
+//   - cuMemAlloc_v2 / cuMemFree_v2 (and pitched, stream-ordered allocations) feed an allocation
+//     tracker (device memory of each context), as do the module variables whose addresses the
+//     program obtained (cuModuleGetGlobal, cuLibraryGetGlobal: the CUDA runtime calls them for
+//     cudaMemcpyToSymbol, cudaGetSymbolAddress, ...). A __device__ variable the host never
+//     touched is not covered: the driver offers no way to list a module's variables;
+//   - every launch (cuLaunchKernel, cuLaunchKernelEx, cuLaunchCooperativeKernel, _ptsz) holds
+//     its context's reader/writer gate shared while it is submitted; a replayed launch holds it
+//     exclusively, drains the context (cuCtxSynchronize: every stream), snapshots the context's
+//     tracked memory, runs each pass and waits for it (its end event, bounded by the replay
+//     timeout), restores between passes, and releases. Other contexts (GPUs) are never blocked.
+// Snapshot: a copy of the context's tracked memory in a device-side shadow when the GPU has room
+// for it (free memory above the footprint plus 1 GiB), else in pinned host memory (the seed's
+// design); either is kept for the context's next replayed launch. ENCORE_CUDA_REPLAY_SHADOW=
+// host|device forces one. Restore:
+//   full_copy       copies every tracked byte back;
+//   changed_chunks  a kernel (chunks.cu) hashes each chunk at snapshot; after a pass another
+//                   hashes them again and rewrites only the chunks whose hash changed (device
+//                   shadow: in the same kernel; host shadow: the host copies the flagged chunks
+//                   back). Restore cost then tracks the bytes written plus one read of the
+//                   footprint. Chunks are at least 64 KiB on CUDA (a thread block per chunk).
+// Declined (run once, warned once with the reason): launches into a stream that is capturing a
+// graph, contexts with managed (cuMemAllocManaged) or VMM-mapped (cuMemMap) memory, which the
+// tracker does not cover. Kernels launched through graphs (cuGraphLaunch) are never replayed.
+// Copies, memsets, graph launches and frees on a context wait while a replay owns it.
+// All internal driver calls go to the real driver (find_original), never through encore's
+// exports.
 #include "driver.hpp"
 
 #include "../core/replay.hpp"
 
 #include <encore/tracing/tool.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -53,6 +68,14 @@ struct driver_fns {
     CUresult (*dtod)(CUdeviceptr, CUdeviceptr, size_t) = real_fn<decltype(dtod)>("cuMemcpyDtoD_v2");
     CUresult (*dtoh)(void*, CUdeviceptr, size_t) = real_fn<decltype(dtoh)>("cuMemcpyDtoH_v2");
     CUresult (*htod)(CUdeviceptr, const void*, size_t) = real_fn<decltype(htod)>("cuMemcpyHtoD_v2");
+    CUresult (*memset_d8)(CUdeviceptr, unsigned char, size_t) = real_fn<decltype(memset_d8)>("cuMemsetD8_v2");
+    CUresult (*module_load_data)(CUmodule*, const void*) = real_fn<decltype(module_load_data)>("cuModuleLoadData");
+    CUresult (*module_get_function)(CUfunction*, CUmodule, const char*) =
+        real_fn<decltype(module_get_function)>("cuModuleGetFunction");
+    CUresult (*launch_kernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                              CUstream, void**, void**) = real_fn<decltype(launch_kernel)>("cuLaunchKernel");
+    CUresult (*stream_is_capturing)(CUstream, CUstreamCaptureStatus*) =
+        real_fn<decltype(stream_is_capturing)>("cuStreamIsCapturing");
 };
 const driver_fns& drv() {
     static const driver_fns d;
@@ -69,48 +92,74 @@ CUcontext current_context() noexcept {
 struct allocation {
     std::size_t size;
     CUcontext ctx;
+    bool managed;
+    const void* owner = nullptr;  // a module variable's module (null: an allocation)
+};
+struct context_marks {
+    long managed = 0;  // live managed allocations
+    bool vmm = false;  // cuMemMap was used (mappings are not tracked)
 };
 std::mutex g_tracker_mutex;
-auto* g_tracker = new std::map<CUdeviceptr, allocation>;  // guarded; never destroyed (frees at exit)
+auto* g_tracker = new std::map<CUdeviceptr, allocation>;      // guarded; never destroyed (frees at exit)
+auto* g_marks = new std::map<CUcontext, context_marks>;       // guarded by g_tracker_mutex
 
 struct gate {
     std::shared_mutex lock;
 };
 std::mutex g_gates_mutex;
-auto* g_gates = new std::map<CUcontext, std::unique_ptr<gate>>;  // never destroyed
+auto* g_gates = new std::map<CUcontext, std::shared_ptr<gate>>;  // never destroyed
 thread_local CUcontext t_exclusive = nullptr;  // the context this thread replays on
 
-gate& gate_of(CUcontext c) {
+std::shared_ptr<gate> gate_of(CUcontext c) {
     std::lock_guard lk(g_gates_mutex);
     auto& g = (*g_gates)[c];
-    if (!g) g = std::make_unique<gate>();
-    return *g;
+    if (!g) g = std::make_shared<gate>();
+    return g;
 }
 
 struct shared_hold {
-    gate* g = nullptr;
+    std::shared_ptr<gate> g;
     explicit shared_hold(CUcontext c) {
         if (c == nullptr || c == t_exclusive) return;
-        g = &gate_of(c);
+        g = gate_of(c);
         g->lock.lock_shared();
     }
     ~shared_hold() {
-        if (g != nullptr) g->lock.unlock_shared();
+        if (g) g->lock.unlock_shared();
     }
     shared_hold(const shared_hold&) = delete;
     shared_hold& operator=(const shared_hold&) = delete;
 };
 
-std::atomic<std::uint64_t> g_dispatch_id{0};
-
 // The snapshot's memory is kept per context between replayed launches (allocating and freeing
 // gigabytes per launch cost ~0.5 ms on the device and seconds pinned on the host); it grows when
 // a footprint needs more. Used only under the context's exclusive gate.
+struct device_buffer {
+    CUdeviceptr p = 0;
+    std::size_t size = 0;
+    /// At least n bytes (contents not kept); false if the GPU has no room.
+    bool reserve(std::size_t n) noexcept {
+        if (size >= n) return true;
+        if (p != 0) drv().mem_free(p);
+        p = 0;
+        size = 0;
+        if (drv().mem_alloc(&p, n) != CUDA_SUCCESS) {
+            p = 0;
+            return false;
+        }
+        size = n;
+        return true;
+    }
+};
 struct snapshot_cache {
-    CUdeviceptr shadow = 0;
-    std::size_t shadow_size = 0;
+    device_buffer shadow;
     void* host = nullptr;
     std::size_t host_size = 0;
+    // changed_chunks
+    device_buffer descs, hashes, stats, flags;
+    CUmodule module = nullptr;
+    CUfunction hash_fn = nullptr, restore_fn = nullptr;
+    bool module_failed = false;
 };
 std::mutex g_cache_mutex;
 auto* g_cache = new std::map<CUcontext, snapshot_cache>;  // never destroyed: the driver frees at exit
@@ -120,6 +169,28 @@ snapshot_cache& cache_of(CUcontext c) {
     return (*g_cache)[c];
 }
 
+// The PTX of chunks.cu (generated by tools/gen_cuda_ptx.sh).
+constexpr const char chunks_ptx[] =
+#include "chunks_ptx.inc"
+    ;
+
+/// The hashing kernels in the current context (loaded once per context; the driver JIT-compiles
+/// them at the first load).
+bool load_chunk_kernels(snapshot_cache& c) noexcept {
+    if (c.hash_fn != nullptr) return true;
+    if (c.module_failed || drv().module_load_data == nullptr || drv().module_get_function == nullptr ||
+        drv().launch_kernel == nullptr)
+        return false;
+    if (drv().module_load_data(&c.module, chunks_ptx) != CUDA_SUCCESS ||
+        drv().module_get_function(&c.hash_fn, c.module, "encore_hash_chunks") != CUDA_SUCCESS ||
+        drv().module_get_function(&c.restore_fn, c.module, "encore_restore_chunks") != CUDA_SUCCESS) {
+        c.module_failed = true;
+        c.hash_fn = c.restore_fn = nullptr;
+        return false;
+    }
+    return true;
+}
+
 // ---- one replayed launch ------------------------------------------------------------------------
 struct region {
     CUdeviceptr base;
@@ -127,27 +198,48 @@ struct region {
     std::size_t offset;  // in the shadow
 };
 
+struct chunk_desc {  // as in chunks.cu
+    unsigned long long addr, shadow, bytes;
+};
+
+constexpr std::size_t min_chunk = 64 * 1024;
+constexpr unsigned chunk_threads = 256;
+
 class launch_replay final : public core::replay::dispatch_backend {
 public:
-    launch_replay(launch_fn real, CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
-                  unsigned bz, unsigned shm, CUstream s, void** params, void** extra, CUcontext ctx)
-        : real_(real), f_(f), g_{gx, gy, gz}, b_{bx, by, bz}, shm_(shm), stream_(s), params_(params), extra_(extra),
-          ctx_(ctx) {}
+    launch_replay(const launch_call& c, CUcontext ctx, std::uint64_t dispatch_id)
+        : call_(c), ctx_(ctx), dispatch_id_(dispatch_id) {}
 
     CUresult result() const noexcept { return result_; }
 
     void run_once() noexcept override {
         shared_hold hold(ctx_);
-        result_ = launch();
+        result_ = records::launch(call_, dispatch_id_);
     }
 
     const char* acquire() noexcept override {
         using namespace std::chrono;
         opt_ = core::replay::current_options(ENCORE_REPLAY_SNAPSHOT_FULL_COPY);
-        gate& g = gate_of(ctx_);
+        {
+            std::lock_guard lk(g_tracker_mutex);
+            const auto it = g_marks->find(ctx_);
+            if (it != g_marks->end() && it->second.managed > 0)
+                return "the context has managed memory (cuMemAllocManaged), which replay does not cover: the launch runs once";
+            if (it != g_marks->end() && it->second.vmm)
+                return "the context has VMM mappings (cuMemMap), which replay does not cover: the launch runs once";
+        }
+        CUstreamCaptureStatus cap = CU_STREAM_CAPTURE_STATUS_NONE;
+        const CUstream s = call_.stream == nullptr && call_.per_thread ? CU_STREAM_PER_THREAD : call_.stream;
+        if (drv().stream_is_capturing != nullptr && drv().stream_is_capturing(s, &cap) == CUDA_SUCCESS &&
+            cap != CU_STREAM_CAPTURE_STATUS_NONE)
+            return "the stream is capturing a graph (the launch is recorded, not run): not replayed";
+        gate_ = gate_of(ctx_);
         const auto deadline = steady_clock::now() + nanoseconds(opt_.wait_timeout_ns);
-        while (!g.lock.try_lock()) {
-            if (steady_clock::now() >= deadline) return "timed out waiting for exclusive use of the context: the launch runs once";
+        while (!gate_->lock.try_lock()) {
+            if (steady_clock::now() >= deadline) {
+                gate_.reset();
+                return "timed out waiting for exclusive use of the context: the launch runs once";
+            }
             std::this_thread::yield();
         }
         t_exclusive = ctx_;
@@ -160,14 +252,12 @@ public:
     }
 
     const char* snapshot(core::replay::memory_stats& out) noexcept override {
-        if (opt_.policy == ENCORE_REPLAY_SNAPSHOT_CHANGED_CHUNKS)
-            core::replay::warn_once("changed_chunks is not implemented on CUDA yet: full_copy is used");
         {
             std::lock_guard lk(g_tracker_mutex);
             for (const auto& [p, a] : *g_tracker)
-                if (a.ctx == ctx_) {
+                if (a.ctx == ctx_ && !a.managed) {
                     regions_.push_back(region{p, a.size, total_});
-                    total_ += a.size;
+                    total_ += (a.size + 255) / 256 * 256;  // keeps every region 256-byte aligned in the shadow
                 }
         }
         if (total_ > opt_.memory_budget) {
@@ -175,31 +265,24 @@ public:
             return "the snapshot would exceed the memory budget (ENCORE_REPLAY_MEMORY_BUDGET): the launch runs once";
         }
         const char* force = std::getenv("ENCORE_CUDA_REPLAY_SHADOW");
-        snapshot_cache& cache = cache_of(ctx_);
+        cache_ = &cache_of(ctx_);
         std::size_t free = 0, total = 0;
         bool device = force != nullptr ? std::string_view(force) == "device"
-                      : cache.shadow_size >= total_ ||
+                      : cache_->shadow.size >= total_ ||
                             (drv().mem_get_info(&free, &total) == CUDA_SUCCESS && free > total_ + (1ull << 30));
         if (device && total_ > 0) {
-            if (cache.shadow_size < total_) {
-                if (cache.shadow != 0) drv().mem_free(cache.shadow);
-                cache.shadow = 0;
-                cache.shadow_size = 0;
-                if (drv().mem_alloc(&cache.shadow, total_) == CUDA_SUCCESS) cache.shadow_size = total_;
-                else cache.shadow = 0;
-            }
-            shadow_ = cache.shadow;
-            device = shadow_ != 0;
+            device = cache_->shadow.reserve(total_);
+            if (device) shadow_ = cache_->shadow.p;
         }
         if (!device && total_ > 0) {
-            if (cache.host_size < total_) {
-                if (cache.host != nullptr) drv().mem_free_host(cache.host);
-                cache.host = nullptr;
-                cache.host_size = 0;
-                if (drv().mem_alloc_host(&cache.host, total_) == CUDA_SUCCESS) cache.host_size = total_;
-                else cache.host = nullptr;
+            if (cache_->host_size < total_) {
+                if (cache_->host != nullptr) drv().mem_free_host(cache_->host);
+                cache_->host = nullptr;
+                cache_->host_size = 0;
+                if (drv().mem_alloc_host(&cache_->host, total_) == CUDA_SUCCESS) cache_->host_size = total_;
+                else cache_->host = nullptr;
             }
-            host_ = cache.host;
+            host_ = cache_->host;
             if (host_ == nullptr) {
                 release();
                 return "cannot allocate memory for the snapshot: the launch runs once";
@@ -213,8 +296,9 @@ public:
                 return "copying device memory into the snapshot failed: the launch runs once";
             }
         }
-        // Device-to-device copies are asynchronous to the host: the snapshot is complete only
-        // when they are (and a pass on a non-blocking stream must not overlap them).
+        if (opt_.policy == ENCORE_REPLAY_SNAPSHOT_CHANGED_CHUNKS && total_ > 0) chunks_ = prepare_chunks();
+        // Device-to-device copies and kernels are asynchronous to the host: the snapshot is
+        // complete only when they are (and a pass on a non-blocking stream must not overlap them).
         if (drv().ctx_synchronize() != CUDA_SUCCESS) {
             release();
             return "copying device memory into the snapshot failed: the launch runs once";
@@ -224,14 +308,16 @@ public:
         return nullptr;
     }
 
-    const char* run_pass(std::uint64_t, std::uint64_t) noexcept override {
-        result_ = launch();
+    const char* run_pass(std::uint64_t, std::uint64_t contexts) noexcept override {
+        bool completed = false;
+        result_ = records::launch_pass(call_, dispatch_id_, contexts, completed, opt_.wait_timeout_ns);
         if (result_ != CUDA_SUCCESS) return "a pass's launch failed: no further passes";
-        if (drv().stream_synchronize(stream_) != CUDA_SUCCESS) return "a pass did not complete: no further passes";
+        if (!completed) return "a pass did not complete within the wait bound (ENCORE_REPLAY_TIMEOUT_MS): no further passes";
         return nullptr;
     }
 
     bool restore(core::replay::memory_stats& out) noexcept override {
+        if (chunks_) return restore_chunks(out);
         bool ok = true;
         for (const auto& r : regions_) {
             const CUresult c = shadow_ != 0 ? drv().dtod(r.base, shadow_ + r.offset, r.size)
@@ -263,30 +349,109 @@ public:
     }
 
 private:
-    CUresult launch() noexcept {
-        return real_(f_, g_[0], g_[1], g_[2], b_[0], b_[1], b_[2], shm_, stream_, params_, extra_);
+    /// changed_chunks: chunk descriptors and the snapshot's hashes on the device; false (then
+    /// full_copy restores) when the hashing kernels or their buffers are not available.
+    bool prepare_chunks() noexcept {
+        if (!load_chunk_kernels(*cache_)) {
+            core::replay::warn_once("changed_chunks: encore's hashing kernel did not load on this GPU/driver: full_copy is used");
+            return false;
+        }
+        const std::size_t chunk = std::max<std::size_t>(opt_.chunk_size, min_chunk);
+        std::vector<chunk_desc> d;
+        try {
+            for (const auto& r : regions_)
+                for (std::size_t o = 0; o < r.size; o += chunk)
+                    d.push_back(chunk_desc{r.base + o, shadow_ != 0 ? shadow_ + r.offset + o : 0,
+                                           std::min(chunk, r.size - o)});
+        } catch (...) {
+            return false;
+        }
+        n_chunks_ = d.size();
+        if (!cache_->descs.reserve(n_chunks_ * sizeof(chunk_desc)) || !cache_->hashes.reserve(n_chunks_ * 8) ||
+            !cache_->stats.reserve(16) || (shadow_ == 0 && !cache_->flags.reserve(n_chunks_))) {
+            core::replay::warn_once("changed_chunks: no device memory for the chunk hashes: full_copy is used");
+            return false;
+        }
+        if (drv().htod(cache_->descs.p, d.data(), n_chunks_ * sizeof(chunk_desc)) != CUDA_SUCCESS) return false;
+        return launch_chunks(cache_->hash_fn, false);
     }
+
+    bool launch_chunks(CUfunction fn, bool restore) noexcept {
+        unsigned long long n = n_chunks_;
+        CUdeviceptr descs = cache_->descs.p, hashes = cache_->hashes.p, stats = cache_->stats.p;
+        CUdeviceptr flags = shadow_ == 0 ? cache_->flags.p : 0;
+        void* hash_args[] = {&descs, &n, &hashes};
+        void* restore_args[] = {&descs, &n, &hashes, &stats, &flags};
+        const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>(n_chunks_, 1u << 20));
+        return drv().launch_kernel(fn, blocks, 1, 1, chunk_threads, 1, 1, 0, nullptr,
+                                   restore ? restore_args : hash_args, nullptr) == CUDA_SUCCESS;
+    }
+
+    bool restore_chunks(core::replay::memory_stats& out) noexcept {
+        if (drv().memset_d8(cache_->stats.p, 0, 16) != CUDA_SUCCESS || !launch_chunks(cache_->restore_fn, true))
+            return false;
+        unsigned long long stats[2] = {0, 0};
+        if (drv().dtoh(stats, cache_->stats.p, sizeof(stats)) != CUDA_SUCCESS) return false;  // waits for the kernel
+        out.regions = stats[0];
+        out.bytes = stats[1];
+        if (shadow_ != 0 || stats[0] == 0) return drv().ctx_synchronize() == CUDA_SUCCESS;
+        // Host shadow: the kernel flagged the chunks; copy those back, neighbours in one copy.
+        std::vector<unsigned char> flags;
+        std::vector<chunk_desc> d;
+        try {
+            flags.resize(n_chunks_);
+            d.resize(n_chunks_);
+        } catch (...) {
+            return false;
+        }
+        if (drv().dtoh(flags.data(), cache_->flags.p, n_chunks_) != CUDA_SUCCESS ||
+            drv().dtoh(d.data(), cache_->descs.p, n_chunks_ * sizeof(chunk_desc)) != CUDA_SUCCESS)
+            return false;
+        // Host offsets: regions are laid out in order, chunks in order within each.
+        std::size_t ci = 0;
+        for (const auto& r : regions_) {
+            for (std::size_t o = 0; o < r.size && ci < n_chunks_;) {
+                if (flags[ci] == 0) {
+                    o += d[ci].bytes;
+                    ++ci;
+                    continue;
+                }
+                std::size_t len = 0;
+                const std::size_t start = o;
+                while (ci < n_chunks_ && o < r.size && flags[ci] != 0) {
+                    len += d[ci].bytes;
+                    o += d[ci].bytes;
+                    ++ci;
+                }
+                if (drv().htod(r.base + start, static_cast<char*>(host_) + r.offset + start, len) != CUDA_SUCCESS)
+                    return false;
+            }
+        }
+        return drv().ctx_synchronize() == CUDA_SUCCESS;
+    }
+
     void release() noexcept {
         shadow_ = 0;  // the memory stays in the context's cache
         host_ = nullptr;
-        if (t_exclusive == ctx_ && ctx_ != nullptr) {
+        if (gate_ && t_exclusive == ctx_) {
             t_exclusive = nullptr;
-            gate_of(ctx_).lock.unlock();
+            gate_->lock.unlock();
         }
+        gate_.reset();
     }
 
-    launch_fn real_;
-    CUfunction f_;
-    unsigned g_[3], b_[3], shm_;
-    CUstream stream_;
-    void** params_;
-    void** extra_;
+    launch_call call_;
     CUcontext ctx_;
+    std::uint64_t dispatch_id_;
     core::replay::options opt_{};
+    std::shared_ptr<gate> gate_;
+    snapshot_cache* cache_ = nullptr;
     std::vector<region> regions_;
     std::size_t total_ = 0;
     CUdeviceptr shadow_ = 0;
     void* host_ = nullptr;
+    bool chunks_ = false;
+    std::size_t n_chunks_ = 0;
     CUresult result_ = CUDA_SUCCESS;
 };
 
@@ -297,43 +462,109 @@ bool enabled() noexcept {
     return core::replay::service_configured();
 }
 
-void on_alloc(CUdeviceptr p, std::size_t size) noexcept {
+void on_alloc(CUdeviceptr p, std::size_t size, bool managed) noexcept {
     const CUcontext c = current_context();
     std::lock_guard lk(g_tracker_mutex);
     try {
-        (*g_tracker)[p] = allocation{size, c};
+        (*g_tracker)[p] = allocation{size, c, managed};
+        if (managed) ++(*g_marks)[c].managed;
     } catch (...) {
     }
 }
 
 void on_free(CUdeviceptr p) noexcept {
-    // Not while a replay on its context may snapshot or restore it.
-    shared_hold hold(current_context());
     std::lock_guard lk(g_tracker_mutex);
-    g_tracker->erase(p);
+    const auto it = g_tracker->find(p);
+    if (it == g_tracker->end()) return;
+    if (it->second.managed) --(*g_marks)[it->second.ctx].managed;
+    g_tracker->erase(it);
 }
 
-CUresult launch(launch_fn real, CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
-                unsigned bz, unsigned shm, CUstream stream, void** params, void** extra) {
-    const CUcontext ctx = current_context();
-    launch_replay b(real, f, gx, gy, gz, bx, by, bz, shm, stream, params, extra, ctx);
-    if (!core::replay::service_active() || ctx == nullptr) {
-        b.run_once();
-        return b.result();
+void on_global(CUdeviceptr p, std::size_t size, const void* owner) noexcept {
+    const CUcontext c = current_context();
+    std::lock_guard lk(g_tracker_mutex);
+    try {
+        (*g_tracker)[p] = allocation{size, c, false, owner};
+    } catch (...) {
     }
+}
+
+void on_unload(const void* owner) noexcept {
+    std::lock_guard lk(g_tracker_mutex);
+    for (auto it = g_tracker->begin(); it != g_tracker->end();)
+        it = it->second.owner == owner && owner != nullptr ? g_tracker->erase(it) : std::next(it);
+}
+
+void on_vmm_map() noexcept {
+    const CUcontext c = current_context();
+    std::lock_guard lk(g_tracker_mutex);
+    try {
+        (*g_marks)[c].vmm = true;
+    } catch (...) {
+    }
+}
+
+std::size_t size_of(CUdeviceptr p) noexcept {
+    std::lock_guard lk(g_tracker_mutex);
+    const auto it = g_tracker->find(p);
+    return it != g_tracker->end() ? it->second.size : 0;
+}
+
+void forget_context(CUcontext c) noexcept {
+    {
+        std::lock_guard lk(g_tracker_mutex);
+        for (auto it = g_tracker->begin(); it != g_tracker->end();)
+            it = it->second.ctx == c ? g_tracker->erase(it) : std::next(it);
+        g_marks->erase(c);
+    }
+    std::lock_guard lk(g_cache_mutex);
+    g_cache->erase(c);  // its buffers and module went with the context
+}
+
+work_hold::work_hold() noexcept {
+    const CUcontext c = current_context();
+    if (c == nullptr || c == t_exclusive) return;
+    auto g = gate_of(c);
+    g->lock.lock_shared();
+    gate_ = new std::shared_ptr<gate>(std::move(g));
+}
+
+work_hold::~work_hold() {
+    if (gate_ == nullptr) return;
+    auto* g = static_cast<std::shared_ptr<gate>*>(gate_);
+    (*g)->lock.unlock_shared();
+    delete g;
+}
+
+void on_graph_launch() noexcept {
+    if (core::replay::service_active())
+        core::replay::warn_once("kernels launched through CUDA graphs (cuGraphLaunch) are not replayed: they run once");
+}
+
+CUresult launch(const launch_call& c) noexcept {
+    const CUcontext ctx = current_context();
+    const bool nested = core::replay::in_replay();
+    if (nested && core::replay::service_active())
+        core::replay::warn_once("a launch from a replay callback runs once (nested replays are declined)");
+    if (!core::replay::service_active() || ctx == nullptr || nested) {
+        shared_hold hold(ctx);
+        return records::launch(c);
+    }
+    const std::uint64_t id = records::next_dispatch_id();
+    launch_replay b(c, ctx, id);
     rocprofiler_kernel_dispatch_info_t info{};
     info.size = sizeof(info);
     CUdevice dev = 0;
     if (drv().ctx_get_device != nullptr) drv().ctx_get_device(&dev);
     info.agent_id.handle = static_cast<std::uint64_t>(dev);
-    info.queue_id.handle = reinterpret_cast<std::uint64_t>(stream);
-    info.kernel_id = reinterpret_cast<std::uint64_t>(f);
-    info.dispatch_id = g_dispatch_id.fetch_add(1, std::memory_order_relaxed) + 1;
+    info.queue_id.handle = reinterpret_cast<std::uint64_t>(c.stream == nullptr && c.per_thread ? CU_STREAM_PER_THREAD : c.stream);
+    info.kernel_id = reinterpret_cast<std::uint64_t>(c.f);
+    info.dispatch_id = id;
     info.private_segment_size = 0;
-    info.group_segment_size = shm;
-    info.workgroup_size = {bx, by, bz};
-    info.grid_size = {gx * bx, gy * by, gz * bz};
-    // The whole sequence shares the launch call's correlation id (t->current is the wrapper's).
+    info.group_segment_size = c.shared;
+    info.workgroup_size = {c.block[0], c.block[1], c.block[2]};
+    info.grid_size = {c.grid[0] * c.block[0], c.grid[1] * c.block[1], c.grid[2] * c.block[2]};
+    // The whole sequence shares the launch call's correlation id (the wrapper's).
     core::replay::replay_dispatch(info, b);
     return b.result();
 }

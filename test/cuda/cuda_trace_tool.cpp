@@ -4,6 +4,10 @@
 //                    argument strings of launches, allocations and copies; summary at exit
 //   noop             a no-op ENTER/EXIT callback on every driver call (overhead benchmark)
 //   none             configures nothing (encore loaded, no context)
+//   records          KERNEL_DISPATCH, MEMORY_COPY and MEMORY_ALLOCATION (and the driver calls, for
+//                    correlation): pairing, order, GPU times inside the host-observed window,
+//                    correlation with the launching call; summary at exit
+//   dispatch_noop    KERNEL_DISPATCH with a no-op callback (launch benchmark)
 //   replay           KERNEL_REPLAY on every launch: ENCORE_CUDA_REPLAY_PASSES passes (default 3),
 //                    a checksum of the covered memory at each PASS ENTER; summary at exit with
 //                    the time of the sequence, its passes, snapshot and restores
@@ -12,6 +16,7 @@
 #include <rocprofiler-sdk/rocprofiler.h>
 
 #include <algorithm>
+#include <dlfcn.h>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -20,6 +25,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <time.h>
 #include <vector>
 
 namespace {
@@ -66,7 +72,7 @@ void on_call(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t* u
 // ---- replay mode ----------------------------------------------------------------------------
 std::uint64_t g_passes = 3;
 struct replay_stats {
-    int dispatches = 0, passes = 0, differ = 0, declined = 0, restores = 0;
+    int dispatches = 0, passes = 0, differ = 0, declined = 0, restores = 0, unselected = 0;
     double total_ns = 0, pass_ns = 0, snapshot_ns = 0, restore_ns = 0;
     std::uint64_t snapshot_bytes = 0;
     std::vector<double> fixed_ns;  // per dispatch: the sequence minus its passes, snapshot, restores
@@ -78,7 +84,35 @@ double now_ns() {
 thread_local double t_config = 0, t_pass = 0;
 thread_local std::vector<std::uint64_t> t_sums;
 
-std::uint64_t pass_count(rocprofiler_kernel_dispatch_info_t, rocprofiler_user_data_t) { return g_passes; }
+// ENCORE_CUDA_REPLAY_KERNEL=NAME: replay only kernels whose name contains NAME (cuFuncGetName on
+// the dispatch's kernel id, a CUfunction); others run once.
+std::string g_kernel_filter;
+std::map<std::uint64_t, int> g_replay_completes;  // KERNEL_DISPATCH COMPLETE records per dispatch id
+bool kernel_selected(std::uint64_t kernel_id) {
+    if (g_kernel_filter.empty()) return true;
+    // The driver is loaded by then; the static CUDA runtime dlopen()s it locally, so RTLD_DEFAULT
+    // does not see it. The runtime launches CUkernel handles (cuLibraryGetKernel) as CUfunctions:
+    // their names come from cuKernelGetName, a CUfunction's from cuFuncGetName.
+    using get_name_t = int (*)(const char**, void*);
+    static void* const h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    static const auto func_name = h != nullptr ? reinterpret_cast<get_name_t>(dlsym(h, "cuFuncGetName")) : nullptr;
+    static const auto kernel_name = h != nullptr ? reinterpret_cast<get_name_t>(dlsym(h, "cuKernelGetName")) : nullptr;
+    const char* name = nullptr;
+    void* k = reinterpret_cast<void*>(kernel_id);
+    if (!(func_name != nullptr && func_name(&name, k) == 0) && !(kernel_name != nullptr && kernel_name(&name, k) == 0))
+        return false;
+    return name != nullptr && std::strstr(name, g_kernel_filter.c_str()) != nullptr;
+}
+std::uint64_t pass_count(rocprofiler_kernel_dispatch_info_t info, rocprofiler_user_data_t) {
+    return kernel_selected(info.kernel_id) ? g_passes : 1;
+}
+
+void on_replay_dispatch(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*, void*) {
+    if (r.operation != ROCPROFILER_KERNEL_DISPATCH_COMPLETE) return;
+    auto* p = static_cast<rocprofiler_callback_tracing_kernel_dispatch_data_t*>(r.payload);
+    std::lock_guard lk(g_mutex);
+    ++g_replay_completes[p->dispatch_info.dispatch_id];
+}
 
 void on_replay(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*, void*) {
     auto* p = static_cast<rocprofiler_callback_tracing_kernel_replay_data_t*>(r.payload);
@@ -95,6 +129,10 @@ void on_replay(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*
                 if (p->decline_reason != nullptr) {
                     ++g_r.declined;
                     std::printf("cuda-replay: declined: %s\n", p->decline_reason);
+                    break;
+                }
+                if (p->total_passes <= 1) {  // not selected (kernel filter): ran once
+                    ++g_r.unselected;
                     break;
                 }
                 ++g_r.dispatches;
@@ -137,11 +175,125 @@ void on_replay(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*
     }
 }
 
+// ---- records mode ---------------------------------------------------------------------------
+std::uint64_t boot_ns() {
+    timespec t{};
+    clock_gettime(CLOCK_BOOTTIME, &t);
+    return std::uint64_t(t.tv_sec) * 1000000000ull + std::uint64_t(t.tv_nsec);
+}
+thread_local std::uint64_t t_launch_corr = 0;  // the cuLaunch* call this thread is in
+struct dispatch_seen {
+    std::uint64_t corr = 0, enter_ns = 0, exit_ns = 0;
+    bool enter = false, exit = false, complete = false;
+};
+struct records_stats {
+    std::map<std::uint64_t, dispatch_seen> dispatches;  // by dispatch id
+    int complete_without_enqueue = 0, duplicate = 0, corr_bad = 0, time_bad = 0, timed = 0, untimed = 0;
+    std::int64_t max_early_ns = 0, max_late_ns = 0;  // GPU start before ENQUEUE ENTER / end after COMPLETE delivery
+    double busy_ns = 0;                              // longest kernel
+    int copies[5] = {0, 0, 0, 0, 0}, copy_enter = 0, copy_exit = 0, copy_time_bad = 0;
+    int alloc = 0, free_ = 0, alloc_bad = 0;
+    std::map<std::uint64_t, std::uint64_t> live;  // address -> size
+} g_rec;
+
+void on_record_api(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*, void*) {
+    const char* name = nullptr;
+    uint64_t len = 0;
+    rocprofiler_query_callback_tracing_kind_operation_name(r.kind, r.operation, &name, &len);
+    if (name != nullptr && std::strncmp(name, "cuLaunch", 8) == 0)
+        t_launch_corr = r.phase == ROCPROFILER_CALLBACK_PHASE_ENTER ? r.correlation_id.internal : 0;
+}
+
+void on_record(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t* ud, void*) {
+    const std::uint64_t now = boot_ns();
+    std::lock_guard lk(g_mutex);
+    if (r.kind == ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH) {
+        auto* p = static_cast<rocprofiler_callback_tracing_kernel_dispatch_data_t*>(r.payload);
+        auto& d = g_rec.dispatches[p->dispatch_info.dispatch_id];
+        if (r.operation == ROCPROFILER_KERNEL_DISPATCH_ENQUEUE) {
+            if (r.phase == ROCPROFILER_CALLBACK_PHASE_ENTER) {
+                if (d.enter) ++g_rec.duplicate;
+                d.enter = true;
+                d.enter_ns = now;
+                d.corr = r.correlation_id.internal;
+                ud->value = now;
+                if (t_launch_corr == 0 || r.correlation_id.internal != t_launch_corr) ++g_rec.corr_bad;
+            } else {
+                d.exit = true;
+                d.exit_ns = now;
+            }
+        } else if (r.operation == ROCPROFILER_KERNEL_DISPATCH_COMPLETE) {
+            if (d.complete) ++g_rec.duplicate;
+            d.complete = true;
+            if (!d.enter || !d.exit || ud->value != d.enter_ns || r.correlation_id.internal != d.corr)
+                ++g_rec.complete_without_enqueue;
+            const auto s = p->start_timestamp, e = p->end_timestamp;
+            if (s == 0 && e == 0) {
+                ++g_rec.untimed;
+                return;
+            }
+            ++g_rec.timed;
+            if (s > e || e - s > 10'000'000'000ull) ++g_rec.time_bad;
+            g_rec.max_early_ns = std::max<std::int64_t>(g_rec.max_early_ns, std::int64_t(d.enter_ns) - std::int64_t(s));
+            g_rec.max_late_ns = std::max<std::int64_t>(g_rec.max_late_ns, std::int64_t(e) - std::int64_t(now));
+            g_rec.busy_ns = std::max(g_rec.busy_ns, double(e - s));
+        }
+    } else if (r.kind == ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY) {
+        auto* p = static_cast<rocprofiler_callback_tracing_memory_copy_data_t*>(r.payload);
+        if (r.phase == ROCPROFILER_CALLBACK_PHASE_ENTER) {
+            ++g_rec.copy_enter;
+            ud->value = now;
+            if (r.operation > 0 && r.operation < 5) ++g_rec.copies[r.operation];
+        } else {
+            ++g_rec.copy_exit;
+            if (p->start_timestamp == 0 || p->start_timestamp > p->end_timestamp ||
+                std::int64_t(p->end_timestamp) - std::int64_t(now) > 1'000'000 ||
+                std::int64_t(ud->value) - std::int64_t(p->start_timestamp) > 1'000'000)
+                ++g_rec.copy_time_bad;
+        }
+    } else if (r.kind == ROCPROFILER_CALLBACK_TRACING_MEMORY_ALLOCATION && r.phase == ROCPROFILER_CALLBACK_PHASE_EXIT) {
+        auto* p = static_cast<rocprofiler_callback_tracing_memory_allocation_data_t*>(r.payload);
+        if (r.operation == ROCPROFILER_MEMORY_ALLOCATION_ALLOCATE) {
+            ++g_rec.alloc;
+            if (p->address.value == 0 || p->allocation_size == 0) ++g_rec.alloc_bad;
+            g_rec.live[p->address.value] = p->allocation_size;
+        } else if (r.operation == ROCPROFILER_MEMORY_ALLOCATION_FREE) {
+            ++g_rec.free_;
+            auto it = g_rec.live.find(p->address.value);
+            // The free's size is the allocation's.
+            if (it == g_rec.live.end() || it->second != p->allocation_size) ++g_rec.alloc_bad;
+            else g_rec.live.erase(it);
+        }
+    }
+}
+
+void print_records() {
+    std::lock_guard lk(g_mutex);
+    int enq = 0, comp = 0, unpaired = 0;
+    for (auto& [id, d] : g_rec.dispatches) {
+        enq += d.enter;
+        comp += d.complete;
+        unpaired += !(d.enter && d.exit && d.complete);
+    }
+    std::printf("cuda-records: dispatches enqueue=%d complete=%d unpaired=%d duplicate=%d order_bad=%d corr_bad=%d "
+                "timed=%d untimed=%d time_bad=%d\n",
+                enq, comp, unpaired, g_rec.duplicate, g_rec.complete_without_enqueue, g_rec.corr_bad, g_rec.timed,
+                g_rec.untimed, g_rec.time_bad);
+    std::printf("cuda-records: GPU start before ENQUEUE ENTER by at most %lld ns; end after COMPLETE delivery by at "
+                "most %lld ns; longest kernel %.1f us\n",
+                (long long)g_rec.max_early_ns, (long long)g_rec.max_late_ns, g_rec.busy_ns / 1e3);
+    std::printf("cuda-records: copies h2h=%d h2d=%d d2h=%d d2d=%d enter=%d exit=%d time_bad=%d\n", g_rec.copies[1],
+                g_rec.copies[2], g_rec.copies[3], g_rec.copies[4], g_rec.copy_enter, g_rec.copy_exit,
+                g_rec.copy_time_bad);
+    std::printf("cuda-records: allocations allocate=%d free=%d bad=%d\n", g_rec.alloc, g_rec.free_, g_rec.alloc_bad);
+}
+
 int init(rocprofiler_client_finalize_t, void*) {
     if (const char* m = std::getenv("ENCORE_CUDA_TOOL_MODE")) g_mode = m;
     if (g_mode == "none") return 0;
     if (g_mode == "replay") {
         if (const char* v = std::getenv("ENCORE_CUDA_REPLAY_PASSES")) g_passes = std::strtoull(v, nullptr, 10);
+        if (const char* v = std::getenv("ENCORE_CUDA_REPLAY_KERNEL")) g_kernel_filter = v;
         rocprofiler_context_id_t ctx{};
         if (rocprofiler_create_context(&ctx) != ROCPROFILER_STATUS_SUCCESS ||
             rocprofiler_configure_callback_tracing_service(ctx, ROCPROFILER_CALLBACK_TRACING_KERNEL_REPLAY, nullptr, 0,
@@ -149,6 +301,34 @@ int init(rocprofiler_client_finalize_t, void*) {
             std::fprintf(stderr, "cuda-tool: KERNEL_REPLAY cannot be configured\n");
             return 1;
         }
+        // The passes' dispatch records too (each pass: ENQUEUE + COMPLETE under the dispatch's id).
+        if (std::getenv("ENCORE_CUDA_REPLAY_RECORDS") != nullptr &&
+            rocprofiler_configure_callback_tracing_service(ctx, ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH, nullptr, 0,
+                                                           &on_replay_dispatch, nullptr) != ROCPROFILER_STATUS_SUCCESS)
+            return 1;
+        return rocprofiler_start_context(ctx) == ROCPROFILER_STATUS_SUCCESS ? 0 : 1;
+    }
+    if (g_mode == "dispatch_noop") {  // dispatch records' cost alone (launch benchmark)
+        rocprofiler_context_id_t ctx{};
+        if (rocprofiler_create_context(&ctx) != ROCPROFILER_STATUS_SUCCESS ||
+            rocprofiler_configure_callback_tracing_service(ctx, ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH, nullptr, 0,
+                                                           &noop, nullptr) != ROCPROFILER_STATUS_SUCCESS)
+            return 1;
+        return rocprofiler_start_context(ctx) == ROCPROFILER_STATUS_SUCCESS ? 0 : 1;
+    }
+    if (g_mode == "records") {
+        rocprofiler_context_id_t ctx{};
+        if (rocprofiler_create_context(&ctx) != ROCPROFILER_STATUS_SUCCESS) return 1;
+        for (auto k : {ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH, ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY,
+                       ROCPROFILER_CALLBACK_TRACING_MEMORY_ALLOCATION})
+            if (rocprofiler_configure_callback_tracing_service(ctx, k, nullptr, 0, &on_record, nullptr) !=
+                ROCPROFILER_STATUS_SUCCESS) {
+                std::fprintf(stderr, "cuda-tool: kind %d cannot be configured\n", int(k));
+                return 1;
+            }
+        if (rocprofiler_configure_callback_tracing_service(ctx, ROCPROFILER_CALLBACK_TRACING_CUDA_DRIVER_API, nullptr, 0,
+                                                           &on_record_api, nullptr) != ROCPROFILER_STATUS_SUCCESS)
+            return 1;
         return rocprofiler_start_context(ctx) == ROCPROFILER_STATUS_SUCCESS ? 0 : 1;
     }
     rocprofiler_context_id_t ctx{};
@@ -166,6 +346,10 @@ int init(rocprofiler_client_finalize_t, void*) {
 }
 
 void fini(void*) {
+    if (g_mode == "records") {
+        print_records();
+        return;
+    }
     if (g_mode == "replay") {
         std::lock_guard lk(g_mutex);
         const double d = g_r.dispatches > 0 ? g_r.dispatches : 1;
@@ -173,6 +357,14 @@ void fini(void*) {
         std::printf("cuda-replay: %d dispatches replayed, %d passes, inputs %s, %d declined\n", g_r.dispatches,
                     g_r.passes, std::getenv("ENCORE_CUDA_REPLAY_VERIFY") == nullptr ? "not checked"
                                 : g_r.differ == 0 ? "identical" : "DIFFER", g_r.declined);
+        if (g_r.unselected > 0) std::printf("cuda-replay: %d launches not selected (ran once)\n", g_r.unselected);
+        if (std::getenv("ENCORE_CUDA_REPLAY_RECORDS") != nullptr) {
+            std::map<int, int> by_count;  // COMPLETE records per dispatch id -> dispatch ids
+            for (auto& [id, n] : g_replay_completes) ++by_count[n];
+            std::printf("cuda-replay: dispatch records:");
+            for (auto& [n, ids] : by_count) std::printf(" %d ids with %d COMPLETE;", ids, n);
+            std::printf("\n");
+        }
         std::printf("cuda-replay: per dispatch: total %.3f ms, passes %.3f ms, snapshot %.3f ms (%.1f MiB), "
                     "restore %.3f ms each, fixed %.1f us\n",
                     g_r.total_ns / d / 1e6, g_r.pass_ns / d / 1e6, g_r.snapshot_ns / d / 1e6,

@@ -1,0 +1,605 @@
+// src/cuda/records.cpp — KERNEL_DISPATCH, MEMORY_COPY and MEMORY_ALLOCATION records on CUDA.
+//
+// Launches and copies are timed with CUDA events recorded around them on their stream (two
+// cuEventRecord calls; no extra work on the GPU's critical path, unlike timestamp kernels). One
+// completion thread per process waits for the end events in submission order and delivers
+// COMPLETE (dispatches) and EXIT (asynchronous copies) with the GPU's start and end times, on
+// encore's clock (CLOCK_BOOTTIME ns): each context has a base event whose host time is measured
+// when it is recorded on an idle private stream (the midpoint of the record call and the first
+// completed query; the half-width of that window is the error bound, see docs/cuda.md), and an
+// event's time is the base's plus cuEventElapsedTime(base, event). The base is renewed every
+// second: elapsed times are floats in milliseconds, which keep sub-microsecond precision only
+// over short spans.
+//
+// What is not timed: launches into a stream that is capturing a graph (they do not run then:
+// no dispatch records at all), and launches the driver rejected (COMPLETE at once, zero times).
+// Every driver call here goes to the real driver, never through encore's traced exports.
+#include "driver.hpp"
+
+#include "../core/replay.hpp"
+#include "../hsa/events.hpp"
+
+#include <encore/tracing/tool.hpp>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <time.h>
+#include <vector>
+
+namespace encore::cuda::records {
+namespace {
+
+using hsa::event;
+using hsa::subscribed;
+
+template <class F>
+F real_fn(const char* name) noexcept {
+    void* p = find_original(name);
+    F f = nullptr;
+    std::memcpy(&f, &p, sizeof(f));
+    return f;
+}
+
+struct driver_fns {
+    CUresult (*ctx_get_current)(CUcontext*) = real_fn<decltype(ctx_get_current)>("cuCtxGetCurrent");
+    CUresult (*ctx_set_current)(CUcontext) = real_fn<decltype(ctx_set_current)>("cuCtxSetCurrent");
+    CUresult (*ctx_get_device)(CUdevice*) = real_fn<decltype(ctx_get_device)>("cuCtxGetDevice");
+    CUresult (*event_create)(CUevent*, unsigned) = real_fn<decltype(event_create)>("cuEventCreate");
+    CUresult (*event_record)(CUevent, CUstream) = real_fn<decltype(event_record)>("cuEventRecord");
+    CUresult (*event_query)(CUevent) = real_fn<decltype(event_query)>("cuEventQuery");
+    CUresult (*event_elapsed)(float*, CUevent, CUevent) = real_fn<decltype(event_elapsed)>("cuEventElapsedTime");
+    CUresult (*stream_create)(CUstream*, unsigned) = real_fn<decltype(stream_create)>("cuStreamCreate");
+    CUresult (*stream_is_capturing)(CUstream, CUstreamCaptureStatus*) =
+        real_fn<decltype(stream_is_capturing)>("cuStreamIsCapturing");
+    CUresult (*pointer_attribute)(void*, CUpointer_attribute, CUdeviceptr) =
+        real_fn<decltype(pointer_attribute)>("cuPointerGetAttribute");
+    CUresult (*primary_state)(CUdevice, unsigned*, int*) = real_fn<decltype(primary_state)>("cuDevicePrimaryCtxGetState");
+    bool timing() const noexcept {
+        return ctx_get_current && ctx_set_current && event_create && event_record && event_query && event_elapsed &&
+               stream_create;
+    }
+};
+const driver_fns& drv() {
+    static const driver_fns d;
+    return d;
+}
+
+std::uint64_t now_ns() noexcept {
+    timespec t{};
+    ::clock_gettime(CLOCK_BOOTTIME, &t);
+    return static_cast<std::uint64_t>(t.tv_sec) * 1'000'000'000ull + static_cast<std::uint64_t>(t.tv_nsec);
+}
+
+CUcontext current_context() noexcept {
+    CUcontext c = nullptr;
+    if (drv().ctx_get_current == nullptr || drv().ctx_get_current(&c) != CUDA_SUCCESS) return nullptr;
+    return c;
+}
+
+std::uint64_t current_device() noexcept {
+    CUdevice d = 0;
+    if (drv().ctx_get_device == nullptr || drv().ctx_get_device(&d) != CUDA_SUCCESS) return 0;
+    return static_cast<std::uint64_t>(d);
+}
+
+/// CUDA has no CPU agents: host memory's side of a copy is this agent id.
+constexpr std::uint64_t host_agent = ~0ull;
+
+// ---- per-context timing state -----------------------------------------------------------------
+struct context_timing {
+    CUcontext ctx = nullptr;
+    CUdevice device = 0;
+    std::mutex m;  // free events
+    std::vector<CUevent> free_events;
+    // Only the completion thread (or a replaying thread, under `calibration`) touches these.
+    std::mutex calibration;
+    CUstream private_stream = nullptr;
+    CUevent base = nullptr;
+    std::uint64_t base_ns = 0;
+    std::uint64_t calibrated_at = 0;  // now_ns() then; 0: never
+    std::uint64_t error_ns = 0;       // half-width of the base's window
+    std::atomic<long> in_flight{0};  // records not delivered yet
+};
+
+std::mutex g_contexts_mutex;
+auto* g_contexts = new std::map<CUcontext, std::shared_ptr<context_timing>>;  // never destroyed
+
+std::atomic<std::uint64_t> g_generation{1};  // bumped when a context is forgotten
+
+std::shared_ptr<context_timing> timing_of(CUcontext c) {
+    // The common case (the thread's context as last time) without the map's lock.
+    thread_local CUcontext t_ctx = nullptr;
+    thread_local std::uint64_t t_gen = 0;
+    thread_local std::shared_ptr<context_timing> t_timing;
+    const std::uint64_t gen = g_generation.load(std::memory_order_acquire);
+    if (c == t_ctx && gen == t_gen && t_timing) return t_timing;
+    std::lock_guard lk(g_contexts_mutex);
+    auto& t = (*g_contexts)[c];
+    if (!t) {
+        t = std::make_shared<context_timing>();
+        t->ctx = c;
+        CUdevice d = 0;
+        if (drv().ctx_get_device != nullptr && drv().ctx_get_device(&d) == CUDA_SUCCESS) t->device = d;
+    }
+    t_ctx = c;
+    t_gen = gen;
+    t_timing = t;
+    return t;
+}
+
+/// A pair of events of the current context (c), or false.
+bool take_events(context_timing& t, CUevent& start, CUevent& end) noexcept {
+    {
+        std::lock_guard lk(t.m);
+        if (t.free_events.size() >= 2) {
+            start = t.free_events.back();
+            t.free_events.pop_back();
+            end = t.free_events.back();
+            t.free_events.pop_back();
+            return true;
+        }
+    }
+    return drv().event_create(&start, CU_EVENT_DEFAULT) == CUDA_SUCCESS &&
+           drv().event_create(&end, CU_EVENT_DEFAULT) == CUDA_SUCCESS;
+}
+
+void give_back(context_timing& t, CUevent a, CUevent b) noexcept {
+    std::lock_guard lk(t.m);
+    try {
+        t.free_events.push_back(a);
+        t.free_events.push_back(b);
+    } catch (...) {
+    }
+}
+
+/// (Re)measures the context's base event; the context is current on this thread.
+void calibrate(context_timing& t) noexcept {
+    if (t.private_stream == nullptr && drv().stream_create(&t.private_stream, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS)
+        t.private_stream = nullptr;
+    if (t.base == nullptr && drv().event_create(&t.base, CU_EVENT_DEFAULT) != CUDA_SUCCESS) t.base = nullptr;
+    if (t.private_stream == nullptr || t.base == nullptr) return;
+    // The tightest of a few tries: the base's GPU time lies between the record call and the first
+    // query that sees it complete.
+    std::uint64_t best_mid = 0, best_half = ~0ull;
+    for (int i = 0; i < 5 && best_half > 2'000; ++i) {
+        const std::uint64_t h0 = now_ns();
+        if (drv().event_record(t.base, t.private_stream) != CUDA_SUCCESS) return;
+        CUresult q;
+        while ((q = drv().event_query(t.base)) == CUDA_ERROR_NOT_READY) {
+        }
+        const std::uint64_t h1 = now_ns();
+        if (q != CUDA_SUCCESS) return;
+        // Keep the last recording's window (the event holds only the last one).
+        best_mid = h0 + (h1 - h0) / 2;
+        best_half = (h1 - h0) / 2;
+    }
+    t.base_ns = best_mid;
+    t.error_ns = best_half;
+    t.calibrated_at = now_ns();
+}
+
+/// start/end of a completed event pair on encore's clock; false when the driver cannot say.
+bool times_of(context_timing& t, CUevent start, CUevent end, std::uint64_t& s, std::uint64_t& e) noexcept {
+    std::lock_guard lk(t.calibration);
+    if (t.calibrated_at == 0 || now_ns() - t.calibrated_at > 1'000'000'000ull) calibrate(t);
+    if (t.calibrated_at == 0) return false;
+    float ms_s = 0, ms_e = 0;
+    if (drv().event_elapsed(&ms_s, t.base, start) != CUDA_SUCCESS ||
+        drv().event_elapsed(&ms_e, t.base, end) != CUDA_SUCCESS)
+        return false;
+    const auto at = [&](float ms) {
+        return static_cast<std::uint64_t>(static_cast<double>(t.base_ns) + static_cast<double>(ms) * 1e6);
+    };
+    s = at(ms_s);
+    e = at(ms_e);
+    if (e < s) e = s;  // both rounded from floats
+    return true;
+}
+
+// ---- the completion thread ----------------------------------------------------------------------
+struct pending {
+    std::shared_ptr<context_timing> t;
+    CUevent start = nullptr, end = nullptr;
+    std::unique_ptr<event> ev;
+    std::uint64_t mask = 0;
+    kind k = kind::kernel_dispatch;
+    rocprofiler_callback_tracing_kernel_dispatch_data_t dispatch{};
+    rocprofiler_callback_tracing_memory_copy_data_t copy{};
+};
+
+std::mutex g_queue_mutex;
+std::condition_variable g_queue_cv;
+auto* g_queue = new std::deque<std::unique_ptr<pending>>;  // never destroyed
+bool g_worker_started = false;
+bool g_stop = false;
+
+void deliver(pending& p, bool timed) noexcept {
+    if (p.k == kind::kernel_dispatch) {
+        if (timed) (void)times_of(*p.t, p.start, p.end, p.dispatch.start_timestamp, p.dispatch.end_timestamp);
+        // Each context gets a copy of the user_data its ENQUEUE left.
+        rocprofiler_user_data_t copies[tracing::max_contexts];
+        for (std::uint64_t m = p.mask; m != 0; m &= m - 1) {
+            const auto c = static_cast<unsigned>(__builtin_ctzll(m));
+            copies[c] = p.ev->user_data[c];
+        }
+        p.ev->deliver_to(p.mask, ROCPROFILER_KERNEL_DISPATCH_COMPLETE, ROCPROFILER_CALLBACK_PHASE_NONE, &p.dispatch, copies);
+    } else {
+        if (timed) (void)times_of(*p.t, p.start, p.end, p.copy.start_timestamp, p.copy.end_timestamp);
+        p.ev->deliver(ROCPROFILER_CALLBACK_PHASE_EXIT, &p.copy);
+    }
+}
+
+/// Waits (polling, with a growing sleep) until `e` completed or failed; false on failure or when
+/// `deadline_ns` (encore time, 0: none) passed.
+bool wait_event(CUevent e, std::uint64_t deadline_ns = 0, bool spin = false) noexcept {
+    using namespace std::chrono;
+    // A replay pass owns its GPU: poll it closely (its wait is part of every pass's cost).
+    if (spin)
+        for (;;) {
+            const CUresult q = drv().event_query(e);
+            if (q == CUDA_SUCCESS) return true;
+            if (q != CUDA_ERROR_NOT_READY) return false;
+            if (deadline_ns != 0 && now_ns() > deadline_ns) return false;
+        }
+    // No tight spinning: each query takes the driver's locks, which the program's own launches
+    // need (delivery latency matters less than the program's submission rate).
+    auto nap = microseconds(5);
+    for (;;) {
+        const CUresult q = drv().event_query(e);
+        if (q == CUDA_SUCCESS) return true;
+        if (q != CUDA_ERROR_NOT_READY) return false;
+        if (deadline_ns != 0 && now_ns() > deadline_ns) return false;
+        std::this_thread::sleep_for(nap);
+        if (nap < microseconds(1000)) nap *= 2;
+    }
+}
+
+void complete(pending& p) noexcept {
+    CUcontext cur = current_context();
+    if (cur != p.t->ctx) (void)drv().ctx_set_current(p.t->ctx);
+    const bool ok = wait_event(p.end);
+    deliver(p, ok);
+    give_back(*p.t, p.start, p.end);
+    p.t->in_flight.fetch_sub(1, std::memory_order_release);
+}
+
+void worker() noexcept {
+    for (;;) {
+        std::unique_ptr<pending> p;
+        {
+            std::unique_lock lk(g_queue_mutex);
+            g_queue_cv.wait(lk, [] { return g_stop || !g_queue->empty(); });
+            if (g_queue->empty()) return;  // stopping, nothing left
+            p = std::move(g_queue->front());
+            g_queue->pop_front();
+        }
+        complete(*p);
+    }
+}
+
+void drain_all() noexcept;
+
+void enqueue(std::unique_ptr<pending> p) noexcept {
+    p->t->in_flight.fetch_add(1, std::memory_order_relaxed);
+    std::unique_lock lk(g_queue_mutex);
+    if (!g_worker_started) {
+        try {
+            std::thread(worker).detach();
+            g_worker_started = true;
+            // Registered after the tools' finalization (which is registered at initialization):
+            // runs before it, so the last records reach the tools.
+            std::atexit(drain_all);
+        } catch (...) {
+            lk.unlock();
+            std::fprintf(stderr, "[encore] libencore-cuda: cannot start the completion thread; records are delivered late\n");
+            complete(*p);  // delivered here, waiting for the GPU
+            return;
+        }
+    }
+    try {
+        g_queue->push_back(std::move(p));
+    } catch (...) {
+        lk.unlock();
+        complete(*p);
+        return;
+    }
+    lk.unlock();
+    g_queue_cv.notify_one();
+}
+
+/// Waits (bounded) until no record of `t` (or of any context: null) is pending.
+void wait_delivered(const context_timing* t) noexcept {
+    using namespace std::chrono;
+    const auto deadline = steady_clock::now() + seconds(10);
+    auto pending_now = [&] {
+        if (t != nullptr) return t->in_flight.load(std::memory_order_acquire) > 0;
+        std::lock_guard lk(g_contexts_mutex);
+        for (const auto& [c, ct] : *g_contexts)
+            if (ct->in_flight.load(std::memory_order_acquire) > 0) return true;
+        return false;
+    };
+    while (pending_now()) {
+        if (steady_clock::now() > deadline) {
+            std::fprintf(stderr, "[encore] libencore-cuda: GPU work did not complete within 10 s; its records are lost\n");
+            return;
+        }
+        std::this_thread::sleep_for(microseconds(50));
+    }
+}
+
+void drain_all() noexcept {
+    wait_delivered(nullptr);
+    std::lock_guard lk(g_queue_mutex);
+    g_stop = true;
+    g_queue_cv.notify_all();
+}
+
+void forget(CUcontext c) noexcept {
+    replay::forget_context(c);
+    std::lock_guard lk(g_contexts_mutex);
+    g_contexts->erase(c);  // its events and stream go with the context
+    g_generation.fetch_add(1, std::memory_order_acq_rel);
+}
+
+std::atomic<std::uint64_t> g_dispatch_id{0};
+
+CUstream event_stream(CUstream s, bool per_thread) noexcept {
+    return s == nullptr && per_thread ? CU_STREAM_PER_THREAD : s;
+}
+
+bool capturing(CUstream s) noexcept {
+    if (drv().stream_is_capturing == nullptr) return false;
+    CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
+    return drv().stream_is_capturing(s, &st) == CUDA_SUCCESS && st != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
+void fill_dispatch(rocprofiler_callback_tracing_kernel_dispatch_data_t& p, const launch_call& c, std::uint64_t device,
+                   std::uint64_t id) noexcept {
+    auto& info = p.dispatch_info;
+    p.size = sizeof(p);
+    info.size = sizeof(info);
+    info.agent_id.handle = device;
+    info.queue_id.handle = reinterpret_cast<std::uint64_t>(event_stream(c.stream, c.per_thread));
+    info.kernel_id = reinterpret_cast<std::uint64_t>(c.f);
+    info.dispatch_id = id;
+    info.private_segment_size = 0;
+    info.group_segment_size = c.shared;
+    info.workgroup_size = {c.block[0], c.block[1], c.block[2]};
+    info.grid_size = {c.grid[0] * c.block[0], c.grid[1] * c.block[1], c.grid[2] * c.block[2]};
+}
+
+bool is_device_memory(CUdeviceptr p) noexcept {
+    unsigned type = 0;
+    if (drv().pointer_attribute == nullptr ||
+        drv().pointer_attribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, p) != CUDA_SUCCESS)
+        return false;  // pageable host memory is unknown to the driver
+    return type == CU_MEMORYTYPE_DEVICE || type == CU_MEMORYTYPE_UNIFIED;
+}
+
+}  // namespace
+
+bool dispatches_configured() noexcept { return configured_operations(kind::kernel_dispatch).any(); }
+bool copies_configured() noexcept { return configured_operations(kind::memory_copy).any(); }
+bool allocations_configured() noexcept { return configured_operations(kind::memory_allocation).any(); }
+
+std::uint64_t next_dispatch_id() noexcept { return g_dispatch_id.fetch_add(1, std::memory_order_relaxed) + 1; }
+
+CUresult launch(const launch_call& c, std::uint64_t dispatch_id) noexcept {
+    const std::uint64_t enqueue_mask = subscribed(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE);
+    const std::uint64_t complete_mask = subscribed(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_COMPLETE);
+    if ((enqueue_mask | complete_mask) == 0) return c.submit();
+    const CUstream s = event_stream(c.stream, c.per_thread);
+    if (capturing(s)) return c.submit();  // recorded into a graph, not run now
+    auto p = std::make_unique<pending>();
+    p->ev = event::capture_heap(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, complete_mask);
+    if (!p->ev) return c.submit();
+    p->mask = complete_mask & p->ev->mask;
+    fill_dispatch(p->dispatch, c, current_device(), dispatch_id != 0 ? dispatch_id : next_dispatch_id());
+    p->ev->deliver_to(enqueue_mask, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, ROCPROFILER_CALLBACK_PHASE_ENTER, &p->dispatch);
+    const CUcontext ctx = p->mask != 0 && drv().timing() ? current_context() : nullptr;
+    bool timed = false;
+    if (ctx != nullptr) {
+        p->t = timing_of(ctx);
+        timed = take_events(*p->t, p->start, p->end) && drv().event_record(p->start, s) == CUDA_SUCCESS;
+    }
+    const CUresult r = c.submit();
+    timed = timed && r == CUDA_SUCCESS && drv().event_record(p->end, s) == CUDA_SUCCESS;
+    p->ev->deliver_to(enqueue_mask, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, ROCPROFILER_CALLBACK_PHASE_EXIT, &p->dispatch);
+    if (p->mask == 0) {
+        if (p->t) give_back(*p->t, p->start, p->end);
+        return r;
+    }
+    if (!timed) {
+        // Rejected by the driver (or no timing): COMPLETE now, without GPU times.
+        if (p->t && p->start != nullptr) give_back(*p->t, p->start, p->end);
+        p->t.reset();
+        deliver(*p, false);
+        return r;
+    }
+    enqueue(std::move(p));
+    return r;
+}
+
+CUresult launch_pass(const launch_call& c, std::uint64_t dispatch_id, std::uint64_t contexts, bool& completed,
+                     std::uint64_t timeout_ns) noexcept {
+    completed = false;
+    const std::uint64_t enqueue_mask = subscribed(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE) & contexts;
+    const std::uint64_t complete_mask = subscribed(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_COMPLETE) & contexts;
+    const CUstream s = event_stream(c.stream, c.per_thread);
+    const CUcontext ctx = current_context();
+    if (ctx == nullptr || !drv().timing()) return CUDA_ERROR_INVALID_CONTEXT;
+    pending p;
+    p.t = timing_of(ctx);
+    if ((enqueue_mask | complete_mask) != 0) {
+        p.ev = event::capture_heap(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, complete_mask);
+        if (p.ev) {
+            p.mask = complete_mask & p.ev->mask;
+            fill_dispatch(p.dispatch, c, static_cast<std::uint64_t>(p.t->device), dispatch_id);
+            p.ev->deliver_to(enqueue_mask, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, ROCPROFILER_CALLBACK_PHASE_ENTER,
+                             &p.dispatch);
+        }
+    }
+    // The pass is waited for through its end event, bounded: a kernel that never ends must not
+    // hang the replay.
+    if (!take_events(*p.t, p.start, p.end)) return CUDA_ERROR_OUT_OF_MEMORY;
+    const bool started = drv().event_record(p.start, s) == CUDA_SUCCESS;
+    const CUresult r = c.submit();
+    const bool ended = r == CUDA_SUCCESS && drv().event_record(p.end, s) == CUDA_SUCCESS;
+    if (p.ev)
+        p.ev->deliver_to(enqueue_mask, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, ROCPROFILER_CALLBACK_PHASE_EXIT, &p.dispatch);
+    completed = ended && wait_event(p.end, now_ns() + timeout_ns, true);
+    if (p.ev && p.mask != 0) deliver(p, completed && started);
+    // An event still pending on a stuck kernel is not reused (its stream may yet complete it).
+    if (completed) give_back(*p.t, p.start, p.end);
+    return r;
+}
+
+CUresult copy(const copy_call& c) noexcept {
+    op_id dir = c.direction;
+    std::uint64_t mask = 0;
+    for (op_id op = ROCPROFILER_MEMORY_COPY_HOST_TO_HOST; op < ROCPROFILER_MEMORY_COPY_LAST; ++op)
+        mask |= subscribed(kind::memory_copy, op);
+    if (mask == 0) return c.submit();
+    bool src_dev = dir == ROCPROFILER_MEMORY_COPY_DEVICE_TO_HOST || dir == ROCPROFILER_MEMORY_COPY_DEVICE_TO_DEVICE;
+    bool dst_dev = dir == ROCPROFILER_MEMORY_COPY_HOST_TO_DEVICE || dir == ROCPROFILER_MEMORY_COPY_DEVICE_TO_DEVICE;
+    if (dir == 0) {
+        src_dev = is_device_memory(c.src);
+        dst_dev = is_device_memory(c.dst);
+        dir = ROCPROFILER_MEMORY_COPY_HOST_TO_HOST + (src_dev ? 2 : 0) + (dst_dev ? 1 : 0);
+    }
+    const CUstream s = event_stream(c.stream, c.per_thread);
+    if (capturing(s)) return c.submit();
+    auto p = std::make_unique<pending>();
+    p->ev = event::capture_heap(kind::memory_copy, dir);
+    if (!p->ev) return c.submit();
+    p->k = kind::memory_copy;
+    const std::uint64_t device = current_device();
+    p->copy.size = sizeof(p->copy);
+    p->copy.dst_agent_id.handle = dst_dev ? device : host_agent;
+    p->copy.src_agent_id.handle = src_dev ? device : host_agent;
+    p->copy.bytes = c.bytes;
+    p->copy.dst_address.value = c.dst;
+    p->copy.src_address.value = c.src;
+    p->ev->deliver(ROCPROFILER_CALLBACK_PHASE_ENTER, &p->copy);
+    const CUcontext ctx = drv().timing() ? current_context() : nullptr;
+    bool timed = false;
+    if (ctx != nullptr) {
+        p->t = timing_of(ctx);
+        timed = take_events(*p->t, p->start, p->end) && drv().event_record(p->start, s) == CUDA_SUCCESS;
+    }
+    const CUresult r = c.submit();
+    timed = timed && r == CUDA_SUCCESS && drv().event_record(p->end, s) == CUDA_SUCCESS;
+    if (!timed || !c.async) {
+        // A synchronous copy's EXIT comes on this thread, like HSA's hsa_memory_copy: the copy
+        // has completed then (some return before the DMA ends: its end event is waited for).
+        const bool ok = timed && wait_event(p->end, 0, true);
+        if (p->t && p->start != nullptr) {
+            if (ok) (void)times_of(*p->t, p->start, p->end, p->copy.start_timestamp, p->copy.end_timestamp);
+            give_back(*p->t, p->start, p->end);
+        }
+        p->ev->deliver(ROCPROFILER_CALLBACK_PHASE_EXIT, &p->copy);
+        return r;
+    }
+    enqueue(std::move(p));
+    return r;
+}
+
+CUresult allocate(op_id op, CUdeviceptr* out, std::size_t size, thunk call, const std::size_t* size_at_exit,
+                  bool managed) noexcept {
+    const bool vmm = op == ROCPROFILER_MEMORY_ALLOCATION_VMEM_ALLOCATE;
+    auto ev = event::capture(kind::memory_allocation, op);
+    rocprofiler_callback_tracing_memory_allocation_data_t p{};
+    p.size = sizeof(p);
+    if (ev) {
+        p.agent_id.handle = current_device();
+        p.allocation_size = size;
+        p.start_timestamp = now_ns();
+        ev->deliver(ROCPROFILER_CALLBACK_PHASE_ENTER, &p);
+    }
+    const CUresult r = call();
+    const std::size_t actual = size_at_exit != nullptr ? *size_at_exit : size;
+    if (r == CUDA_SUCCESS && out != nullptr && !vmm) replay::on_alloc(*out, actual, managed);
+    if (ev) {
+        p.end_timestamp = now_ns();
+        if (r == CUDA_SUCCESS && out != nullptr) p.address.value = *out;
+        p.allocation_size = actual;
+        ev->deliver(ROCPROFILER_CALLBACK_PHASE_EXIT, &p);
+    }
+    return r;
+}
+
+CUresult deallocate(op_id op, CUdeviceptr ptr, thunk call, bool vmm) noexcept {
+    // Not while a replay on this context may snapshot or restore the memory.
+    std::optional<replay::work_hold> hold;
+    if (!vmm && replay::enabled()) hold.emplace();
+    auto ev = event::capture(kind::memory_allocation, op);
+    rocprofiler_callback_tracing_memory_allocation_data_t p{};
+    p.size = sizeof(p);
+    if (ev) {
+        p.agent_id.handle = current_device();
+        p.address.value = ptr;
+        p.allocation_size = vmm ? 0 : replay::size_of(ptr);
+        p.start_timestamp = now_ns();
+        ev->deliver(ROCPROFILER_CALLBACK_PHASE_ENTER, &p);
+    }
+    const CUresult r = call();
+    if (r == CUDA_SUCCESS && !vmm) replay::on_free(ptr);
+    if (ev) {
+        p.end_timestamp = now_ns();
+        ev->deliver(ROCPROFILER_CALLBACK_PHASE_EXIT, &p);
+    }
+    return r;
+}
+
+namespace {
+void drain(CUcontext c) noexcept {
+    std::shared_ptr<context_timing> t;
+    {
+        std::lock_guard lk(g_contexts_mutex);
+        if (auto it = g_contexts->find(c); it != g_contexts->end()) t = it->second;
+    }
+    if (t) wait_delivered(t.get());
+}
+
+/// The device's primary context if it exists now (retained and released again: no net change).
+CUcontext primary_context(CUdevice d) noexcept {
+    static const auto retain = real_fn<CUresult (*)(CUcontext*, CUdevice)>("cuDevicePrimaryCtxRetain");
+    static const auto release = real_fn<CUresult (*)(CUdevice)>("cuDevicePrimaryCtxRelease_v2");
+    unsigned flags = 0;
+    int active = 0;
+    if (drv().primary_state == nullptr || retain == nullptr || release == nullptr ||
+        drv().primary_state(d, &flags, &active) != CUDA_SUCCESS || active == 0)
+        return nullptr;
+    CUcontext c = nullptr;
+    if (retain(&c, d) != CUDA_SUCCESS) return nullptr;
+    (void)release(d);
+    return c;
+}
+}  // namespace
+
+CUresult teardown(CUcontext ctx, CUdevice device, bool reset, thunk call) noexcept {
+    // cuCtxDestroy names its context; a primary context release/reset names its device.
+    const CUcontext c = ctx != nullptr ? ctx : primary_context(device);
+    if (c != nullptr) drain(c);
+    const CUresult r = call();
+    if (c == nullptr || r != CUDA_SUCCESS) return r;
+    bool gone = ctx != nullptr || reset;
+    if (!gone) {
+        unsigned flags = 0;
+        int active = 1;
+        gone = drv().primary_state != nullptr && drv().primary_state(device, &flags, &active) == CUDA_SUCCESS &&
+               active == 0;
+    }
+    if (gone) forget(c);  // a later context may get the same handle
+    return r;
+}
+
+}  // namespace encore::cuda::records
