@@ -117,7 +117,6 @@ constexpr std::array<void (*)(void*) noexcept, sizeof...(I)> setters(std::index_
 }
 constexpr auto g_set_next = setters(std::make_index_sequence<cuda_driver::size>{});
 
-std::atomic<bool> g_done{false};  // encore's initialization (tools configured) is complete
 
 struct address_map {
     std::unordered_map<void*, std::size_t> ops;  // the real driver's exported function -> op
@@ -158,7 +157,7 @@ ENCORE_EXPORT int encore_cuda_forwarding_driver = 1;
 
 extern "C" CUresult encore_getproc_v1(const char* symbol, void** pfn, int version, cuuint64_t flags) {
     using namespace encore::cuda;
-    (void)ensure_initialized();
+    (void)init::ensure();
     const auto& a = addresses();
     if (a.getproc_v1 == nullptr) return CUDA_ERROR_SHARED_OBJECT_INIT_FAILED;
     getproc_v1_t real = nullptr;
@@ -171,7 +170,7 @@ extern "C" CUresult encore_getproc_v1(const char* symbol, void** pfn, int versio
 extern "C" CUresult encore_getproc_v2(const char* symbol, void** pfn, int version, cuuint64_t flags,
                                       CUdriverProcAddressQueryResult* status) {
     using namespace encore::cuda;
-    (void)ensure_initialized();
+    (void)init::ensure();
     const auto& a = addresses();
     if (a.getproc_v2 == nullptr) return CUDA_ERROR_SHARED_OBJECT_INIT_FAILED;
     getproc_v2_t real = nullptr;
@@ -192,14 +191,11 @@ void* substitute(void* real) {
     if (it == a.ops.end()) return real;  // not an export encore has a prototype for: untraced
     // Choosing the target (the replay layer or not) needs the tools' final configuration: until
     // then the op keeps its lazy resolver, which finds the same function by name.
-    if (g_done.load(std::memory_order_acquire)) g_set_next[it->second](real);
+    if (init::done()) g_set_next[it->second](real);
     return g_calls[it->second];
 }
 
 // ---- initialization ---------------------------------------------------------------------------
-std::mutex g_init_mutex;
-thread_local bool t_initializing = false;
-
 void deliver_runtime_initialization() noexcept {
     auto e = hsa::event::capture(kind::runtime_initialization, ROCPROFILER_RUNTIME_INITIALIZATION_CUDA);
     if (!e) return;
@@ -239,32 +235,6 @@ void* find_original(const char* name) noexcept {
     return h != nullptr ? ::dlsym(h, name) : nullptr;
 }
 
-void report_missing(const char* name) noexcept {
-    static std::mutex m;
-    static std::vector<std::string>* seen = new std::vector<std::string>();  // lives as long as the process
-    std::lock_guard lk(m);
-    for (const auto& s : *seen)
-        if (s == name) return;
-    seen->emplace_back(name);
-    std::fprintf(stderr, "[encore] libencore-cuda: the CUDA driver has no %s; calls to it fail\n", name);
-}
-
-init_result ensure_initialized() noexcept {
-    if (g_done.load(std::memory_order_acquire)) return init_result::done_before;
-    if (t_initializing) return init_result::in_progress_here;  // a tool's initialization calling CUDA
-    std::lock_guard lk(g_init_mutex);
-    if (g_done.load(std::memory_order_relaxed)) return init_result::done_before;
-    t_initializing = true;
-    const bool fresh = core::init_state() == 0;
-    core::initialize();
-    if (core::init_state() != 1) {
-        t_initializing = false;
-        return init_result::in_progress_here;
-    }
-    deliver_runtime_initialization();
-    t_initializing = false;
-    g_done.store(true, std::memory_order_release);
-    return fresh ? init_result::done_now : init_result::done_before;
-}
+void on_configured() noexcept { deliver_runtime_initialization(); }
 
 }  // namespace encore::cuda

@@ -21,6 +21,7 @@
 #pragma once
 
 #include "../core/exports.hpp"
+#include "../core/interposer.hpp"
 
 #include <encore/domains/cuda_driver.hpp>
 #include <encore/tracing/wrapper.hpp>
@@ -33,16 +34,10 @@
 
 namespace encore::cuda {
 
-enum class init_result {
-    done_before,       // initialization had already run
-    done_now,          // this call ran encore's tool initialization
-    in_progress_here,  // called from a tool's initialization on this thread
-};
-/// Runs encore's initialization (once) and the driver's part of it (RUNTIME_INITIALIZATION).
-init_result ensure_initialized() noexcept;
 /// The real driver's function `name`, or null.
 void* find_original(const char* name) noexcept;
-void report_missing(const char* name) noexcept;
+/// The driver's part of encore's initialization, once tools are configured (RUNTIME_INITIALIZATION).
+void on_configured() noexcept;
 
 // ---- layers between a wrapper and the driver (records.cpp, replay.cpp) -------------------------
 /// A call to the driver, kept for the duration of the layer's call: invoking it forwards the
@@ -351,38 +346,29 @@ R (*route(R (*real)(A...)))(A...) {
     return real;
 }
 
-template <class D, std::size_t I, class F = typename D::template op_at<I>::function_type>
-struct lazy;
-
-template <class D, std::size_t I, class R, class... A>
-struct lazy<D, I, R(A...)> {
-    /// What wrapper<D, I>::next holds until the op's first call (or until cuGetProcAddress
-    /// handed out the op and set it).
-    static R first_call(A... a) {
-        using op = typename D::template op_at<I>;
-        const init_result s = ensure_initialized();
-        R (*real)(A...) = nullptr;
-        void* p = find_original(op::c_name());
-        std::memcpy(&real, &p, sizeof(real));
-        if (real == nullptr) {
-            report_missing(op::c_name());
-            return CUDA_ERROR_SHARED_OBJECT_INIT_FAILED;
-        }
-        if (s != init_result::in_progress_here) real = route<I>(real);  // final configuration known
-        tracing::wrapper<D, I>::next.store(real, std::memory_order_release);
-        // This call started the tools: go through the wrapper again so it is traced like any
-        // later call (the wrapper checked its subscribers before any context existed). Any other
-        // first call was already traced by the wrapper that called this resolver.
-        return s == init_result::done_now ? tracing::wrapper<D, I>::call(a...) : real(a...);
+/// libencore-cuda's policy for core::backend_init and core::lazy (core/interposer.hpp).
+struct backend {
+    static constexpr const char* library = "libencore-cuda";
+    static constexpr const char* runtime = "the CUDA driver";
+    static void* find_original(const char* name) noexcept { return cuda::find_original(name); }
+    static void on_configured() noexcept { cuda::on_configured(); }
+    template <class R>
+    static R missing_result() noexcept {
+        return CUDA_ERROR_SHARED_OBJECT_INIT_FAILED;
+    }
+    template <class D, std::size_t I, class R, class... A>
+    static R (*route(R (*real)(A...)))(A...) {
+        return cuda::route<I>(real);
     }
 };
+using init = core::backend_init<backend>;
 
 }  // namespace encore::cuda
 
 namespace encore::tracing {
 template <std::size_t I>
 struct initial_next<domains::cuda_driver, I> {
-    static constexpr auto value = &cuda::lazy<domains::cuda_driver, I>::first_call;
+    static constexpr auto value = &core::lazy<domains::cuda_driver, I, cuda::backend>::first_call;
 };
 }  // namespace encore::tracing
 

@@ -8,7 +8,7 @@
 // runtime. On a runtime that hands tools its table, the same wrappers would be installed over
 // the table's slots (tracing::install), as libencore-hsa does over ROCr's.
 //
-// The original of each function is looked up on its first call (lazy<D, I>::first_call is what
+// The original of each function is looked up on its first call (core::lazy<D, I, backend>, what
 // wrapper<D, I>::next holds until then): that first call also runs encore's initialization
 // (tool discovery) if nothing has yet, and decides once whether the op needs the HIP_STREAM /
 // HIP_EVENT / HIP_GRAPH layer (derived<I>), which is installed only when some context configured
@@ -17,6 +17,7 @@
 #pragma once
 
 #include "../core/exports.hpp"
+#include "../core/interposer.hpp"
 #include "../hsa/events.hpp"
 
 #include <encore/domains/hip_compiler.hpp>
@@ -37,19 +38,12 @@ namespace encore::hip {
 
 // ---- resolve.cpp -----------------------------------------------------------------------------
 
-enum class init_result {
-    done_before,       // initialization had already run
-    done_now,          // this call ran encore's tool initialization
-    in_progress_here,  // called from a tool's initialization on this thread: configuration is open
-};
-/// Runs encore's initialization (once) and the HIP runtime's part of it: which derived kinds are
-/// configured, the RUNTIME_INITIALIZATION (HIP) record.
-init_result ensure_initialized() noexcept;
 /// The real runtime's function called `name` (ENCORE_HIP_LIBRARY, else the next definition after
 /// libencore-hip, else libamdhip64.so.5 loaded now), or null.
 void* find_original(const char* name) noexcept;
-/// Warns once that the runtime lacks `name`.
-void report_missing(const char* name) noexcept;
+/// The HIP runtime's part of encore's initialization, once tools are configured: which derived
+/// kinds are configured, the RUNTIME_INITIALIZATION (HIP) record.
+void on_configured() noexcept;
 
 /// The derived kinds some context configured (fixed once initialization is done).
 struct derived_kinds {
@@ -289,44 +283,30 @@ bool derived_needed() noexcept {
     return (ro::stream && k.stream) || (ro::event && k.event) || (ro::graph && k.graph);
 }
 
-// ---- lazy resolution ----------------------------------------------------------------------
+// ---- lazy resolution (core/interposer.hpp) ----------------------------------------------------
 
-template <class R>
-R missing_result() noexcept {
-    if constexpr (std::is_same_v<R, hipError_t>) return hipErrorSharedObjectSymbolNotFound;
-    else if constexpr (std::is_same_v<R, const char*>) return "<encore: this function is missing from the HIP runtime>";
-    else if constexpr (!std::is_void_v<R>) return R{};
-}
-
-template <class D, std::size_t I, class F = typename D::template op_at<I>::function_type>
-struct lazy;
-
-template <class D, std::size_t I, class R, class... A>
-struct lazy<D, I, R(A...)> {
-    static R first_call(A... a) {
-        using op = typename D::template op_at<I>;
-        const init_result s = ensure_initialized();
-        R (*real)(A...) = nullptr;
-        void* p = find_original(op::c_name());
-        std::memcpy(&real, &p, sizeof(real));  // object -> function pointer (POSIX dlsym)
-        if (real == nullptr) {
-            report_missing(op::c_name());
-            return missing_result<R>();
-        }
-        // A tool's initialization calling HIP: configuration is not final, decide later.
-        if (s == init_result::in_progress_here) return real(a...);
-        R (*target)(A...) = real;
+/// libencore-hip's policy for core::backend_init and core::lazy.
+struct backend {
+    static constexpr const char* library = "libencore-hip";
+    static constexpr const char* runtime = "the HIP runtime";
+    static void* find_original(const char* name) noexcept { return hip::find_original(name); }
+    static void on_configured() noexcept { hip::on_configured(); }
+    template <class R>
+    static R missing_result() noexcept {
+        if constexpr (std::is_same_v<R, hipError_t>) return hipErrorSharedObjectSymbolNotFound;
+        else if constexpr (std::is_same_v<R, const char*>) return "<encore: this function is missing from the HIP runtime>";
+        else if constexpr (!std::is_void_v<R>) return R{};
+    }
+    /// The HIP_STREAM / HIP_EVENT / HIP_GRAPH layer when a context configured the op's kind.
+    template <class D, std::size_t I, class R, class... A>
+    static R (*route(R (*real)(A...)))(A...) {
         if constexpr (std::is_same_v<D, hip_runtime> && role<I>::any) {
             if (derived_needed<I>()) {
                 derived<I>::real.store(real, std::memory_order_release);
-                target = &derived<I>::call;
+                return &derived<I>::call;
             }
         }
-        tracing::wrapper<D, I>::next.store(target, std::memory_order_release);
-        // This call started the tools: go through the wrapper again so it is traced like any
-        // later call (the wrapper checked its subscribers before any context existed).
-        if (s == init_result::done_now) return tracing::wrapper<D, I>::call(a...);
-        return target(a...);
+        return real;
     }
 };
 
@@ -335,11 +315,11 @@ struct lazy<D, I, R(A...)> {
 namespace encore::tracing {
 template <std::size_t I>
 struct initial_next<domains::hip_runtime, I> {
-    static constexpr auto value = &hip::lazy<domains::hip_runtime, I>::first_call;
+    static constexpr auto value = &core::lazy<domains::hip_runtime, I, hip::backend>::first_call;
 };
 template <std::size_t I>
 struct initial_next<domains::hip_compiler, I> {
-    static constexpr auto value = &hip::lazy<domains::hip_compiler, I>::first_call;
+    static constexpr auto value = &core::lazy<domains::hip_compiler, I, hip::backend>::first_call;
 };
 }  // namespace encore::tracing
 

@@ -48,10 +48,7 @@ library& lib() {
 
 std::mutex g_fallback_mutex;
 
-std::atomic<bool> g_done{false};
-std::mutex g_init_mutex;
-thread_local bool t_initializing = false;
-derived_kinds g_derived;  // written once under g_init_mutex before g_done (release)
+derived_kinds g_derived;  // written once by on_configured, before initialization is published (release)
 
 void deliver_runtime_initialization() noexcept {
     auto e = hsa::event::capture(kind::runtime_initialization, ROCPROFILER_RUNTIME_INITIALIZATION_HIP);
@@ -87,39 +84,11 @@ void* find_original(const char* name) noexcept {
     return l.fallback != nullptr ? ::dlsym(l.fallback, name) : nullptr;
 }
 
-void report_missing(const char* name) noexcept {
-    // Once per function: the resolver stays in place, so this runs on each call of it.
-    static std::mutex m;
-    static std::vector<std::string>* seen = new std::vector<std::string>();  // lives as long as the process
-    std::lock_guard lk(m);
-    for (const auto& s : *seen)
-        if (s == name) return;
-    seen->emplace_back(name);
-    std::fprintf(stderr, "[encore] libencore-hip: the HIP runtime has no %s; calls to it fail\n", name);
-}
-
-init_result ensure_initialized() noexcept {
-    if (g_done.load(std::memory_order_acquire)) return init_result::done_before;
-    // A tool's initialization (run below) calling HIP on this thread.
-    if (t_initializing) return init_result::in_progress_here;
-    std::lock_guard lk(g_init_mutex);
-    if (g_done.load(std::memory_order_relaxed)) return init_result::done_before;
-    t_initializing = true;
-    const bool fresh = core::init_state() == 0;
-    core::initialize();
-    if (core::init_state() != 1) {
-        // This thread is inside the core's initialization (a tool's init called HIP from an HSA
-        // OnLoad): configuration is still open, decide later.
-        t_initializing = false;
-        return init_result::in_progress_here;
-    }
+void on_configured() noexcept {
     g_derived.stream = configured_operations(kind::hip_stream).any();
     g_derived.event = configured_operations(kind::hip_event).any();
     g_derived.graph = configured_operations(kind::hip_graph).any();
     deliver_runtime_initialization();
-    t_initializing = false;
-    g_done.store(true, std::memory_order_release);
-    return fresh ? init_result::done_now : init_result::done_before;
 }
 
 const derived_kinds& configured_derived() noexcept { return g_derived; }

@@ -1,0 +1,117 @@
+// src/core/interposer.hpp — what every interposing backend library (libencore-hip: the HIP
+// runtime's exports; libencore-cuda: the CUDA driver's) does the same way: run encore's
+// initialization from the first intercepted call, find each operation's original on its first
+// call, and warn once about originals the runtime lacks.
+//
+// A backend defines a policy type B with
+//   static void* find_original(const char* name) noexcept;      // the real function, or null
+//   static void on_configured() noexcept;                        // once tools are configured
+//   template <class R> static R missing_result() noexcept;      // what a call without original returns
+//   template <class D, std::size_t I, class R, class... A>
+//   static R (*route(R (*real)(A...)))(A...) noexcept;           // what op I's wrapper forwards to
+//   static constexpr const char* library = "libencore-...";      // for messages
+//   static constexpr const char* runtime = "the ... runtime";
+// and uses backend_init<B> and lazy<D, I, B> (the initial `next` of its wrappers).
+#pragma once
+
+#include <encore/tracing/wrapper.hpp>
+
+#include "registration.hpp"
+
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace encore::core {
+
+enum class init_result {
+    done_before,       // initialization had already run
+    done_now,          // this call ran encore's tool initialization
+    in_progress_here,  // called from a tool's initialization on this thread: configuration is open
+};
+
+/// One backend library's view of encore's initialization (each library has its own state: the
+/// template's statics are hidden in each).
+template <class B>
+class backend_init {
+public:
+    /// Runs encore's initialization (once, from whichever intercepted call comes first) and the
+    /// backend's on_configured. A tool's initialization calling into the runtime on the same
+    /// thread gets in_progress_here: configuration is still open, nothing is decided then.
+    static init_result ensure() noexcept {
+        if (done_.load(std::memory_order_acquire)) return init_result::done_before;
+        if (initializing_) return init_result::in_progress_here;
+        std::lock_guard lk(mutex_);
+        if (done_.load(std::memory_order_relaxed)) return init_result::done_before;
+        initializing_ = true;
+        const bool fresh = init_state() == 0;
+        initialize();
+        if (init_state() != 1) {
+            // This thread is inside the core's initialization (a tool's initialization called
+            // the runtime from another backend's entry): decide later.
+            initializing_ = false;
+            return init_result::in_progress_here;
+        }
+        B::on_configured();
+        initializing_ = false;
+        done_.store(true, std::memory_order_release);
+        return fresh ? init_result::done_now : init_result::done_before;
+    }
+
+    [[nodiscard]] static bool done() noexcept { return done_.load(std::memory_order_acquire); }
+
+    /// Warns once per function that the runtime lacks `name` (the resolver stays in place, so
+    /// this runs on every call of it).
+    static void report_missing(const char* name) noexcept {
+        static std::mutex m;
+        static auto* seen = new std::vector<std::string>();  // lives as long as the process
+        std::lock_guard lk(m);
+        for (const auto& s : *seen)
+            if (s == name) return;
+        try {
+            seen->emplace_back(name);
+        } catch (...) {
+        }
+        std::fprintf(stderr, "[encore] %s: %s has no %s; calls to it fail\n", B::library, B::runtime, name);
+    }
+
+private:
+    static inline std::atomic<bool> done_{false};
+    static inline std::mutex mutex_;
+    static inline thread_local bool initializing_ = false;
+};
+
+template <class D, std::size_t I, class B, class F = typename D::template op_at<I>::function_type>
+struct lazy;
+
+/// What wrapper<D, I>::next holds until the op's first call: finds the original, decides (once
+/// configuration is final) what the wrapper forwards to, and makes the first call.
+template <class D, std::size_t I, class B, class R, class... A>
+struct lazy<D, I, B, R(A...)> {
+    static R first_call(A... a) {
+        using op = typename D::template op_at<I>;
+        const init_result s = backend_init<B>::ensure();
+        R (*real)(A...) = nullptr;
+        void* p = B::find_original(op::c_name());
+        std::memcpy(&real, &p, sizeof(real));  // object -> function pointer (POSIX dlsym)
+        if (real == nullptr) {
+            backend_init<B>::report_missing(op::c_name());
+            return B::template missing_result<R>();
+        }
+        // A tool's initialization calling the runtime: configuration is not final, decide later
+        // (the resolver stays in place for the next call).
+        if (s == init_result::in_progress_here) return real(a...);
+        R (*target)(A...) = B::template route<D, I>(real);
+        tracing::wrapper<D, I>::next.store(target, std::memory_order_release);
+        // This call started the tools: go through the wrapper again so it is traced like any
+        // later call (the wrapper checked its subscribers before any context existed). Any other
+        // first call was already traced by the wrapper that called this resolver.
+        if (s == init_result::done_now) return tracing::wrapper<D, I>::call(a...);
+        return target(a...);
+    }
+};
+
+}  // namespace encore::core
