@@ -55,6 +55,9 @@ struct queue_state;
 struct dispatch_record {
     dispatch_record* next = nullptr;  // in its queue's in-flight list, or in a free list
     hsa_signal_t signal{};            // completion signal of the packet encore writes; 1 while free
+    // signal's value, read and reset without a runtime call (hsa_amd_signal_value_pointer; null:
+    // through the API). A call costs a handle lookup on the software runtime.
+    volatile hsa_signal_value_t* value = nullptr;
     hsa_signal_t gate{};              // a gate's dependency, created on first use; 1 while free
     hsa_signal_t app_signal{};        // the program's completion signal, fired at retirement
     queue_state* queue = nullptr;
@@ -67,7 +70,9 @@ struct dispatch_record {
     rocprofiler_callback_tracing_kernel_dispatch_data_t payload;
 };
 
-struct queue_state {
+// Reached from the intercept handler as its user data, alive while the runtime's queue exists
+// (queue_destroy drops its reference only after the runtime destroyed the queue).
+struct queue_state : std::enable_shared_from_this<queue_state> {
     hsa_agent_t agent;
     hsa_queue_t* queue;
     // Records (gates included) not retired yet: hsa_queue_destroy waits for them (bounded), so
@@ -141,6 +146,9 @@ dispatch_record* take_record(queue_state& q) noexcept {
         delete d;
         return nullptr;
     }
+    if (runtime().amd.hsa_amd_signal_value_pointer_fn == nullptr ||
+        runtime().amd.hsa_amd_signal_value_pointer_fn(d->signal, &d->value) != HSA_STATUS_SUCCESS)
+        d->value = nullptr;
     return d;
 }
 
@@ -215,12 +223,20 @@ void retire(queue_state& q, dispatch_record& d) noexcept {
         q.unfired.fetch_sub(1, std::memory_order_release);  // pairs with the acquire in needs_gate
     }
     // Silent stores: nothing waits on a retired record's signals (no wake-ups to pay for).
-    rt.core.hsa_signal_silent_store_relaxed_fn(d.signal, 1);
+    if (d.value != nullptr)
+        __atomic_store_n(d.value, 1, __ATOMIC_RELAXED);
+    else
+        rt.core.hsa_signal_silent_store_relaxed_fn(d.signal, 1);
     if (d.is_gate) rt.core.hsa_signal_silent_store_relaxed_fn(d.gate, 1);
     if (d.counted) replay_gate::finished(q.agent.handle);
     // Last: queue_destroy and OnUnload wait for these, and the runtime may go away after.
     q.in_flight.fetch_sub(1, std::memory_order_release);
     g_in_flight.fetch_sub(1, std::memory_order_release);
+}
+
+bool completed(const dispatch_record& d) noexcept {
+    if (d.value != nullptr) return __atomic_load_n(d.value, __ATOMIC_ACQUIRE) < 1;
+    return runtime().core.hsa_signal_load_scacquire_fn(d.signal) < 1;
 }
 
 bool on_completion(hsa_signal_value_t, void* arg);
@@ -231,28 +247,32 @@ void open_gate(dispatch_record& d) noexcept { runtime().core.hsa_signal_store_sc
 
 // The queue's async handler (one registration at a time per queue, not one per dispatch):
 // retires completed records in submission order, then watches the first one still running, or
-// nothing when none is left.
+// nothing when none is left. Only this handler removes records, so the one it holds stays the head.
 bool on_completion(hsa_signal_value_t, void* arg) {
     auto* q = static_cast<queue_state*>(arg);
-    const auto& rt = runtime();
     std::shared_ptr<queue_state> keep;  // released last, after the lock: may be the last reference
-    for (;;) {
-        dispatch_record* d = nullptr;
-        bool open = false;
-        {
-            std::lock_guard lk(q->mu);
-            d = q->head;
-            if (d == nullptr) {
-                q->armed = false;
-                keep = std::move(q->self);
-                break;
-            }
-            open = d->is_gate && !d->gate_open;
-            d->gate_open = d->gate_open || open;
+    // The head, and whether it is a gate to open now; false when none is left (disarmed).
+    auto next_head = [&](dispatch_record*& d, bool& open) {  // called with q->mu held
+        d = q->head;
+        if (d == nullptr) {
+            q->armed = false;
+            keep = std::move(q->self);
+            return false;
         }
+        open = d->is_gate && !d->gate_open;
+        d->gate_open = d->gate_open || open;
+        return true;
+    };
+    dispatch_record* d = nullptr;
+    bool open = false;
+    {
+        std::lock_guard lk(q->mu);
+        if (!next_head(d, open)) return false;
+    }
+    for (;;) {
         if (open) open_gate(*d);
-        if (rt.core.hsa_signal_load_scacquire_fn(d->signal) >= 1) {
-            if (rt.amd.hsa_amd_signal_async_handler_fn(d->signal, HSA_SIGNAL_CONDITION_LT, 1, &on_completion, q) !=
+        if (!completed(*d)) {
+            if (runtime().amd.hsa_amd_signal_async_handler_fn(d->signal, HSA_SIGNAL_CONDITION_LT, 1, &on_completion, q) !=
                 HSA_STATUS_SUCCESS) {
                 std::fprintf(stderr, "[encore] cannot watch a dispatch's completion; COMPLETE records wait for the next dispatch\n");
                 std::lock_guard lk(q->mu);
@@ -262,19 +282,19 @@ bool on_completion(hsa_signal_value_t, void* arg) {
             break;
         }
         retire(*q, *d);
-        std::lock_guard lk(q->mu);
+        std::lock_guard lk(q->mu);  // one lock per record: pop it, pool it, take the next head
         q->head = d->next;
         if (q->head == nullptr) q->tail = nullptr;
         d->next = q->free;
         q->free = d;
+        if (!next_head(d, open)) break;
     }
     return false;  // re-registered above when records are left
 }
 
 // Appends a prepared record to its queue's in-flight list and arms the queue's handler when none
 // watches it. false (the record not added) when the runtime refuses to watch a signal.
-bool push(const std::shared_ptr<queue_state>& qs, dispatch_record* d) noexcept {
-    queue_state& q = *qs;
+bool push(queue_state& q, dispatch_record* d) noexcept {
     std::lock_guard lk(q.mu);
     d->next = nullptr;
     d->gate_open = false;
@@ -298,7 +318,7 @@ bool push(const std::shared_ptr<queue_state>& qs, dispatch_record* d) noexcept {
             // Records stranded by an earlier refusal: this one waits with them for the next arm.
         } else {
             q.armed = true;
-            q.self = qs;
+            q.self = q.shared_from_this();
         }
     }
     if (d->app_signal.handle != 0) q.unfired.fetch_add(1, std::memory_order_relaxed);
@@ -351,20 +371,20 @@ hsa_barrier_and_packet_t barrier_with(hsa_signal_t completion, bool barrier_bit 
 // fire: a barrier-AND waiting on a gate the handler opens once they fired, so the packet starts
 // after them as it would have without encore. (The gate's own barrier bit is not needed: the
 // packet behind it has one.)
-void gate_if_needed(const std::shared_ptr<queue_state>& qs, const void* pkt,
+void gate_if_needed(queue_state& qs, const void* pkt,
                     hsa_amd_queue_intercept_packet_writer writer) noexcept {
-    if (!has_barrier_bit(pkt) || qs->unfired.load(std::memory_order_acquire) == 0) return;
-    dispatch_record* d = take_record(*qs);
+    if (!has_barrier_bit(pkt) || qs.unfired.load(std::memory_order_acquire) == 0) return;
+    dispatch_record* d = take_record(qs);
     if (d != nullptr && d->gate.handle == 0 &&
         runtime().core.hsa_signal_create_fn(1, 0, nullptr, &d->gate) != HSA_STATUS_SUCCESS) {
-        put_back(*qs, d);
+        put_back(qs, d);
         d = nullptr;
     }
     if (d == nullptr) {
         warn_signal_once();
         return;
     }
-    d->queue = qs.get();
+    d->queue = &qs;
     d->app_signal = {};
     d->counted = d->traced = false;
     d->is_gate = true;
@@ -372,7 +392,7 @@ void gate_if_needed(const std::shared_ptr<queue_state>& qs, const void* pkt,
     b.dep_signal[0] = d->gate;
     if (!push(qs, d)) {
         runtime().core.hsa_signal_silent_store_relaxed_fn(d->gate, 1);
-        put_back(*qs, d);
+        put_back(qs, d);
         return;
     }
     writer(&b, 1);
@@ -381,7 +401,7 @@ void gate_if_needed(const std::shared_ptr<queue_state>& qs, const void* pkt,
 // The ordinary path of one kernel dispatch packet: traced (ENQUEUE/COMPLETE) for the contexts in
 // the masks, counted in its agent's replay gate when replay is on; the program's completion
 // signal, if any, fires when the record retires.
-void submit_ordinary(const std::shared_ptr<queue_state>& qs, const hsa_kernel_dispatch_packet_t& in,
+void submit_ordinary(queue_state& qs, const hsa_kernel_dispatch_packet_t& in,
                      hsa_amd_queue_intercept_packet_writer writer, std::uint64_t enqueue_mask,
                      std::uint64_t complete_mask, std::uint64_t dispatch_id = 0) noexcept {
     const bool count = replay_gate::enabled();
@@ -389,14 +409,14 @@ void submit_ordinary(const std::shared_ptr<queue_state>& qs, const hsa_kernel_di
         writer(&in, 1);
         return;
     }
-    replay_gate::shared_hold hold(qs->agent.handle);
-    dispatch_record* d = take_record(*qs);
+    replay_gate::shared_hold hold(qs.agent.handle);
+    dispatch_record* d = take_record(qs);
     if (d == nullptr) {
         warn_signal_once();
         writer(&in, 1);
         return;
     }
-    d->queue = qs.get();
+    d->queue = &qs;
     d->enqueue_mask = enqueue_mask;
     d->complete_mask = complete_mask;
     d->counted = count;
@@ -404,12 +424,12 @@ void submit_ordinary(const std::shared_ptr<queue_state>& qs, const hsa_kernel_di
     d->traced = (enqueue_mask | complete_mask) != 0 &&
                 event::capture_into(d->ev, kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, complete_mask);
     if (d->traced) {
-        fill_info(d->payload, *qs, in,
+        fill_info(d->payload, qs, in,
                   dispatch_id != 0 ? dispatch_id : g_dispatch_id.fetch_add(1, std::memory_order_relaxed) + 1);
         d->ev.deliver_to(enqueue_mask, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, ROCPROFILER_CALLBACK_PHASE_ENTER, &d->payload);
     }
     if (!d->traced && !count) {
-        put_back(*qs, d);
+        put_back(qs, d);
         writer(&in, 1);
         return;
     }
@@ -418,10 +438,10 @@ void submit_ordinary(const std::shared_ptr<queue_state>& qs, const hsa_kernel_di
     pkt.completion_signal = d->signal;
     if (d->traced)
         d->ev.deliver_to(enqueue_mask, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, ROCPROFILER_CALLBACK_PHASE_EXIT, &d->payload);
-    if (count) replay_gate::started(qs->agent.handle);
+    if (count) replay_gate::started(qs.agent.handle);
     if (!push(qs, d)) {
-        if (count) replay_gate::finished(qs->agent.handle);
-        put_back(*qs, d);
+        if (count) replay_gate::finished(qs.agent.handle);
+        put_back(qs, d);
         static std::atomic<bool> warned{false};
         if (!warned.exchange(true))
             std::fprintf(stderr, "[encore] cannot watch a dispatch's completion; its COMPLETE record is lost\n");
@@ -479,7 +499,7 @@ public:
     }
 
     void run_once() noexcept override {
-        submit_ordinary(qs_, pkt_, writer_, subscribed(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE),
+        submit_ordinary(*qs_, pkt_, writer_, subscribed(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE),
                         subscribed(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_COMPLETE), dispatch_id_);
     }
 
@@ -555,7 +575,10 @@ public:
             return "a pass did not complete within the wait bound (ENCORE_REPLAY_TIMEOUT_MS): no further passes";
         }
         deliver_complete(*d);
-        runtime().core.hsa_signal_silent_store_relaxed_fn(d->signal, 1);
+        if (d->value != nullptr)
+            __atomic_store_n(d->value, 1, __ATOMIC_RELAXED);
+        else
+            runtime().core.hsa_signal_silent_store_relaxed_fn(d->signal, 1);
         put_back(*qs_, d);
         return nullptr;
     }
@@ -608,13 +631,9 @@ void intercept(const void* pkts, std::uint64_t count, std::uint64_t, void* data,
         writer(pkts, count);
         return;
     }
-    std::shared_ptr<queue_state> qs;
-    {
-        std::lock_guard lk(g_queues_mutex);
-        if (auto it = g_queues.find(q->queue); it != g_queues.end()) qs = it->second;
-    }
+    queue_state& qs = *q;
     const auto* in = static_cast<const hsa_kernel_dispatch_packet_t*>(pkts);
-    if (qs && replay_on && core::replay::service_active()) {
+    if (replay_on && core::replay::service_active()) {
         if (count == 1 && is_kernel_dispatch(in)) {
             if (core::replay::in_replay()) {
                 core::replay::warn_once("a dispatch submitted from a replay callback runs once (nested replays are declined)");
@@ -628,8 +647,8 @@ void intercept(const void* pkts, std::uint64_t count, std::uint64_t, void* data,
                 hsa_kernel_dispatch_packet_t pkt = in[0];
                 rocprofiler_callback_tracing_kernel_dispatch_data_t p{};
                 const std::uint64_t id = g_dispatch_id.fetch_add(1, std::memory_order_relaxed) + 1;
-                fill_info(p, *qs, pkt, id);
-                hsa_replay backend(qs, pkt, writer, id);
+                fill_info(p, qs, pkt, id);
+                hsa_replay backend(qs.shared_from_this(), pkt, writer, id);
                 core::replay::replay_dispatch(p.dispatch_info, backend);
                 if (own_id) t->current = 0;
                 return;
@@ -643,8 +662,8 @@ void intercept(const void* pkts, std::uint64_t count, std::uint64_t, void* data,
         }
     }
     for (std::uint64_t i = 0; i < count; ++i) {
-        if (qs) gate_if_needed(qs, &in[i], writer);
-        if (!qs || !is_kernel_dispatch(&in[i])) {
+        gate_if_needed(qs, &in[i], writer);
+        if (!is_kernel_dispatch(&in[i])) {
             writer(&in[i], 1);
             continue;
         }
