@@ -56,7 +56,7 @@ AsyncState* g_async = nullptr;
 auto& g_async_start_mu = leaky<std::mutex>();
 
 void async_loop(AsyncState* st) {
-  uint64_t idle_since = 0;  // when a pass last ran no handler (0: the last pass ran some)
+  uint64_t last_fired = 0;  // when a pass last ran a handler (0: not since the last sleep)
   uint32_t polls = 0;
   for (;;) {
     const uint32_t epoch = g_async_epoch.load(std::memory_order_seq_cst);
@@ -97,24 +97,20 @@ void async_loop(AsyncState* st) {
       st->entries.swap(work);
     }
     if (fired) {
-      idle_since = 0;
+      last_fired = now_ticks();
       continue;
     }
     // Like ROCr's event thread (Signal::WaitAny polls 200 us before it blocks), poll briefly
-    // before sleeping while handlers are registered: a handler that re-registers for the next
-    // of a stream of completions would otherwise sleep and be woken (two context switches) for
-    // each. Not with nothing to watch: on few cores a spinning thread delays the others.
-    // Yielding: the packet processors that complete the signals may share the core.
-    if (kept > 0) {
-      const uint64_t now = now_ticks();
-      if (idle_since == 0) idle_since = now;
-      if (now - idle_since < 20'000) {
-        for (int i = 0; i < 64; ++i) cpu_relax();
-        if ((++polls & 15) == 0) std::this_thread::yield();
-        continue;
-      }
-      idle_since = 0;
+    // before sleeping, but only in a stream: a handler ran lately and handlers are still
+    // registered (one that re-registers for the next completion would otherwise sleep and be
+    // woken, two context switches, for each). Otherwise not: on few cores a spinning thread
+    // delays the ones it waits for. Yielding: the packet processors may share the core.
+    if (kept > 0 && last_fired != 0 && now_ticks() - last_fired < 20'000) {
+      for (int i = 0; i < 64; ++i) cpu_relax();
+      if ((++polls & 15) == 0) std::this_thread::yield();
+      continue;
     }
+    last_fired = 0;
     {
       // A watched signal changed after its check above bumped the epoch: either seen here or
       // by the futex (pairs with wake_async).
