@@ -220,7 +220,7 @@ void retire(queue_state& q, dispatch_record& d) noexcept {
     if (d.app_signal.handle != 0) {
         // What the packet processor does with a packet's completion signal.
         rt.core.hsa_signal_subtract_screlease_fn(d.app_signal, 1);
-        q.unfired.fetch_sub(1, std::memory_order_release);  // pairs with the acquire in needs_gate
+        q.unfired.fetch_sub(1, std::memory_order_release);  // pairs with the acquire in gate_if_needed and intercept
     }
     // Silent stores: nothing waits on a retired record's signals (no wake-ups to pay for).
     if (d.value != nullptr)
