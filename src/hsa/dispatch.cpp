@@ -62,6 +62,7 @@ struct dispatch_record {
     hsa_signal_t app_signal{};        // the program's completion signal, fired at retirement
     queue_state* queue = nullptr;
     std::uint64_t enqueue_mask = 0, complete_mask = 0;
+    std::uint64_t runtime_epoch = 0;  // g_runtime_epoch when its signals were created
     bool counted = false;    // in its agent's replay-gate count
     bool traced = false;     // ev holds the contexts and correlation captured at ENQUEUE
     bool is_gate = false;
@@ -104,6 +105,9 @@ std::atomic<std::int64_t> g_in_flight{0};
 // runtime's until it shuts down.
 std::mutex g_spare_mutex;
 dispatch_record* g_spare = nullptr;     // guarded by g_spare_mutex
+// Bumped when the runtime unloads encore (its signals die with it): pooled records of an earlier
+// epoch are dropped, not reused, should this library stay loaded across hsa_shut_down/hsa_init.
+std::atomic<std::uint64_t> g_runtime_epoch{1};
 dispatch_record* g_stranded = nullptr;  // guarded by g_spare_mutex
 
 queue_state::~queue_state() {
@@ -126,22 +130,24 @@ void warn_signal_once() noexcept {
 // A record from the queue's pool, else another queue's spares, else a new one; null when no
 // signal can be created. Its signal is 1.
 dispatch_record* take_record(queue_state& q) noexcept {
-    {
-        std::lock_guard lk(q.mu);
-        if (dispatch_record* d = q.free) {
-            q.free = d->next;
-            return d;
+    const std::uint64_t epoch = g_runtime_epoch.load(std::memory_order_relaxed);
+    for (;;) {
+        dispatch_record* d = nullptr;
+        {
+            std::lock_guard lk(q.mu);
+            if ((d = q.free) != nullptr) q.free = d->next;
         }
-    }
-    {
-        std::lock_guard lk(g_spare_mutex);
-        if (dispatch_record* d = g_spare) {
-            g_spare = d->next;
-            return d;
+        if (d == nullptr) {
+            std::lock_guard lk(g_spare_mutex);
+            if ((d = g_spare) != nullptr) g_spare = d->next;
         }
+        if (d == nullptr) break;
+        if (d->runtime_epoch == epoch) return d;
+        delete d;  // its signals belonged to a runtime instance that has shut down
     }
     auto* d = new (std::nothrow) dispatch_record;
     if (d == nullptr) return nullptr;
+    d->runtime_epoch = epoch;
     if (runtime().core.hsa_signal_create_fn(1, 0, nullptr, &d->signal) != HSA_STATUS_SUCCESS) {
         delete d;
         return nullptr;
@@ -761,6 +767,7 @@ void uninstall_dispatch_tracing(::HsaApiTable& table) noexcept {
     if (const auto left = g_in_flight.load(std::memory_order_acquire); left > 0)
         std::fprintf(stderr, "[encore] %lld dispatches did not complete before the HSA runtime unloaded; their COMPLETE records are lost\n",
                      static_cast<long long>(left));
+    g_runtime_epoch.fetch_add(1, std::memory_order_relaxed);
     if (table.core_ == nullptr) return;
     // Only slots that still hold encore's functions: another tool may have wrapped them since.
     if (table.core_->hsa_queue_create_fn == &queue_create) table.core_->hsa_queue_create_fn = runtime().core.hsa_queue_create_fn;
