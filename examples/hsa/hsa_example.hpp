@@ -197,6 +197,23 @@ inline void dispatch_1d(hsa_queue_t* q, uint64_t kernel_object, void* kernarg, u
   hsa_signal_store_screlease(q->doorbell_signal, static_cast<hsa_signal_value_t>(idx));
 }
 
+// Writes a barrier-AND packet with the barrier bit set (no dependencies: it completes once
+// every packet before it has) and rings the doorbell.
+inline void barrier_and(hsa_queue_t* q, hsa_signal_t completion) {
+  const uint64_t idx = hsa_queue_add_write_index_screlease(q, 1);
+  while (idx - hsa_queue_load_read_index_scacquire(q) >= q->size) {
+  }
+  auto* p = static_cast<hsa_barrier_and_packet_t*>(q->base_address) + (idx & (q->size - 1));
+  std::memset(reinterpret_cast<char*>(p) + 4, 0, sizeof(*p) - 4);
+  p->completion_signal = completion;
+  const uint16_t header = (HSA_PACKET_TYPE_BARRIER_AND << HSA_PACKET_HEADER_TYPE) |
+                          (1 << HSA_PACKET_HEADER_BARRIER) |
+                          (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE) |
+                          (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE);
+  __atomic_store_n(reinterpret_cast<uint32_t*>(p), static_cast<uint32_t>(header), __ATOMIC_RELEASE);
+  hsa_signal_store_screlease(q->doorbell_signal, static_cast<hsa_signal_value_t>(idx));
+}
+
 inline void wait_done(hsa_signal_t s) {
   while (hsa_signal_wait_scacquire(s, HSA_SIGNAL_CONDITION_LT, 1, UINT64_MAX, HSA_WAIT_STATE_BLOCKED) >= 1) {
   }

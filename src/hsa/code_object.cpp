@@ -59,6 +59,9 @@ struct state {
     std::shared_mutex ids_mutex;    // guards executables and kernel_ids
     std::unordered_map<std::uint64_t, executable_rec> executables;  // by executable handle
     std::unordered_map<std::uint64_t, std::uint64_t> kernel_ids;    // kernel object -> kernel id
+    // Bumped (under ids_mutex held exclusively) on every change of kernel_ids: kernel_id_of's
+    // per-thread cache is valid while it is unchanged.
+    std::atomic<std::uint64_t> ids_generation{1};
     std::atomic<std::uint64_t> next_code_object{1}, next_kernel{1};
 };
 
@@ -206,6 +209,7 @@ void load(hsa_executable_t exe) noexcept {
         std::unique_lock lk(s.ids_mutex);
         for (auto& co : cos)
             for (auto& sym : co->symbols) s.kernel_ids[sym->payload.kernel_object] = sym->payload.kernel_id;
+        s.ids_generation.fetch_add(1, std::memory_order_release);
         auto& slot = s.executables[exe.handle];
         for (auto& co : cos) slot.push_back(std::move(co));
         kept = &slot;
@@ -245,6 +249,7 @@ void unload(hsa_executable_t exe) noexcept {
             auto it = s.kernel_ids.find(sym->payload.kernel_object);
             if (it != s.kernel_ids.end() && it->second == sym->payload.kernel_id) s.kernel_ids.erase(it);
         }
+    s.ids_generation.fetch_add(1, std::memory_order_release);
 }
 
 hsa_status_t executable_freeze(hsa_executable_t exe, const char* options) noexcept {
@@ -272,10 +277,19 @@ hsa_status_t executable_destroy(hsa_executable_t exe) noexcept {
 }  // namespace
 
 std::uint64_t kernel_id_of(std::uint64_t kernel_object) noexcept {
+    // Called for every traced dispatch, mostly with the kernel of the one before: a one-entry
+    // cache per thread spares the shared lock (its cache line is written by every thread).
+    struct cached {
+        std::uint64_t generation = 0, kernel_object = 0, id = 0;
+    };
+    thread_local cached c;
     auto& s = g();
+    if (c.kernel_object == kernel_object && c.generation == s.ids_generation.load(std::memory_order_acquire))
+        return c.id;
     std::shared_lock lk(s.ids_mutex);
     const auto it = s.kernel_ids.find(kernel_object);
-    return it != s.kernel_ids.end() ? it->second : 0;
+    c = {s.ids_generation.load(std::memory_order_relaxed), kernel_object, it != s.kernel_ids.end() ? it->second : 0};
+    return c.id;
 }
 
 bool install_code_object_tracing(::HsaApiTable& table) noexcept {
@@ -319,6 +333,7 @@ void uninstall_code_object_tracing(::HsaApiTable& table) noexcept {
     std::unique_lock lk(s.ids_mutex);
     decltype(s.executables)().swap(s.executables);
     decltype(s.kernel_ids)().swap(s.kernel_ids);
+    s.ids_generation.fetch_add(1, std::memory_order_release);
 }
 
 void deliver_runtime_initialization(std::uint64_t runtime_version) noexcept {

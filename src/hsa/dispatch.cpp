@@ -6,12 +6,23 @@
 //   - dispatch id from one process-wide counter; correlation id of the enclosing traced call on
 //     this thread (e.g. the doorbell store), or a new one;
 //   - ENQUEUE ENTER callbacks (each context gets its own user_data), then the packet is written
-//     with encore's completion signal, then ENQUEUE EXIT;
-//   - an application completion signal is kept: a barrier-AND packet with the barrier bit set
-//     follows the kernel and carries it, so it fires after encore's;
-//   - when encore's signal completes, an async handler reads the dispatch's start/end times and
-//     runs COMPLETE callbacks (phase NONE) with the user_data each context had at ENQUEUE.
+//     with the completion signal of a pooled dispatch record, then ENQUEUE EXIT;
+//   - the record joins its queue's in-flight list (submission order). One async handler per
+//     queue watches the oldest record's signal. When it fires, the handler retires every
+//     completed record in order: reads its start/end times, runs COMPLETE callbacks (phase NONE)
+//     with the user_data each context had at ENQUEUE, then fires the program's completion
+//     signal, if any, as the packet processor would have (decrement by 1); then it watches the
+//     first record still running;
+//   - a later packet with the barrier bit set must not start before those program signals fired
+//     (AQL: it waits for every preceding packet, completion signal included). While any is still
+//     to fire on its queue, a barrier-AND packet waiting on a gate signal goes first; the handler
+//     opens the gate when it has retired everything before it.
 // Contexts are captured at ENQUEUE: stopping one later still delivers the COMPLETE.
+//
+// Why not a barrier packet carrying the program's signal behind each kernel, and an async handler
+// per dispatch (the first design): two packets per dispatch and one handler registration (a wake-up
+// of the runtime's event thread, which then waits on every registered signal) per dispatch cost
+// +3.5 us per dispatch on the software runtime (benchmarks/RESULTS.md).
 #include "events.hpp"
 #include "replay.hpp"
 #include "replay_memory.hpp"
@@ -36,49 +47,122 @@
 namespace encore::hsa {
 namespace {
 
-struct queue_state {
+struct queue_state;
+
+// One dispatch between ENQUEUE and COMPLETE, or a gate. Records are pooled with their signals: in
+// the steady state nothing is allocated and no signal is created per dispatch (creating a signal
+// per dispatch is what made the reference spend ~45 us per dispatch).
+struct dispatch_record {
+    dispatch_record* next = nullptr;  // in its queue's in-flight list, or in a free list
+    hsa_signal_t signal{};            // completion signal of the packet encore writes; 1 while free
+    // signal's value, read and reset without a runtime call (hsa_amd_signal_value_pointer; null:
+    // through the API). A call costs a handle lookup on the software runtime.
+    volatile hsa_signal_value_t* value = nullptr;
+    hsa_signal_t gate{};              // a gate's dependency, created on first use; 1 while free
+    hsa_signal_t app_signal{};        // the program's completion signal, fired at retirement
+    queue_state* queue = nullptr;
+    std::uint64_t enqueue_mask = 0, complete_mask = 0;
+    std::uint64_t runtime_epoch = 0;  // g_runtime_epoch when its signals were created
+    bool counted = false;    // in its agent's replay-gate count
+    bool traced = false;     // ev holds the contexts and correlation captured at ENQUEUE
+    bool is_gate = false;
+    bool gate_open = false;  // guarded by the queue's mu
+    event ev;
+    rocprofiler_callback_tracing_kernel_dispatch_data_t payload;
+};
+
+// Reached from the intercept handler as its user data, alive while the runtime's queue exists
+// (queue_destroy drops its reference only after the runtime destroyed the queue).
+struct queue_state : std::enable_shared_from_this<queue_state> {
     hsa_agent_t agent;
     hsa_queue_t* queue;
-    // Dispatches submitted through encore with its completion signal whose handler has not run:
-    // hsa_queue_destroy waits for them (bounded), so their COMPLETE is not lost.
+    // Records (gates included) not retired yet: hsa_queue_destroy waits for them (bounded), so
+    // their COMPLETE records and program signals are not lost with the queue.
     std::atomic<std::int64_t> in_flight{0};
+    // Program signals of records in flight, still to fire. Incremented under mu at submission,
+    // decremented (release) after the signal fired; a barrier-bit packet reads it (acquire) to
+    // know whether it needs a gate.
+    std::atomic<std::int64_t> unfired{0};
+    std::mutex mu;
+    dispatch_record* head = nullptr;  // in-flight list, oldest first (guarded by mu)
+    dispatch_record* tail = nullptr;  // (guarded by mu)
+    dispatch_record* free = nullptr;  // this queue's pool (guarded by mu)
+    bool armed = false;               // an async handler watches head->signal (guarded by mu)
+    std::shared_ptr<queue_state> self;  // keeps this alive while armed: the handler's argument
+
+    ~queue_state();
 };
 
 std::mutex g_queues_mutex;
 std::unordered_map<const hsa_queue_t*, std::shared_ptr<queue_state>> g_queues;  // guarded by g_queues_mutex
 std::atomic<std::uint64_t> g_dispatch_id{0};
-// Dispatches whose COMPLETE has not been delivered yet: OnUnload waits for them, so a program
-// that shuts HSA down right after its last dispatch still gets every COMPLETE.
+// Records not retired yet, all queues: OnUnload waits for them, so a program that shuts HSA down
+// right after its last dispatch still gets every COMPLETE.
 std::atomic<std::int64_t> g_in_flight{0};
 
-// Completion signals are reused: creating one per dispatch is what made the reference spend
-// ~45 us per dispatch. A signal returns here reset to 1 after its COMPLETE was delivered.
-std::mutex g_pool_mutex;
-std::vector<hsa_signal_t> g_signal_pool;  // guarded by g_pool_mutex
-constexpr std::size_t max_pooled_signals = 4096;
+// Pooled records of destroyed queues, for any queue; and records a stuck replay pass left with
+// the runtime. Plain pointers, never freed: the records stay reachable, their signals are the
+// runtime's until it shuts down.
+std::mutex g_spare_mutex;
+dispatch_record* g_spare = nullptr;     // guarded by g_spare_mutex
+// Bumped when the runtime unloads encore (its signals die with it): pooled records of an earlier
+// epoch are dropped, not reused, should this library stay loaded across hsa_shut_down/hsa_init.
+std::atomic<std::uint64_t> g_runtime_epoch{1};
+dispatch_record* g_stranded = nullptr;  // guarded by g_spare_mutex
 
-bool take_signal(hsa_signal_t& out) {
-    {
-        std::lock_guard lk(g_pool_mutex);
-        if (!g_signal_pool.empty()) {
-            out = g_signal_pool.back();
-            g_signal_pool.pop_back();
-            return true;
-        }
-    }
-    return runtime().core.hsa_signal_create_fn(1, 0, nullptr, &out) == HSA_STATUS_SUCCESS;
+queue_state::~queue_state() {
+    // Records still in the in-flight list (only after a refused handler registration) may still
+    // be written by the runtime: they are left alone.
+    if (free == nullptr) return;
+    dispatch_record* last = free;
+    while (last->next != nullptr) last = last->next;
+    std::lock_guard lk(g_spare_mutex);
+    last->next = g_spare;
+    g_spare = free;
 }
 
-void give_back_signal(hsa_signal_t s) {
-    runtime().core.hsa_signal_store_screlease_fn(s, 1);
-    {
-        std::lock_guard lk(g_pool_mutex);
-        if (g_signal_pool.size() < max_pooled_signals) {
-            g_signal_pool.push_back(s);
-            return;
+void warn_signal_once() noexcept {
+    static std::atomic<bool> warned{false};
+    if (!warned.exchange(true))
+        std::fprintf(stderr, "[encore] cannot create a completion signal; dispatches are not timed\n");
+}
+
+// A record from the queue's pool, else another queue's spares, else a new one; null when no
+// signal can be created. Its signal is 1.
+dispatch_record* take_record(queue_state& q) noexcept {
+    const std::uint64_t epoch = g_runtime_epoch.load(std::memory_order_relaxed);
+    for (;;) {
+        dispatch_record* d = nullptr;
+        {
+            std::lock_guard lk(q.mu);
+            if ((d = q.free) != nullptr) q.free = d->next;
         }
+        if (d == nullptr) {
+            std::lock_guard lk(g_spare_mutex);
+            if ((d = g_spare) != nullptr) g_spare = d->next;
+        }
+        if (d == nullptr) break;
+        if (d->runtime_epoch == epoch) return d;
+        delete d;  // its signals belonged to a runtime instance that has shut down
     }
-    runtime().core.hsa_signal_destroy_fn(s);
+    auto* d = new (std::nothrow) dispatch_record;
+    if (d == nullptr) return nullptr;
+    d->runtime_epoch = epoch;
+    if (runtime().core.hsa_signal_create_fn(1, 0, nullptr, &d->signal) != HSA_STATUS_SUCCESS) {
+        delete d;
+        return nullptr;
+    }
+    if (runtime().amd.hsa_amd_signal_value_pointer_fn == nullptr ||
+        runtime().amd.hsa_amd_signal_value_pointer_fn(d->signal, &d->value) != HSA_STATUS_SUCCESS)
+        d->value = nullptr;
+    return d;
+}
+
+// Back to the queue's pool; its signals must be 1 again.
+void put_back(queue_state& q, dispatch_record* d) noexcept {
+    std::lock_guard lk(q.mu);
+    d->next = q.free;
+    q.free = d;
 }
 
 
@@ -117,18 +201,8 @@ agent_gate& replay_gate_of(std::uint64_t agent) {
     return *g_gates[n].gate;
 }
 
-// One dispatch between ENQUEUE and COMPLETE (heap: completes on the runtime's handler thread).
-struct dispatch_record {
-    std::shared_ptr<queue_state> queue;
-    hsa_signal_t signal;
-    std::uint64_t enqueue_mask, complete_mask;
-    bool counted;               // in its agent's replay-gate count
-    std::unique_ptr<event> ev;  // contexts and correlation captured at ENQUEUE (null: untraced)
-    rocprofiler_callback_tracing_kernel_dispatch_data_t payload;
-};
-
 void deliver_complete(dispatch_record& d) noexcept {
-    if (!d.ev) return;
+    if (!d.traced) return;
     hsa_amd_profiling_dispatch_time_t t{};
     if (runtime().amd.hsa_amd_profiling_get_dispatch_time_fn(d.queue->agent, d.signal, &t) == HSA_STATUS_SUCCESS) {
         d.payload.start_timestamp = to_encore_ns(t.start);
@@ -138,20 +212,125 @@ void deliver_complete(dispatch_record& d) noexcept {
     rocprofiler_user_data_t copies[tracing::max_contexts];
     for (std::uint64_t m = d.complete_mask; m != 0; m &= m - 1) {
         const auto c = static_cast<unsigned>(__builtin_ctzll(m));
-        copies[c] = d.ev->user_data[c];
+        copies[c] = d.ev.user_data[c];
     }
-    d.ev->deliver_to(d.complete_mask, ROCPROFILER_KERNEL_DISPATCH_COMPLETE, ROCPROFILER_CALLBACK_PHASE_NONE,
-                     &d.payload, copies);
+    d.ev.deliver_to(d.complete_mask, ROCPROFILER_KERNEL_DISPATCH_COMPLETE, ROCPROFILER_CALLBACK_PHASE_NONE,
+                    &d.payload, copies);
 }
 
-bool on_complete(hsa_signal_value_t, void* arg) {
-    std::unique_ptr<dispatch_record> d(static_cast<dispatch_record*>(arg));
-    deliver_complete(*d);
-    give_back_signal(d->signal);
-    if (d->counted) replay_gate::finished(d->queue->agent.handle);
-    d->queue->in_flight.fetch_sub(1, std::memory_order_release);
+// A completed record's end: its COMPLETE, then the program's signal, then its own signals back
+// to 1 for reuse.
+void retire(queue_state& q, dispatch_record& d) noexcept {
+    const auto& rt = runtime();
+    deliver_complete(d);
+    if (d.app_signal.handle != 0) {
+        // What the packet processor does with a packet's completion signal.
+        rt.core.hsa_signal_subtract_screlease_fn(d.app_signal, 1);
+        q.unfired.fetch_sub(1, std::memory_order_release);  // pairs with the acquire in gate_if_needed and intercept
+    }
+    // Silent stores: nothing waits on a retired record's signals (no wake-ups to pay for).
+    if (d.value != nullptr)
+        __atomic_store_n(d.value, 1, __ATOMIC_RELAXED);
+    else
+        rt.core.hsa_signal_silent_store_relaxed_fn(d.signal, 1);
+    if (d.is_gate) rt.core.hsa_signal_silent_store_relaxed_fn(d.gate, 1);
+    if (d.counted) replay_gate::finished(q.agent.handle);
+    // Last: queue_destroy and OnUnload wait for these, and the runtime may go away after.
+    q.in_flight.fetch_sub(1, std::memory_order_release);
     g_in_flight.fetch_sub(1, std::memory_order_release);
-    return false;  // one-shot
+}
+
+bool completed(const dispatch_record& d) noexcept {
+    if (d.value != nullptr) return __atomic_load_n(d.value, __ATOMIC_ACQUIRE) < 1;
+    return runtime().core.hsa_signal_load_scacquire_fn(d.signal) < 1;
+}
+
+bool on_completion(hsa_signal_value_t, void* arg);
+
+// Opens a gate that reached the head of its queue's list: everything before it has retired,
+// so the program signals before it fired.
+void open_gate(dispatch_record& d) noexcept { runtime().core.hsa_signal_store_screlease_fn(d.gate, 0); }
+
+// The queue's async handler (one registration at a time per queue, not one per dispatch):
+// retires completed records in submission order, then watches the first one still running, or
+// nothing when none is left. Only this handler removes records, so the one it holds stays the head.
+bool on_completion(hsa_signal_value_t, void* arg) {
+    auto* q = static_cast<queue_state*>(arg);
+    std::shared_ptr<queue_state> keep;  // released last, after the lock: may be the last reference
+    // The head, and whether it is a gate to open now; false when none is left (disarmed).
+    auto next_head = [&](dispatch_record*& d, bool& open) {  // called with q->mu held
+        d = q->head;
+        if (d == nullptr) {
+            q->armed = false;
+            keep = std::move(q->self);
+            return false;
+        }
+        open = d->is_gate && !d->gate_open;
+        d->gate_open = d->gate_open || open;
+        return true;
+    };
+    dispatch_record* d = nullptr;
+    bool open = false;
+    {
+        std::lock_guard lk(q->mu);
+        if (!next_head(d, open)) return false;
+    }
+    for (;;) {
+        if (open) open_gate(*d);
+        if (!completed(*d)) {
+            if (runtime().amd.hsa_amd_signal_async_handler_fn(d->signal, HSA_SIGNAL_CONDITION_LT, 1, &on_completion, q) !=
+                HSA_STATUS_SUCCESS) {
+                std::fprintf(stderr, "[encore] cannot watch a dispatch's completion; COMPLETE records wait for the next dispatch\n");
+                std::lock_guard lk(q->mu);
+                q->armed = false;
+                keep = std::move(q->self);
+            }
+            break;
+        }
+        retire(*q, *d);
+        std::lock_guard lk(q->mu);  // one lock per record: pop it, pool it, take the next head
+        q->head = d->next;
+        if (q->head == nullptr) q->tail = nullptr;
+        d->next = q->free;
+        q->free = d;
+        if (!next_head(d, open)) break;
+    }
+    return false;  // re-registered above when records are left
+}
+
+// Appends a prepared record to its queue's in-flight list and arms the queue's handler when none
+// watches it. false (the record not added) when the runtime refuses to watch a signal.
+bool push(queue_state& q, dispatch_record* d) noexcept {
+    std::lock_guard lk(q.mu);
+    d->next = nullptr;
+    d->gate_open = false;
+    if (q.tail != nullptr)
+        q.tail->next = d;
+    else
+        q.head = d;
+    q.tail = d;
+    if (!q.armed) {
+        // Under the lock, so "none left, disarm" in the handler and this never interleave.
+        if (q.head->is_gate && !q.head->gate_open) {
+            q.head->gate_open = true;
+            open_gate(*q.head);
+        }
+        if (runtime().amd.hsa_amd_signal_async_handler_fn(q.head->signal, HSA_SIGNAL_CONDITION_LT, 1, &on_completion,
+                                                          &q) != HSA_STATUS_SUCCESS) {
+            if (q.head == d) {
+                q.head = q.tail = nullptr;
+                return false;
+            }
+            // Records stranded by an earlier refusal: this one waits with them for the next arm.
+        } else {
+            q.armed = true;
+            q.self = q.shared_from_this();
+        }
+    }
+    if (d->app_signal.handle != 0) q.unfired.fetch_add(1, std::memory_order_relaxed);
+    q.in_flight.fetch_add(1, std::memory_order_relaxed);
+    g_in_flight.fetch_add(1, std::memory_order_relaxed);
+    return true;
 }
 
 bool is_kernel_dispatch(const void* pkt) {
@@ -161,8 +340,15 @@ bool is_kernel_dispatch(const void* pkt) {
            HSA_PACKET_TYPE_KERNEL_DISPATCH;
 }
 
+bool has_barrier_bit(const void* pkt) {
+    std::uint16_t header;
+    std::memcpy(&header, pkt, sizeof(header));
+    return ((header >> HSA_PACKET_HEADER_BARRIER) & 1u) != 0;
+}
+
 void fill_info(rocprofiler_callback_tracing_kernel_dispatch_data_t& p, const queue_state& qs,
                const hsa_kernel_dispatch_packet_t& pkt, std::uint64_t dispatch_id) noexcept {
+    p = {};
     auto& info = p.dispatch_info;
     p.size = sizeof(p);
     info.size = sizeof(info);
@@ -177,26 +363,51 @@ void fill_info(rocprofiler_callback_tracing_kernel_dispatch_data_t& p, const que
     info.grid_size = {pkt.grid_size_x, pkt.grid_size_y, pkt.grid_size_z};
 }
 
-hsa_barrier_and_packet_t barrier_with(hsa_signal_t completion) noexcept {
+hsa_barrier_and_packet_t barrier_with(hsa_signal_t completion, bool barrier_bit = true) noexcept {
     hsa_barrier_and_packet_t barrier{};
     barrier.header = static_cast<std::uint16_t>((HSA_PACKET_TYPE_BARRIER_AND << HSA_PACKET_HEADER_TYPE) |
-                                                (1u << HSA_PACKET_HEADER_BARRIER) |
+                                                ((barrier_bit ? 1u : 0u) << HSA_PACKET_HEADER_BARRIER) |
                                                 (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_ACQUIRE_FENCE_SCOPE) |
                                                 (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_RELEASE_FENCE_SCOPE));
     barrier.completion_signal = completion;
     return barrier;
 }
 
-void warn_signal_once() noexcept {
-    static std::atomic<bool> warned{false};
-    if (!warned.exchange(true))
-        std::fprintf(stderr, "[encore] cannot create a completion signal; dispatches are not timed\n");
+// Before a packet with the barrier bit on a queue whose records still have program signals to
+// fire: a barrier-AND waiting on a gate the handler opens once they fired, so the packet starts
+// after them as it would have without encore. (The gate's own barrier bit is not needed: the
+// packet behind it has one.)
+void gate_if_needed(queue_state& qs, const void* pkt,
+                    hsa_amd_queue_intercept_packet_writer writer) noexcept {
+    if (!has_barrier_bit(pkt) || qs.unfired.load(std::memory_order_acquire) == 0) return;
+    dispatch_record* d = take_record(qs);
+    if (d != nullptr && d->gate.handle == 0 &&
+        runtime().core.hsa_signal_create_fn(1, 0, nullptr, &d->gate) != HSA_STATUS_SUCCESS) {
+        put_back(qs, d);
+        d = nullptr;
+    }
+    if (d == nullptr) {
+        warn_signal_once();
+        return;
+    }
+    d->queue = &qs;
+    d->app_signal = {};
+    d->counted = d->traced = false;
+    d->is_gate = true;
+    hsa_barrier_and_packet_t b = barrier_with(d->signal, false);
+    b.dep_signal[0] = d->gate;
+    if (!push(qs, d)) {
+        runtime().core.hsa_signal_silent_store_relaxed_fn(d->gate, 1);
+        put_back(qs, d);
+        return;
+    }
+    writer(&b, 1);
 }
 
 // The ordinary path of one kernel dispatch packet: traced (ENQUEUE/COMPLETE) for the contexts in
 // the masks, counted in its agent's replay gate when replay is on; the program's completion
-// signal, if any, fires from a barrier packet after encore's.
-void submit_ordinary(const std::shared_ptr<queue_state>& qs, const hsa_kernel_dispatch_packet_t& in,
+// signal, if any, fires when the record retires.
+void submit_ordinary(queue_state& qs, const hsa_kernel_dispatch_packet_t& in,
                      hsa_amd_queue_intercept_packet_writer writer, std::uint64_t enqueue_mask,
                      std::uint64_t complete_mask, std::uint64_t dispatch_id = 0) noexcept {
     const bool count = replay_gate::enabled();
@@ -204,54 +415,46 @@ void submit_ordinary(const std::shared_ptr<queue_state>& qs, const hsa_kernel_di
         writer(&in, 1);
         return;
     }
-    replay_gate::shared_hold hold(qs->agent.handle);
-    hsa_kernel_dispatch_packet_t pkt = in;
-    auto d = std::make_unique<dispatch_record>();
-    d->queue = qs;
-    d->enqueue_mask = enqueue_mask;
-    d->complete_mask = complete_mask;
-    d->counted = count;
-    if ((enqueue_mask | complete_mask) != 0) {
-        d->ev = event::capture_heap(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, complete_mask);
-        if (d->ev) {
-            fill_info(d->payload, *qs, pkt,
-                      dispatch_id != 0 ? dispatch_id : g_dispatch_id.fetch_add(1, std::memory_order_relaxed) + 1);
-            d->ev->deliver_to(enqueue_mask, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, ROCPROFILER_CALLBACK_PHASE_ENTER,
-                              &d->payload);
-        }
-    }
-    if (!d->ev && !count) {
-        writer(&in, 1);
-        return;
-    }
-    const hsa_signal_t app_signal = pkt.completion_signal;
-    if (!take_signal(d->signal)) {
+    replay_gate::shared_hold hold(qs.agent.handle);
+    dispatch_record* d = take_record(qs);
+    if (d == nullptr) {
         warn_signal_once();
         writer(&in, 1);
         return;
     }
-    pkt.completion_signal = d->signal;
-    const std::uint64_t n = app_signal.handle != 0 ? 2 : 1;
-    struct {
-        hsa_kernel_dispatch_packet_t k;
-        hsa_barrier_and_packet_t b;
-    } out{pkt, barrier_with(app_signal)};
-    static_assert(sizeof(out) == 2 * 64);
-    if (d->ev)
-        d->ev->deliver_to(enqueue_mask, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, ROCPROFILER_CALLBACK_PHASE_EXIT, &d->payload);
-    auto* raw = d.release();
-    g_in_flight.fetch_add(1, std::memory_order_relaxed);
-    qs->in_flight.fetch_add(1, std::memory_order_relaxed);
-    if (count) replay_gate::started(qs->agent.handle);
-    if (runtime().amd.hsa_amd_signal_async_handler_fn(raw->signal, HSA_SIGNAL_CONDITION_LT, 1, &on_complete, raw) !=
-        HSA_STATUS_SUCCESS) {
-        g_in_flight.fetch_sub(1, std::memory_order_relaxed);
-        qs->in_flight.fetch_sub(1, std::memory_order_relaxed);
-        if (count) replay_gate::finished(qs->agent.handle);
-        std::fprintf(stderr, "[encore] cannot watch a dispatch's completion; its COMPLETE record is lost\n");
-        delete raw;  // the signal stays with the runtime; nothing reads it again
+    d->queue = &qs;
+    d->enqueue_mask = enqueue_mask;
+    d->complete_mask = complete_mask;
+    d->counted = count;
+    d->is_gate = false;
+    d->traced = (enqueue_mask | complete_mask) != 0 &&
+                event::capture_into(d->ev, kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, complete_mask);
+    if (d->traced) {
+        fill_info(d->payload, qs, in,
+                  dispatch_id != 0 ? dispatch_id : g_dispatch_id.fetch_add(1, std::memory_order_relaxed) + 1);
+        d->ev.deliver_to(enqueue_mask, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, ROCPROFILER_CALLBACK_PHASE_ENTER, &d->payload);
     }
-    writer(&out, n);
+    if (!d->traced && !count) {
+        put_back(qs, d);
+        writer(&in, 1);
+        return;
+    }
+    hsa_kernel_dispatch_packet_t pkt = in;
+    d->app_signal = pkt.completion_signal;
+    pkt.completion_signal = d->signal;
+    if (d->traced)
+        d->ev.deliver_to(enqueue_mask, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, ROCPROFILER_CALLBACK_PHASE_EXIT, &d->payload);
+    if (count) replay_gate::started(qs.agent.handle);
+    if (!push(qs, d)) {
+        if (count) replay_gate::finished(qs.agent.handle);
+        put_back(qs, d);
+        static std::atomic<bool> warned{false};
+        if (!warned.exchange(true))
+            std::fprintf(stderr, "[encore] cannot watch a dispatch's completion; its COMPLETE record is lost\n");
+        writer(&in, 1);  // the program's packet as it was
+        return;
+    }
+    writer(&pkt, 1);
 }
 
 // ---- replay -----------------------------------------------------------------------------------
@@ -302,7 +505,7 @@ public:
     }
 
     void run_once() noexcept override {
-        submit_ordinary(qs_, pkt_, writer_, subscribed(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE),
+        submit_ordinary(*qs_, pkt_, writer_, subscribed(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE),
                         subscribed(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_COMPLETE), dispatch_id_);
     }
 
@@ -346,35 +549,43 @@ public:
         if (stuck_) return "a pass did not complete";
         const std::uint64_t enqueue_mask = subscribed(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE) & contexts;
         const std::uint64_t complete_mask = subscribed(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_COMPLETE) & contexts;
-        dispatch_record d{};
-        d.queue = qs_;
-        d.enqueue_mask = enqueue_mask;
-        d.complete_mask = complete_mask;
-        if ((enqueue_mask | complete_mask) != 0) {
-            d.ev = event::capture_heap(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, complete_mask);
-            if (d.ev) {
-                fill_info(d.payload, *qs_, pkt_, dispatch_id_);  // every pass: the same dispatch id
-                d.ev->deliver_to(enqueue_mask, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, ROCPROFILER_CALLBACK_PHASE_ENTER,
-                                 &d.payload);
-            }
-        }
-        if (!take_signal(d.signal)) {
+        dispatch_record* d = take_record(*qs_);
+        if (d == nullptr) {
             warn_signal_once();
             return "cannot create a completion signal for a pass";
         }
+        d->queue = qs_.get();
+        d->enqueue_mask = enqueue_mask;
+        d->complete_mask = complete_mask;
+        d->counted = d->is_gate = false;
+        d->app_signal = {};
+        d->traced = (enqueue_mask | complete_mask) != 0 &&
+                    event::capture_into(d->ev, kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, complete_mask);
+        if (d->traced) {
+            fill_info(d->payload, *qs_, pkt_, dispatch_id_);  // every pass: the same dispatch id
+            d->ev.deliver_to(enqueue_mask, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, ROCPROFILER_CALLBACK_PHASE_ENTER,
+                             &d->payload);
+        }
         hsa_kernel_dispatch_packet_t pkt = pkt_;
-        pkt.completion_signal = d.signal;  // the program's signal fires once, after the last pass
-        if (d.ev)
-            d.ev->deliver_to(enqueue_mask, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, ROCPROFILER_CALLBACK_PHASE_EXIT, &d.payload);
+        pkt.completion_signal = d->signal;  // the program's signal fires once, after the last pass
+        if (d->traced)
+            d->ev.deliver_to(enqueue_mask, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, ROCPROFILER_CALLBACK_PHASE_EXIT, &d->payload);
         writer_(&pkt, 1);
         // Per-pass drain: the pass has completed and its COMPLETE is delivered (here, on this
         // thread) before PASS EXIT, so passes never overlap and the restore is safe.
-        if (!wait_signal(d.signal, opt_.wait_timeout_ns)) {
-            stuck_ = true;  // the signal stays with the runtime
+        if (!wait_signal(d->signal, opt_.wait_timeout_ns)) {
+            stuck_ = true;  // the record stays with the runtime, which may still complete it
+            std::lock_guard lk(g_spare_mutex);
+            d->next = g_stranded;
+            g_stranded = d;
             return "a pass did not complete within the wait bound (ENCORE_REPLAY_TIMEOUT_MS): no further passes";
         }
-        deliver_complete(d);
-        give_back_signal(d.signal);
+        deliver_complete(*d);
+        if (d->value != nullptr)
+            __atomic_store_n(d->value, 1, __ATOMIC_RELAXED);
+        else
+            runtime().core.hsa_signal_silent_store_relaxed_fn(d->signal, 1);
+        put_back(*qs_, d);
         return nullptr;
     }
 
@@ -421,17 +632,14 @@ void intercept(const void* pkts, std::uint64_t count, std::uint64_t, void* data,
     const std::uint64_t enqueue_mask = subscribed(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE);
     const std::uint64_t complete_mask = subscribed(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_COMPLETE);
     const bool replay_on = replay_gate::enabled();
-    if ((enqueue_mask | complete_mask) == 0 && !replay_on) {
+    // Program signals still to fire on this queue (tracing stopped since) still gate barrier-bit packets.
+    if ((enqueue_mask | complete_mask) == 0 && !replay_on && q->unfired.load(std::memory_order_acquire) == 0) {
         writer(pkts, count);
         return;
     }
-    std::shared_ptr<queue_state> qs;
-    {
-        std::lock_guard lk(g_queues_mutex);
-        if (auto it = g_queues.find(q->queue); it != g_queues.end()) qs = it->second;
-    }
+    queue_state& qs = *q;
     const auto* in = static_cast<const hsa_kernel_dispatch_packet_t*>(pkts);
-    if (qs && replay_on && core::replay::service_active()) {
+    if (replay_on && core::replay::service_active()) {
         if (count == 1 && is_kernel_dispatch(in)) {
             if (core::replay::in_replay()) {
                 core::replay::warn_once("a dispatch submitted from a replay callback runs once (nested replays are declined)");
@@ -441,11 +649,12 @@ void intercept(const void* pkts, std::uint64_t count, std::uint64_t, void* data,
                 auto* t = tracing::detail::this_thread();
                 const bool own_id = t->current == 0;
                 if (own_id) t->current = tracing::detail::next_id(t);
+                gate_if_needed(qs, &in[0], writer);
                 hsa_kernel_dispatch_packet_t pkt = in[0];
                 rocprofiler_callback_tracing_kernel_dispatch_data_t p{};
                 const std::uint64_t id = g_dispatch_id.fetch_add(1, std::memory_order_relaxed) + 1;
-                fill_info(p, *qs, pkt, id);
-                hsa_replay backend(qs, pkt, writer, id);
+                fill_info(p, qs, pkt, id);
+                hsa_replay backend(qs.shared_from_this(), pkt, writer, id);
                 core::replay::replay_dispatch(p.dispatch_info, backend);
                 if (own_id) t->current = 0;
                 return;
@@ -459,7 +668,8 @@ void intercept(const void* pkts, std::uint64_t count, std::uint64_t, void* data,
         }
     }
     for (std::uint64_t i = 0; i < count; ++i) {
-        if (!qs || !is_kernel_dispatch(&in[i])) {
+        gate_if_needed(qs, &in[i], writer);
+        if (!is_kernel_dispatch(&in[i])) {
             writer(&in[i], 1);
             continue;
         }
@@ -557,6 +767,7 @@ void uninstall_dispatch_tracing(::HsaApiTable& table) noexcept {
     if (const auto left = g_in_flight.load(std::memory_order_acquire); left > 0)
         std::fprintf(stderr, "[encore] %lld dispatches did not complete before the HSA runtime unloaded; their COMPLETE records are lost\n",
                      static_cast<long long>(left));
+    g_runtime_epoch.fetch_add(1, std::memory_order_relaxed);
     if (table.core_ == nullptr) return;
     // Only slots that still hold encore's functions: another tool may have wrapped them since.
     if (table.core_->hsa_queue_create_fn == &queue_create) table.core_->hsa_queue_create_fn = runtime().core.hsa_queue_create_fn;

@@ -38,6 +38,13 @@ std::unique_ptr<event> event::capture_heap(kind k, op_id op, std::uint64_t also_
     return e;
 }
 
+bool event::capture_into(event& out, kind k, op_id op, std::uint64_t also_op_mask) noexcept {
+    const std::uint64_t mask = subscribed(k, op) | also_op_mask;
+    if (mask == 0) return false;
+    fill(out, k, op, mask);
+    return true;
+}
+
 void event::deliver_to(std::uint64_t subset, op_id as_op, rocprofiler_callback_phase_t phase, void* payload,
                        rocprofiler_user_data_t* user_data_override) noexcept {
     const auto ki = static_cast<std::size_t>(k);

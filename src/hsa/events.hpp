@@ -33,6 +33,9 @@ struct event {
     [[nodiscard]] static std::optional<event> capture(kind k, op_id op) noexcept;
     /// Same on the heap, for events completed on another thread (dispatch COMPLETE).
     [[nodiscard]] static std::unique_ptr<event> capture_heap(kind k, op_id op, std::uint64_t also_op_mask = 0) noexcept;
+    /// Same into storage the caller keeps (pooled dispatch records: nothing allocated per
+    /// event); false, and `out` unused, when no active context wants the event.
+    [[nodiscard]] static bool capture_into(event& out, kind k, op_id op, std::uint64_t also_op_mask = 0) noexcept;
 
     /// Runs the callbacks of every captured context for operation `as_op` (default: the captured
     /// one) with each context's user_data, which persists across phases of this event.

@@ -9,6 +9,20 @@ namespace encore::sim {
 std::atomic<uint32_t> g_any_epoch{0};
 std::atomic<uint32_t> g_any_waiters{0};
 
+namespace {
+// The async handler thread sleeps on its own epoch, bumped by changes of watched signals,
+// registrations and shutdown; the futex is woken only while it sleeps. (It used to wait on the
+// global "any signal changed" epoch: every doorbell and every signal in the process then cost a
+// futex wake and a spurious wake-up of the thread once any handler had been registered.)
+std::atomic<uint32_t> g_async_epoch{0};
+std::atomic<uint32_t> g_async_sleepers{0};
+
+void wake_async() {
+  g_async_epoch.fetch_add(1, std::memory_order_seq_cst);
+  if (g_async_sleepers.load(std::memory_order_seq_cst) != 0) futex_wake_all(&g_async_epoch);
+}
+}  // namespace
+
 void wake_any_waiters() {
   g_any_epoch.fetch_add(1, std::memory_order_seq_cst);
   futex_wake_all(&g_any_epoch);
@@ -42,13 +56,11 @@ AsyncState* g_async = nullptr;
 auto& g_async_start_mu = leaky<std::mutex>();
 
 void async_loop(AsyncState* st) {
+  uint64_t last_fired = 0;  // when a pass last ran a handler (0: not since the last sleep)
+  uint32_t polls = 0;
   for (;;) {
-    g_any_waiters.fetch_add(1, std::memory_order_seq_cst);
-    const uint32_t epoch = g_any_epoch.load(std::memory_order_seq_cst);
-    if (st->stop.load(std::memory_order_seq_cst)) {
-      g_any_waiters.fetch_sub(1);
-      return;
-    }
+    const uint32_t epoch = g_async_epoch.load(std::memory_order_seq_cst);
+    if (st->stop.load(std::memory_order_seq_cst)) return;
     // Take the entries out instead of copying them: with many handlers pending (one per
     // in-flight dispatch under a tracer) a copy per wake-up made this loop quadratic. Handlers
     // registered meanwhile (also from inside a handler) land in st->entries and are merged.
@@ -63,11 +75,17 @@ void async_loop(AsyncState* st) {
     for (auto& f : fns) f.first(f.second);
     std::size_t kept = 0;
     for (auto& e : work) {
-      if (e.sig->dead.load(std::memory_order_acquire)) continue;
+      if (e.sig->dead.load(std::memory_order_acquire)) {
+        e.sig->async_watchers.fetch_sub(1, std::memory_order_seq_cst);
+        continue;
+      }
       const int64_t v = e.sig->value.load(std::memory_order_seq_cst);
       if (signal_condition_met(v, e.cond, e.value)) {
         fired = true;
-        if (!e.handler(v, e.arg)) continue;
+        if (!e.handler(v, e.arg)) {
+          e.sig->async_watchers.fetch_sub(1, std::memory_order_seq_cst);
+          continue;
+        }
       }
       if (&work[kept] != &e) work[kept] = std::move(e);
       ++kept;
@@ -78,8 +96,28 @@ void async_loop(AsyncState* st) {
       for (auto& e : st->entries) work.push_back(std::move(e));
       st->entries.swap(work);
     }
-    if (!fired) futex_wait(&g_any_epoch, epoch, 200'000'000);
-    g_any_waiters.fetch_sub(1, std::memory_order_seq_cst);
+    if (fired) {
+      last_fired = now_ticks();
+      continue;
+    }
+    // Like ROCr's event thread (Signal::WaitAny polls 200 us before it blocks), poll briefly
+    // before sleeping, but only in a stream: a handler ran lately and handlers are still
+    // registered (one that re-registers for the next completion would otherwise sleep and be
+    // woken, two context switches, for each). Otherwise not: on few cores a spinning thread
+    // delays the ones it waits for. Yielding: the packet processors may share the core.
+    if (kept > 0 && last_fired != 0 && now_ticks() - last_fired < 20'000) {
+      for (int i = 0; i < 64; ++i) cpu_relax();
+      if ((++polls & 15) == 0) std::this_thread::yield();
+      continue;
+    }
+    last_fired = 0;
+    {
+      // A watched signal changed after its check above bumped the epoch: either seen here or
+      // by the futex (pairs with wake_async).
+      g_async_sleepers.fetch_add(1, std::memory_order_seq_cst);
+      if (g_async_epoch.load(std::memory_order_seq_cst) == epoch) futex_wait(&g_async_epoch, epoch, 200'000'000);
+      g_async_sleepers.fetch_sub(1, std::memory_order_seq_cst);
+    }
   }
 }
 
@@ -112,7 +150,7 @@ void signals_shutdown() {
   }
   if (st) {
     st->stop.store(true, std::memory_order_seq_cst);
-    wake_any_waiters();
+    wake_async();
     if (st->thread.joinable()) st->thread.join();
     delete st;
   }
@@ -153,6 +191,7 @@ void signal_destroy_internal(hsa_signal_t h) {
   s->epoch.fetch_add(1, std::memory_order_seq_cst);
   futex_wake_all(&s->epoch);
   wake_any_waiters();
+  if (s->async_watchers.load(std::memory_order_seq_cst) != 0) wake_async();  // drops its handlers
 }
 
 void signal_add_waiter(Signal& s, const Signal::WaitCond& w) {
@@ -191,6 +230,7 @@ void signal_notify(Signal& s) {
     }
   }
   if (g_any_waiters.load(std::memory_order_seq_cst) != 0) wake_any_waiters();
+  if (s.async_watchers.load(std::memory_order_seq_cst) != 0) wake_async();
   if (s.doorbell_of) intercept_doorbell(s.doorbell_of);
 }
 
@@ -392,11 +432,12 @@ hsa_status_t impl_async_handler(hsa_signal_t signal, hsa_signal_condition_t cond
   if (!s) return HSA_STATUS_ERROR_INVALID_SIGNAL;
   AsyncState* st = async_state();
   if (!st) return HSA_STATUS_ERROR_NOT_INITIALIZED;
+  s->async_watchers.fetch_add(1, std::memory_order_seq_cst);  // before the loop can drop the entry
   {
     std::lock_guard<std::mutex> lk(st->mu);
     st->entries.push_back({st->next_id++, s, cond, value, handler, arg});
   }
-  wake_any_waiters();
+  wake_async();
   return HSA_STATUS_SUCCESS;
 }
 
@@ -409,7 +450,7 @@ hsa_status_t impl_async_function(void (*callback)(void*), void* arg) {
     std::lock_guard<std::mutex> lk(st->mu);
     st->functions.emplace_back(callback, arg);
   }
-  wake_any_waiters();
+  wake_async();
   return HSA_STATUS_SUCCESS;
 }
 

@@ -104,6 +104,9 @@ struct Signal {
   std::atomic<uint64_t> start_ts{0};  // profiling: dispatch / copy start
   std::atomic<uint64_t> end_ts{0};
   std::atomic<bool> dead{false};
+  // Async handlers registered on this signal: only their signals wake the handler thread (as
+  // with ROCr, whose event thread waits on the registered signals' events alone).
+  std::atomic<uint32_t> async_watchers{0};
   Queue* doorbell_of = nullptr;  // set when this is an intercept queue's doorbell
   bool internal = false;         // queue doorbells: not destroyable by the program
   uint64_t handle = 0;

@@ -6,13 +6,16 @@
 // reported exactly once (ENQUEUE enter+exit on the submitting thread, then COMPLETE), dispatch
 // ids are unique, timestamps are sane and inside the enqueue -> completion window, the ENQUEUE
 // user_data reaches COMPLETE, an external correlation id pushed by the tool is on the records,
-// the program's completion signals still fire and its results are unchanged.
+// the program's completion signals still fire, each after its dispatch's COMPLETE, and its
+// results are unchanged; a barrier-bit packet behind a traced dispatch starts only after that
+// dispatch's program signal fired (AQL ordering, kept although encore fires the signal itself).
 #include "../../examples/hsa/hsa_example.hpp"
 #include "../support/check.hpp"
 
 #include <rocprofiler-sdk/rocprofiler.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <map>
 #include <mutex>
@@ -35,6 +38,8 @@ struct dispatch_seen {
 
 std::mutex g_mutex;
 std::map<std::uint64_t, dispatch_seen> g_seen;  // by dispatch id
+std::atomic<int> g_completes{0};  // COMPLETE records so far, all dispatches
+std::atomic<bool> g_slow_complete{false};  // COMPLETE callbacks take a while (ordering check)
 rocprofiler_context_id_t g_ctx{};
 
 
@@ -64,6 +69,9 @@ void on_dispatch(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_
         s.user_data_at_complete = ud->value;
         s.internal_complete = r.correlation_id.internal;
         expect(p->end_timestamp <= now, "COMPLETE arrives after the dispatch ended");
+        g_completes.fetch_add(1);
+        // A slow tool: whatever does not wait for COMPLETE runs ahead of it meanwhile.
+        if (g_slow_complete.load()) std::this_thread::sleep_for(std::chrono::microseconds(500));
     }
 }
 
@@ -86,7 +94,7 @@ extern "C" __attribute__((visibility("default"))) rocprofiler_tool_configure_res
 
 int main(int argc, char** argv) {
     if (argc < 2) return 2;
-    constexpr int threads_per_queue = 2, per_thread = 50;
+    constexpr int threads_per_queue = 2, per_thread = 50, ordered_rounds = 50;
     constexpr uint32_t n = 4096;
     HSA_CHECK(hsa_init());
     int kind_configured = 0;
@@ -96,6 +104,9 @@ int main(int argc, char** argv) {
         expect(gpus.size() == 2, "two GPU agents (ENCORE_SIM_GPU_AGENTS=2)");
         std::vector<std::thread> pool;
         std::atomic<int> wrong{0};
+        // Each waited-for signal fired after its COMPLETE, so there are never fewer COMPLETE
+        // records than signals seen fired.
+        std::atomic<int> fired{0}, fired_early{0};
         std::vector<std::unique_ptr<example::CodeObject>> cos;
         std::vector<hsa_queue_t*> queues;
         for (auto gpu : gpus) {
@@ -128,11 +139,13 @@ int main(int argc, char** argv) {
                         HSA_CHECK(hsa_signal_create(1, 0, nullptr, &done));
                         example::dispatch_1d(queues[g], kernel, args, n, 64, done);
                         example::wait_done(done);  // the program's own signal still fires
+                        if (fired.fetch_add(1) + 1 > g_completes.load()) ++fired_early;
                         HSA_CHECK(hsa_signal_destroy(done));
                         for (uint32_t j = 0; j < n; ++j)
                             if (c[j] != static_cast<float>(j + static_cast<uint32_t>(i)) + 1.0f) ++wrong;
                     }
-                    rocprofiler_pop_external_correlation_id(g_ctx, tid, nullptr);
+                    g_slow_complete = false;
+            rocprofiler_pop_external_correlation_id(g_ctx, tid, nullptr);
                     hsa_amd_memory_pool_free(a);
                     hsa_amd_memory_pool_free(b);
                     hsa_amd_memory_pool_free(c);
@@ -140,6 +153,42 @@ int main(int argc, char** argv) {
                 });
         for (auto& th : pool) th.join();
         expect(wrong.load() == 0, "results are unchanged by tracing");
+        expect(fired_early.load() == 0, "a program's signal fires after its dispatch's COMPLETE");
+        // A dispatch with a signal, then the program's barrier-AND packet with the barrier bit and
+        // its own signal: when the barrier's signal fires, the dispatch's signal has fired too.
+        int ordering_broken = 0;
+        {
+            const hsa_agent_t gpu = gpus[0];
+            const uint64_t kernel = cos[0]->kernel("vector_add", gpu);
+            auto* a = static_cast<float*>(example::alloc_shared(cpu, gpu, n * sizeof(float)));
+            auto* c = static_cast<float*>(example::alloc_shared(cpu, gpu, n * sizeof(float)));
+            auto* args = static_cast<Args*>(example::alloc_kernarg(cpu, gpu, sizeof(Args)));
+            *args = {a, a, c, n};
+            rocprofiler_thread_id_t tid = 0;
+            rocprofiler_get_thread_id(&tid);
+            rocprofiler_push_external_correlation_id(g_ctx, tid, {.value = 500});
+            hsa_signal_t s1{}, s2{};
+            HSA_CHECK(hsa_signal_create(1, 0, nullptr, &s1));
+            HSA_CHECK(hsa_signal_create(1, 0, nullptr, &s2));
+            g_slow_complete = true;
+            for (int i = 0; i < ordered_rounds; ++i) {
+                hsa_signal_store_relaxed(s1, 1);
+                hsa_signal_store_relaxed(s2, 1);
+                example::dispatch_1d(queues[0], kernel, args, n, 64, s1);
+                example::barrier_and(queues[0], s2);
+                example::wait_done(s2);
+                ordering_broken += hsa_signal_load_scacquire(s1) != 0;
+                example::wait_done(s1);
+            }
+            g_slow_complete = false;
+            rocprofiler_pop_external_correlation_id(g_ctx, tid, nullptr);
+            HSA_CHECK(hsa_signal_destroy(s1));
+            HSA_CHECK(hsa_signal_destroy(s2));
+            hsa_amd_memory_pool_free(a);
+            hsa_amd_memory_pool_free(c);
+            hsa_amd_memory_pool_free(args);
+        }
+        expect(ordering_broken == 0, "a barrier-bit packet completes after the traced dispatch before it signalled");
         // COMPLETE runs on the runtime's handler thread: give the last ones a moment.
         for (int spin = 0; spin < 2000; ++spin) {
             std::size_t done = 0;
@@ -147,7 +196,7 @@ int main(int argc, char** argv) {
                 std::lock_guard lk(g_mutex);
                 for (auto& [id, s] : g_seen) done += s.complete;
             }
-            if (done >= gpus.size() * threads_per_queue * per_thread) break;
+            if (done >= gpus.size() * threads_per_queue * per_thread + ordered_rounds) break;
             std::this_thread::sleep_for(std::chrono::milliseconds(1));
         }
         for (auto* q : queues) HSA_CHECK(hsa_queue_destroy(q));
@@ -156,7 +205,7 @@ int main(int argc, char** argv) {
     HSA_CHECK(hsa_shut_down());
 
     std::lock_guard lk(g_mutex);
-    const std::size_t expected = 2u * threads_per_queue * per_thread;
+    const std::size_t expected = 2u * threads_per_queue * per_thread + ordered_rounds;
     expect(kind_configured == 1, "ran");
     expect(g_seen.size() == expected, "every dispatch reported, once (unique dispatch ids)");
     std::set<std::uint64_t> queues_seen, agents_seen, externals;
