@@ -201,10 +201,43 @@ agent_gate& replay_gate_of(std::uint64_t agent) {
     return *g_gates[n].gate;
 }
 
+// The kernel times of the dispatches whose program signal encore fired (the packet ran with
+// encore's signal): hsa_amd_profiling_get_dispatch_time on the program's signal answers from here,
+// as it would have from the runtime without encore (HIP times its kernels this way). Keyed by
+// signal handle; an entry is overwritten by the signal's next traced dispatch and the table is
+// emptied when it grows past a bound (a program creating a signal per dispatch).
+std::mutex g_program_times_mutex;
+auto* g_program_times = new std::unordered_map<std::uint64_t, hsa_amd_profiling_dispatch_time_t>;  // never destroyed
+
+void remember_program_times(hsa_signal_t app, const hsa_amd_profiling_dispatch_time_t& t) noexcept {
+    std::lock_guard lk(g_program_times_mutex);
+    try {
+        if (g_program_times->size() >= 65536) g_program_times->clear();
+        (*g_program_times)[app.handle] = t;
+    } catch (...) {
+    }
+}
+
+hsa_status_t profiling_get_dispatch_time(hsa_agent_t agent, hsa_signal_t signal,
+                                         hsa_amd_profiling_dispatch_time_t* time) {
+    if (time != nullptr) {
+        std::lock_guard lk(g_program_times_mutex);
+        if (const auto it = g_program_times->find(signal.handle); it != g_program_times->end()) {
+            *time = it->second;
+            return HSA_STATUS_SUCCESS;
+        }
+    }
+    return runtime().amd.hsa_amd_profiling_get_dispatch_time_fn(agent, signal, time);
+}
+
 void deliver_complete(dispatch_record& d) noexcept {
-    if (!d.traced) return;
+    if (!d.traced && d.app_signal.handle == 0) return;
     hsa_amd_profiling_dispatch_time_t t{};
-    if (runtime().amd.hsa_amd_profiling_get_dispatch_time_fn(d.queue->agent, d.signal, &t) == HSA_STATUS_SUCCESS) {
+    const bool timed =
+        runtime().amd.hsa_amd_profiling_get_dispatch_time_fn(d.queue->agent, d.signal, &t) == HSA_STATUS_SUCCESS;
+    if (timed && d.app_signal.handle != 0) remember_program_times(d.app_signal, t);
+    if (!d.traced) return;
+    if (timed) {
         d.payload.start_timestamp = to_encore_ns(t.start);
         d.payload.end_timestamp = to_encore_ns(t.end);
     }
@@ -581,6 +614,12 @@ public:
             return "a pass did not complete within the wait bound (ENCORE_REPLAY_TIMEOUT_MS): no further passes";
         }
         deliver_complete(*d);
+        // The program's signal answers profiling queries with the last pass's times.
+        if (pkt_.completion_signal.handle != 0) {
+            hsa_amd_profiling_dispatch_time_t t{};
+            if (runtime().amd.hsa_amd_profiling_get_dispatch_time_fn(qs_->agent, d->signal, &t) == HSA_STATUS_SUCCESS)
+                remember_program_times(pkt_.completion_signal, t);
+        }
         if (d->value != nullptr)
             __atomic_store_n(d->value, 1, __ATOMIC_RELAXED);
         else
@@ -773,6 +812,8 @@ void uninstall_dispatch_tracing(::HsaApiTable& table) noexcept {
     if (table.core_->hsa_queue_create_fn == &queue_create) table.core_->hsa_queue_create_fn = runtime().core.hsa_queue_create_fn;
     if (table.core_->hsa_queue_destroy_fn == &queue_destroy)
         table.core_->hsa_queue_destroy_fn = runtime().core.hsa_queue_destroy_fn;
+    if (table.amd_ext_ != nullptr && table.amd_ext_->hsa_amd_profiling_get_dispatch_time_fn == &profiling_get_dispatch_time)
+        table.amd_ext_->hsa_amd_profiling_get_dispatch_time_fn = runtime().amd.hsa_amd_profiling_get_dispatch_time_fn;
 }
 
 bool install_dispatch_tracing(::HsaApiTable& table) noexcept {
@@ -780,6 +821,7 @@ bool install_dispatch_tracing(::HsaApiTable& table) noexcept {
     if (table.core_ == nullptr || table.amd_ext_ == nullptr) return false;
     table.core_->hsa_queue_create_fn = &queue_create;
     table.core_->hsa_queue_destroy_fn = &queue_destroy;
+    table.amd_ext_->hsa_amd_profiling_get_dispatch_time_fn = &profiling_get_dispatch_time;
     return true;
 }
 

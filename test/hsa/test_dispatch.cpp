@@ -8,7 +8,8 @@
 // user_data reaches COMPLETE, an external correlation id pushed by the tool is on the records,
 // the program's completion signals still fire, each after its dispatch's COMPLETE, and its
 // results are unchanged; a barrier-bit packet behind a traced dispatch starts only after that
-// dispatch's program signal fired (AQL ordering, kept although encore fires the signal itself).
+// dispatch's program signal fired (AQL ordering, kept although encore fires the signal itself);
+// the program's signal answers hsa_amd_profiling_get_dispatch_time with its kernel's times.
 #include "../../examples/hsa/hsa_example.hpp"
 #include "../support/check.hpp"
 
@@ -106,13 +107,14 @@ int main(int argc, char** argv) {
         std::atomic<int> wrong{0};
         // Each waited-for signal fired after its COMPLETE, so there are never fewer COMPLETE
         // records than signals seen fired.
-        std::atomic<int> fired{0}, fired_early{0};
+        std::atomic<int> fired{0}, fired_early{0}, untimed{0};
         std::vector<std::unique_ptr<example::CodeObject>> cos;
         std::vector<hsa_queue_t*> queues;
         for (auto gpu : gpus) {
             cos.push_back(std::make_unique<example::CodeObject>(argv[1], gpu));
             hsa_queue_t* q = nullptr;
             HSA_CHECK(hsa_queue_create(gpu, 64, HSA_QUEUE_TYPE_MULTI, nullptr, nullptr, UINT32_MAX, UINT32_MAX, &q));
+            HSA_CHECK(hsa_amd_profiling_set_profiler_enabled(q, 1));  // as HIP does to time its kernels
             queues.push_back(q);
         }
         for (std::size_t g = 0; g < gpus.size(); ++g)
@@ -140,6 +142,11 @@ int main(int argc, char** argv) {
                         example::dispatch_1d(queues[g], kernel, args, n, 64, done);
                         example::wait_done(done);  // the program's own signal still fires
                         if (fired.fetch_add(1) + 1 > g_completes.load()) ++fired_early;
+                        // The kernel's times through the program's own signal (encore fired it).
+                        hsa_amd_profiling_dispatch_time_t t{};
+                        if (hsa_amd_profiling_get_dispatch_time(gpu, done, &t) != HSA_STATUS_SUCCESS || t.start == 0 ||
+                            t.start > t.end)
+                            ++untimed;
                         HSA_CHECK(hsa_signal_destroy(done));
                         for (uint32_t j = 0; j < n; ++j)
                             if (c[j] != static_cast<float>(j + static_cast<uint32_t>(i)) + 1.0f) ++wrong;
@@ -154,6 +161,7 @@ int main(int argc, char** argv) {
         for (auto& th : pool) th.join();
         expect(wrong.load() == 0, "results are unchanged by tracing");
         expect(fired_early.load() == 0, "a program's signal fires after its dispatch's COMPLETE");
+        expect(untimed.load() == 0, "hsa_amd_profiling_get_dispatch_time on the program's signal gives the kernel's times");
         // A dispatch with a signal, then the program's barrier-AND packet with the barrier bit and
         // its own signal: when the barrier's signal fires, the dispatch's signal has fired too.
         int ordering_broken = 0;
