@@ -2,12 +2,13 @@
 # Compares two build trees (e.g. main and a branch) on the per-call tracing benchmarks, taking
 # turns: each round runs A then B, so load from other processes falls on both alike. Prints, per
 # benchmark, the minimum and the median over rounds of each run's median.
-#   benchmarks/compare_builds.sh BUILD_A BUILD_B [ROUNDS]      (default: 10 rounds)
+#   benchmarks/compare_builds.sh BUILD_A BUILD_B [ROUNDS [SUITES]]    (default: 10 rounds, all)
+# SUITES: a comma-separated subset of tracing,hip,hsa (fewer suites: more rounds in a quiet spell).
 # Benchmarks: bench_tracing (bare / wrapped_off / noop_cb / arg_strings), bench_hip's
 # hipGetErrorString cases (if built), and bench_hsa_calls on the software runtime in the modes of
 # run_hsa_benchmarks.sh (bare, api-off, api-noop).
 set -euo pipefail
-a=$1 b=$2 rounds=${3:-10}
+a=$1 b=$2 rounds=${3:-10} suites=,${4:-tracing,hip,hsa},
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
@@ -19,11 +20,13 @@ medians() {  # label prefix command...: "label prefix/name median_ns" per benchm
 }
 one() {  # label build
     local label=$1 build=$2
-    medians "$label" tracing "$build/benchmarks/bench_tracing"
-    if [[ -x $build/benchmarks/bench_hip ]]; then
+    if [[ $suites == *,tracing,* ]]; then
+        medians "$label" tracing "$build/benchmarks/bench_tracing"
+    fi
+    if [[ $suites == *,hip,* && -x $build/benchmarks/bench_hip ]]; then
         medians "$label" hip "$build/benchmarks/bench_hip" --benchmark_filter='hipGetErrorString_(bare|interposed|noop_cb)'
     fi
-    if [[ -x $build/benchmarks/bench_hsa_calls ]]; then
+    if [[ $suites == *,hsa,* && -x $build/benchmarks/bench_hsa_calls ]]; then
         local mode
         for mode in bare api-off api-noop; do
             if [[ $mode == bare ]]; then
