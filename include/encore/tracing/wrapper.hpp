@@ -6,10 +6,11 @@
 //   encore::tracing::uninstall<encore::domains::hsa_core>(table);
 //
 // wrapper<D, I>::call has exactly the signature of operation I. When no active context wants
-// (D, I) it costs one relaxed atomic load and a tail call to the original; otherwise it copies the
-// arguments into the kind's payload on the stack, runs ENTER callbacks, calls the original,
-// stores the return value and runs EXIT callbacks. Nothing on this path allocates. One context
-// (the usual case) is handled inline; several go through the core (detail::enter_many).
+// (D, I) it costs one atomic load (acquire: a plain load on x86) and a tail call to the original;
+// otherwise it copies the arguments into the kind's payload on the stack, runs ENTER callbacks,
+// calls the original, stores the return value and runs EXIT callbacks. Nothing on this path
+// allocates. One context (the usual case) is handled inline; several go through the core
+// (detail::enter_many).
 //
 // Instantiation cost: a domain's wrappers are instantiated once, in src/core (explicit
 // instantiation of install/uninstall); other translation units see `extern template`.
@@ -47,8 +48,9 @@ struct initial_next {
     static constexpr std::nullptr_t value = nullptr;
 };
 
-// Default visibility: libencore (built with hidden visibility) and a tool both see one `next`
-// per operation, whichever of them instantiated it.
+// Default visibility: libencore and a tool both see one `next` per operation, whichever of them
+// instantiated it. (In a library built with hidden visibility whose domains are hidden, such as
+// libencore-hip, the instantiations are hidden too, and `next` is that library's own.)
 template <class Domain, std::size_t I, class R, class... A>
 struct ENCORE_API wrapper<Domain, I, R(A...)> {
     using op = typename Domain::template op_at<I>;
