@@ -219,6 +219,68 @@ TEST_CASE("external correlation ids: pushed by the tool, per thread, visible at 
     tracing::hsa_all::uninstall(t.root);
 }
 
+namespace {
+recorder g_stop_a, g_stop_b;
+context g_stop_ca, g_stop_cb;
+context* g_stop_at_enter = nullptr;  // the context a callback stops at its first ENTER
+void stopping_cb(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t* ud, void* data) {
+    record_cb(r, ud, data);
+    if (r.phase == ROCPROFILER_CALLBACK_PHASE_ENTER && g_stop_at_enter != nullptr) {
+        (void)g_stop_at_enter->stop();
+        g_stop_at_enter = nullptr;
+    }
+}
+}  // namespace
+
+// One context takes the wrapper's inline path, two the core's (detail::enter_many): both keep
+// each context's user_data and deliver EXIT to every context that got ENTER.
+TEST_CASE("a context stopped between ENTER and EXIT still gets EXIT; user_data per context") {
+    g_stop_a.events.clear();
+    g_stop_b.events.clear();
+    g_stop_a.mark = 0;
+    g_stop_b.mark = 100;
+    fake_hsa::tables t;
+    run_tool([] {
+        CHECK(context::create(g_stop_ca) == ROCPROFILER_STATUS_SUCCESS);
+        CHECK(context::create(g_stop_cb) == ROCPROFILER_STATUS_SUCCESS);
+        constexpr auto only_load = ops<hsa_core, "hsa_signal_load_relaxed">();
+        CHECK(g_stop_ca.trace<hsa_core>(&stopping_cb, &g_stop_a, only_load) == ROCPROFILER_STATUS_SUCCESS);
+        CHECK(g_stop_cb.trace<hsa_core>(&stopping_cb, &g_stop_b, only_load) == ROCPROFILER_STATUS_SUCCESS);
+        return static_cast<int>(g_stop_ca.start());
+    });
+    tracing::hsa_all::install(t.root);
+
+    SUBCASE("one context stops itself at ENTER") {
+        g_stop_at_enter = &g_stop_ca;
+        (void)t.core.hsa_signal_load_relaxed_fn(hsa_signal_t{1});
+        CHECK_FALSE(g_stop_ca.active());
+        REQUIRE(g_stop_a.events.size() == 2);
+        CHECK(g_stop_a.events[1].phase == ROCPROFILER_CALLBACK_PHASE_EXIT);
+        CHECK(g_stop_a.events[1].user_data_seen == 1);
+        CHECK(g_stop_a.events[0].corr.internal == g_stop_a.events[1].corr.internal);
+        (void)t.core.hsa_signal_load_relaxed_fn(hsa_signal_t{1});
+        CHECK(g_stop_a.events.size() == 2);  // stopped: the next call is not traced
+    }
+    SUBCASE("two contexts, the first stops the second at ENTER") {
+        REQUIRE(g_stop_cb.start() == ROCPROFILER_STATUS_SUCCESS);
+        g_stop_at_enter = &g_stop_cb;  // context a's ENTER runs first (lower id)
+        (void)t.core.hsa_signal_load_relaxed_fn(hsa_signal_t{1});
+        CHECK_FALSE(g_stop_cb.active());
+        REQUIRE(g_stop_a.events.size() == 2);
+        REQUIRE(g_stop_b.events.size() == 2);
+        CHECK(g_stop_a.events[1].user_data_seen == 1);
+        CHECK(g_stop_b.events[1].user_data_seen == 101);
+        CHECK(g_stop_b.events[1].phase == ROCPROFILER_CALLBACK_PHASE_EXIT);
+        CHECK(g_stop_a.events[0].corr.internal == g_stop_b.events[1].corr.internal);
+        CHECK(g_stop_a.events[0].ctx != g_stop_b.events[0].ctx);
+        (void)t.core.hsa_signal_load_relaxed_fn(hsa_signal_t{1});
+        CHECK(g_stop_a.events.size() == 4);
+        CHECK(g_stop_b.events.size() == 2);
+        REQUIRE(g_stop_ca.stop() == ROCPROFILER_STATUS_SUCCESS);
+    }
+    tracing::hsa_all::uninstall(t.root);
+}
+
 TEST_CASE("concurrent traced calls from many threads") {
     static recorder rec;
     rec.events.clear();

@@ -6,9 +6,11 @@
 //   encore::tracing::uninstall<encore::domains::hsa_core>(table);
 //
 // wrapper<D, I>::call has exactly the signature of operation I. When no active context wants
-// (D, I) it costs one relaxed atomic load and a tail call to the original; otherwise it copies the
-// arguments into the kind's payload on the stack, runs ENTER callbacks, calls the original,
-// stores the return value and runs EXIT callbacks. Nothing on this path allocates.
+// (D, I) it costs one atomic load (acquire: a plain load on x86) and a tail call to the original;
+// otherwise it copies the arguments into the kind's payload on the stack, runs ENTER callbacks,
+// calls the original, stores the return value and runs EXIT callbacks. Nothing on this path
+// allocates. One context (the usual case) is handled inline; several go through the core
+// (detail::enter_many).
 //
 // Instantiation cost: a domain's wrappers are instantiated once, in src/core (explicit
 // instantiation of install/uninstall); other translation units see `extern template`.
@@ -24,10 +26,6 @@
 #include <cstring>
 #include <new>
 #include <type_traits>
-
-#if defined(__SSE2__)
-#    include <emmintrin.h>
-#endif
 
 namespace encore::tracing {
 
@@ -50,11 +48,11 @@ struct initial_next {
     static constexpr std::nullptr_t value = nullptr;
 };
 
-// Default visibility: libencore (built with hidden visibility) and a tool both see one `next`
-// per operation, whichever of them instantiated it.
+// Default visibility: libencore and a tool both see one `next` per operation, whichever of them
+// instantiated it. (In a library built with hidden visibility whose domains are hidden, such as
+// libencore-hip, the instantiations are hidden too, and `next` is that library's own.)
 template <class Domain, std::size_t I, class R, class... A>
 struct ENCORE_API wrapper<Domain, I, R(A...)> {
-    static_assert(offsetof(rocprofiler_callback_tracing_record_t, payload) == 56, "record layout");
     using op = typename Domain::template op_at<I>;
     static constexpr std::size_t kind_index = static_cast<std::size_t>(Domain::id);
 
@@ -64,20 +62,20 @@ struct ENCORE_API wrapper<Domain, I, R(A...)> {
     static inline std::atomic<R (*)(A...)> next{initial_next<Domain, I>::value};
 
     [[gnu::always_inline]] static R call(A... a) {
-        const std::uint64_t mask = detail::subscribers[kind_index][I].load(std::memory_order_relaxed);
+        // Acquire: pairs with the release that published this mask (context start), so the
+        // contexts' slots are visible to traced(). On x86 it is the same plain load as a relaxed
+        // one. (A relaxed load and a fence in traced() would do too, but ThreadSanitizer does
+        // not model fences.)
+        const std::uint64_t mask = detail::here::subscribers[kind_index][I].load(std::memory_order_acquire);
         if (mask == 0) [[likely]]
             return next.load(std::memory_order_relaxed)(a...);
         return traced(mask, a...);
     }
 
-    [[gnu::noinline]] static R traced(std::uint64_t, A... a) {
+    /// `mask`: the contexts that get this call's ENTER and EXIT (non-zero). EXIT goes to them
+    /// even if one stopped in between.
+    [[gnu::noinline]] static R traced(std::uint64_t mask, A... a) {
         check_fits<Domain, I>();
-        // Acquire re-load: pairs with the release that published this mask (context start), so
-        // the contexts' slots are visible. (A fence after the relaxed load would do, but
-        // ThreadSanitizer does not model fences.) On x86 this is a plain load.
-        const std::uint64_t mask = detail::subscribers[kind_index][I].load(std::memory_order_acquire);
-        if (mask == 0) return next.load(std::memory_order_relaxed)(a...);  // the last context stopped in between
-
         payload_t<Domain> payload;
         payload.size = sizeof(payload);
         ::new (static_cast<void*>(&payload.args)) api::captured_args<op>(std::in_place, a...);
@@ -87,33 +85,37 @@ struct ENCORE_API wrapper<Domain, I, R(A...)> {
         const std::uint64_t ancestor = t->current;
         t->current = internal;
 
-        // Contexts whose external id came from a request callback keep it for EXIT.
-        std::uint64_t requested = 0;
-        std::uint64_t requested_value[max_contexts];
-        rocprofiler_user_data_t user_data[max_contexts];
-        const std::uint64_t with_request = mask & detail::request_contexts.load(std::memory_order_relaxed);
+        // One context and no external-id request service: the usual case, kept to what it needs
+        // (no loops, no per-context arrays): every instruction here is paid on each traced call.
+        if ((mask & (mask - 1)) == 0 && (mask & detail::here::request_contexts.load(std::memory_order_relaxed)) == 0)
+            [[likely]] {
+            const auto c = static_cast<std::uint64_t>(__builtin_ctzll(mask));
+            const detail::callback_slot& slot = detail::here::slots[kind_index][c];
+            rocprofiler_user_data_t user_data{.value = 0};
+            // Built once; EXIT rewrites only the halves that differ (external id, phase). The
+            // callback gets a copy either way (by-value argument).
+            rocprofiler_callback_tracing_record_t record;
+            detail::record_init(record, c, t->tid, internal, t->top[c].load(std::memory_order_relaxed), ancestor,
+                                kind_op, &payload);
+            slot.callback(record, &user_data, slot.data);
+            const auto leave = [&] {
+                // Re-read: a push during ENTER is what EXIT sees (the seed's rule).
+                detail::record_exit(record, internal, t->top[c].load(std::memory_order_relaxed), &payload);
+                slot.callback(record, &user_data, slot.data);
+                t->current = ancestor;
+            };
+            return forward(payload, leave, a...);
+        }
 
-        for (std::uint64_t m = mask; m != 0; m &= m - 1) {
-            const auto c = static_cast<unsigned>(__builtin_ctzll(m));
-            std::uint64_t external = t->top[c].load(std::memory_order_relaxed);
-            if ((with_request >> c) & 1u) [[unlikely]] {
-                if (detail::request_external(t, c, Domain::id, static_cast<op_id>(I), internal, external)) {
-                    requested |= std::uint64_t{1} << c;
-                    requested_value[c] = external;
-                }
-            }
-            user_data[c].value = 0;
-            deliver(c, t->tid, internal, external, ancestor, ROCPROFILER_CALLBACK_PHASE_ENTER, &payload, &user_data[c]);
-        }
-        if constexpr (std::is_void_v<R>) {
-            next.load(std::memory_order_relaxed)(a...);
-            leave(mask, t, internal, ancestor, requested, requested_value, &payload, user_data);
-        } else {
-            R r = next.load(std::memory_order_relaxed)(a...);
-            std::memcpy(static_cast<void*>(&payload.retval), &r, sizeof(R));
-            leave(mask, t, internal, ancestor, requested, requested_value, &payload, user_data);
-            return r;
-        }
+        detail::many_state state;
+        detail::enter_many(state, mask, t, kind_op, internal, ancestor, &payload);
+        return forward(
+            payload,
+            [&] {
+                detail::exit_many(state, mask, t, kind_op, internal, ancestor, &payload);
+                t->current = ancestor;
+            },
+            a...);
     }
 
 private:
@@ -121,50 +123,19 @@ private:
     static constexpr std::uint64_t kind_op =
         static_cast<std::uint32_t>(Domain::id) | (static_cast<std::uint64_t>(I) << 32);
 
-    // The record is returned by value and passed straight to the callback, so copy elision can
-    // build it in the argument slot. It is written as four 16-byte stores in record order: built
-    // with narrower stores and then copied with 16-byte loads, the copy waited on store
-    // forwarding (measured at ~10 ns per callback).
-    [[gnu::always_inline]] static rocprofiler_callback_tracing_record_t make_record(
-        unsigned c, std::uint64_t tid, std::uint64_t internal, std::uint64_t external, std::uint64_t ancestor,
-        rocprofiler_callback_phase_t phase, void* payload) {
-        rocprofiler_callback_tracing_record_t rec;
-        static_assert(sizeof(rec) == 64);
-#if defined(__SSE2__)
-        auto* v = reinterpret_cast<__m128i*>(&rec);
-        _mm_storeu_si128(v + 0, _mm_set_epi64x(static_cast<long long>(tid), static_cast<long long>(c)));
-        _mm_storeu_si128(v + 1, _mm_set_epi64x(static_cast<long long>(external), static_cast<long long>(internal)));
-        _mm_storeu_si128(v + 2, _mm_set_epi64x(static_cast<long long>(kind_op), static_cast<long long>(ancestor)));
-        _mm_storeu_si128(v + 3, _mm_set_epi64x(static_cast<long long>(reinterpret_cast<std::uintptr_t>(payload)),
-                                               static_cast<long long>(static_cast<std::uint32_t>(phase))));
-#else
-        const std::uint64_t words[8] = {c, tid, internal, external, ancestor, kind_op,
-                                        static_cast<std::uint32_t>(phase), reinterpret_cast<std::uintptr_t>(payload)};
-        std::memcpy(&rec, words, sizeof(rec));
-#endif
-        return rec;
-    }
-
-    [[gnu::always_inline]] static void deliver(unsigned c, std::uint64_t tid, std::uint64_t internal,
-                                               std::uint64_t external, std::uint64_t ancestor,
-                                               rocprofiler_callback_phase_t phase, void* payload,
-                                               rocprofiler_user_data_t* ud) {
-        const detail::callback_slot& slot = detail::slots[kind_index][c];
-        slot.callback(make_record(c, tid, internal, external, ancestor, phase, payload), ud, slot.data);
-    }
-
-    [[gnu::always_inline]] static void leave(std::uint64_t mask, detail::thread_fast* t, std::uint64_t internal,
-                                             std::uint64_t ancestor, std::uint64_t requested,
-                                             const std::uint64_t* requested_value, void* payload,
-                                             rocprofiler_user_data_t* user_data) {
-        for (std::uint64_t m = mask; m != 0; m &= m - 1) {
-            const auto c = static_cast<unsigned>(__builtin_ctzll(m));
-            // Re-read: a push during ENTER is what EXIT sees (the seed's rule).
-            const std::uint64_t external =
-                ((requested >> c) & 1u) ? requested_value[c] : t->top[c].load(std::memory_order_relaxed);
-            deliver(c, t->tid, internal, external, ancestor, ROCPROFILER_CALLBACK_PHASE_EXIT, payload, &user_data[c]);
+    /// Calls the original, stores its return value in the payload, runs `leave` (the EXIT
+    /// callbacks) and returns the value.
+    template <class Leave>
+    [[gnu::always_inline]] static R forward(payload_t<Domain>& payload, const Leave& leave, A... a) {
+        if constexpr (std::is_void_v<R>) {
+            next.load(std::memory_order_relaxed)(a...);
+            leave();
+        } else {
+            R r = next.load(std::memory_order_relaxed)(a...);
+            std::memcpy(static_cast<void*>(&payload.retval), &r, sizeof(R));
+            leave();
+            return r;
         }
-        t->current = ancestor;
     }
 };
 

@@ -6,8 +6,8 @@
 //   subscribers[kind][op]   which contexts want the call (one relaxed load when none do)
 //   slots[kind][context]    each context's callback for the kind
 //   t_thread                this thread's correlation state
-// Everything rare (first call on a thread, a new block of ids, external-id request services)
-// is a call into the core.
+// Everything rare (first call on a thread, a new block of ids, several contexts on one call,
+// external-id request services) is a call into the core.
 #pragma once
 
 #include <encore/api/kind.hpp>
@@ -17,6 +17,11 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+
+#if defined(__SSE2__)
+#    include <emmintrin.h>
+#endif
 
 #define ENCORE_API __attribute__((visibility("default")))
 
@@ -44,6 +49,22 @@ extern ENCORE_API callback_slot slots[kind_count][max_contexts];
 /// Bit c: context c has an external correlation id request service (a rare path).
 extern ENCORE_API std::atomic<std::uint64_t> request_contexts;
 
+/// The same three objects under hidden names, for code compiled into libencore itself (the HSA
+/// wrappers): reached PC-relative instead of through a GOT load. `here` names whichever set the
+/// current library should use; both name one object each (src/core/registry.cpp).
+namespace in_core {
+#if defined(ENCORE_BUILDING_CORE)
+extern __attribute__((visibility("hidden"))) std::atomic<std::uint64_t> subscribers[kind_count][max_ops_per_kind];
+extern __attribute__((visibility("hidden"))) callback_slot slots[kind_count][max_contexts];
+extern __attribute__((visibility("hidden"))) std::atomic<std::uint64_t> request_contexts;
+#endif
+}  // namespace in_core
+#if defined(ENCORE_BUILDING_CORE)
+namespace here = in_core;
+#else
+namespace here = ::encore::tracing::detail;
+#endif
+
 /// The part of a thread's state the traced path uses. Owned by the core.
 struct thread_fast {
     std::uint64_t next_id;  // next internal correlation id of this thread's block
@@ -58,7 +79,9 @@ struct thread_fast {
 /// This thread's state, or null before its first traced call. initial-exec: one load from the
 /// thread pointer (a __tls_get_addr call otherwise). It takes 8 bytes of the static TLS surplus
 /// glibc keeps for libraries loaded later with dlopen (HSA_TOOLS_LIB loads encore so).
-extern ENCORE_API __attribute__((tls_model("initial-exec"))) thread_local thread_fast* t_thread;
+/// constinit: without it every reader tests for a TLS init function (_ZTH, a GOT load and a
+/// branch per traced call), since an extern thread_local might have a dynamic initializer.
+extern ENCORE_API __attribute__((tls_model("initial-exec"))) constinit thread_local thread_fast* t_thread;
 
 /// Creates this thread's state (first traced call on the thread).
 ENCORE_API thread_fast* attach_thread() noexcept;
@@ -81,6 +104,59 @@ ENCORE_API bool request_external(thread_fast* t, unsigned c, kind k, op_id op, s
         return refill_ids(t);
     return t->next_id++;
 }
+
+/// The record a callback gets, written as four 16-byte stores in record order: built with
+/// narrower stores and then copied into the by-value argument with 16-byte loads, the copy waits
+/// on store forwarding (measured at ~10 ns per callback); a callback that copies the record
+/// (most tools) reads it the same way. ENTER phase; record_exit turns it into the EXIT record.
+[[gnu::always_inline]] inline void record_init(rocprofiler_callback_tracing_record_t& rec, std::uint64_t c,
+                                               std::uint64_t tid, std::uint64_t internal, std::uint64_t external,
+                                               std::uint64_t ancestor, std::uint64_t kind_op, void* payload) noexcept {
+    static_assert(sizeof(rec) == 64 && offsetof(rocprofiler_callback_tracing_record_t, payload) == 56, "record layout");
+#if defined(__SSE2__)
+    auto* v = reinterpret_cast<__m128i*>(&rec);
+    _mm_storeu_si128(v + 0, _mm_set_epi64x(static_cast<long long>(tid), static_cast<long long>(c)));
+    _mm_storeu_si128(v + 1, _mm_set_epi64x(static_cast<long long>(external), static_cast<long long>(internal)));
+    _mm_storeu_si128(v + 2, _mm_set_epi64x(static_cast<long long>(kind_op), static_cast<long long>(ancestor)));
+    _mm_storeu_si128(v + 3, _mm_set_epi64x(static_cast<long long>(reinterpret_cast<std::uintptr_t>(payload)),
+                                           ROCPROFILER_CALLBACK_PHASE_ENTER));
+#else
+    const std::uint64_t words[8] = {c,       tid, internal, external, ancestor, kind_op, ROCPROFILER_CALLBACK_PHASE_ENTER,
+                                    reinterpret_cast<std::uintptr_t>(payload)};
+    std::memcpy(&rec, words, sizeof(rec));
+#endif
+}
+
+/// The EXIT record of one made by record_init: only the correlation half (external id) and the
+/// phase half differ, each rewritten whole for the reason above.
+[[gnu::always_inline]] inline void record_exit(rocprofiler_callback_tracing_record_t& rec, std::uint64_t internal,
+                                               std::uint64_t external, void* payload) noexcept {
+#if defined(__SSE2__)
+    auto* v = reinterpret_cast<__m128i*>(&rec);
+    _mm_storeu_si128(v + 1, _mm_set_epi64x(static_cast<long long>(external), static_cast<long long>(internal)));
+    _mm_storeu_si128(v + 3, _mm_set_epi64x(static_cast<long long>(reinterpret_cast<std::uintptr_t>(payload)),
+                                           ROCPROFILER_CALLBACK_PHASE_EXIT));
+#else
+    (void)internal;
+    (void)payload;
+    rec.correlation_id.external.value = external;
+    rec.phase = ROCPROFILER_CALLBACK_PHASE_EXIT;
+#endif
+}
+
+/// What a traced call with several contexts (or an external-id request service) keeps from
+/// ENTER to EXIT: each context's user_data, and the external ids a request callback supplied.
+struct many_state {
+    std::uint64_t requested = 0;  // bit c: requested_value[c] is context c's external id
+    std::uint64_t requested_value[max_contexts];
+    rocprofiler_user_data_t user_data[max_contexts];
+};
+/// ENTER and EXIT to every context of `mask` (the wrapper's path for all but one context with
+/// no request service). `kind_op` is the record's kind | operation << 32.
+ENCORE_API void enter_many(many_state& s, std::uint64_t mask, thread_fast* t, std::uint64_t kind_op,
+                           std::uint64_t internal, std::uint64_t ancestor, void* payload);
+ENCORE_API void exit_many(many_state& s, std::uint64_t mask, thread_fast* t, std::uint64_t kind_op,
+                          std::uint64_t internal, std::uint64_t ancestor, void* payload);
 
 /// Copies n bytes from src into dst without faulting: false if any byte is unreadable.
 ENCORE_API bool guarded_read(void* dst, const void* src, std::size_t n) noexcept;

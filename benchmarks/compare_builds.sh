@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Compares two build trees (e.g. main and a branch) on the per-call tracing benchmarks, taking
+# turns: each round runs A then B, so load from other processes falls on both alike. Prints, per
+# benchmark, the minimum and the median over rounds of each run's median.
+#   benchmarks/compare_builds.sh BUILD_A BUILD_B [ROUNDS [SUITES]]    (default: 10 rounds, all)
+# SUITES: a comma-separated subset of tracing,hip,hsa (fewer suites: more rounds in a quiet spell).
+# Benchmarks: bench_tracing (bare / wrapped_off / noop_cb / arg_strings), bench_hip's
+# hipGetErrorString cases (if built), and bench_hsa_calls on the software runtime in the modes of
+# run_hsa_benchmarks.sh (bare, api-off, api-noop).
+set -euo pipefail
+a=$1 b=$2 rounds=${3:-10} suites=,${4:-tracing,hip,hsa},
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+
+medians() {  # label prefix command...: "label prefix/name median_ns" per benchmark
+    local label=$1 prefix=$2; shift 2
+    "$@" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true --benchmark_format=csv \
+        --benchmark_min_time=0.05 2>/dev/null |
+        awk -F, -v l="$label" -v p="$prefix" '/_median"?,/ {gsub(/"/, "", $1); sub(/_median$/, "", $1); print l, p "/" $1, $3}'
+}
+one() {  # label build
+    local label=$1 build=$2
+    if [[ $suites == *,tracing,* ]]; then
+        medians "$label" tracing "$build/benchmarks/bench_tracing"
+    fi
+    if [[ $suites == *,hip,* && -x $build/benchmarks/bench_hip ]]; then
+        medians "$label" hip "$build/benchmarks/bench_hip" --benchmark_filter='hipGetErrorString_(bare|interposed|noop_cb)'
+    fi
+    if [[ $suites == *,hsa,* && -x $build/benchmarks/bench_hsa_calls ]]; then
+        local mode
+        for mode in bare api-off api-noop; do
+            if [[ $mode == bare ]]; then
+                LD_LIBRARY_PATH=$build/src/sim medians "$label" "hsa-$mode" "$build/benchmarks/bench_hsa_calls"
+            else
+                LD_LIBRARY_PATH=$build/src/sim HSA_TOOLS_LIB=$build/src/hsa/libencore-hsa.so \
+                    ROCP_TOOL_LIBRARIES=$build/benchmarks/libencore_bench_tool.so ENCORE_BENCH_TOOL_MODE=$mode \
+                    medians "$label" "hsa-$mode" "$build/benchmarks/bench_hsa_calls"
+            fi
+        done
+    fi
+}
+for ((r = 0; r < rounds; ++r)); do
+    one A "$a" >> "$out"
+    one B "$b" >> "$out"
+done
+echo "A = $a, B = $b, $rounds rounds; ns per call: min and median of the rounds' medians"
+python3 - "$out" <<'EOF'
+import collections, statistics, sys
+runs, order = collections.defaultdict(list), []
+for line in open(sys.argv[1]):
+    label, name, ns = line.split()
+    runs[name, label].append(float(ns))
+    if name not in order:
+        order.append(name)
+print(f"{'benchmark':56} {'A min':>8} {'A median':>9} {'B min':>8} {'B median':>9}")
+for n in order:
+    a, b = runs[n, 'A'], runs[n, 'B']
+    if a and b:
+        print(f"{n:56} {min(a):8.2f} {statistics.median(a):9.2f} {min(b):8.2f} {statistics.median(b):9.2f}")
+EOF
