@@ -11,13 +11,22 @@ _ptds/_ptsz exports), keeps every C function cuda.h declares that the driver lib
   src/cuda/forward_exports.inc                    the driver's other exports (forwarded as is)
 
 Op ids are positions and append-only: on regeneration the existing order is kept and functions
-new to the header are appended. cuda.h is not on Debian (CI): run this where CUDA is installed
-(the GPU machine) and commit the output; the CUDA backend builds only where cuda.h exists.
+new to the header are appended. Run this where the newest cuda.h is (the GPU machine) and commit
+the output.
 
-usage: gen_cuda_domain.py [--cuda-include DIR] (--lib PATH | --exports FILE) [--out ROOT]
+Older headers (--compat-include DIR, repeatable; CI builds against CUDA 11.8's from Debian): an op
+whose exported name an older header does not declare with the identical signature is guarded in
+the .inc, `#if CUDA_VERSION >= V` (V: the oldest given header, newest included, from which on every
+header declares it identically), with `api::unavailable<"name">` in the `#else` branch: the same
+id and name without a prototype, so a build against the older header keeps every op id and
+forwards that export untraced. Consecutive ops with the same V share one guard.
+
+usage: gen_cuda_domain.py [--cuda-include DIR] [--compat-include DIR...] (--lib PATH | --exports FILE)
+                          [--out ROOT]
 """
 import argparse
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -33,26 +42,18 @@ g.c_banner = lambda *a, **k: _c_banner(*a, **k).replace("tools/gen_domains.py", 
 SPECIAL = {"cuGetProcAddress", "cuGetProcAddress_v2", "cuGetExportTable"}
 
 
-def main() -> int:
-    repo = Path(__file__).resolve().parent.parent
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--cuda-include", default="/usr/local/cuda/include", type=Path)
-    ap.add_argument("--lib", type=Path, help="the driver library (libcuda.so.1) to list exports of")
-    ap.add_argument("--exports", type=Path, help="a file with one exported symbol name per line")
-    ap.add_argument("--out", default=repo, type=Path)
-    ap.add_argument("--cxx", default=os.environ.get("CXX", "g++"))
-    ap.add_argument("--nm", default="nm")
-    a = ap.parse_args()
-    cxx = a.cxx.split()
-    header = a.cuda_include / "cuda.h"
+def cuda_version(include: Path) -> int:
+    m = re.search(r"^\s*#\s*define\s+CUDA_VERSION\s+(\d+)", (include / "cuda.h").read_text(), re.M)
+    if m is None:
+        g.die(f"{include / 'cuda.h'}: no CUDA_VERSION")
+    return int(m.group(1))
+
+
+def header_prototypes(cxx: list[str], include: Path) -> dict:
+    """{exported name: Proto} of the C functions cuda.h in `include` declares, in both views."""
+    header = include / "cuda.h"
     if not header.exists():
-        g.die(f"{header} not found (set --cuda-include)")
-    if a.exports is not None:
-        exports = {line.strip().split("@")[0] for line in a.exports.read_text().splitlines() if line.strip()}
-    elif a.lib is not None:
-        exports = g.exported_symbols(a.lib, a.nm)
-    else:
-        g.die("give --lib or --exports")
+        g.die(f"{header} not found")
     hdr = header.resolve()
 
     def in_cuda_h(f: str) -> bool:
@@ -63,7 +64,7 @@ def main() -> int:
 
     protos: dict[str, g.Proto] = {}
     for flags in ([], ["-DCUDA_API_PER_THREAD_DEFAULT_STREAM"]):
-        decls = g.split_declarations(g.tokenize(g.preprocess(cxx, "#include <cuda.h>\n", [f"-I{a.cuda_include}", *flags])))
+        decls = g.split_declarations(g.tokenize(g.preprocess(cxx, "#include <cuda.h>\n", [f"-I{include}", *flags])))
         for p in g.collect_prototypes(decls, in_cuda_h):
             if not p.c_linkage or not p.global_scope or p.variadic or p.name in SPECIAL:
                 continue
@@ -72,6 +73,38 @@ def main() -> int:
                     g.warn(f"{p.name}: two declarations differ ({protos[p.name].signature} vs {p.signature})")
                 continue
             protos[p.name] = p
+    return protos
+
+
+def main() -> int:
+    repo = Path(__file__).resolve().parent.parent
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--cuda-include", default="/usr/local/cuda/include", type=Path)
+    ap.add_argument("--compat-include", action="append", default=[], type=Path,
+                    help="an older cuda.h's directory the op list must also compile against (repeatable)")
+    ap.add_argument("--lib", type=Path, help="the driver library (libcuda.so.1) to list exports of")
+    ap.add_argument("--exports", type=Path, help="a file with one exported symbol name per line")
+    ap.add_argument("--out", default=repo, type=Path)
+    ap.add_argument("--cxx", default=os.environ.get("CXX", "g++"))
+    ap.add_argument("--nm", default="nm")
+    a = ap.parse_args()
+    cxx = a.cxx.split()
+    if not (a.cuda_include / "cuda.h").exists():
+        g.die(f"{a.cuda_include / 'cuda.h'} not found (set --cuda-include)")
+    if a.exports is not None:
+        exports = {line.strip().split("@")[0] for line in a.exports.read_text().splitlines() if line.strip()}
+    elif a.lib is not None:
+        exports = g.exported_symbols(a.lib, a.nm)
+    else:
+        g.die("give --lib or --exports")
+    protos = header_prototypes(cxx, a.cuda_include)
+    newest = cuda_version(a.cuda_include)
+    # Older headers, newest first: (version, {name: signature}).
+    compat = sorted(((cuda_version(d), {n: p.signature for n, p in header_prototypes(cxx, d).items()})
+                     for d in a.compat_include), key=lambda c: -c[0])
+    for v, _ in compat:
+        if v >= newest:
+            g.die(f"--compat-include headers must be older than --cuda-include's (CUDA_VERSION {v} >= {newest})")
     ops = [p for n, p in protos.items() if n in exports]
     missing = sorted(n for n in protos if n not in exports)
     if missing:
@@ -88,18 +121,51 @@ def main() -> int:
             g.warn(f"CUDA op {n} (id {prev.index(n)}) is gone: later op ids shift")
     ordered += [p for p in ops if p.name in by_name]
 
+    # The CUDA_VERSION from which on op p is declared identically in every given header (0: in all).
+    def since(p: g.Proto) -> int:
+        v = newest
+        for cv, sigs in compat:
+            if sigs.get(p.name) != p.signature:
+                break
+            v = cv
+        return 0 if compat and v == compat[-1][0] else v
+
     written: list[str] = []
     lines = []
-    for p in ordered:
+    guarded = 0
+    for k, p in enumerate(ordered):
         names = g.names_for(p, "CUDA")
         pn = "".join(f', "{n}"' for n in names)
-        lines.append(f'    api::fn<"{p.name}", {p.signature}{pn}>')
+        comma = "," if k + 1 < len(ordered) else ""
+        v = since(p)
+        prev_v = since(ordered[k - 1]) if k > 0 else 0
+        next_v = since(ordered[k + 1]) if k + 1 < len(ordered) else 0
+        if v == 0:
+            lines.append(f'    api::fn<"{p.name}", {p.signature}{pn}>{comma}')
+            continue
+        # a run of ops with the same guard: #if <fn...> #else <unavailable...> #endif
+        guarded += 1
+        if v != prev_v:
+            run = [q for q in ordered[k:]]
+            run = run[:next((j for j, q in enumerate(run) if since(q) != v), len(run))]
+            lines.append(f"#if CUDA_VERSION >= {v}")
+            alt = [f'    api::unavailable<"{q.name}">' for q in run]
+        lines.append(f'    api::fn<"{p.name}", {p.signature}{pn}>{comma}')
+        if v != next_v:
+            lines.append("#else")
+            last = k + 1 == len(ordered)
+            lines += [x + ("," if (j + 1 < len(alt) or not last) else "") for j, x in enumerate(alt)]
+            lines.append("#endif")
     text = g.banner(inc_rel, ["cuda.h"], [
         "CUDA driver op list: every C function cuda.h declares (default and per-thread-default-stream",
         "macros) that the driver library exports, under its exported name.",
         "Op ids are positions (ABI, append-only); new functions are appended on regeneration.",
-        "Included by include/encore/domains/cuda_driver.hpp inside the api::domain<...> argument list."])
-    text += ",\n".join(lines) + "\n"
+        "Included by include/encore/domains/cuda_driver.hpp inside the api::domain<...> argument list."]
+        + ([f"Ops under `#if CUDA_VERSION >= V` are declared differently or not at all by an older header"
+            f" ({', '.join(str(v) for v, _ in compat)}):",
+            "there they are api::unavailable (same id and name, no prototype: forwarded untraced)."]
+           if compat else []))
+    text += "\n".join(lines) + "\n"
     g.write(a.out, inc_rel, text, written)
 
     rel = "include/rocprofiler-sdk/cuda/driver_api_id.h"
@@ -121,6 +187,9 @@ def main() -> int:
         "per-thread-default-stream views): ENCORE_CUDA_FORWARD(index, name) per line."])
     text += "".join(f"ENCORE_CUDA_FORWARD({i}, {n})\n" for i, n in enumerate(forwards))
     g.write(a.out, rel, text, written)
+    if compat:
+        g.info(f"{guarded} of the ops are unavailable (forwarded untraced) in a build against CUDA "
+               + ", ".join(str(v) for v, _ in compat))
     g.info(f"{len(ordered)} CUDA driver ops; wrote {', '.join(written) or 'nothing (unchanged)'}")
     return 0
 
