@@ -21,8 +21,14 @@ header declares it identically), with `api::unavailable<"name">` in the `#else` 
 id and name without a prototype, so a build against the older header keeps every op id and
 forwards that export untraced. Consecutive ops with the same V share one guard.
 
+--check-compat DIR checks the committed op list against one older header without the newest
+(CI has CUDA 11.8's from Debian, not 13.0's): every op outside a guard, or under a guard its
+version satisfies, is declared identically there, and every op under a guard it does not
+satisfy is not (so the guard is needed). It writes nothing.
+
 usage: gen_cuda_domain.py [--cuda-include DIR] [--compat-include DIR...] (--lib PATH | --exports FILE)
                           [--out ROOT]
+       gen_cuda_domain.py --check-compat DIR [--out ROOT]
 """
 import argparse
 import os
@@ -76,6 +82,48 @@ def header_prototypes(cxx: list[str], include: Path) -> dict:
     return protos
 
 
+_GUARD = re.compile(r"^#if CUDA_VERSION >= (\d+)$")
+_FN = re.compile(r'^\s*api::fn<"(\w+)", ')
+
+
+def committed_ops(inc: Path) -> list[tuple[str, str, int]]:
+    """(name, signature, guard version or 0) of each op of the committed .inc (its #if branches)."""
+    ops, guard, in_else = [], 0, False
+    for line in inc.read_text().splitlines():
+        m = _GUARD.match(line)
+        if m:
+            guard, in_else = int(m.group(1)), False
+        elif line == "#else":
+            in_else = True
+        elif line == "#endif":
+            guard, in_else = 0, False
+        elif not in_else and (m := _FN.match(line)):
+            rest, depth, i = line[m.end():], 0, 0
+            while i < len(rest) and not (depth == 0 and (rest.startswith(', "', i) or rest[i] == ">")):
+                depth += {"(": 1, ")": -1}.get(rest[i], 0)
+                i += 1
+            ops.append((m.group(1), rest[:i], guard))
+    return ops
+
+
+def check_compat(cxx: list[str], include: Path, inc: Path) -> int:
+    v = cuda_version(include)
+    sigs = {n: p.signature for n, p in header_prototypes(cxx, include).items()}
+    bad = 0
+    ops = committed_ops(inc)
+    for name, sig, guard in ops:
+        identical = sigs.get(name) == sig
+        if guard <= v and not identical:
+            g.warn(f"{name}: {sig} is not declared so by CUDA {v}'s cuda.h ({sigs.get(name, 'absent')}): guard it")
+            bad += 1
+        elif guard > v and identical:
+            g.warn(f"{name}: guarded (CUDA_VERSION >= {guard}) but CUDA {v}'s cuda.h declares it identically")
+            bad += 1
+    g.info(f"--check-compat: {len(ops)} ops against CUDA {v}: "
+           f"{sum(1 for o in ops if o[2] > v)} unavailable there, {bad} wrong")
+    return 1 if bad else 0
+
+
 def main() -> int:
     repo = Path(__file__).resolve().parent.parent
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -87,8 +135,12 @@ def main() -> int:
     ap.add_argument("--out", default=repo, type=Path)
     ap.add_argument("--cxx", default=os.environ.get("CXX", "g++"))
     ap.add_argument("--nm", default="nm")
+    ap.add_argument("--check-compat", type=Path, metavar="DIR",
+                    help="only check the committed op list's guards against an older cuda.h in DIR")
     a = ap.parse_args()
     cxx = a.cxx.split()
+    if a.check_compat is not None:
+        return check_compat(cxx, a.check_compat, a.out / "include/encore/domains/cuda_driver_ops.inc")
     if not (a.cuda_include / "cuda.h").exists():
         g.die(f"{a.cuda_include / 'cuda.h'} not found (set --cuda-include)")
     if a.exports is not None:
