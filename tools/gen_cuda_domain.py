@@ -31,6 +31,7 @@ usage: gen_cuda_domain.py [--cuda-include DIR] [--compat-include DIR...] (--lib 
        gen_cuda_domain.py --check-compat DIR [--out ROOT]
 """
 import argparse
+import itertools
 import os
 import re
 import sys
@@ -173,41 +174,33 @@ def main() -> int:
             g.warn(f"CUDA op {n} (id {prev.index(n)}) is gone: later op ids shift")
     ordered += [p for p in ops if p.name in by_name]
 
-    # The CUDA_VERSION from which on op p is declared identically in every given header (0: in all).
+    # The CUDA_VERSION from which on op p is declared identically by every given header; 0 when
+    # the oldest given header (or only the newest) declares it so: no guard.
     def since(p: g.Proto) -> int:
         v = newest
         for cv, sigs in compat:
             if sigs.get(p.name) != p.signature:
-                break
+                return v
             v = cv
-        return 0 if compat and v == compat[-1][0] else v
+        return 0
 
     written: list[str] = []
-    lines = []
-    guarded = 0
-    for k, p in enumerate(ordered):
-        names = g.names_for(p, "CUDA")
-        pn = "".join(f', "{n}"' for n in names)
-        comma = "," if k + 1 < len(ordered) else ""
-        v = since(p)
-        prev_v = since(ordered[k - 1]) if k > 0 else 0
-        next_v = since(ordered[k + 1]) if k + 1 < len(ordered) else 0
+    entries = []  # (guard version or 0, the op, its placeholder)
+    for p in ordered:
+        pn = "".join(f', "{n}"' for n in g.names_for(p, "CUDA"))
+        entries.append((since(p), f'    api::fn<"{p.name}", {p.signature}{pn}>', f'    api::unavailable<"{p.name}">'))
+    guarded = sum(1 for e in entries if e[0])
+    # Consecutive ops with the same guard share it: #if <api::fn...> #else <api::unavailable...> #endif
+    lines, done = [], 0
+    for v, run in itertools.groupby(entries, key=lambda e: e[0]):
+        run = list(run)
+        done += len(run)
+        sep = ["," if j + 1 < len(run) or done < len(entries) else "" for j in range(len(run))]
         if v == 0:
-            lines.append(f'    api::fn<"{p.name}", {p.signature}{pn}>{comma}')
-            continue
-        # a run of ops with the same guard: #if <fn...> #else <unavailable...> #endif
-        guarded += 1
-        if v != prev_v:
-            run = [q for q in ordered[k:]]
-            run = run[:next((j for j, q in enumerate(run) if since(q) != v), len(run))]
-            lines.append(f"#if CUDA_VERSION >= {v}")
-            alt = [f'    api::unavailable<"{q.name}">' for q in run]
-        lines.append(f'    api::fn<"{p.name}", {p.signature}{pn}>{comma}')
-        if v != next_v:
-            lines.append("#else")
-            last = k + 1 == len(ordered)
-            lines += [x + ("," if (j + 1 < len(alt) or not last) else "") for j, x in enumerate(alt)]
-            lines.append("#endif")
+            lines += [e[1] + c for e, c in zip(run, sep)]
+        else:
+            lines += [f"#if CUDA_VERSION >= {v}", *(e[1] + c for e, c in zip(run, sep)),
+                      "#else", *(e[2] + c for e, c in zip(run, sep)), "#endif"]
     text = g.banner(inc_rel, ["cuda.h"], [
         "CUDA driver op list: every C function cuda.h declares (default and per-thread-default-stream",
         "macros) that the driver library exports, under its exported name.",
