@@ -5,7 +5,8 @@
 // more), primary and created contexts (current per thread), streams (every operation completes
 // before it returns, so synchronizing is a check of the handle), device memory in host memory
 // (a CUdeviceptr is the address; FAKE_CUDA_MEMORY_MB, default 4096, is the device's size for
-// cuMemGetInfo and out-of-memory), pinned host memory, copies between them (ranges checked
+// cuMemGetInfo and out-of-memory), events (recorded at once: streams are always complete), pinned
+// host memory, copies between them (ranges checked
 // against the allocations), modules whose kernels are host functions (fake_driver.h), launches,
 // error strings, and cuGetProcAddress handing out these functions. Errors as the real driver
 // returns them: NOT_INITIALIZED before cuInit, INVALID_CONTEXT without a current context,
@@ -20,6 +21,7 @@
 #include <cuda.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -47,6 +49,9 @@ struct fake_module {
 struct fake_function {
     fake_cuda_kernel fn;
 };
+struct fake_event {
+    double ms = -1;  // when it was recorded (every operation before it has completed), or -1
+};
 
 std::atomic<bool> g_initialized{false};
 thread_local fake_context* t_current = nullptr;
@@ -56,6 +61,7 @@ std::map<std::uintptr_t, std::size_t>* g_device = new std::map<std::uintptr_t, s
 std::set<void*>* g_host = new std::set<void*>;
 std::set<fake_context*>* g_contexts = new std::set<fake_context*>;
 std::set<fake_stream*>* g_streams = new std::set<fake_stream*>;
+std::set<fake_event*>* g_events = new std::set<fake_event*>;
 std::map<CUdevice, std::pair<fake_context*, int>>* g_primary = new std::map<CUdevice, std::pair<fake_context*, int>>;
 std::size_t g_used = 0;
 
@@ -297,6 +303,62 @@ FAKE_API CUresult cuStreamSynchronize(CUstream hStream) {
     return check_stream(hStream);
 }
 
+// ---- events (what libencore-cuda times launches with) -------------------------------------------
+FAKE_API CUresult cuEventCreate(CUevent* phEvent, unsigned int Flags) {
+    (void)Flags;
+    if (CUresult r = ready(); r != CUDA_SUCCESS) return r;
+    if (phEvent == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    auto* e = new fake_event;
+    std::lock_guard lk(g_mutex);
+    g_events->insert(e);
+    *phEvent = reinterpret_cast<CUevent>(e);
+    return CUDA_SUCCESS;
+}
+
+FAKE_API CUresult cuEventDestroy_v2(CUevent hEvent) {
+    auto* e = reinterpret_cast<fake_event*>(hEvent);
+    {
+        std::lock_guard lk(g_mutex);
+        if (e == nullptr || g_events->erase(e) == 0) return CUDA_ERROR_INVALID_HANDLE;
+    }
+    delete e;
+    return CUDA_SUCCESS;
+}
+
+FAKE_API CUresult cuEventRecord(CUevent hEvent, CUstream hStream) {
+    if (CUresult r = ready(); r != CUDA_SUCCESS) return r;
+    if (CUresult r = check_stream(hStream); r != CUDA_SUCCESS) return r;
+    std::lock_guard lk(g_mutex);
+    auto* e = reinterpret_cast<fake_event*>(hEvent);
+    if (g_events->count(e) == 0) return CUDA_ERROR_INVALID_HANDLE;
+    e->ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    return CUDA_SUCCESS;
+}
+
+FAKE_API CUresult cuEventQuery(CUevent hEvent) {
+    if (!g_initialized.load(std::memory_order_acquire)) return CUDA_ERROR_NOT_INITIALIZED;
+    std::lock_guard lk(g_mutex);
+    return g_events->count(reinterpret_cast<fake_event*>(hEvent)) != 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+FAKE_API CUresult cuEventSynchronize(CUevent hEvent) { return cuEventQuery(hEvent); }
+
+FAKE_API CUresult cuEventElapsedTime_v2(float* pMilliseconds, CUevent hStart, CUevent hEnd) {
+    if (!g_initialized.load(std::memory_order_acquire)) return CUDA_ERROR_NOT_INITIALIZED;
+    if (pMilliseconds == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    std::lock_guard lk(g_mutex);
+    auto* a = reinterpret_cast<fake_event*>(hStart);
+    auto* b = reinterpret_cast<fake_event*>(hEnd);
+    if (g_events->count(a) == 0 || g_events->count(b) == 0) return CUDA_ERROR_INVALID_HANDLE;
+    if (a->ms < 0 || b->ms < 0) return CUDA_ERROR_INVALID_HANDLE;  // the driver's answer for an unrecorded event
+    *pMilliseconds = static_cast<float>(b->ms - a->ms);
+    return CUDA_SUCCESS;
+}
+// The same under its pre-CUDA-12.8 export name.
+FAKE_API CUresult cuEventElapsedTime(float* pMilliseconds, CUevent hStart, CUevent hEnd) {
+    return cuEventElapsedTime_v2(pMilliseconds, hStart, hEnd);
+}
+
 // ---- memory -------------------------------------------------------------------------------------
 FAKE_API CUresult cuMemGetInfo_v2(size_t* free, size_t* total) {
     if (CUresult r = ready(); r != CUDA_SUCCESS) return r;
@@ -446,6 +508,12 @@ const proc g_procs[] = {
     FAKE_PROC("cuStreamCreate", cuStreamCreate),
     FAKE_PROC("cuStreamDestroy", cuStreamDestroy_v2),
     FAKE_PROC("cuStreamSynchronize", cuStreamSynchronize),
+    FAKE_PROC("cuEventCreate", cuEventCreate),
+    FAKE_PROC("cuEventDestroy", cuEventDestroy_v2),
+    FAKE_PROC("cuEventRecord", cuEventRecord),
+    FAKE_PROC("cuEventQuery", cuEventQuery),
+    FAKE_PROC("cuEventSynchronize", cuEventSynchronize),
+    FAKE_PROC("cuEventElapsedTime", cuEventElapsedTime),
     FAKE_PROC("cuMemGetInfo", cuMemGetInfo_v2),
     FAKE_PROC("cuMemAlloc", cuMemAlloc_v2),
     FAKE_PROC("cuMemFree", cuMemFree_v2),

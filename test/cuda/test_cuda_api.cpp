@@ -429,7 +429,8 @@ int run_replay() {
         } else {
             expect(g_r.declined == 0, "no launch declined: " + g_r.reason);
             expect(g_r.passes == 21, "3 passes per launch (" + std::to_string(g_r.passes) + ")");
-            expect(g_r.snapshots == 7 && g_r.snapshot_bytes == 2 * 4096 * sizeof(float) + sizeof(unsigned),
+            // (at least their sizes: the backend may cover an allocation's whole granule)
+            expect(g_r.snapshots == 7 && g_r.snapshot_bytes >= 2 * 4096 * sizeof(float) + sizeof(unsigned),
                    "each snapshot covers the three allocations (" + std::to_string(g_r.snapshot_bytes) + " bytes)");
             expect(g_r.differ == 0, "every pass of a launch starts from the same memory (checksums)");
             expect(seen == std::vector<unsigned>({0, 0, 0, 1, 1, 1, 2, 2, 2}),
