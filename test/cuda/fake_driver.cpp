@@ -31,6 +31,7 @@
 #include <string_view>
 
 #undef cuGetProcAddress  // CUDA >= 12: a macro for cuGetProcAddress_v2; the 4-argument one is defined here too
+#undef cuEventElapsedTime  // CUDA >= 12.8: a macro for cuEventElapsedTime_v2; both are defined here
 
 #define FAKE_API extern "C" __attribute__((visibility("default")))
 
