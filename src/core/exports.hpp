@@ -4,6 +4,10 @@
 //   extern "C" ENCORE_EXPORT ret_t<D, I> name(arg_t<D, I, 0> a0, ...) { return forward<D, I>(a0, ...); }
 // and the library's prelude header defines forward<D, I> (the interposer: the domain's
 // wrapper). The types come from the domain declaration, never from the generator.
+// An op without a prototype in this build (api::unavailable) is generated as
+//   ENCORE_EXPORT_UNAVAILABLE(D, I, name);
+// a jump through encore_unavailable_exports[I], which the library defines (hidden, one entry per
+// op id of D) and fills with the real functions when it loads: the export stays, untraced.
 #pragma once
 
 #include <encore/api/domain.hpp>
@@ -11,6 +15,14 @@
 #include <cstddef>
 
 #define ENCORE_EXPORT __attribute__((visibility("default")))
+
+#if defined(__x86_64__)
+#    define ENCORE_EXPORT_UNAVAILABLE(D, I, NAME)                                                              \
+        static_assert(!D::op_at<I>::available && D::names[I] == #NAME,                                          \
+                      "ENCORE_EXPORT_UNAVAILABLE: op " #I " is not api::unavailable<\"" #NAME "\">");          \
+        asm(".text\n.globl " #NAME "\n.type " #NAME ", @function\n" #NAME                                      \
+            ":\n\tjmp *encore_unavailable_exports+8*" #I "(%rip)\n.size " #NAME ", .-" #NAME "\n")
+#endif
 
 namespace encore::exports {
 

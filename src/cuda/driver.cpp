@@ -25,6 +25,14 @@
 // the 4-argument original under the plain name. Both are defined below under their symbol names.
 #undef cuGetProcAddress
 
+// cuGetProcAddress_v2's last parameter's type (CUDA 12.0); built against an older cuda.h the
+// export keeps its ABI (a pointer to an enum) under a stand-in type.
+#if CUDA_VERSION >= 12000
+using encore_proc_query_result = CUdriverProcAddressQueryResult;
+#else
+using encore_proc_query_result = int;
+#endif
+
 using encore::domains::cuda_driver;
 
 namespace encore::cuda {
@@ -79,6 +87,9 @@ extern "C" CUresult encore_cuda_missing() { return CUDA_ERROR_SHARED_OBJECT_INIT
 // code can call them (a dependency's constructors run first).
 extern "C" {
 __attribute__((visibility("hidden"))) void* encore_cuda_forward_table[encore::cuda::forward_count];
+// The same for the ops this build's cuda.h lacks (api::unavailable: ENCORE_EXPORT_UNAVAILABLE in
+// the generated exports), by op id; the other entries stay null.
+__attribute__((visibility("hidden"))) void* encore_unavailable_exports[cuda_driver::size];
 }
 
 #define ENCORE_CUDA_FORWARD(i, name)                                                                          \
@@ -92,24 +103,38 @@ namespace {
 
 // ---- cuGetProcAddress ---------------------------------------------------------------------------
 using getproc_v1_t = CUresult (*)(const char*, void**, int, cuuint64_t);
-using getproc_v2_t = CUresult (*)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*);
+using getproc_v2_t = CUresult (*)(const char*, void**, int, cuuint64_t, encore_proc_query_result*);
 
+// Op I's wrapper; null for an op without a prototype in this build (never handed out).
+template <std::size_t I>
+constexpr void* wrapper_call() {
+    if constexpr (cuda_driver::op_at<I>::available) return reinterpret_cast<void*>(&tracing::wrapper<cuda_driver, I>::call);
+    else return nullptr;
+}
 template <std::size_t... I>
 constexpr std::array<void*, sizeof...(I)> wrapper_calls(std::index_sequence<I...>) {
-    return {reinterpret_cast<void*>(&tracing::wrapper<cuda_driver, I>::call)...};
+    return {wrapper_call<I>()...};
 }
 const std::array<void*, cuda_driver::size> g_calls = wrapper_calls(std::make_index_sequence<cuda_driver::size>{});
+// Whether op I has a prototype in this build (constant: usable from the load constructor).
+constexpr auto g_available = []<std::size_t... I>(std::index_sequence<I...>) {
+    return std::array<bool, sizeof...(I)>{cuda_driver::op_at<I>::available...};
+}(std::make_index_sequence<cuda_driver::size>{});
 
 // Gives op I's wrapper the real function the driver handed out, while it still holds the lazy
 // resolver (the same real function either way).
 template <std::size_t I>
 void set_next_one(void* real) noexcept {
-    using W = tracing::wrapper<cuda_driver, I>;
-    auto f = W::next.load(std::memory_order_acquire);
-    if (f != tracing::initial_next<cuda_driver, I>::value) return;
-    decltype(f) r = nullptr;
-    std::memcpy(&r, &real, sizeof(r));
-    W::next.compare_exchange_strong(f, route<I>(r), std::memory_order_acq_rel);
+    if constexpr (cuda_driver::op_at<I>::available) {  // else: never handed out (not in addresses().ops)
+        using W = tracing::wrapper<cuda_driver, I>;
+        auto f = W::next.load(std::memory_order_acquire);
+        if (f != tracing::initial_next<cuda_driver, I>::value) return;
+        decltype(f) r = nullptr;
+        std::memcpy(&r, &real, sizeof(r));
+        W::next.compare_exchange_strong(f, route<I>(r), std::memory_order_acq_rel);
+    } else {
+        (void)real;
+    }
 }
 template <std::size_t... I>
 constexpr std::array<void (*)(void*) noexcept, sizeof...(I)> setters(std::index_sequence<I...>) {
@@ -130,7 +155,8 @@ const address_map& addresses() {
         void* h = driver();
         if (h == nullptr) return out;
         for (std::size_t i = 0; i < cuda_driver::size; ++i)
-            if (void* p = ::dlsym(h, cuda_driver::c_names[i])) out.ops.emplace(p, i);
+            if (g_available[i])
+                if (void* p = ::dlsym(h, cuda_driver::c_names[i])) out.ops.emplace(p, i);
         out.getproc_v1 = ::dlsym(h, "cuGetProcAddress");
         out.getproc_v2 = ::dlsym(h, "cuGetProcAddress_v2");
         return out;
@@ -149,7 +175,7 @@ void* substitute(void* real);
 
 extern "C" ENCORE_EXPORT CUresult encore_getproc_v1(const char* symbol, void** pfn, int version, cuuint64_t flags) __asm__("cuGetProcAddress");
 extern "C" ENCORE_EXPORT CUresult encore_getproc_v2(const char* symbol, void** pfn, int version, cuuint64_t flags,
-                                                    CUdriverProcAddressQueryResult* status) __asm__("cuGetProcAddress_v2");
+                                                    encore_proc_query_result* status) __asm__("cuGetProcAddress_v2");
 /// Lets encore tell itself apart from the real driver when searching for it.
 extern "C" {
 ENCORE_EXPORT int encore_cuda_forwarding_driver = 1;
@@ -168,7 +194,7 @@ extern "C" CUresult encore_getproc_v1(const char* symbol, void** pfn, int versio
 }
 
 extern "C" CUresult encore_getproc_v2(const char* symbol, void** pfn, int version, cuuint64_t flags,
-                                      CUdriverProcAddressQueryResult* status) {
+                                      encore_proc_query_result* status) {
     using namespace encore::cuda;
     (void)init::ensure();
     const auto& a = addresses();
@@ -225,6 +251,11 @@ constinit const core::kind_info g_kind_info = core::api_kind_info<cuda_driver>()
     for (std::size_t i = 0; i < forward_count; ++i) {
         void* p = h != nullptr ? ::dlsym(h, forward_names[i]) : nullptr;
         encore_cuda_forward_table[i] = p != nullptr ? p : reinterpret_cast<void*>(&encore_cuda_missing);
+    }
+    for (std::size_t i = 0; i < cuda_driver::size; ++i) {
+        if (g_available[i]) continue;  // has a wrapper: not a trampoline
+        void* p = h != nullptr ? ::dlsym(h, cuda_driver::c_names[i]) : nullptr;
+        encore_unavailable_exports[i] = p != nullptr ? p : reinterpret_cast<void*>(&encore_cuda_missing);
     }
 }
 

@@ -4,6 +4,7 @@
 //           "agent", "size", "type", "callback", "data",
 //           "private_segment_size", "group_segment_size", "queue">      // a table slot
 //   api::fn<"hipMalloc", hipError_t(void**, size_t), "ptr", "size">     // an exported symbol
+//   api::unavailable<"cuMemcpyBatchAsync_v2">      // a name (and id) without a prototype here
 //
 // Types always come from the slot (`R (*T::*)(A...)`) or the symbol's prototype: the
 // declaration only adds names. Everything else — ids, the wrapper, argument iteration — is
@@ -120,12 +121,33 @@ template <fixed_string Name, auto Slot, fixed_string... Params>
 struct op : detail::op_base<detail::slot_signature<decltype(Slot)>, Name, Params...> {
     static constexpr auto slot = Slot;
     static constexpr bool is_slot = true;
+    static constexpr bool available = true;
 };
 
 /// An operation over an exported symbol with the function type `Sig`.
 template <fixed_string Name, class Sig, fixed_string... Params>
 struct fn : detail::op_base<detail::fn_signature<Sig>, Name, Params...> {
     static constexpr bool is_slot = false;
+    static constexpr bool available = true;
+};
+
+/// An exported symbol whose prototype this build's headers do not declare (a symbol domain built
+/// against an older runtime header than its op list was generated from): it keeps the op's id
+/// and name, but has no function type, so no wrapper, export or install can be instantiated for
+/// it (they do not compile). It carries no arguments; the library forwards the symbol untraced.
+template <fixed_string Name>
+struct unavailable {
+    static constexpr bool is_slot = false;
+    static constexpr bool available = false;
+    static constexpr std::string_view name = Name.view();
+    [[nodiscard]] static constexpr const char* c_name() noexcept { return Name.c_str(); }
+    using args = type_list<>;
+    using layout = detail::c_layout<>;
+    static constexpr std::size_t arity = 0;
+    template <std::size_t>
+    using arg = struct no_argument;  // incomplete: there are none (arity 0)
+    static constexpr std::array<std::string_view, 0> param_names{};
+    static constexpr std::array<const char*, 0> param_c_names{};
 };
 
 /// The by-value copy of one call's arguments, laid out as a C struct of those arguments.

@@ -1,0 +1,22 @@
+/* test/cuda/fake_driver.h — the test-only conventions of the fake CUDA driver
+ * (test/cuda/fake_driver.cpp), which libencore-cuda loads through ENCORE_CUDA_DRIVER=<path>.
+ *
+ * A "module" is a table of host functions: cuModuleLoadData(&mod, &table) with
+ * `const fake_cuda_module table = {2, {{"saxpy", &saxpy}, {"count", &count}}};`, then
+ * cuModuleGetFunction(&f, mod, "saxpy") gives a CUfunction, and cuLaunchKernel(f, ...) runs the
+ * host function once, synchronously, with the launch's grid and block sizes and its kernelParams
+ * array ("device" memory is host memory: a CUdeviceptr is the address). `extra` is not supported
+ * (CUDA_ERROR_NOT_SUPPORTED). */
+#pragma once
+
+typedef void (*fake_cuda_kernel)(const unsigned grid[3], const unsigned block[3], void** params);
+
+typedef struct fake_cuda_kernel_entry {
+    const char* name;
+    fake_cuda_kernel fn;
+} fake_cuda_kernel_entry;
+
+typedef struct fake_cuda_module {
+    unsigned count;
+    fake_cuda_kernel_entry kernels[8];
+} fake_cuda_module;

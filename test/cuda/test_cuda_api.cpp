@@ -1,0 +1,472 @@
+// test/cuda/test_cuda_api.cpp — CUDA_DRIVER_API tracing and kernel replay through libencore-cuda
+// (linked as libcuda.so.1) on the fake driver (fake_driver.cpp, ENCORE_CUDA_DRIVER), no GPU.
+//
+// The program is its own tool (C API). Scenarios (argv[1]):
+//   api       context A traces every operation, B only cuMemAlloc_v2 and cuLaunchKernel: every
+//             call is traced exactly once with ENTER/EXIT paired, argument names and values,
+//             the return value at EXIT (errors passed through unchanged); calls fetched through
+//             cuGetProcAddress (4- and 5-argument) are traced like exported ones; the driver's
+//             other exports (cuCtxCreate_v2) are forwarded untraced; an op this build's cuda.h
+//             lacks (cuCtxGetDevice_v2 against CUDA 11.8's) is forwarded untraced, else traced;
+//             an op the driver lacks fails with CUDA_ERROR_SHARED_OBJECT_INIT_FAILED (traced)
+//   notool    the tool configures nothing: results right, no callback ever runs
+//   nodriver  ENCORE_CUDA_DRIVER names no file and no driver is installed: every call fails
+//             with an error status, no crash (exit 77 where a real driver is installed)
+//   replay    KERNEL_REPLAY, 3 passes per launch of two stateful host kernels (y += a*x and a
+//             counter): every pass sees identical inputs, final memory equals an unreplayed run
+//             (the same launches with the replay context stopped) and the host's arithmetic
+//   budget    as replay with ENCORE_REPLAY_MEMORY_BUDGET below the footprint: every launch is
+//             declined with the budget reason and runs once
+// (The wrapper script test/cuda/check_stderr.py checks the one-time messages on stderr.)
+#include "../support/check.hpp"
+#include "fake_driver.h"
+
+#include <encore/tracing/payload.hpp>
+#include <rocprofiler-sdk/cuda/driver_api_id.h>
+#include <rocprofiler-sdk/experimental/kernel_replay.h>
+#include <rocprofiler-sdk/registration.h>
+#include <rocprofiler-sdk/rocprofiler.h>
+
+#include <cuda.h>
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#undef cuGetProcAddress
+
+namespace {
+
+using test_support::expect;
+
+std::string g_mode;
+
+// ---- tracing ------------------------------------------------------------------------------------
+struct call {
+    int op;
+    std::string args;  // "name=value, ..." at EXIT
+    int retval;        // CUresult at EXIT
+};
+struct trace {
+    std::map<int, int> enter, exit;  // by op id
+    std::vector<call> calls;         // at EXIT, in order
+    int unpaired = 0;
+};
+std::mutex g_mutex;
+trace g_a, g_b;
+std::atomic<int> g_callbacks{0};
+rocprofiler_context_id_t g_trace_a{}, g_trace_b{}, g_replay{};
+
+int on_arg(rocprofiler_callback_tracing_kind_t, rocprofiler_tracing_operation_t, uint32_t n, const void* const,
+           int32_t, const char*, const char* name, const char* value, int32_t, void* data) {
+    auto* s = static_cast<std::string*>(data);
+    *s += (n == 0 ? "" : ", ") + std::string(name) + "=" + value;
+    return 0;
+}
+
+void on_api(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t* ud, void* data) {
+    ++g_callbacks;
+    auto& t = *static_cast<trace*>(data);
+    if (r.kind != ROCPROFILER_CALLBACK_TRACING_CUDA_DRIVER_API) return;
+    if (r.phase == ROCPROFILER_CALLBACK_PHASE_ENTER) {
+        ud->value = r.correlation_id.internal;
+        std::lock_guard lk(g_mutex);
+        ++t.enter[r.operation];
+        return;
+    }
+    std::string args;
+    rocprofiler_iterate_callback_tracing_kind_operation_args(r, on_arg, 1, &args);
+    CUresult ret{};
+    std::memcpy(&ret, static_cast<const encore::tracing::generic_api_data*>(r.payload)->retval, sizeof(ret));
+    std::lock_guard lk(g_mutex);
+    ++t.exit[r.operation];
+    if (ud->value != r.correlation_id.internal) ++t.unpaired;
+    t.calls.push_back(call{r.operation, args, static_cast<int>(ret)});
+}
+
+// ---- replay -------------------------------------------------------------------------------------
+struct replay_stats {
+    int config_enter = 0, declined = 0, passes = 0, snapshots = 0, differ = 0;
+    std::string reason;
+    std::vector<std::uint64_t> sums;  // this dispatch's checksums at PASS ENTER
+    std::uint64_t snapshot_bytes = 0;
+} g_r;
+
+std::uint64_t three_passes(rocprofiler_kernel_dispatch_info_t, rocprofiler_user_data_t) { return 3; }
+
+void on_replay(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*, void*) {
+    ++g_callbacks;
+    auto* p = static_cast<rocprofiler_callback_tracing_kernel_replay_data_t*>(r.payload);
+    const bool enter = r.phase == ROCPROFILER_CALLBACK_PHASE_ENTER;
+    std::lock_guard lk(g_mutex);
+    if (r.operation == ROCPROFILER_KERNEL_REPLAY_CONFIG && enter) {
+        ++g_r.config_enter;
+        g_r.sums.clear();
+        p->replay_pass_count = &three_passes;
+    } else if (r.operation == ROCPROFILER_KERNEL_REPLAY_CONFIG) {
+        if (p->decline_reason != nullptr) {
+            ++g_r.declined;
+            g_r.reason = p->decline_reason;
+        }
+        for (auto s : g_r.sums) g_r.differ += s != g_r.sums.front() ? 1 : 0;
+    } else if (r.operation == ROCPROFILER_KERNEL_REPLAY_PASS && enter) {
+        ++g_r.passes;
+        std::uint64_t sum = 0;
+        expect(encore_kernel_replay_checksum(&sum) == ROCPROFILER_STATUS_SUCCESS, "checksum at PASS ENTER");
+        g_r.sums.push_back(sum);
+    } else if (r.operation == ROCPROFILER_KERNEL_REPLAY_SNAPSHOT && !enter) {
+        ++g_r.snapshots;
+        g_r.snapshot_bytes = p->bytes;
+    }
+}
+
+int tool_init(rocprofiler_client_finalize_t, void*) {
+    if (g_mode == "notool") return 0;  // configures nothing
+    if (g_mode == "replay" || g_mode == "budget") {
+        if (rocprofiler_create_context(&g_replay) != ROCPROFILER_STATUS_SUCCESS ||
+            rocprofiler_configure_callback_tracing_service(g_replay, ROCPROFILER_CALLBACK_TRACING_KERNEL_REPLAY, nullptr,
+                                                           0, &on_replay, nullptr) != ROCPROFILER_STATUS_SUCCESS)
+            return 1;
+        return rocprofiler_start_context(g_replay) == ROCPROFILER_STATUS_SUCCESS ? 0 : 1;
+    }
+    rocprofiler_tracing_operation_t only_b[] = {ROCPROFILER_CUDA_DRIVER_API_ID_cuMemAlloc_v2,
+                                                ROCPROFILER_CUDA_DRIVER_API_ID_cuLaunchKernel};
+    if (rocprofiler_create_context(&g_trace_a) != ROCPROFILER_STATUS_SUCCESS ||
+        rocprofiler_create_context(&g_trace_b) != ROCPROFILER_STATUS_SUCCESS ||
+        rocprofiler_configure_callback_tracing_service(g_trace_a, ROCPROFILER_CALLBACK_TRACING_CUDA_DRIVER_API, nullptr,
+                                                       0, &on_api, &g_a) != ROCPROFILER_STATUS_SUCCESS ||
+        rocprofiler_configure_callback_tracing_service(g_trace_b, ROCPROFILER_CALLBACK_TRACING_CUDA_DRIVER_API, only_b, 2,
+                                                       &on_api, &g_b) != ROCPROFILER_STATUS_SUCCESS)
+        return 1;
+    return rocprofiler_start_context(g_trace_a) == ROCPROFILER_STATUS_SUCCESS &&
+                   rocprofiler_start_context(g_trace_b) == ROCPROFILER_STATUS_SUCCESS
+               ? 0
+               : 1;
+}
+
+// ---- host "kernels" (fake_driver.h) -------------------------------------------------------------
+// saxpy: y[i] += a * x[i] for i < n (params: a, x, y, n)
+void saxpy(const unsigned grid[3], const unsigned block[3], void** params) {
+    const float a = *static_cast<float*>(params[0]);
+    const auto* x = reinterpret_cast<const float*>(*static_cast<CUdeviceptr*>(params[1]));
+    auto* y = reinterpret_cast<float*>(*static_cast<CUdeviceptr*>(params[2]));
+    const unsigned n = *static_cast<unsigned*>(params[3]);
+    for (unsigned i = 0; i < grid[0] * block[0] && i < n; ++i) y[i] += a * x[i];
+}
+// counter: c[0] += 1; records the value it saw (what a pass's input was)
+std::vector<unsigned> g_counter_seen;
+void counter(const unsigned[3], const unsigned[3], void** params) {
+    auto* c = reinterpret_cast<unsigned*>(*static_cast<CUdeviceptr*>(params[0]));
+    g_counter_seen.push_back(c[0]);
+    c[0] += 1;
+}
+const fake_cuda_module g_module = {2, {{"saxpy", &saxpy}, {"counter", &counter}}};
+
+#define CHECK(x) expect((x) == CUDA_SUCCESS, #x)
+
+int count(const trace& t, int op) {
+    auto it = t.exit.find(op);
+    const int e = t.enter.count(op) != 0 ? t.enter.at(op) : 0;
+    const int x = it != t.exit.end() ? it->second : 0;
+    return e == x ? x : -1;
+}
+const call* last_call(const trace& t, int op) {
+    for (auto it = t.calls.rbegin(); it != t.calls.rend(); ++it)
+        if (it->op == op) return &*it;
+    return nullptr;
+}
+std::string op_name(int op) {
+    const char* n = nullptr;
+    std::uint64_t len = 0;
+    rocprofiler_query_callback_tracing_kind_operation_name(ROCPROFILER_CALLBACK_TRACING_CUDA_DRIVER_API, op, &n, &len);
+    return n != nullptr ? n : "?";
+}
+
+// ---- scenarios ----------------------------------------------------------------------------------
+int run_api() {
+    const bool traced = g_mode == "api";
+    CHECK(cuInit(0));
+    int version = 0, devices = 0;
+    CHECK(cuDriverGetVersion(&version));
+    expect(version == CUDA_VERSION, "the fake driver's version");
+    CHECK(cuDeviceGetCount(&devices));
+    expect(devices == 1, "one device");
+    CUdevice dev = -1;
+    CHECK(cuDeviceGet(&dev, 0));
+    char name[64] = {};
+    CHECK(cuDeviceGetName(name, sizeof(name), dev));
+    expect(std::string(name) == "encore fake CUDA device", "device name");
+    CUcontext ctx = nullptr;
+    CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
+    CHECK(cuCtxSetCurrent(ctx));
+
+    constexpr unsigned n = 1024;
+    std::vector<float> x(n), y(n, 1.0f), out(n);
+    for (unsigned i = 0; i < n; ++i) x[i] = float(i);
+    CUdeviceptr dx = 0, dy = 0;
+    CHECK(cuMemAlloc(&dx, n * sizeof(float)));
+    CHECK(cuMemAlloc(&dy, n * sizeof(float)));
+    CHECK(cuMemcpyHtoD(dx, x.data(), n * sizeof(float)));
+    CHECK(cuMemcpyHtoD(dy, y.data(), n * sizeof(float)));
+    CUmodule mod = nullptr;
+    CUfunction f = nullptr;
+    CHECK(cuModuleLoadData(&mod, &g_module));
+    CHECK(cuModuleGetFunction(&f, mod, "saxpy"));
+    float a = 2.0f;
+    unsigned count_n = n;
+    void* params[] = {&a, &dx, &dy, &count_n};
+    CHECK(cuLaunchKernel(f, n / 256, 1, 1, 256, 1, 1, 0, nullptr, params, nullptr));
+    CHECK(cuCtxSynchronize());
+    CHECK(cuMemcpyDtoH(out.data(), dy, n * sizeof(float)));
+    bool right = true;
+    for (unsigned i = 0; i < n; ++i) right = right && out[i] == 1.0f + 2.0f * float(i);
+    expect(right, "saxpy result");
+    // An error passes through unchanged: a copy past the allocation.
+    expect(cuMemcpyDtoH(out.data(), dy, 2 * n * sizeof(float)) == CUDA_ERROR_INVALID_VALUE, "copy past the end fails");
+    const char* text = nullptr;
+    CHECK(cuGetErrorString(CUDA_ERROR_INVALID_VALUE, &text));
+    expect(text != nullptr && std::string(text) == "invalid argument", "error string");
+
+    // Through cuGetProcAddress (what the CUDA runtime does): same wrappers, traced once per call.
+    using getproc_v1 = CUresult (*)(const char*, void**, int, cuuint64_t);
+    auto* v1 = reinterpret_cast<getproc_v1>(::dlsym(RTLD_DEFAULT, "cuGetProcAddress"));
+    expect(v1 != nullptr, "cuGetProcAddress is exported");
+    void* p = nullptr;
+    expect(v1("cuMemAlloc", &p, CUDA_VERSION, 0) == CUDA_SUCCESS && p != nullptr, "cuGetProcAddress(cuMemAlloc)");
+    CUdeviceptr dz = 0;
+    if (p != nullptr) CHECK(reinterpret_cast<CUresult (*)(CUdeviceptr*, size_t)>(p)(&dz, 64));
+    void* q = &q;
+    expect(v1("cuNoSuchFunction", &q, CUDA_VERSION, 0) == CUDA_ERROR_NOT_FOUND && q == nullptr, "an unknown symbol");
+#if CUDA_VERSION >= 12000
+    CUdriverProcAddressQueryResult st{};
+    void* p2 = nullptr;
+    expect(cuGetProcAddress_v2("cuMemFree", &p2, CUDA_VERSION, 0, &st) == CUDA_SUCCESS && p2 != nullptr &&
+               st == CU_GET_PROC_ADDRESS_SUCCESS,
+           "cuGetProcAddress_v2(cuMemFree)");
+    if (p2 != nullptr) CHECK(reinterpret_cast<CUresult (*)(CUdeviceptr)>(p2)(dz));
+#else
+    CHECK(cuMemFree(dz));
+#endif
+
+    // A driver export that is not an op (cuda.h 13 declares cuCtxCreate as cuCtxCreate_v4):
+    // forwarded, untraced.
+    using ctx_create_v2 = CUresult (*)(CUcontext*, unsigned int, CUdevice);
+    auto* create = reinterpret_cast<ctx_create_v2>(::dlsym(RTLD_DEFAULT, "cuCtxCreate_v2"));
+    CUcontext own = nullptr;
+    expect(create != nullptr && create(&own, 0, dev) == CUDA_SUCCESS && own != nullptr, "cuCtxCreate_v2 forwarded");
+    CHECK(cuCtxDestroy(own));
+    CHECK(cuCtxSetCurrent(ctx));
+    // An op declared only by CUDA >= 13's cuda.h: traced there, forwarded untraced against 11.8's.
+    using get_device_v2 = CUresult (*)(CUdevice*, CUcontext);
+    auto* gd = reinterpret_cast<get_device_v2>(::dlsym(RTLD_DEFAULT, "cuCtxGetDevice_v2"));
+    CUdevice got = -1;
+    expect(gd != nullptr && gd(&got, ctx) == CUDA_SUCCESS && got == dev, "cuCtxGetDevice_v2 works");
+    // An op the driver lacks: an error, each call.
+    size_t bytes = 0;
+    expect(cuDeviceTotalMem(&bytes, dev) == CUDA_ERROR_SHARED_OBJECT_INIT_FAILED, "a function the driver lacks fails");
+    expect(cuDeviceTotalMem(&bytes, dev) == CUDA_ERROR_SHARED_OBJECT_INIT_FAILED, "... every time");
+
+    CHECK(cuMemFree(dx));
+    CHECK(cuMemFree(dy));
+    CHECK(cuModuleUnload(mod));
+    CHECK(cuDevicePrimaryCtxRelease(dev));
+
+    if (!traced) {
+        expect(g_callbacks.load() == 0, "a tool that configures nothing gets no callback");
+        return test_support::finish();
+    }
+    std::lock_guard lk(g_mutex);
+    using namespace std::string_literals;
+    // Every call traced exactly once (ENTER and EXIT), by op.
+    const std::map<int, int> expected = {
+        {ROCPROFILER_CUDA_DRIVER_API_ID_cuInit, 1},
+        {ROCPROFILER_CUDA_DRIVER_API_ID_cuDriverGetVersion, 1},
+        {ROCPROFILER_CUDA_DRIVER_API_ID_cuDeviceGetCount, 1},
+        {ROCPROFILER_CUDA_DRIVER_API_ID_cuDeviceGet, 1},
+        {ROCPROFILER_CUDA_DRIVER_API_ID_cuDeviceGetName, 1},
+        {ROCPROFILER_CUDA_DRIVER_API_ID_cuDevicePrimaryCtxRetain, 1},
+        {ROCPROFILER_CUDA_DRIVER_API_ID_cuCtxSetCurrent, 2},
+        {ROCPROFILER_CUDA_DRIVER_API_ID_cuMemAlloc_v2, 3},
+        {ROCPROFILER_CUDA_DRIVER_API_ID_cuMemcpyHtoD_v2, 2},
+        {ROCPROFILER_CUDA_DRIVER_API_ID_cuModuleLoadData, 1},
+        {ROCPROFILER_CUDA_DRIVER_API_ID_cuModuleGetFunction, 1},
+        {ROCPROFILER_CUDA_DRIVER_API_ID_cuLaunchKernel, 1},
+        {ROCPROFILER_CUDA_DRIVER_API_ID_cuCtxSynchronize, 1},
+        {ROCPROFILER_CUDA_DRIVER_API_ID_cuMemcpyDtoH_v2, 2},
+        {ROCPROFILER_CUDA_DRIVER_API_ID_cuGetErrorString, 1},
+        {ROCPROFILER_CUDA_DRIVER_API_ID_cuCtxDestroy_v2, 1},
+#if CUDA_VERSION >= 13000
+        {ROCPROFILER_CUDA_DRIVER_API_ID_cuCtxGetDevice_v2, 1},
+#endif
+        {ROCPROFILER_CUDA_DRIVER_API_ID_cuDeviceTotalMem_v2, 2},
+        {ROCPROFILER_CUDA_DRIVER_API_ID_cuMemFree_v2, 3},
+        {ROCPROFILER_CUDA_DRIVER_API_ID_cuModuleUnload, 1},
+        {ROCPROFILER_CUDA_DRIVER_API_ID_cuDevicePrimaryCtxRelease_v2, 1},
+    };
+    for (const auto& [op, n] : expected)
+        expect(count(g_a, op) == n, op_name(op) + " traced " + std::to_string(n) + "x with ENTER and EXIT (got " +
+                                        std::to_string(count(g_a, op)) + ")");
+    for (const auto& [op, n] : g_a.exit)
+        expect(expected.count(op) != 0, "only the program's calls are traced: " + op_name(op));
+    expect(g_a.unpaired == 0, "EXIT carries ENTER's user data");
+    // Filters: B sees only its two operations.
+    expect(count(g_b, ROCPROFILER_CUDA_DRIVER_API_ID_cuMemAlloc_v2) == 3 &&
+               count(g_b, ROCPROFILER_CUDA_DRIVER_API_ID_cuLaunchKernel) == 1 && g_b.exit.size() == 2,
+           "context B's operation filter");
+    // Arguments and return values.
+    const call* alloc = last_call(g_a, ROCPROFILER_CUDA_DRIVER_API_ID_cuMemAlloc_v2);
+    expect(alloc != nullptr && alloc->args.rfind("dptr=", 0) == 0 && alloc->args.find(", bytesize=64") != std::string::npos &&
+               alloc->retval == CUDA_SUCCESS,
+           "cuMemAlloc_v2(dptr=..., bytesize=64) -> 0: " + (alloc != nullptr ? alloc->args : "none"s));
+    const call* launch = last_call(g_a, ROCPROFILER_CUDA_DRIVER_API_ID_cuLaunchKernel);
+    expect(launch != nullptr && launch->args.find("gridDimX=4, gridDimY=1, gridDimZ=1, blockDimX=256") != std::string::npos,
+           "cuLaunchKernel's arguments: " + (launch != nullptr ? launch->args : "none"s));
+    const call* bad = last_call(g_a, ROCPROFILER_CUDA_DRIVER_API_ID_cuMemcpyDtoH_v2);
+    expect(bad != nullptr && bad->retval == CUDA_ERROR_INVALID_VALUE && bad->args.find("ByteCount=8192") != std::string::npos,
+           "the failed copy's EXIT has its error and arguments: " + (bad != nullptr ? bad->args : "none"s));
+    const call* missing = last_call(g_a, ROCPROFILER_CUDA_DRIVER_API_ID_cuDeviceTotalMem_v2);
+    expect(missing != nullptr && missing->retval == CUDA_ERROR_SHARED_OBJECT_INIT_FAILED, "the missing function's EXIT");
+    std::printf("test_cuda_api: %zu calls traced\n", g_a.calls.size());
+    return test_support::finish();
+}
+
+int run_nodriver() {
+    for (const char* p : {"/usr/lib/x86_64-linux-gnu/libcuda.so.1", "/usr/lib64/libcuda.so.1",
+                          "/usr/local/nvidia/lib64/libcuda.so.1", "/usr/lib/wsl/lib/libcuda.so.1", "/usr/lib/libcuda.so.1"})
+        if (::access(p, F_OK) == 0) {
+            std::printf("a CUDA driver is installed (%s): skipped\n", p);
+            return 77;
+        }
+    expect(cuInit(0) != CUDA_SUCCESS, "cuInit fails without a driver");
+    CUdeviceptr d = 0;
+    expect(cuMemAlloc(&d, 64) != CUDA_SUCCESS, "cuMemAlloc fails");
+    expect(cuMemAlloc(&d, 64) != CUDA_SUCCESS, "... again");
+    int devices = -1;
+    expect(cuDeviceGetCount(&devices) != CUDA_SUCCESS, "cuDeviceGetCount fails");
+    void* p = nullptr;
+    using getproc_v1 = CUresult (*)(const char*, void**, int, cuuint64_t);
+    auto* v1 = reinterpret_cast<getproc_v1>(::dlsym(RTLD_DEFAULT, "cuGetProcAddress"));
+    expect(v1 != nullptr && v1("cuInit", &p, CUDA_VERSION, 0) != CUDA_SUCCESS, "cuGetProcAddress fails");
+    using ctx_create_v2 = CUresult (*)(CUcontext*, unsigned int, CUdevice);
+    auto* create = reinterpret_cast<ctx_create_v2>(::dlsym(RTLD_DEFAULT, "cuCtxCreate_v2"));
+    CUcontext c = nullptr;
+    expect(create != nullptr && create(&c, 0, 0) != CUDA_SUCCESS, "a forwarded export fails");
+    using get_device_v2 = CUresult (*)(CUdevice*, CUcontext);
+    auto* gd = reinterpret_cast<get_device_v2>(::dlsym(RTLD_DEFAULT, "cuCtxGetDevice_v2"));
+    CUdevice dev = 0;
+    expect(gd != nullptr && gd(&dev, nullptr) != CUDA_SUCCESS, "a CUDA 13 op fails");
+    std::lock_guard lk(g_mutex);
+    expect(count(g_a, ROCPROFILER_CUDA_DRIVER_API_ID_cuMemAlloc_v2) == 2, "failed calls are still traced");
+    return test_support::finish();
+}
+
+// One run of the launches: saxpy 4 times and counter 3 times, interleaved. Returns y and the counter.
+std::pair<std::vector<float>, unsigned> launches(CUfunction saxpy_f, CUfunction counter_f, CUstream s) {
+    constexpr unsigned n = 4096;
+    std::vector<float> x(n), y(n);
+    for (unsigned i = 0; i < n; ++i) {
+        x[i] = float(i % 97);
+        y[i] = float(i % 13);
+    }
+    CUdeviceptr dx = 0, dy = 0, dc = 0;
+    CHECK(cuMemAlloc(&dx, n * sizeof(float)));
+    CHECK(cuMemAlloc(&dy, n * sizeof(float)));
+    CHECK(cuMemAlloc(&dc, sizeof(unsigned)));
+    CHECK(cuMemcpyHtoDAsync(dx, x.data(), n * sizeof(float), s));
+    CHECK(cuMemcpyHtoDAsync(dy, y.data(), n * sizeof(float), s));
+    const unsigned zero = 0;
+    CHECK(cuMemcpyHtoD(dc, &zero, sizeof(zero)));
+    float a = 0.5f;
+    unsigned nn = n;
+    void* sp[] = {&a, &dx, &dy, &nn};
+    void* cp[] = {&dc};
+    for (int i = 0; i < 4; ++i) {
+        CHECK(cuLaunchKernel(saxpy_f, n / 128, 1, 1, 128, 1, 1, 0, s, sp, nullptr));
+        if (i < 3) CHECK(cuLaunchKernel(counter_f, 1, 1, 1, 1, 1, 1, 0, s, cp, nullptr));
+    }
+    CHECK(cuStreamSynchronize(s));
+    unsigned c = 0;
+    CHECK(cuMemcpyDtoHAsync(y.data(), dy, n * sizeof(float), s));
+    CHECK(cuMemcpyDtoH(&c, dc, sizeof(c)));
+    CHECK(cuMemFree(dx));
+    CHECK(cuMemFree(dy));
+    CHECK(cuMemFree(dc));
+    return {y, c};
+}
+
+int run_replay() {
+    const bool budget = g_mode == "budget";
+    CHECK(cuInit(0));
+    CUdevice dev = 0;
+    CHECK(cuDeviceGet(&dev, 0));
+    CUcontext ctx = nullptr;
+    CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
+    CHECK(cuCtxSetCurrent(ctx));
+    CUstream s = nullptr;
+    CHECK(cuStreamCreate(&s, 0));
+    CUmodule mod = nullptr;
+    CUfunction saxpy_f = nullptr, counter_f = nullptr;
+    CHECK(cuModuleLoadData(&mod, &g_module));
+    CHECK(cuModuleGetFunction(&saxpy_f, mod, "saxpy"));
+    CHECK(cuModuleGetFunction(&counter_f, mod, "counter"));
+
+    const auto replayed = launches(saxpy_f, counter_f, s);
+    const std::vector<unsigned> seen = g_counter_seen;
+    {
+        std::lock_guard lk(g_mutex);
+        expect(g_r.config_enter == 7, "every launch is offered for replay (" + std::to_string(g_r.config_enter) + ")");
+        if (budget) {
+            expect(g_r.declined == 7 && g_r.reason.find("memory budget") != std::string::npos,
+                   "declined over the memory budget: " + g_r.reason);
+            expect(g_r.passes == 0 && seen == std::vector<unsigned>({0, 1, 2}), "declined launches run once");
+        } else {
+            expect(g_r.declined == 0, "no launch declined: " + g_r.reason);
+            expect(g_r.passes == 21, "3 passes per launch (" + std::to_string(g_r.passes) + ")");
+            // (at least their sizes: the backend may cover an allocation's whole granule)
+            expect(g_r.snapshots == 7 && g_r.snapshot_bytes >= 2 * 4096 * sizeof(float) + sizeof(unsigned),
+                   "each snapshot covers the three allocations (" + std::to_string(g_r.snapshot_bytes) + " bytes)");
+            expect(g_r.differ == 0, "every pass of a launch starts from the same memory (checksums)");
+            expect(seen == std::vector<unsigned>({0, 0, 0, 1, 1, 1, 2, 2, 2}),
+                   "every pass of the counter sees the same input");
+        }
+    }
+    // The same launches with the replay context stopped.
+    expect(rocprofiler_stop_context(g_replay) == ROCPROFILER_STATUS_SUCCESS, "stop the replay context");
+    g_counter_seen.clear();
+    const auto plain = launches(saxpy_f, counter_f, s);
+    expect(g_counter_seen == std::vector<unsigned>({0, 1, 2}), "unreplayed: each launch runs once");
+    expect(replayed == plain, "final memory equals an unreplayed run");
+    bool right = plain.second == 3;
+    for (unsigned i = 0; i < plain.first.size(); ++i)
+        right = right && plain.first[i] == float(i % 13) + 4 * 0.5f * float(i % 97);
+    expect(right, "and the host's arithmetic");
+    CHECK(cuStreamDestroy(s));
+    CHECK(cuModuleUnload(mod));
+    CHECK(cuDevicePrimaryCtxRelease(dev));
+    return test_support::finish();
+}
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) rocprofiler_tool_configure_result_t* rocprofiler_configure(
+    uint32_t, const char*, uint32_t, rocprofiler_client_id_t* id) {
+    id->name = "test-cuda-api";
+    static rocprofiler_tool_configure_result_t r{sizeof(r), &tool_init, nullptr, nullptr};
+    return &r;
+}
+
+int main(int argc, char** argv) {
+    g_mode = argc > 1 ? argv[1] : "api";
+    if (g_mode == "api" || g_mode == "notool") return run_api();
+    if (g_mode == "nodriver") return run_nodriver();
+    if (g_mode == "replay" || g_mode == "budget") return run_replay();
+    std::fprintf(stderr, "usage: test_cuda_api api|notool|nodriver|replay|budget\n");
+    return 2;
+}
