@@ -206,8 +206,11 @@ agent_gate& replay_gate_of(std::uint64_t agent) {
 // as it would have from the runtime without encore (HIP times its kernels this way). Keyed by
 // signal handle; an entry is overwritten by the signal's next traced dispatch and the table is
 // emptied when it grows past a bound (a program creating a signal per dispatch).
+// An object, not a leaked pointer: the runtime unloads this library at hsa_shut_down (after
+// OnUnload waited for the dispatches in flight), which destroys it.
 std::mutex g_program_times_mutex;
-auto* g_program_times = new std::unordered_map<std::uint64_t, hsa_amd_profiling_dispatch_time_t>;  // never destroyed
+std::unordered_map<std::uint64_t, hsa_amd_profiling_dispatch_time_t> g_program_times_map;
+auto* const g_program_times = &g_program_times_map;
 
 void remember_program_times(hsa_signal_t app, const hsa_amd_profiling_dispatch_time_t& t) noexcept {
     std::lock_guard lk(g_program_times_mutex);
