@@ -2,8 +2,8 @@
 //
 // Each exported function of a symbol domain is generated as
 //   extern "C" ENCORE_EXPORT ret_t<D, I> name(arg_t<D, I, 0> a0, ...) { return forward<D, I>(a0, ...); }
-// and the library's prelude header defines forward<D, I> (the interposer: the domain's
-// wrapper). The types come from the domain declaration, never from the generator.
+// and forward<D, I> (core/interposer.hpp, included by the library's prelude header) is the
+// domain's wrapper. The types come from the domain declaration, never from the generator.
 // An op without a prototype in this build (api::unavailable) is generated as
 //   ENCORE_EXPORT_UNAVAILABLE(D, I, name);
 // a jump through encore_unavailable_exports[I], which the library defines (hidden, one entry per

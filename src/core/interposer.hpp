@@ -4,14 +4,17 @@
 // call, and warn once about originals the runtime lacks.
 //
 // A backend defines a policy type B with
-//   static void* find_original(const char* name) noexcept;      // the real function, or null
+//   template <class D, std::size_t I, class R, class... A>
+//   static R (*original())(A...) noexcept;                       // op I's real function, or null
+//                                                                // (by_name<B, D, I, R, A...>: by dlsym)
 //   static void on_configured() noexcept;                        // once tools are configured
 //   template <class R> static R missing_result() noexcept;      // what a call without original returns
 //   template <class D, std::size_t I, class R, class... A>
 //   static R (*route(R (*real)(A...)))(A...) noexcept;           // what op I's wrapper forwards to
 //   static constexpr const char* library = "libencore-...";      // for messages
 //   static constexpr const char* runtime = "the ... runtime";
-// and uses backend_init<B> and lazy<D, I, B> (the initial `next` of its wrappers).
+// and uses backend_init<B> and lazy<D, I, B> (the initial `next` of its wrappers); its generated
+// exports call exports::forward (below).
 #pragma once
 
 #include <encore/tracing/wrapper.hpp>
@@ -84,6 +87,15 @@ private:
     static inline thread_local bool initializing_ = false;
 };
 
+/// Op I's original found by name through the policy's `find_original(const char*)` (dlsym-like).
+template <class B, class D, std::size_t I, class R, class... A>
+R (*by_name() noexcept)(A...) {
+    R (*f)(A...) = nullptr;
+    void* p = B::find_original(D::template op_at<I>::c_name());
+    std::memcpy(&f, &p, sizeof(f));  // object -> function pointer (POSIX dlsym)
+    return f;
+}
+
 template <class D, std::size_t I, class B, class F = typename D::template op_at<I>::function_type>
 struct lazy;
 
@@ -94,9 +106,7 @@ struct lazy<D, I, B, R(A...)> {
     static R first_call(A... a) {
         using op = typename D::template op_at<I>;
         const init_result s = backend_init<B>::ensure();
-        R (*real)(A...) = nullptr;
-        void* p = B::find_original(op::c_name());
-        std::memcpy(&real, &p, sizeof(real));  // object -> function pointer (POSIX dlsym)
+        R (*real)(A...) = B::template original<D, I, R, A...>();
         if (real == nullptr) {
             backend_init<B>::report_missing(op::c_name());
             return B::template missing_result<R>();
@@ -115,3 +125,12 @@ struct lazy<D, I, B, R(A...)> {
 };
 
 }  // namespace encore::core
+
+namespace encore::exports {
+/// What each generated export does (core/exports.hpp): the op's wrapper, inlined (one load and a
+/// tail call when no context wants the op).
+template <class D, std::size_t I, class... A>
+[[gnu::always_inline]] inline auto forward(A... a) {
+    return tracing::wrapper<D, I>::call(a...);
+}
+}  // namespace encore::exports

@@ -52,6 +52,12 @@ struct thunk {
     }
 };
 
+/// The stream work submitted with `s` runs on: a per-thread (_ptsz/_ptds) export's stream 0 is
+/// the calling thread's default stream.
+inline CUstream work_stream(CUstream s, bool per_thread) noexcept {
+    return s == nullptr && per_thread ? CU_STREAM_PER_THREAD : s;
+}
+
 /// One kernel launch (cuLaunchKernel, cuLaunchKernelEx, cuLaunchCooperativeKernel, and their
 /// per-thread-stream variants), normalized.
 struct launch_call {
@@ -62,6 +68,7 @@ struct launch_call {
     CUstream stream;
     bool per_thread;  // a _ptsz export: stream 0 means the calling thread's default stream
     thunk submit;
+    [[nodiscard]] CUstream work_stream() const noexcept { return cuda::work_stream(stream, per_thread); }
 };
 
 /// One linear copy (cuMemcpy*, 1-D), normalized. direction 0: classify from the addresses.
@@ -73,6 +80,7 @@ struct copy_call {
     bool per_thread;  // a _ptds/_ptsz export
     bool async;       // returns before the copy completes (EXIT comes from the completion thread)
     thunk submit;
+    [[nodiscard]] CUstream work_stream() const noexcept { return cuda::work_stream(stream, per_thread); }
 };
 
 template <class T>
@@ -94,6 +102,8 @@ CUresult launch(const launch_call& c, std::uint64_t dispatch_id = 0) noexcept;
 CUresult launch_pass(const launch_call& c, std::uint64_t dispatch_id, std::uint64_t contexts, bool& completed,
                      std::uint64_t timeout_ns) noexcept;
 std::uint64_t next_dispatch_id() noexcept;
+/// The dispatch info of launch `c` on `device` (KERNEL_DISPATCH and KERNEL_REPLAY payloads).
+rocprofiler_kernel_dispatch_info_t dispatch_info(const launch_call& c, std::uint64_t device, std::uint64_t id) noexcept;
 /// A copy: MEMORY_COPY ENTER here, EXIT with GPU times from the completion thread.
 CUresult copy(const copy_call& c) noexcept;
 /// MEMORY_ALLOCATION records around an allocation / free (ENTER and EXIT on this thread).
@@ -351,6 +361,10 @@ struct backend {
     static constexpr const char* library = "libencore-cuda";
     static constexpr const char* runtime = "the CUDA driver";
     static void* find_original(const char* name) noexcept { return cuda::find_original(name); }
+    template <class D, std::size_t I, class R, class... A>
+    static R (*original())(A...) {
+        return core::by_name<backend, D, I, R, A...>();
+    }
     static void on_configured() noexcept { cuda::on_configured(); }
     template <class R>
     static R missing_result() noexcept {
@@ -371,10 +385,3 @@ struct initial_next<domains::cuda_driver, I> {
     static constexpr auto value = &core::lazy<domains::cuda_driver, I, cuda::backend>::first_call;
 };
 }  // namespace encore::tracing
-
-namespace encore::exports {
-template <class D, std::size_t I, class... A>
-[[gnu::always_inline]] inline auto forward(A... a) {
-    return tracing::wrapper<D, I>::call(a...);
-}
-}  // namespace encore::exports

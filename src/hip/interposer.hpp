@@ -290,6 +290,10 @@ struct backend {
     static constexpr const char* library = "libencore-hip";
     static constexpr const char* runtime = "the HIP runtime";
     static void* find_original(const char* name) noexcept { return hip::find_original(name); }
+    template <class D, std::size_t I, class R, class... A>
+    static R (*original())(A...) {
+        return core::by_name<backend, D, I, R, A...>();
+    }
     static void on_configured() noexcept { hip::on_configured(); }
     template <class R>
     static R missing_result() noexcept {
@@ -322,12 +326,3 @@ struct initial_next<domains::hip_compiler, I> {
     static constexpr auto value = &core::lazy<domains::hip_compiler, I, hip::backend>::first_call;
 };
 }  // namespace encore::tracing
-
-namespace encore::exports {
-/// What each generated export does: the op's wrapper (inlined: one load and a tail call when no
-/// context wants the op).
-template <class D, std::size_t I, class... A>
-[[gnu::always_inline]] inline auto forward(A... a) {
-    return tracing::wrapper<D, I>::call(a...);
-}
-}  // namespace encore::exports

@@ -28,10 +28,6 @@ __attribute__((tls_model("initial-exec"))) thread_local int t_depth = 0;
 // Process-wide range ids (roctxRangeStartA); never 0, so 0 can mean "no range".
 std::atomic<roctx_range_id_t> g_next_range{1};
 
-std::atomic<bool> g_done{false};
-std::mutex g_init_mutex;
-thread_local bool t_initializing = false;
-
 [[gnu::constructor]] void declare_kinds() {
     for (kind k : {kind::marker_core_api, kind::marker_control_api, kind::marker_name_api,
                    kind::marker_core_range_api, kind::runtime_initialization})
@@ -220,23 +216,12 @@ int name_hsa_agent(const char* name, const hsa_agent_s*) { return name == nullpt
 int name_hip_device(const char* name, int) { return name == nullptr ? -1 : 0; }
 int name_hip_stream(const char* name, const ihipStream_t*) { return name == nullptr ? -1 : 0; }
 
-init_result ensure_initialized() noexcept {
-    if (g_done.load(std::memory_order_acquire)) return init_result::done_before;
-    if (t_initializing) return init_result::in_progress_here;  // a tool's init calling roctx
-    std::lock_guard lk(g_init_mutex);
-    if (g_done.load(std::memory_order_relaxed)) return init_result::done_before;
-    t_initializing = true;
-    const bool fresh = core::init_state() == 0;
-    core::initialize();
-    t_initializing = false;
-    if (core::init_state() != 1) return init_result::in_progress_here;  // inside another runtime's init
+void on_configured() noexcept {
     if (auto e = hsa::event::capture(kind::runtime_initialization, ROCPROFILER_RUNTIME_INITIALIZATION_MARKER)) {
         // version: libencore-roctx's own interface version (1); there is no runtime below it.
         rocprofiler_callback_tracing_runtime_initialization_data_t p{sizeof(p), 1, 0};
         e->deliver(ROCPROFILER_CALLBACK_PHASE_NONE, &p);
     }
-    g_done.store(true, std::memory_order_release);
-    return fresh ? init_result::done_now : init_result::done_before;
 }
 
 }  // namespace encore::roctx

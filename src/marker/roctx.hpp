@@ -3,18 +3,20 @@
 //
 // Each roctx function is exported with its wrapper (encore/tracing/wrapper.hpp) in front of
 // encore's own implementation (roctx.cpp). Until a function's first call, its wrapper forwards
-// to lazy<D, I>::first_call, which runs encore's initialization if nothing has yet (tool
-// discovery, RUNTIME_INITIALIZATION MARKER) and then binds the implementation. Afterwards a call
+// to core::lazy<D, I, backend>::first_call, which runs encore's initialization if nothing has
+// yet (tool discovery, RUNTIME_INITIALIZATION MARKER) and then binds the implementation. A call
 // that no context traces costs one relaxed load and the implementation (a thread-local depth
 // update for push/pop).
 #pragma once
 
 #include "../core/exports.hpp"
+#include "../core/interposer.hpp"
 
 #include <encore/domains/marker.hpp>
 #include <encore/tracing/wrapper.hpp>
 
 #include <tuple>
+#include <type_traits>
 
 namespace encore::roctx {
 
@@ -48,22 +50,27 @@ static_assert(std::tuple_size_v<decltype(core_impl)> == domains::marker_core::si
 static_assert(std::tuple_size_v<decltype(control_impl)> == domains::marker_control::size);
 static_assert(std::tuple_size_v<decltype(name_impl)> == domains::marker_name::size);
 
-enum class init_result { done_before, done_now, in_progress_here };
-/// encore's initialization as seen from the marker library (once).
-init_result ensure_initialized() noexcept;
+/// The marker library's side of encore's initialization (RUNTIME_INITIALIZATION MARKER), once
+/// tools are configured.
+void on_configured() noexcept;
 
-template <class D, std::size_t I, class F = typename D::template op_at<I>::function_type>
-struct lazy;
-template <class D, std::size_t I, class R, class... A>
-struct lazy<D, I, R(A...)> {
-    static R first_call(A... a) {
-        constexpr R (*impl)(A...) = std::get<I>(impls<D>());
-        const init_result s = ensure_initialized();
-        if (s == init_result::in_progress_here) return impl(a...);
-        tracing::wrapper<D, I>::next.store(impl, std::memory_order_release);
-        // This call started the tools: through the wrapper again, so it is traced.
-        if (s == init_result::done_now) return tracing::wrapper<D, I>::call(a...);
-        return impl(a...);
+/// libencore-roctx's policy for core::backend_init and core::lazy: the "originals" are the
+/// implementations above, known at compile time.
+struct backend {
+    static constexpr const char* library = "libencore-roctx";
+    static constexpr const char* runtime = "the marker library";
+    template <class D, std::size_t I, class R, class... A>
+    static R (*original())(A...) {
+        return std::get<I>(impls<D>());
+    }
+    static void on_configured() noexcept { roctx::on_configured(); }
+    template <class R>
+    static R missing_result() noexcept {
+        if constexpr (!std::is_void_v<R>) return R{};
+    }
+    template <class D, std::size_t I, class R, class... A>
+    static R (*route(R (*real)(A...)))(A...) {
+        return real;
     }
 };
 
@@ -72,21 +79,14 @@ struct lazy<D, I, R(A...)> {
 namespace encore::tracing {
 template <std::size_t I>
 struct initial_next<domains::marker_core, I> {
-    static constexpr auto value = &roctx::lazy<domains::marker_core, I>::first_call;
+    static constexpr auto value = &core::lazy<domains::marker_core, I, roctx::backend>::first_call;
 };
 template <std::size_t I>
 struct initial_next<domains::marker_control, I> {
-    static constexpr auto value = &roctx::lazy<domains::marker_control, I>::first_call;
+    static constexpr auto value = &core::lazy<domains::marker_control, I, roctx::backend>::first_call;
 };
 template <std::size_t I>
 struct initial_next<domains::marker_name, I> {
-    static constexpr auto value = &roctx::lazy<domains::marker_name, I>::first_call;
+    static constexpr auto value = &core::lazy<domains::marker_name, I, roctx::backend>::first_call;
 };
 }  // namespace encore::tracing
-
-namespace encore::exports {
-template <class D, std::size_t I, class... A>
-[[gnu::always_inline]] inline auto forward(A... a) {
-    return tracing::wrapper<D, I>::call(a...);
-}
-}  // namespace encore::exports
