@@ -1,4 +1,5 @@
 // src/core/c_api.cpp — the seed's C API (rocprofiler_* names), thin over the C++ core.
+#include "clock.hpp"
 #include "registration.hpp"
 #include "registry.hpp"
 
@@ -162,9 +163,7 @@ rocprofiler_status_t rocprofiler_get_version(uint32_t* major, uint32_t* minor, u
 
 rocprofiler_status_t rocprofiler_get_timestamp(rocprofiler_timestamp_t* ts) noexcept {
     if (ts == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
-    timespec t{};
-    ::clock_gettime(CLOCK_BOOTTIME, &t);
-    *ts = static_cast<std::uint64_t>(t.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(t.tv_nsec);
+    *ts = core::now_ns();
     return ROCPROFILER_STATUS_SUCCESS;
 }
 

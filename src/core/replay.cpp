@@ -1,6 +1,7 @@
 // src/core/replay.cpp — see replay.hpp. The seed's rules, in the order a dispatch meets them.
 #include "replay.hpp"
 
+#include "clock.hpp"
 #include "registry.hpp"
 
 #include <encore/tracing/tool.hpp>
@@ -36,12 +37,6 @@ struct loop_state {
     bool armed;                     // inside PASS ENTER
 };
 thread_local loop_state* t_loop = nullptr;
-
-std::uint64_t now_ns() noexcept {
-    timespec t{};
-    ::clock_gettime(CLOCK_BOOTTIME, &t);
-    return static_cast<std::uint64_t>(t.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(t.tv_nsec);
-}
 
 std::uint64_t env_u64(const char* name, std::uint64_t fallback) noexcept {
     const char* v = std::getenv(name);
@@ -202,9 +197,9 @@ void replay_dispatch(const rocprofiler_kernel_dispatch_info_t& info, dispatch_ba
             rocprofiler_user_data_t sud = ud_config;
             deliver(ROCPROFILER_KERNEL_REPLAY_SNAPSHOT, ROCPROFILER_CALLBACK_PHASE_ENTER, s, sud);
             memory_stats st;
-            s.start_timestamp = now_ns();
+            s.start_timestamp = core::now_ns();
             const char* why_snap = backend.snapshot(st);
-            s.end_timestamp = now_ns();
+            s.end_timestamp = core::now_ns();
             s.bytes = st.bytes;
             s.regions = st.regions;
             s.decline_reason = why_snap;
@@ -258,9 +253,9 @@ void replay_dispatch(const rocprofiler_kernel_dispatch_info_t& info, dispatch_ba
             rocprofiler_user_data_t rud = ud_config;
             deliver(ROCPROFILER_KERNEL_REPLAY_RESTORE, ROCPROFILER_CALLBACK_PHASE_ENTER, r, rud);
             memory_stats st;
-            r.start_timestamp = now_ns();
+            r.start_timestamp = core::now_ns();
             const bool ok = backend.restore(st);
-            r.end_timestamp = now_ns();
+            r.end_timestamp = core::now_ns();
             r.bytes = st.bytes;
             r.regions = st.regions;
             if (!ok) {

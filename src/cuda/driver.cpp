@@ -1,6 +1,7 @@
 // src/cuda/driver.cpp — the real driver, cuGetProcAddress, the forwarded exports, and encore's
 // initialization as seen from CUDA (see driver.hpp).
 #include "driver.hpp"
+#include "real.hpp"
 
 #include "../core/kinds.hpp"
 #include "../core/registration.hpp"
@@ -226,11 +227,7 @@ void deliver_runtime_initialization() noexcept {
     auto e = hsa::event::capture(kind::runtime_initialization, ROCPROFILER_RUNTIME_INITIALIZATION_CUDA);
     if (!e) return;
     int version = 0;
-    if (void* p = find_original("cuDriverGetVersion")) {
-        CUresult (*get)(int*) = nullptr;
-        std::memcpy(&get, &p, sizeof(get));
-        if (get(&version) != CUDA_SUCCESS) version = 0;
-    }
+    if (real().driver_get_version == nullptr || real().driver_get_version(&version) != CUDA_SUCCESS) version = 0;
     rocprofiler_callback_tracing_runtime_initialization_data_t payload{sizeof(payload), static_cast<std::uint64_t>(version), 0};
     e->deliver(ROCPROFILER_CALLBACK_PHASE_NONE, &payload);
 }

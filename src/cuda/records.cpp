@@ -15,7 +15,9 @@
 // no dispatch records at all), and launches the driver rejected (COMPLETE at once, zero times).
 // Every driver call here goes to the real driver, never through encore's traced exports.
 #include "driver.hpp"
+#include "real.hpp"
 
+#include "../core/clock.hpp"
 #include "../core/replay.hpp"
 #include "../hsa/events.hpp"
 
@@ -31,7 +33,6 @@
 #include <mutex>
 #include <optional>
 #include <thread>
-#include <time.h>
 #include <vector>
 
 namespace encore::cuda::records {
@@ -39,56 +40,6 @@ namespace {
 
 using hsa::event;
 using hsa::subscribed;
-
-template <class F>
-F real_fn(const char* name) noexcept {
-    void* p = find_original(name);
-    F f = nullptr;
-    std::memcpy(&f, &p, sizeof(f));
-    return f;
-}
-
-struct driver_fns {
-    CUresult (*ctx_get_current)(CUcontext*) = real_fn<decltype(ctx_get_current)>("cuCtxGetCurrent");
-    CUresult (*ctx_set_current)(CUcontext) = real_fn<decltype(ctx_set_current)>("cuCtxSetCurrent");
-    CUresult (*ctx_get_device)(CUdevice*) = real_fn<decltype(ctx_get_device)>("cuCtxGetDevice");
-    CUresult (*event_create)(CUevent*, unsigned) = real_fn<decltype(event_create)>("cuEventCreate");
-    CUresult (*event_record)(CUevent, CUstream) = real_fn<decltype(event_record)>("cuEventRecord");
-    CUresult (*event_query)(CUevent) = real_fn<decltype(event_query)>("cuEventQuery");
-    CUresult (*event_elapsed)(float*, CUevent, CUevent) = real_fn<decltype(event_elapsed)>("cuEventElapsedTime");
-    CUresult (*stream_create)(CUstream*, unsigned) = real_fn<decltype(stream_create)>("cuStreamCreate");
-    CUresult (*stream_is_capturing)(CUstream, CUstreamCaptureStatus*) =
-        real_fn<decltype(stream_is_capturing)>("cuStreamIsCapturing");
-    CUresult (*pointer_attribute)(void*, CUpointer_attribute, CUdeviceptr) =
-        real_fn<decltype(pointer_attribute)>("cuPointerGetAttribute");
-    CUresult (*primary_state)(CUdevice, unsigned*, int*) = real_fn<decltype(primary_state)>("cuDevicePrimaryCtxGetState");
-    bool timing() const noexcept {
-        return ctx_get_current && ctx_set_current && event_create && event_record && event_query && event_elapsed &&
-               stream_create;
-    }
-};
-const driver_fns& drv() {
-    static const driver_fns d;
-    return d;
-}
-
-std::uint64_t now_ns() noexcept {
-    timespec t{};
-    ::clock_gettime(CLOCK_BOOTTIME, &t);
-    return static_cast<std::uint64_t>(t.tv_sec) * 1'000'000'000ull + static_cast<std::uint64_t>(t.tv_nsec);
-}
-
-CUcontext current_context() noexcept {
-    CUcontext c = nullptr;
-    if (drv().ctx_get_current == nullptr || drv().ctx_get_current(&c) != CUDA_SUCCESS) return nullptr;
-    return c;
-}
-
-std::uint64_t current_device() noexcept {
-    CUdevice d = 0;
-    if (drv().ctx_get_device == nullptr || drv().ctx_get_device(&d) != CUDA_SUCCESS) return 0;
-    return static_cast<std::uint64_t>(d);
-}
 
 /// CUDA has no CPU agents: host memory's side of a copy is this agent id.
 constexpr std::uint64_t host_agent = ~0ull;
@@ -104,7 +55,7 @@ struct context_timing {
     CUstream private_stream = nullptr;
     CUevent base = nullptr;
     std::uint64_t base_ns = 0;
-    std::uint64_t calibrated_at = 0;  // now_ns() then; 0: never
+    std::uint64_t calibrated_at = 0;  // core::now_ns() then; 0: never
     std::uint64_t error_ns = 0;       // half-width of the base's window
     std::atomic<long> in_flight{0};  // records not delivered yet
 };
@@ -127,7 +78,7 @@ std::shared_ptr<context_timing> timing_of(CUcontext c) {
         t = std::make_shared<context_timing>();
         t->ctx = c;
         CUdevice d = 0;
-        if (drv().ctx_get_device != nullptr && drv().ctx_get_device(&d) == CUDA_SUCCESS) t->device = d;
+        if (real().ctx_get_device != nullptr && real().ctx_get_device(&d) == CUDA_SUCCESS) t->device = d;
     }
     t_ctx = c;
     t_gen = gen;
@@ -147,8 +98,8 @@ bool take_events(context_timing& t, CUevent& start, CUevent& end) noexcept {
             return true;
         }
     }
-    return drv().event_create(&start, CU_EVENT_DEFAULT) == CUDA_SUCCESS &&
-           drv().event_create(&end, CU_EVENT_DEFAULT) == CUDA_SUCCESS;
+    return real().event_create(&start, CU_EVENT_DEFAULT) == CUDA_SUCCESS &&
+           real().event_create(&end, CU_EVENT_DEFAULT) == CUDA_SUCCESS;
 }
 
 void give_back(context_timing& t, CUevent a, CUevent b) noexcept {
@@ -162,20 +113,20 @@ void give_back(context_timing& t, CUevent a, CUevent b) noexcept {
 
 /// (Re)measures the context's base event; the context is current on this thread.
 void calibrate(context_timing& t) noexcept {
-    if (t.private_stream == nullptr && drv().stream_create(&t.private_stream, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS)
+    if (t.private_stream == nullptr && real().stream_create(&t.private_stream, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS)
         t.private_stream = nullptr;
-    if (t.base == nullptr && drv().event_create(&t.base, CU_EVENT_DEFAULT) != CUDA_SUCCESS) t.base = nullptr;
+    if (t.base == nullptr && real().event_create(&t.base, CU_EVENT_DEFAULT) != CUDA_SUCCESS) t.base = nullptr;
     if (t.private_stream == nullptr || t.base == nullptr) return;
     // The tightest of a few tries: the base's GPU time lies between the record call and the first
     // query that sees it complete.
     std::uint64_t best_mid = 0, best_half = ~0ull;
     for (int i = 0; i < 5 && best_half > 2'000; ++i) {
-        const std::uint64_t h0 = now_ns();
-        if (drv().event_record(t.base, t.private_stream) != CUDA_SUCCESS) return;
+        const std::uint64_t h0 = core::now_ns();
+        if (real().event_record(t.base, t.private_stream) != CUDA_SUCCESS) return;
         CUresult q;
-        while ((q = drv().event_query(t.base)) == CUDA_ERROR_NOT_READY) {
+        while ((q = real().event_query(t.base)) == CUDA_ERROR_NOT_READY) {
         }
-        const std::uint64_t h1 = now_ns();
+        const std::uint64_t h1 = core::now_ns();
         if (q != CUDA_SUCCESS) return;
         // Keep the last recording's window (the event holds only the last one).
         best_mid = h0 + (h1 - h0) / 2;
@@ -183,17 +134,17 @@ void calibrate(context_timing& t) noexcept {
     }
     t.base_ns = best_mid;
     t.error_ns = best_half;
-    t.calibrated_at = now_ns();
+    t.calibrated_at = core::now_ns();
 }
 
 /// start/end of a completed event pair on encore's clock; false when the driver cannot say.
 bool times_of(context_timing& t, CUevent start, CUevent end, std::uint64_t& s, std::uint64_t& e) noexcept {
     std::lock_guard lk(t.calibration);
-    if (t.calibrated_at == 0 || now_ns() - t.calibrated_at > 1'000'000'000ull) calibrate(t);
+    if (t.calibrated_at == 0 || core::now_ns() - t.calibrated_at > 1'000'000'000ull) calibrate(t);
     if (t.calibrated_at == 0) return false;
     float ms_s = 0, ms_e = 0;
-    if (drv().event_elapsed(&ms_s, t.base, start) != CUDA_SUCCESS ||
-        drv().event_elapsed(&ms_e, t.base, end) != CUDA_SUCCESS)
+    if (real().event_elapsed(&ms_s, t.base, start) != CUDA_SUCCESS ||
+        real().event_elapsed(&ms_e, t.base, end) != CUDA_SUCCESS)
         return false;
     const auto at = [&](float ms) {
         return static_cast<std::uint64_t>(static_cast<double>(t.base_ns) + static_cast<double>(ms) * 1e6);
@@ -241,22 +192,16 @@ void deliver(pending& p, bool timed) noexcept {
 /// `deadline_ns` (encore time, 0: none) passed.
 bool wait_event(CUevent e, std::uint64_t deadline_ns = 0, bool spin = false) noexcept {
     using namespace std::chrono;
-    // A replay pass owns its GPU: poll it closely (its wait is part of every pass's cost).
-    if (spin)
-        for (;;) {
-            const CUresult q = drv().event_query(e);
-            if (q == CUDA_SUCCESS) return true;
-            if (q != CUDA_ERROR_NOT_READY) return false;
-            if (deadline_ns != 0 && now_ns() > deadline_ns) return false;
-        }
-    // No tight spinning: each query takes the driver's locks, which the program's own launches
-    // need (delivery latency matters less than the program's submission rate).
+    // `spin`: a replay pass owns its GPU, or a synchronous copy has (nearly) completed: poll
+    // closely. Otherwise no tight spinning: each query takes the driver's locks, which the
+    // program's own launches need (delivery latency matters less than its submission rate).
     auto nap = microseconds(5);
     for (;;) {
-        const CUresult q = drv().event_query(e);
+        const CUresult q = real().event_query(e);
         if (q == CUDA_SUCCESS) return true;
         if (q != CUDA_ERROR_NOT_READY) return false;
-        if (deadline_ns != 0 && now_ns() > deadline_ns) return false;
+        if (deadline_ns != 0 && core::now_ns() > deadline_ns) return false;
+        if (spin) continue;
         std::this_thread::sleep_for(nap);
         if (nap < microseconds(1000)) nap *= 2;
     }
@@ -264,7 +209,7 @@ bool wait_event(CUevent e, std::uint64_t deadline_ns = 0, bool spin = false) noe
 
 void complete(pending& p) noexcept {
     CUcontext cur = current_context();
-    if (cur != p.t->ctx) (void)drv().ctx_set_current(p.t->ctx);
+    if (cur != p.t->ctx) (void)real().ctx_set_current(p.t->ctx);
     const bool ok = wait_event(p.end);
     deliver(p, ok);
     give_back(*p.t, p.start, p.end);
@@ -351,35 +296,34 @@ void forget(CUcontext c) noexcept {
 
 std::atomic<std::uint64_t> g_dispatch_id{0};
 
-CUstream event_stream(CUstream s, bool per_thread) noexcept {
-    return s == nullptr && per_thread ? CU_STREAM_PER_THREAD : s;
-}
-
 bool capturing(CUstream s) noexcept {
-    if (drv().stream_is_capturing == nullptr) return false;
+    if (real().stream_is_capturing == nullptr) return false;
     CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
-    return drv().stream_is_capturing(s, &st) == CUDA_SUCCESS && st != CU_STREAM_CAPTURE_STATUS_NONE;
+    return real().stream_is_capturing(s, &st) == CUDA_SUCCESS && st != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
 void fill_dispatch(rocprofiler_callback_tracing_kernel_dispatch_data_t& p, const launch_call& c, std::uint64_t device,
                    std::uint64_t id) noexcept {
-    auto& info = p.dispatch_info;
     p.size = sizeof(p);
-    info.size = sizeof(info);
-    info.agent_id.handle = device;
-    info.queue_id.handle = reinterpret_cast<std::uint64_t>(event_stream(c.stream, c.per_thread));
-    info.kernel_id = reinterpret_cast<std::uint64_t>(c.f);
-    info.dispatch_id = id;
-    info.private_segment_size = 0;
-    info.group_segment_size = c.shared;
-    info.workgroup_size = {c.block[0], c.block[1], c.block[2]};
-    info.grid_size = {c.grid[0] * c.block[0], c.grid[1] * c.block[1], c.grid[2] * c.block[2]};
+    p.dispatch_info = dispatch_info(c, device, id);
+}
+
+/// Submits `submit` on stream `s` between two pooled events of context `ctx` (null: untimed).
+/// Whether both events were recorded around a successful submission; `r`: the submission's result.
+bool submit_timed(pending& p, CUcontext ctx, CUstream s, const thunk& submit, CUresult& r) noexcept {
+    bool started = false;
+    if (ctx != nullptr) {
+        p.t = timing_of(ctx);
+        started = take_events(*p.t, p.start, p.end) && real().event_record(p.start, s) == CUDA_SUCCESS;
+    }
+    r = submit();
+    return started && r == CUDA_SUCCESS && real().event_record(p.end, s) == CUDA_SUCCESS;
 }
 
 bool is_device_memory(CUdeviceptr p) noexcept {
     unsigned type = 0;
-    if (drv().pointer_attribute == nullptr ||
-        drv().pointer_attribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, p) != CUDA_SUCCESS)
+    if (real().pointer_attribute == nullptr ||
+        real().pointer_attribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, p) != CUDA_SUCCESS)
         return false;  // pageable host memory is unknown to the driver
     return type == CU_MEMORYTYPE_DEVICE || type == CU_MEMORYTYPE_UNIFIED;
 }
@@ -392,11 +336,25 @@ bool allocations_configured() noexcept { return configured_operations(kind::memo
 
 std::uint64_t next_dispatch_id() noexcept { return g_dispatch_id.fetch_add(1, std::memory_order_relaxed) + 1; }
 
+rocprofiler_kernel_dispatch_info_t dispatch_info(const launch_call& c, std::uint64_t device, std::uint64_t id) noexcept {
+    rocprofiler_kernel_dispatch_info_t info{};
+    info.size = sizeof(info);
+    info.agent_id.handle = device;
+    info.queue_id.handle = reinterpret_cast<std::uint64_t>(c.work_stream());
+    info.kernel_id = reinterpret_cast<std::uint64_t>(c.f);
+    info.dispatch_id = id;
+    info.private_segment_size = 0;
+    info.group_segment_size = c.shared;
+    info.workgroup_size = {c.block[0], c.block[1], c.block[2]};
+    info.grid_size = {c.grid[0] * c.block[0], c.grid[1] * c.block[1], c.grid[2] * c.block[2]};
+    return info;
+}
+
 CUresult launch(const launch_call& c, std::uint64_t dispatch_id) noexcept {
     const std::uint64_t enqueue_mask = subscribed(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE);
     const std::uint64_t complete_mask = subscribed(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_COMPLETE);
     if ((enqueue_mask | complete_mask) == 0) return c.submit();
-    const CUstream s = event_stream(c.stream, c.per_thread);
+    const CUstream s = c.work_stream();
     if (capturing(s)) return c.submit();  // recorded into a graph, not run now
     auto p = std::make_unique<pending>();
     p->ev = event::capture_heap(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, complete_mask);
@@ -404,14 +362,8 @@ CUresult launch(const launch_call& c, std::uint64_t dispatch_id) noexcept {
     p->mask = complete_mask & p->ev->mask;
     fill_dispatch(p->dispatch, c, current_device(), dispatch_id != 0 ? dispatch_id : next_dispatch_id());
     p->ev->deliver_to(enqueue_mask, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, ROCPROFILER_CALLBACK_PHASE_ENTER, &p->dispatch);
-    const CUcontext ctx = p->mask != 0 && drv().timing() ? current_context() : nullptr;
-    bool timed = false;
-    if (ctx != nullptr) {
-        p->t = timing_of(ctx);
-        timed = take_events(*p->t, p->start, p->end) && drv().event_record(p->start, s) == CUDA_SUCCESS;
-    }
-    const CUresult r = c.submit();
-    timed = timed && r == CUDA_SUCCESS && drv().event_record(p->end, s) == CUDA_SUCCESS;
+    CUresult r;
+    const bool timed = submit_timed(*p, p->mask != 0 && real().timing() ? current_context() : nullptr, s, c.submit, r);
     p->ev->deliver_to(enqueue_mask, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, ROCPROFILER_CALLBACK_PHASE_EXIT, &p->dispatch);
     if (p->mask == 0) {
         if (p->t) give_back(*p->t, p->start, p->end);
@@ -433,9 +385,9 @@ CUresult launch_pass(const launch_call& c, std::uint64_t dispatch_id, std::uint6
     completed = false;
     const std::uint64_t enqueue_mask = subscribed(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE) & contexts;
     const std::uint64_t complete_mask = subscribed(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_COMPLETE) & contexts;
-    const CUstream s = event_stream(c.stream, c.per_thread);
+    const CUstream s = c.work_stream();
     const CUcontext ctx = current_context();
-    if (ctx == nullptr || !drv().timing()) return CUDA_ERROR_INVALID_CONTEXT;
+    if (ctx == nullptr || !real().timing()) return CUDA_ERROR_INVALID_CONTEXT;
     pending p;
     p.t = timing_of(ctx);
     if ((enqueue_mask | complete_mask) != 0) {
@@ -450,12 +402,12 @@ CUresult launch_pass(const launch_call& c, std::uint64_t dispatch_id, std::uint6
     // The pass is waited for through its end event, bounded: a kernel that never ends must not
     // hang the replay.
     if (!take_events(*p.t, p.start, p.end)) return CUDA_ERROR_OUT_OF_MEMORY;
-    const bool started = drv().event_record(p.start, s) == CUDA_SUCCESS;
+    const bool started = real().event_record(p.start, s) == CUDA_SUCCESS;
     const CUresult r = c.submit();
-    const bool ended = r == CUDA_SUCCESS && drv().event_record(p.end, s) == CUDA_SUCCESS;
+    const bool ended = r == CUDA_SUCCESS && real().event_record(p.end, s) == CUDA_SUCCESS;
     if (p.ev)
         p.ev->deliver_to(enqueue_mask, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, ROCPROFILER_CALLBACK_PHASE_EXIT, &p.dispatch);
-    completed = ended && wait_event(p.end, now_ns() + timeout_ns, true);
+    completed = ended && wait_event(p.end, core::now_ns() + timeout_ns, true);
     if (p.ev && p.mask != 0) deliver(p, completed && started);
     // An event still pending on a stuck kernel is not reused (its stream may yet complete it).
     if (completed) give_back(*p.t, p.start, p.end);
@@ -475,7 +427,7 @@ CUresult copy(const copy_call& c) noexcept {
         dst_dev = is_device_memory(c.dst);
         dir = ROCPROFILER_MEMORY_COPY_HOST_TO_HOST + (src_dev ? 2 : 0) + (dst_dev ? 1 : 0);
     }
-    const CUstream s = event_stream(c.stream, c.per_thread);
+    const CUstream s = c.work_stream();
     if (capturing(s)) return c.submit();
     auto p = std::make_unique<pending>();
     p->ev = event::capture_heap(kind::memory_copy, dir);
@@ -489,14 +441,8 @@ CUresult copy(const copy_call& c) noexcept {
     p->copy.dst_address.value = c.dst;
     p->copy.src_address.value = c.src;
     p->ev->deliver(ROCPROFILER_CALLBACK_PHASE_ENTER, &p->copy);
-    const CUcontext ctx = drv().timing() ? current_context() : nullptr;
-    bool timed = false;
-    if (ctx != nullptr) {
-        p->t = timing_of(ctx);
-        timed = take_events(*p->t, p->start, p->end) && drv().event_record(p->start, s) == CUDA_SUCCESS;
-    }
-    const CUresult r = c.submit();
-    timed = timed && r == CUDA_SUCCESS && drv().event_record(p->end, s) == CUDA_SUCCESS;
+    CUresult r;
+    const bool timed = submit_timed(*p, real().timing() ? current_context() : nullptr, s, c.submit, r);
     if (!timed || !c.async) {
         // A synchronous copy's EXIT comes on this thread, like HSA's hsa_memory_copy: the copy
         // has completed then (some return before the DMA ends: its end event is waited for).
@@ -521,14 +467,14 @@ CUresult allocate(op_id op, CUdeviceptr* out, std::size_t size, thunk call, cons
     if (ev) {
         p.agent_id.handle = current_device();
         p.allocation_size = size;
-        p.start_timestamp = now_ns();
+        p.start_timestamp = core::now_ns();
         ev->deliver(ROCPROFILER_CALLBACK_PHASE_ENTER, &p);
     }
     const CUresult r = call();
     const std::size_t actual = size_at_exit != nullptr ? *size_at_exit : size;
     if (r == CUDA_SUCCESS && out != nullptr && !vmm) replay::on_alloc(*out, actual, managed);
     if (ev) {
-        p.end_timestamp = now_ns();
+        p.end_timestamp = core::now_ns();
         if (r == CUDA_SUCCESS && out != nullptr) p.address.value = *out;
         p.allocation_size = actual;
         ev->deliver(ROCPROFILER_CALLBACK_PHASE_EXIT, &p);
@@ -547,13 +493,13 @@ CUresult deallocate(op_id op, CUdeviceptr ptr, thunk call, bool vmm) noexcept {
         p.agent_id.handle = current_device();
         p.address.value = ptr;
         p.allocation_size = vmm ? 0 : replay::size_of(ptr);
-        p.start_timestamp = now_ns();
+        p.start_timestamp = core::now_ns();
         ev->deliver(ROCPROFILER_CALLBACK_PHASE_ENTER, &p);
     }
     const CUresult r = call();
     if (r == CUDA_SUCCESS && !vmm) replay::on_free(ptr);
     if (ev) {
-        p.end_timestamp = now_ns();
+        p.end_timestamp = core::now_ns();
         ev->deliver(ROCPROFILER_CALLBACK_PHASE_EXIT, &p);
     }
     return r;
@@ -570,17 +516,16 @@ void drain(CUcontext c) noexcept {
 }
 
 /// The device's primary context if it exists now (retained and released again: no net change).
-CUcontext primary_context(CUdevice d) noexcept {
-    static const auto retain = real_fn<CUresult (*)(CUcontext*, CUdevice)>("cuDevicePrimaryCtxRetain");
-    static const auto release = real_fn<CUresult (*)(CUdevice)>("cuDevicePrimaryCtxRelease_v2");
+CUcontext primary_context(CUdevice device) noexcept {
+    const auto& d = real();
     unsigned flags = 0;
     int active = 0;
-    if (drv().primary_state == nullptr || retain == nullptr || release == nullptr ||
-        drv().primary_state(d, &flags, &active) != CUDA_SUCCESS || active == 0)
+    if (d.primary_state == nullptr || d.primary_retain == nullptr || d.primary_release == nullptr ||
+        d.primary_state(device, &flags, &active) != CUDA_SUCCESS || active == 0)
         return nullptr;
     CUcontext c = nullptr;
-    if (retain(&c, d) != CUDA_SUCCESS) return nullptr;
-    (void)release(d);
+    if (d.primary_retain(&c, device) != CUDA_SUCCESS) return nullptr;
+    (void)d.primary_release(device);
     return c;
 }
 }  // namespace
@@ -595,7 +540,7 @@ CUresult teardown(CUcontext ctx, CUdevice device, bool reset, thunk call) noexce
     if (!gone) {
         unsigned flags = 0;
         int active = 1;
-        gone = drv().primary_state != nullptr && drv().primary_state(device, &flags, &active) == CUDA_SUCCESS &&
+        gone = real().primary_state != nullptr && real().primary_state(device, &flags, &active) == CUDA_SUCCESS &&
                active == 0;
     }
     if (gone) forget(c);  // a later context may get the same handle

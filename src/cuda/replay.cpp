@@ -28,6 +28,7 @@
 // All internal driver calls go to the real driver (find_original), never through encore's
 // exports.
 #include "driver.hpp"
+#include "real.hpp"
 
 #include "../core/replay.hpp"
 
@@ -46,47 +47,6 @@
 
 namespace encore::cuda::replay {
 namespace {
-
-template <class F>
-F real_fn(const char* name) noexcept {
-    void* p = find_original(name);
-    F f = nullptr;
-    std::memcpy(&f, &p, sizeof(f));
-    return f;
-}
-
-struct driver_fns {
-    CUresult (*ctx_get_current)(CUcontext*) = real_fn<decltype(ctx_get_current)>("cuCtxGetCurrent");
-    CUresult (*ctx_get_device)(CUdevice*) = real_fn<decltype(ctx_get_device)>("cuCtxGetDevice");
-    CUresult (*ctx_synchronize)() = real_fn<decltype(ctx_synchronize)>("cuCtxSynchronize");
-    CUresult (*stream_synchronize)(CUstream) = real_fn<decltype(stream_synchronize)>("cuStreamSynchronize");
-    CUresult (*mem_alloc)(CUdeviceptr*, size_t) = real_fn<decltype(mem_alloc)>("cuMemAlloc_v2");
-    CUresult (*mem_free)(CUdeviceptr) = real_fn<decltype(mem_free)>("cuMemFree_v2");
-    CUresult (*mem_alloc_host)(void**, size_t) = real_fn<decltype(mem_alloc_host)>("cuMemAllocHost_v2");
-    CUresult (*mem_free_host)(void*) = real_fn<decltype(mem_free_host)>("cuMemFreeHost");
-    CUresult (*mem_get_info)(size_t*, size_t*) = real_fn<decltype(mem_get_info)>("cuMemGetInfo_v2");
-    CUresult (*dtod)(CUdeviceptr, CUdeviceptr, size_t) = real_fn<decltype(dtod)>("cuMemcpyDtoD_v2");
-    CUresult (*dtoh)(void*, CUdeviceptr, size_t) = real_fn<decltype(dtoh)>("cuMemcpyDtoH_v2");
-    CUresult (*htod)(CUdeviceptr, const void*, size_t) = real_fn<decltype(htod)>("cuMemcpyHtoD_v2");
-    CUresult (*memset_d8)(CUdeviceptr, unsigned char, size_t) = real_fn<decltype(memset_d8)>("cuMemsetD8_v2");
-    CUresult (*module_load_data)(CUmodule*, const void*) = real_fn<decltype(module_load_data)>("cuModuleLoadData");
-    CUresult (*module_get_function)(CUfunction*, CUmodule, const char*) =
-        real_fn<decltype(module_get_function)>("cuModuleGetFunction");
-    CUresult (*launch_kernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-                              CUstream, void**, void**) = real_fn<decltype(launch_kernel)>("cuLaunchKernel");
-    CUresult (*stream_is_capturing)(CUstream, CUstreamCaptureStatus*) =
-        real_fn<decltype(stream_is_capturing)>("cuStreamIsCapturing");
-};
-const driver_fns& drv() {
-    static const driver_fns d;
-    return d;
-}
-
-CUcontext current_context() noexcept {
-    CUcontext c = nullptr;
-    if (drv().ctx_get_current == nullptr || drv().ctx_get_current(&c) != CUDA_SUCCESS) return nullptr;
-    return c;
-}
 
 // ---- tracker and gates --------------------------------------------------------------------------
 struct allocation {
@@ -140,10 +100,10 @@ struct device_buffer {
     /// At least n bytes (contents not kept); false if the GPU has no room.
     bool reserve(std::size_t n) noexcept {
         if (size >= n) return true;
-        if (p != 0) drv().mem_free(p);
+        if (p != 0) real().mem_free(p);
         p = 0;
         size = 0;
-        if (drv().mem_alloc(&p, n) != CUDA_SUCCESS) {
+        if (real().mem_alloc(&p, n) != CUDA_SUCCESS) {
             p = 0;
             return false;
         }
@@ -178,12 +138,12 @@ constexpr const char chunks_ptx[] =
 /// them at the first load).
 bool load_chunk_kernels(snapshot_cache& c) noexcept {
     if (c.hash_fn != nullptr) return true;
-    if (c.module_failed || drv().module_load_data == nullptr || drv().module_get_function == nullptr ||
-        drv().launch_kernel == nullptr)
+    if (c.module_failed || real().module_load_data == nullptr || real().module_get_function == nullptr ||
+        real().launch_kernel == nullptr)
         return false;
-    if (drv().module_load_data(&c.module, chunks_ptx) != CUDA_SUCCESS ||
-        drv().module_get_function(&c.hash_fn, c.module, "encore_hash_chunks") != CUDA_SUCCESS ||
-        drv().module_get_function(&c.restore_fn, c.module, "encore_restore_chunks") != CUDA_SUCCESS) {
+    if (real().module_load_data(&c.module, chunks_ptx) != CUDA_SUCCESS ||
+        real().module_get_function(&c.hash_fn, c.module, "encore_hash_chunks") != CUDA_SUCCESS ||
+        real().module_get_function(&c.restore_fn, c.module, "encore_restore_chunks") != CUDA_SUCCESS) {
         c.module_failed = true;
         c.hash_fn = c.restore_fn = nullptr;
         return false;
@@ -229,8 +189,8 @@ public:
                 return "the context has VMM mappings (cuMemMap), which replay does not cover: the launch runs once";
         }
         CUstreamCaptureStatus cap = CU_STREAM_CAPTURE_STATUS_NONE;
-        const CUstream s = call_.stream == nullptr && call_.per_thread ? CU_STREAM_PER_THREAD : call_.stream;
-        if (drv().stream_is_capturing != nullptr && drv().stream_is_capturing(s, &cap) == CUDA_SUCCESS &&
+        if (real().stream_is_capturing != nullptr &&
+            real().stream_is_capturing(call_.work_stream(), &cap) == CUDA_SUCCESS &&
             cap != CU_STREAM_CAPTURE_STATUS_NONE)
             return "the stream is capturing a graph (the launch is recorded, not run): not replayed";
         gate_ = gate_of(ctx_);
@@ -244,7 +204,7 @@ public:
         }
         t_exclusive = ctx_;
         // Drain: every stream of the context (the submitting one and its siblings).
-        if (drv().ctx_synchronize == nullptr || drv().ctx_synchronize() != CUDA_SUCCESS) {
+        if (real().ctx_synchronize == nullptr || real().ctx_synchronize() != CUDA_SUCCESS) {
             release();
             return "draining the context (cuCtxSynchronize) failed: the launch runs once";
         }
@@ -269,17 +229,17 @@ public:
         std::size_t free = 0, total = 0;
         bool device = force != nullptr ? std::string_view(force) == "device"
                       : cache_->shadow.size >= total_ ||
-                            (drv().mem_get_info(&free, &total) == CUDA_SUCCESS && free > total_ + (1ull << 30));
+                            (real().mem_get_info(&free, &total) == CUDA_SUCCESS && free > total_ + (1ull << 30));
         if (device && total_ > 0) {
             device = cache_->shadow.reserve(total_);
             if (device) shadow_ = cache_->shadow.p;
         }
         if (!device && total_ > 0) {
             if (cache_->host_size < total_) {
-                if (cache_->host != nullptr) drv().mem_free_host(cache_->host);
+                if (cache_->host != nullptr) real().mem_free_host(cache_->host);
                 cache_->host = nullptr;
                 cache_->host_size = 0;
-                if (drv().mem_alloc_host(&cache_->host, total_) == CUDA_SUCCESS) cache_->host_size = total_;
+                if (real().mem_alloc_host(&cache_->host, total_) == CUDA_SUCCESS) cache_->host_size = total_;
                 else cache_->host = nullptr;
             }
             host_ = cache_->host;
@@ -289,8 +249,8 @@ public:
             }
         }
         for (const auto& r : regions_) {
-            const CUresult c = shadow_ != 0 ? drv().dtod(shadow_ + r.offset, r.base, r.size)
-                                            : drv().dtoh(static_cast<char*>(host_) + r.offset, r.base, r.size);
+            const CUresult c = shadow_ != 0 ? real().dtod(shadow_ + r.offset, r.base, r.size)
+                                            : real().dtoh(static_cast<char*>(host_) + r.offset, r.base, r.size);
             if (c != CUDA_SUCCESS) {
                 release();
                 return "copying device memory into the snapshot failed: the launch runs once";
@@ -299,7 +259,7 @@ public:
         if (opt_.policy == ENCORE_REPLAY_SNAPSHOT_CHANGED_CHUNKS && total_ > 0) chunks_ = prepare_chunks();
         // Device-to-device copies and kernels are asynchronous to the host: the snapshot is
         // complete only when they are (and a pass on a non-blocking stream must not overlap them).
-        if (drv().ctx_synchronize() != CUDA_SUCCESS) {
+        if (real().ctx_synchronize() != CUDA_SUCCESS) {
             release();
             return "copying device memory into the snapshot failed: the launch runs once";
         }
@@ -320,14 +280,14 @@ public:
         if (chunks_) return restore_chunks(out);
         bool ok = true;
         for (const auto& r : regions_) {
-            const CUresult c = shadow_ != 0 ? drv().dtod(r.base, shadow_ + r.offset, r.size)
-                                            : drv().htod(r.base, static_cast<char*>(host_) + r.offset, r.size);
+            const CUresult c = shadow_ != 0 ? real().dtod(r.base, shadow_ + r.offset, r.size)
+                                            : real().htod(r.base, static_cast<char*>(host_) + r.offset, r.size);
             ok = ok && c == CUDA_SUCCESS;
             out.bytes += r.size;
             ++out.regions;
         }
         // Complete before the next pass is launched, on whatever stream it runs.
-        return drv().ctx_synchronize() == CUDA_SUCCESS && ok;
+        return real().ctx_synchronize() == CUDA_SUCCESS && ok;
     }
 
     void finish() noexcept override { release(); }
@@ -341,7 +301,7 @@ public:
             } catch (...) {
                 return false;
             }
-            if (drv().dtoh(buf.data(), r.base, r.size) != CUDA_SUCCESS) return false;
+            if (real().dtoh(buf.data(), r.base, r.size) != CUDA_SUCCESS) return false;
             h.add(buf.data(), buf.size());
         }
         out = h.h;
@@ -372,7 +332,7 @@ private:
             core::replay::warn_once("changed_chunks: no device memory for the chunk hashes: full_copy is used");
             return false;
         }
-        if (drv().htod(cache_->descs.p, d.data(), n_chunks_ * sizeof(chunk_desc)) != CUDA_SUCCESS) return false;
+        if (real().htod(cache_->descs.p, d.data(), n_chunks_ * sizeof(chunk_desc)) != CUDA_SUCCESS) return false;
         return launch_chunks(cache_->hash_fn, false);
     }
 
@@ -383,18 +343,18 @@ private:
         void* hash_args[] = {&descs, &n, &hashes};
         void* restore_args[] = {&descs, &n, &hashes, &stats, &flags};
         const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>(n_chunks_, 1u << 20));
-        return drv().launch_kernel(fn, blocks, 1, 1, chunk_threads, 1, 1, 0, nullptr,
+        return real().launch_kernel(fn, blocks, 1, 1, chunk_threads, 1, 1, 0, nullptr,
                                    restore ? restore_args : hash_args, nullptr) == CUDA_SUCCESS;
     }
 
     bool restore_chunks(core::replay::memory_stats& out) noexcept {
-        if (drv().memset_d8(cache_->stats.p, 0, 16) != CUDA_SUCCESS || !launch_chunks(cache_->restore_fn, true))
+        if (real().memset_d8(cache_->stats.p, 0, 16) != CUDA_SUCCESS || !launch_chunks(cache_->restore_fn, true))
             return false;
         unsigned long long stats[2] = {0, 0};
-        if (drv().dtoh(stats, cache_->stats.p, sizeof(stats)) != CUDA_SUCCESS) return false;  // waits for the kernel
+        if (real().dtoh(stats, cache_->stats.p, sizeof(stats)) != CUDA_SUCCESS) return false;  // waits for the kernel
         out.regions = stats[0];
         out.bytes = stats[1];
-        if (shadow_ != 0 || stats[0] == 0) return drv().ctx_synchronize() == CUDA_SUCCESS;
+        if (shadow_ != 0 || stats[0] == 0) return real().ctx_synchronize() == CUDA_SUCCESS;
         // Host shadow: the kernel flagged the chunks; copy those back, neighbours in one copy.
         std::vector<unsigned char> flags;
         std::vector<chunk_desc> d;
@@ -404,8 +364,8 @@ private:
         } catch (...) {
             return false;
         }
-        if (drv().dtoh(flags.data(), cache_->flags.p, n_chunks_) != CUDA_SUCCESS ||
-            drv().dtoh(d.data(), cache_->descs.p, n_chunks_ * sizeof(chunk_desc)) != CUDA_SUCCESS)
+        if (real().dtoh(flags.data(), cache_->flags.p, n_chunks_) != CUDA_SUCCESS ||
+            real().dtoh(d.data(), cache_->descs.p, n_chunks_ * sizeof(chunk_desc)) != CUDA_SUCCESS)
             return false;
         // Host offsets: regions are laid out in order, chunks in order within each.
         std::size_t ci = 0;
@@ -423,11 +383,11 @@ private:
                     o += d[ci].bytes;
                     ++ci;
                 }
-                if (drv().htod(r.base + start, static_cast<char*>(host_) + r.offset + start, len) != CUDA_SUCCESS)
+                if (real().htod(r.base + start, static_cast<char*>(host_) + r.offset + start, len) != CUDA_SUCCESS)
                     return false;
             }
         }
-        return drv().ctx_synchronize() == CUDA_SUCCESS;
+        return real().ctx_synchronize() == CUDA_SUCCESS;
     }
 
     void release() noexcept {
@@ -552,18 +512,7 @@ CUresult launch(const launch_call& c) noexcept {
     }
     const std::uint64_t id = records::next_dispatch_id();
     launch_replay b(c, ctx, id);
-    rocprofiler_kernel_dispatch_info_t info{};
-    info.size = sizeof(info);
-    CUdevice dev = 0;
-    if (drv().ctx_get_device != nullptr) drv().ctx_get_device(&dev);
-    info.agent_id.handle = static_cast<std::uint64_t>(dev);
-    info.queue_id.handle = reinterpret_cast<std::uint64_t>(c.stream == nullptr && c.per_thread ? CU_STREAM_PER_THREAD : c.stream);
-    info.kernel_id = reinterpret_cast<std::uint64_t>(c.f);
-    info.dispatch_id = id;
-    info.private_segment_size = 0;
-    info.group_segment_size = c.shared;
-    info.workgroup_size = {c.block[0], c.block[1], c.block[2]};
-    info.grid_size = {c.grid[0] * c.block[0], c.grid[1] * c.block[1], c.grid[2] * c.block[2]};
+    const rocprofiler_kernel_dispatch_info_t info = records::dispatch_info(c, current_device(), id);
     // The whole sequence shares the launch call's correlation id (the wrapper's).
     core::replay::replay_dispatch(info, b);
     return b.result();

@@ -21,6 +21,8 @@
 #include "replay_memory.hpp"
 #include "runtime.hpp"
 
+#include "../core/clock.hpp"
+
 #include <encore/tracing/tool.hpp>
 #include <rocprofiler-sdk/callback_tracing.h>
 
@@ -37,12 +39,6 @@
 
 namespace encore::hsa {
 namespace {
-
-std::uint64_t now_ns() noexcept {
-    timespec t{};
-    ::clock_gettime(CLOCK_BOOTTIME, &t);
-    return static_cast<std::uint64_t>(t.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(t.tv_nsec);
-}
 
 // ---- agents, pools and regions ------------------------------------------------------------------
 // Built at first need by walking the runtime's agents (they do not change while it runs).
@@ -193,7 +189,7 @@ hsa_status_t traced_allocate(std::uint64_t agent, std::size_t size, void** ptr, 
     p.agent_id.handle = agent;
     p.allocation_size = size;
     if (ev) ev->deliver(ROCPROFILER_CALLBACK_PHASE_ENTER, &p);
-    const std::uint64_t start = ev ? now_ns() : 0;
+    const std::uint64_t start = ev ? core::now_ns() : 0;
     const hsa_status_t s = call();
     void* addr = s == HSA_STATUS_SUCCESS && ptr != nullptr ? *ptr : nullptr;
     if (addr != nullptr) {
@@ -202,7 +198,7 @@ hsa_status_t traced_allocate(std::uint64_t agent, std::size_t size, void** ptr, 
     }
     if (ev) {
         p.start_timestamp = start;
-        p.end_timestamp = now_ns();
+        p.end_timestamp = core::now_ns();
         p.address.ptr = addr;
         ev->deliver(ROCPROFILER_CALLBACK_PHASE_EXIT, &p);
     }
@@ -225,12 +221,12 @@ hsa_status_t traced_free(void* ptr, Call&& call) noexcept {
     p.address.ptr = ptr;
     p.allocation_size = a.size;
     if (ev) ev->deliver(ROCPROFILER_CALLBACK_PHASE_ENTER, &p);
-    const std::uint64_t start = ev ? now_ns() : 0;
+    const std::uint64_t start = ev ? core::now_ns() : 0;
     const hsa_status_t s = call();
     if (s != HSA_STATUS_SUCCESS && found) restore(ptr, a);  // the runtime kept it
     if (ev) {
         p.start_timestamp = start;
-        p.end_timestamp = now_ns();
+        p.end_timestamp = core::now_ns();
         ev->deliver(ROCPROFILER_CALLBACK_PHASE_EXIT, &p);
     }
     return s;
@@ -316,10 +312,10 @@ hsa_status_t traced_memory_copy(void* dst, const void* src, size_t size, const s
     p.dst_address.ptr = dst;
     p.src_address.ptr = src;
     ev->deliver(ROCPROFILER_CALLBACK_PHASE_ENTER, &p);
-    const std::uint64_t start = now_ns();
+    const std::uint64_t start = core::now_ns();
     const hsa_status_t status = runtime().core.hsa_memory_copy_fn(dst, src, size);
     p.start_timestamp = start;
-    p.end_timestamp = now_ns();
+    p.end_timestamp = core::now_ns();
     ev->deliver(ROCPROFILER_CALLBACK_PHASE_EXIT, &p);
     return status;
 }
@@ -349,7 +345,7 @@ void complete_copy(copy_record* raw) noexcept {
         r->payload.end_timestamp = to_encore_ns(t.end);
     } else {
         r->payload.start_timestamp = r->submit_ns;
-        r->payload.end_timestamp = now_ns();
+        r->payload.end_timestamp = core::now_ns();
     }
     if (r->ev) r->ev->deliver(ROCPROFILER_CALLBACK_PHASE_EXIT, &r->payload);
     // Only now does the program see its copy done.
@@ -397,14 +393,14 @@ hsa_status_t async_copy(void* dst, hsa_agent_t dst_agent, const void* src, hsa_a
     p.src_address.ptr = src;
     r->app = completion_signal;
     if (r->ev) r->ev->deliver(ROCPROFILER_CALLBACK_PHASE_ENTER, &p);
-    r->submit_ns = now_ns();
+    r->submit_ns = core::now_ns();
 
     // Without a signal of its own (or without a program signal to forward to: the runtime rejects
     // the call then), the copy is submitted as is and EXIT follows the submission.
     if (completion_signal.handle == 0 || rt.core.hsa_signal_create_fn(1, 0, nullptr, &r->mine) != HSA_STATUS_SUCCESS) {
         const hsa_status_t status = call(completion_signal);
         p.start_timestamp = r->submit_ns;
-        p.end_timestamp = now_ns();
+        p.end_timestamp = core::now_ns();
         if (r->ev) r->ev->deliver(ROCPROFILER_CALLBACK_PHASE_EXIT, &p);
         return status;
     }
@@ -413,7 +409,7 @@ hsa_status_t async_copy(void* dst, hsa_agent_t dst_agent, const void* src, hsa_a
         // Not submitted: EXIT now, and encore's signal goes away.
         rt.core.hsa_signal_destroy_fn(r->mine);
         p.start_timestamp = r->submit_ns;
-        p.end_timestamp = now_ns();
+        p.end_timestamp = core::now_ns();
         if (r->ev) r->ev->deliver(ROCPROFILER_CALLBACK_PHASE_EXIT, &p);
         return status;
     }

@@ -14,6 +14,7 @@
 #include "replay_memory.hpp"
 #include "runtime.hpp"
 
+#include "../core/clock.hpp"
 #include "../core/registration.hpp"
 #include "../core/registry.hpp"
 
@@ -32,12 +33,6 @@ originals g_runtime;
 double g_ns_per_tick = 1.0;
 std::int64_t g_offset_ns = 0;
 
-std::uint64_t boottime_ns() noexcept {
-    timespec t{};
-    ::clock_gettime(CLOCK_BOOTTIME, &t);
-    return static_cast<std::uint64_t>(t.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(t.tv_nsec);
-}
-
 // The runtime's timestamps count ticks of its own clock; map them onto CLOCK_BOOTTIME (the clock
 // of every encore timestamp) once, at load.
 void calibrate_clock() noexcept {
@@ -47,9 +42,9 @@ void calibrate_clock() noexcept {
         freq == 0)
         return;
     g_ns_per_tick = 1e9 / static_cast<double>(freq);
-    const std::uint64_t before = boottime_ns();
+    const std::uint64_t before = core::now_ns();
     if (g_runtime.core.hsa_system_get_info_fn(HSA_SYSTEM_INFO_TIMESTAMP, &now) != HSA_STATUS_SUCCESS) return;
-    const std::uint64_t after = boottime_ns();
+    const std::uint64_t after = core::now_ns();
     g_offset_ns = static_cast<std::int64_t>((before + after) / 2) -
                   static_cast<std::int64_t>(static_cast<double>(now) * g_ns_per_tick);
 }

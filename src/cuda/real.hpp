@@ -1,0 +1,81 @@
+// src/cuda/real.hpp — the real driver's functions libencore-cuda calls for its own work (records,
+// replay, initialization), looked up once by name: never through encore's traced exports.
+#pragma once
+
+#include "driver.hpp"
+
+#include <cstdint>
+#include <cstring>
+
+namespace encore::cuda {
+
+template <class F>
+F real_fn(const char* name) noexcept {
+    void* p = find_original(name);
+    F f = nullptr;
+    std::memcpy(&f, &p, sizeof(f));  // object -> function pointer (POSIX dlsym)
+    return f;
+}
+
+struct real_driver {
+    CUresult (*driver_get_version)(int*) = real_fn<decltype(driver_get_version)>("cuDriverGetVersion");
+    CUresult (*ctx_get_current)(CUcontext*) = real_fn<decltype(ctx_get_current)>("cuCtxGetCurrent");
+    CUresult (*ctx_set_current)(CUcontext) = real_fn<decltype(ctx_set_current)>("cuCtxSetCurrent");
+    CUresult (*ctx_get_device)(CUdevice*) = real_fn<decltype(ctx_get_device)>("cuCtxGetDevice");
+    CUresult (*ctx_synchronize)() = real_fn<decltype(ctx_synchronize)>("cuCtxSynchronize");
+    CUresult (*primary_state)(CUdevice, unsigned*, int*) =
+        real_fn<decltype(primary_state)>("cuDevicePrimaryCtxGetState");
+    CUresult (*primary_retain)(CUcontext*, CUdevice) = real_fn<decltype(primary_retain)>("cuDevicePrimaryCtxRetain");
+    CUresult (*primary_release)(CUdevice) = real_fn<decltype(primary_release)>("cuDevicePrimaryCtxRelease_v2");
+    CUresult (*event_create)(CUevent*, unsigned) = real_fn<decltype(event_create)>("cuEventCreate");
+    CUresult (*event_record)(CUevent, CUstream) = real_fn<decltype(event_record)>("cuEventRecord");
+    CUresult (*event_query)(CUevent) = real_fn<decltype(event_query)>("cuEventQuery");
+    CUresult (*event_elapsed)(float*, CUevent, CUevent) = real_fn<decltype(event_elapsed)>("cuEventElapsedTime");
+    CUresult (*stream_create)(CUstream*, unsigned) = real_fn<decltype(stream_create)>("cuStreamCreate");
+    CUresult (*stream_is_capturing)(CUstream, CUstreamCaptureStatus*) =
+        real_fn<decltype(stream_is_capturing)>("cuStreamIsCapturing");
+    CUresult (*pointer_attribute)(void*, CUpointer_attribute, CUdeviceptr) =
+        real_fn<decltype(pointer_attribute)>("cuPointerGetAttribute");
+    CUresult (*mem_alloc)(CUdeviceptr*, size_t) = real_fn<decltype(mem_alloc)>("cuMemAlloc_v2");
+    CUresult (*mem_free)(CUdeviceptr) = real_fn<decltype(mem_free)>("cuMemFree_v2");
+    CUresult (*mem_alloc_host)(void**, size_t) = real_fn<decltype(mem_alloc_host)>("cuMemAllocHost_v2");
+    CUresult (*mem_free_host)(void*) = real_fn<decltype(mem_free_host)>("cuMemFreeHost");
+    CUresult (*mem_get_info)(size_t*, size_t*) = real_fn<decltype(mem_get_info)>("cuMemGetInfo_v2");
+    CUresult (*dtod)(CUdeviceptr, CUdeviceptr, size_t) = real_fn<decltype(dtod)>("cuMemcpyDtoD_v2");
+    CUresult (*dtoh)(void*, CUdeviceptr, size_t) = real_fn<decltype(dtoh)>("cuMemcpyDtoH_v2");
+    CUresult (*htod)(CUdeviceptr, const void*, size_t) = real_fn<decltype(htod)>("cuMemcpyHtoD_v2");
+    CUresult (*memset_d8)(CUdeviceptr, unsigned char, size_t) = real_fn<decltype(memset_d8)>("cuMemsetD8_v2");
+    CUresult (*module_load_data)(CUmodule*, const void*) = real_fn<decltype(module_load_data)>("cuModuleLoadData");
+    CUresult (*module_get_function)(CUfunction*, CUmodule, const char*) =
+        real_fn<decltype(module_get_function)>("cuModuleGetFunction");
+    CUresult (*launch_kernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                              CUstream, void**, void**) =
+        real_fn<decltype(launch_kernel)>("cuLaunchKernel");
+    /// What timing launches and copies with events needs.
+    [[nodiscard]] bool timing() const noexcept {
+        return ctx_get_current && ctx_set_current && event_create && event_record && event_query && event_elapsed &&
+               stream_create;
+    }
+};
+
+/// The table, filled at first use (after the driver was found).
+inline const real_driver& real() noexcept {
+    static const real_driver d;
+    return d;
+}
+
+/// The calling thread's current context, or null.
+inline CUcontext current_context() noexcept {
+    CUcontext c = nullptr;
+    if (real().ctx_get_current == nullptr || real().ctx_get_current(&c) != CUDA_SUCCESS) return nullptr;
+    return c;
+}
+
+/// The current context's device ordinal (0 when there is none).
+inline std::uint64_t current_device() noexcept {
+    CUdevice d = 0;
+    if (real().ctx_get_device == nullptr || real().ctx_get_device(&d) != CUDA_SUCCESS) return 0;
+    return static_cast<std::uint64_t>(d);
+}
+
+}  // namespace encore::cuda
