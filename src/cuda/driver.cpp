@@ -182,29 +182,32 @@ extern "C" {
 ENCORE_EXPORT int encore_cuda_forwarding_driver = 1;
 }
 
-extern "C" CUresult encore_getproc_v1(const char* symbol, void** pfn, int version, cuuint64_t flags) {
-    using namespace encore::cuda;
+namespace encore::cuda {
+namespace {
+/// Either cuGetProcAddress: the driver's (`which`), then encore's wrapper for what it handed out.
+template <class F, class... A>
+CUresult getproc(void* address_map::*which, const char* symbol, void** pfn, A... rest) noexcept {
     (void)init::ensure();
-    const auto& a = addresses();
-    if (a.getproc_v1 == nullptr) return CUDA_ERROR_SHARED_OBJECT_INIT_FAILED;
-    getproc_v1_t real = nullptr;
-    std::memcpy(&real, &a.getproc_v1, sizeof(real));
-    const CUresult r = real(symbol, pfn, version, flags);
+    void* p = addresses().*which;
+    if (p == nullptr) return CUDA_ERROR_SHARED_OBJECT_INIT_FAILED;
+    F real = nullptr;
+    std::memcpy(&real, &p, sizeof(real));
+    const CUresult r = real(symbol, pfn, rest...);
     if (r == CUDA_SUCCESS && pfn != nullptr && *pfn != nullptr) *pfn = substitute(*pfn);
     return r;
+}
+}  // namespace
+}  // namespace encore::cuda
+
+extern "C" CUresult encore_getproc_v1(const char* symbol, void** pfn, int version, cuuint64_t flags) {
+    using namespace encore::cuda;
+    return getproc<getproc_v1_t>(&address_map::getproc_v1, symbol, pfn, version, flags);
 }
 
 extern "C" CUresult encore_getproc_v2(const char* symbol, void** pfn, int version, cuuint64_t flags,
                                       encore_proc_query_result* status) {
     using namespace encore::cuda;
-    (void)init::ensure();
-    const auto& a = addresses();
-    if (a.getproc_v2 == nullptr) return CUDA_ERROR_SHARED_OBJECT_INIT_FAILED;
-    getproc_v2_t real = nullptr;
-    std::memcpy(&real, &a.getproc_v2, sizeof(real));
-    const CUresult r = real(symbol, pfn, version, flags, status);
-    if (r == CUDA_SUCCESS && pfn != nullptr && *pfn != nullptr) *pfn = substitute(*pfn);
-    return r;
+    return getproc<getproc_v2_t>(&address_map::getproc_v2, symbol, pfn, version, flags, status);
 }
 
 namespace encore::cuda {
