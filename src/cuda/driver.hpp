@@ -136,17 +136,18 @@ void forget_context(CUcontext c) noexcept;
 std::size_t size_of(CUdeviceptr p) noexcept;
 /// A launch, replayed when the replay service asks for it.
 CUresult launch(const launch_call& c) noexcept;
-/// Work submitted to the current context's GPU that is not a replayable launch (copies,
-/// memsets, graph launches, frees): held off while a replay owns the context.
+/// Work submitted to a context's GPU (launches, copies, memsets, graph launches, frees): held off
+/// while a replay owns the context (not on the replaying thread itself).
 class work_hold {
 public:
-    work_hold() noexcept;
+    work_hold() noexcept;  // the current context's
+    explicit work_hold(CUcontext c) noexcept;
     ~work_hold();
     work_hold(const work_hold&) = delete;
     work_hold& operator=(const work_hold&) = delete;
 
 private:
-    void* gate_ = nullptr;
+    void* gate_ = nullptr;  // the context's gate, held shared (gates live as long as the process)
 };
 void on_graph_launch() noexcept;
 }  // namespace replay

@@ -67,29 +67,15 @@ struct gate {
     std::shared_mutex lock;
 };
 std::mutex g_gates_mutex;
-auto* g_gates = new std::map<CUcontext, std::shared_ptr<gate>>;  // never destroyed
+auto* g_gates = new std::map<CUcontext, std::unique_ptr<gate>>;  // never destroyed (nor any gate)
 thread_local CUcontext t_exclusive = nullptr;  // the context this thread replays on
 
-std::shared_ptr<gate> gate_of(CUcontext c) {
+gate& gate_of(CUcontext c) {
     std::lock_guard lk(g_gates_mutex);
     auto& g = (*g_gates)[c];
-    if (!g) g = std::make_shared<gate>();
-    return g;
+    if (!g) g = std::make_unique<gate>();
+    return *g;
 }
-
-struct shared_hold {
-    std::shared_ptr<gate> g;
-    explicit shared_hold(CUcontext c) {
-        if (c == nullptr || c == t_exclusive) return;
-        g = gate_of(c);
-        g->lock.lock_shared();
-    }
-    ~shared_hold() {
-        if (g) g->lock.unlock_shared();
-    }
-    shared_hold(const shared_hold&) = delete;
-    shared_hold& operator=(const shared_hold&) = delete;
-};
 
 // The snapshot's memory is kept per context between replayed launches (allocating and freeing
 // gigabytes per launch cost ~0.5 ms on the device and seconds pinned on the host); it grows when
@@ -173,7 +159,7 @@ public:
     CUresult result() const noexcept { return result_; }
 
     void run_once() noexcept override {
-        shared_hold hold(ctx_);
+        work_hold hold(ctx_);
         result_ = records::launch(call_, dispatch_id_);
     }
 
@@ -193,11 +179,11 @@ public:
             real().stream_is_capturing(call_.work_stream(), &cap) == CUDA_SUCCESS &&
             cap != CU_STREAM_CAPTURE_STATUS_NONE)
             return "the stream is capturing a graph (the launch is recorded, not run): not replayed";
-        gate_ = gate_of(ctx_);
+        gate_ = &gate_of(ctx_);
         const auto deadline = steady_clock::now() + nanoseconds(opt_.wait_timeout_ns);
         while (!gate_->lock.try_lock()) {
             if (steady_clock::now() >= deadline) {
-                gate_.reset();
+                gate_ = nullptr;
                 return "timed out waiting for exclusive use of the context: the launch runs once";
             }
             std::this_thread::yield();
@@ -393,18 +379,18 @@ private:
     void release() noexcept {
         shadow_ = 0;  // the memory stays in the context's cache
         host_ = nullptr;
-        if (gate_ && t_exclusive == ctx_) {
+        if (gate_ != nullptr && t_exclusive == ctx_) {
             t_exclusive = nullptr;
             gate_->lock.unlock();
         }
-        gate_.reset();
+        gate_ = nullptr;
     }
 
     launch_call call_;
     CUcontext ctx_;
     std::uint64_t dispatch_id_;
     core::replay::options opt_{};
-    std::shared_ptr<gate> gate_;
+    gate* gate_ = nullptr;
     snapshot_cache* cache_ = nullptr;
     std::vector<region> regions_;
     std::size_t total_ = 0;
@@ -481,19 +467,17 @@ void forget_context(CUcontext c) noexcept {
     g_cache->erase(c);  // its buffers and module went with the context
 }
 
-work_hold::work_hold() noexcept {
-    const CUcontext c = current_context();
+work_hold::work_hold() noexcept : work_hold(current_context()) {}
+
+work_hold::work_hold(CUcontext c) noexcept {
     if (c == nullptr || c == t_exclusive) return;
-    auto g = gate_of(c);
-    g->lock.lock_shared();
-    gate_ = new std::shared_ptr<gate>(std::move(g));
+    gate& g = gate_of(c);
+    g.lock.lock_shared();
+    gate_ = &g;
 }
 
 work_hold::~work_hold() {
-    if (gate_ == nullptr) return;
-    auto* g = static_cast<std::shared_ptr<gate>*>(gate_);
-    (*g)->lock.unlock_shared();
-    delete g;
+    if (gate_ != nullptr) static_cast<gate*>(gate_)->lock.unlock_shared();
 }
 
 void on_graph_launch() noexcept {
@@ -507,7 +491,7 @@ CUresult launch(const launch_call& c) noexcept {
     if (nested && core::replay::service_active())
         core::replay::warn_once("a launch from a replay callback runs once (nested replays are declined)");
     if (!core::replay::service_active() || ctx == nullptr || nested) {
-        shared_hold hold(ctx);
+        work_hold hold(ctx);
         return records::launch(c);
     }
     const std::uint64_t id = records::next_dispatch_id();
