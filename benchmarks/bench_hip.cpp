@@ -2,7 +2,8 @@
 // in one process (see RESULTS.md):
 //   bare         the real libamdhip64 function (its address from dlsym), no encore
 //   interposed   libencore-hip's export of the same function, no active context
-//   noop_cb      one context with a no-op ENTER/EXIT callback on the op
+//   noop_cb      one context with a no-op ENTER/EXIT callback on the op (record by value)
+//   noop_cb_ptr  the same with encore's by-address callback form
 //   arg_strings  one context whose EXIT callback formats the arguments into strings
 // over two cheap HIP calls (hipGetErrorString, hipGetDeviceCount: no GPU needed), and a
 // roctxRangePushA/roctxRangePop pair with no active context and with a no-op callback.
@@ -22,10 +23,11 @@ namespace {
 using encore::domains::hip_runtime;
 using encore::domains::marker_core;
 
-encore::context g_noop, g_args, g_marker;
+encore::context g_noop, g_noop_ptr, g_args, g_marker;
 std::size_t g_arg_bytes = 0;
 
 void noop_cb(rocprofiler_callback_tracing_record_t, rocprofiler_user_data_t*, void*) {}
+void noop_ptr_cb(const rocprofiler_callback_tracing_record_t*, rocprofiler_user_data_t*, void*) {}
 void args_cb(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*, void*) {
     if (r.phase != ROCPROFILER_CALLBACK_PHASE_EXIT) return;
     rocprofiler_iterate_callback_tracing_kind_operation_args(
@@ -43,6 +45,8 @@ int init(void*) {
     if (encore::context::create(g_noop) != ROCPROFILER_STATUS_SUCCESS) return 1;
     if (encore::context::create(g_args) != ROCPROFILER_STATUS_SUCCESS) return 1;
     if (encore::context::create(g_marker) != ROCPROFILER_STATUS_SUCCESS) return 1;
+    if (encore::context::create(g_noop_ptr) != ROCPROFILER_STATUS_SUCCESS) return 1;
+    if (g_noop_ptr.trace<hip_runtime>(&noop_ptr_cb, nullptr, ops) != ROCPROFILER_STATUS_SUCCESS) return 1;
     if (g_noop.trace<hip_runtime>(&noop_cb, nullptr, ops) != ROCPROFILER_STATUS_SUCCESS) return 1;
     if (g_args.trace<hip_runtime>(&args_cb, nullptr, ops) != ROCPROFILER_STATUS_SUCCESS) return 1;
     if (g_marker.trace<marker_core>(&noop_cb, nullptr) != ROCPROFILER_STATUS_SUCCESS) return 1;
@@ -83,6 +87,7 @@ struct setup {
 
 void stop_all() {
     g_noop.stop();
+    g_noop_ptr.stop();
     g_args.stop();
     g_marker.stop();
 }
@@ -105,6 +110,7 @@ void device_count(benchmark::State& state, const fns& f) {
 void hipGetErrorString_bare(benchmark::State& s) { stop_all(); error_string(s, g_bare); }
 void hipGetErrorString_interposed(benchmark::State& s) { stop_all(); error_string(s, g_interposed); }
 void hipGetErrorString_noop_cb(benchmark::State& s) { stop_all(); g_noop.start(); error_string(s, g_interposed); g_noop.stop(); }
+void hipGetErrorString_noop_cb_ptr(benchmark::State& s) { stop_all(); g_noop_ptr.start(); error_string(s, g_interposed); g_noop_ptr.stop(); }
 void hipGetErrorString_arg_strings(benchmark::State& s) { stop_all(); g_args.start(); error_string(s, g_interposed); g_args.stop(); }
 void hipGetDeviceCount_bare(benchmark::State& s) { stop_all(); device_count(s, g_bare); }
 void hipGetDeviceCount_interposed(benchmark::State& s) { stop_all(); device_count(s, g_interposed); }
@@ -123,6 +129,7 @@ void roctx_push_pop_noop_cb(benchmark::State& s) { stop_all(); g_marker.start();
 BENCHMARK(hipGetErrorString_bare);
 BENCHMARK(hipGetErrorString_interposed);
 BENCHMARK(hipGetErrorString_noop_cb);
+BENCHMARK(hipGetErrorString_noop_cb_ptr);
 BENCHMARK(hipGetErrorString_arg_strings);
 BENCHMARK(hipGetDeviceCount_bare);
 BENCHMARK(hipGetDeviceCount_interposed);

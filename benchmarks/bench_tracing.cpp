@@ -1,7 +1,8 @@
 // benchmarks/bench_tracing.cpp — what tracing adds to one call, measured side by side:
 //   bare         the original through the runtime's function table
 //   wrapped_off  encore's wrapper installed, no active context wants the op
-//   noop_cb      one context with a no-op ENTER/EXIT callback
+//   noop_cb      one context with a no-op ENTER/EXIT callback (the seed's form: record by value)
+//   noop_cb_ptr  the same with encore's by-address callback form (no record copy per callback)
 //   arg_strings  one context whose EXIT callback iterates the arguments into strings
 // over a cheap HSA-signature call (hsa_signal_load_relaxed). See RESULTS.md.
 #include "../test/support/fake_hsa.hpp"
@@ -30,10 +31,11 @@ struct bench_tables : fake_hsa::tables {
 };
 bench_tables g_tables;  // wrapped
 bench_tables g_bare;    // never wrapped
-encore::context g_noop, g_args;
+encore::context g_noop, g_noop_ptr, g_args;
 std::size_t g_arg_bytes = 0;
 
 void noop_cb(rocprofiler_callback_tracing_record_t, rocprofiler_user_data_t*, void*) {}
+void noop_ptr_cb(const rocprofiler_callback_tracing_record_t*, rocprofiler_user_data_t*, void*) {}
 void args_cb(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*, void*) {
     if (r.phase != ROCPROFILER_CALLBACK_PHASE_EXIT) return;
     encore::tracing::for_each_arg<hsa_core>(r.operation, r.payload, 1, [](const encore::tracing::arg_info& a) {
@@ -45,6 +47,8 @@ int init(void*) {
     constexpr auto ops = encore::ops<hsa_core, "hsa_signal_load_relaxed">();
     if (encore::context::create(g_noop) != ROCPROFILER_STATUS_SUCCESS) return 1;
     if (encore::context::create(g_args) != ROCPROFILER_STATUS_SUCCESS) return 1;
+    if (encore::context::create(g_noop_ptr) != ROCPROFILER_STATUS_SUCCESS) return 1;
+    if (g_noop_ptr.trace<hsa_core>(&noop_ptr_cb, nullptr, ops) != ROCPROFILER_STATUS_SUCCESS) return 1;
     if (g_noop.trace<hsa_core>(&noop_cb, nullptr, ops) != ROCPROFILER_STATUS_SUCCESS) return 1;
     if (g_args.trace<hsa_core>(&args_cb, nullptr, ops) != ROCPROFILER_STATUS_SUCCESS) return 1;
     return 0;
@@ -78,6 +82,13 @@ void noop_cb_bench(benchmark::State& state) {
     run(state, g_tables.core);
     g_noop.stop();
 }
+void noop_cb_ptr(benchmark::State& state) {
+    g_noop.stop();
+    g_args.stop();
+    g_noop_ptr.start();
+    run(state, g_tables.core);
+    g_noop_ptr.stop();
+}
 void arg_strings(benchmark::State& state) {
     g_noop.stop();
     g_args.start();
@@ -89,6 +100,7 @@ void arg_strings(benchmark::State& state) {
 BENCHMARK(bare);
 BENCHMARK(wrapped_off);
 BENCHMARK(noop_cb_bench)->Name("noop_cb");
+BENCHMARK(noop_cb_ptr);
 BENCHMARK(arg_strings);
 
 }  // namespace

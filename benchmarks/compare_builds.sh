@@ -24,7 +24,7 @@ one() {  # label build
         medians "$label" tracing "$build/benchmarks/bench_tracing"
     fi
     if [[ $suites == *,hip,* && -x $build/benchmarks/bench_hip ]]; then
-        medians "$label" hip "$build/benchmarks/bench_hip" --benchmark_filter='hipGetErrorString_(bare|interposed|noop_cb)'
+        medians "$label" hip "$build/benchmarks/bench_hip" --benchmark_filter='hipGetErrorString_(bare|interposed|noop_cb|noop_cb_ptr)'
     fi
     if [[ $suites == *,hsa,* && -x $build/benchmarks/bench_hsa_calls ]]; then
         local mode
@@ -53,8 +53,8 @@ for line in open(sys.argv[1]):
     if name not in order:
         order.append(name)
 print(f"{'benchmark':56} {'A min':>8} {'A median':>9} {'B min':>8} {'B median':>9}")
+def cols(v):  # a benchmark only one build has shows '-' for the other
+    return f"{min(v):8.2f} {statistics.median(v):9.2f}" if v else f"{'-':>8} {'-':>9}"
 for n in order:
-    a, b = runs[n, 'A'], runs[n, 'B']
-    if a and b:
-        print(f"{n:56} {min(a):8.2f} {statistics.median(a):9.2f} {min(b):8.2f} {statistics.median(b):9.2f}")
+    print(f"{n:56} {cols(runs[n, 'A'])} {cols(runs[n, 'B'])}")
 EOF

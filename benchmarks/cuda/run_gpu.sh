@@ -125,6 +125,7 @@ launch_rec=$(ENCORE_CUDA_TOOL_MODE=dispatch_noop encore "$B/bench_launch" 2>&1 |
 bare=$("$B/bench_call" | median)
 none=$(ENCORE_CUDA_TOOL_MODE=none encore "$B/bench_call" | median)
 noop=$(ENCORE_CUDA_TOOL_MODE=noop encore "$B/bench_call" | median)
+noop_ptr=$(ENCORE_CUDA_TOOL_MODE=noop_ptr encore "$B/bench_call" | median)
 cupti=$(BENCH_CUPTI=1 "$B/bench_call" | median)
 echo
 echo "cuCtxGetDevice, ns per call (median of 7 x 2M calls)"
@@ -132,6 +133,7 @@ printf "%-44s %8s %8s\n" "case" "ns" "added"
 printf "%-44s %8.2f %8s\n" "bare (real driver)" "$bare" "-"
 printf "%-44s %8.2f %+8.2f\n" "encore, no active context" "$none" "$(awk "BEGIN{print $none - $bare}")"
 printf "%-44s %8.2f %+8.2f\n" "encore, no-op ENTER/EXIT callback" "$noop" "$(awk "BEGIN{print $noop - $bare}")"
+printf "%-44s %8.2f %+8.2f\n" "encore, same, by-address callback form" "$noop_ptr" "$(awk "BEGIN{print $noop_ptr - $bare}")"
 printf "%-44s %8.2f %+8.2f\n" "CUPTI, no-op callback on the driver domain" "$cupti" "$(awk "BEGIN{print $cupti - $bare}")"
 echo
 echo "empty-kernel launch, us per launch (submission; median of 7 x 20000)"

@@ -326,4 +326,24 @@ rocprofiler_iterate_callback_tracing_kind_operation_args(
     int32_t                                          max_dereference_count,
     void*                                            user_data) ROCPROFILER_NOEXCEPT;
 
+/* ---- encore extension (not in the reference SDK) -------------------------------------------- */
+
+/** A callback that gets the record's address instead of a copy. The record (64 bytes) is passed
+ *  by value to rocprofiler_callback_tracing_cb_t, which costs a copy per ENTER and per EXIT; this
+ *  form skips it. The record is valid only until the callback returns (copy what you keep). */
+typedef void (*encore_callback_tracing_ptr_cb_t)(const rocprofiler_callback_tracing_record_t* record,
+                                                 rocprofiler_user_data_t*                     user_data,
+                                                 void* callback_data);
+
+/** rocprofiler_configure_callback_tracing_service with an encore_callback_tracing_ptr_cb_t:
+ *  the same rules and status codes; a context has one service per kind whichever form
+ *  configured it. */
+ROCPROFILER_API rocprofiler_status_t
+encore_configure_callback_tracing_service_ptr(rocprofiler_context_id_t               context_id,
+                                              rocprofiler_callback_tracing_kind_t    kind,
+                                              const rocprofiler_tracing_operation_t* operations,
+                                              unsigned long                    operations_count,
+                                              encore_callback_tracing_ptr_cb_t callback,
+                                              void* callback_args) ROCPROFILER_NOEXCEPT;
+
 ROCPROFILER_EXTERN_C_FINI

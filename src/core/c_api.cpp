@@ -50,8 +50,16 @@ rocprofiler_status_t rocprofiler_configure_callback_tracing_service(
     rocprofiler_context_id_t context_id, rocprofiler_callback_tracing_kind_t kind,
     const rocprofiler_tracing_operation_t* operations, unsigned long operations_count,
     rocprofiler_callback_tracing_cb_t callback, void* callback_args) noexcept {
-    return core::configure_callback_service(context_id, kind, operations, operations_count, callback,
-                                            callback_args);
+    return core::configure_callback_service(context_id, kind, operations, operations_count,
+                                            {callback, nullptr, callback_args});
+}
+
+rocprofiler_status_t encore_configure_callback_tracing_service_ptr(
+    rocprofiler_context_id_t context_id, rocprofiler_callback_tracing_kind_t kind,
+    const rocprofiler_tracing_operation_t* operations, unsigned long operations_count,
+    encore_callback_tracing_ptr_cb_t callback, void* callback_args) noexcept {
+    return core::configure_callback_service(context_id, kind, operations, operations_count,
+                                            {nullptr, callback, callback_args});
 }
 
 rocprofiler_status_t rocprofiler_query_callback_tracing_kind_name(rocprofiler_callback_tracing_kind_t kind,

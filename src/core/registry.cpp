@@ -208,15 +208,14 @@ rocprofiler_status_t configure_callback_service(rocprofiler_context_id_t id,
                                                 rocprofiler_callback_tracing_kind_t k,
                                                 const rocprofiler_tracing_operation_t* ops,
                                                 unsigned long count,
-                                                rocprofiler_callback_tracing_cb_t cb,
-                                                void* data) noexcept {
+                                                tracing::detail::callback_slot cb) noexcept {
     std::lock_guard lk(g_mutex);
     if (!g_config_open.load(std::memory_order_relaxed)) return ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
     context* c = find_context(id);
     if (c == nullptr) return ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
     const kind_info* info = find_kind(k);
     if (info == nullptr) return ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND;
-    if (cb == nullptr || (ops != nullptr && count == 0)) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    if (!cb.set() || (ops != nullptr && count == 0)) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
     if (!kind_produced(static_cast<kind>(k))) return ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED;
     auto& svc = c->services[static_cast<std::size_t>(k)];
     if (svc.configured) return ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED;
@@ -240,10 +239,8 @@ rocprofiler_status_t configure_callback_service(rocprofiler_context_id_t id,
         }
     }
     svc.ops = selected;
-    svc.callback = cb;
-    svc.data = data;
     svc.configured = true;
-    tracing::detail::slots[static_cast<std::size_t>(k)][id.handle] = {cb, data};
+    tracing::detail::slots[static_cast<std::size_t>(k)][id.handle] = cb;
     // A context started before this service was added must subscribe it too.
     if (c->active.load(std::memory_order_relaxed)) {
         const std::uint64_t bit = std::uint64_t{1} << id.handle;
@@ -405,7 +402,7 @@ void enter_many(many_state& s, std::uint64_t mask, thread_fast* t, std::uint64_t
         const callback_slot& slot = slots[ki][c];
         rocprofiler_callback_tracing_record_t record;
         record_init(record, c, t->tid, internal, external, ancestor, kind_op, payload);
-        slot.callback(record, &s.user_data[c], slot.data);
+        slot.invoke(record, &s.user_data[c]);
     }
 }
 
@@ -421,7 +418,7 @@ void exit_many(many_state& s, std::uint64_t mask, thread_fast* t, std::uint64_t 
         rocprofiler_callback_tracing_record_t record;
         record_init(record, c, t->tid, internal, external, ancestor, kind_op, payload);
         record_exit(record, internal, external, payload);
-        slot.callback(record, &s.user_data[c], slot.data);
+        slot.invoke(record, &s.user_data[c]);
     }
 }
 

@@ -17,9 +17,7 @@ namespace encore::core {
 using tracing::max_contexts;
 
 struct callback_service {
-    bool configured = false;
-    rocprofiler_callback_tracing_cb_t callback = nullptr;
-    void* data = nullptr;
+    bool configured = false;  // the callback itself is in tracing::detail::slots
     std::bitset<max_ops_per_kind> ops;
 };
 
@@ -71,8 +69,7 @@ rocprofiler_status_t configure_callback_service(rocprofiler_context_id_t id,
                                                 rocprofiler_callback_tracing_kind_t k,
                                                 const rocprofiler_tracing_operation_t* ops,
                                                 unsigned long count,
-                                                rocprofiler_callback_tracing_cb_t cb,
-                                                void* data) noexcept;
+                                                tracing::detail::callback_slot cb) noexcept;
 rocprofiler_status_t configure_external_request(rocprofiler_context_id_t id,
                                                 const rocprofiler_external_correlation_id_request_kind_t* kinds,
                                                 unsigned long count,

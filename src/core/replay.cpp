@@ -76,11 +76,11 @@ struct deliverer {
                     rocprofiler_callback_tracing_kernel_replay_data_t& payload, rocprofiler_user_data_t& ud) const {
         if (((ops >> op) & 1u) == 0) return;
         const auto& slot = tracing::detail::slots[replay_kind][ctx];
-        if (slot.callback == nullptr) return;
-        slot.callback(rocprofiler_callback_tracing_record_t{rocprofiler_context_id_t{ctx}, tid, correlation,
-                                                            ROCPROFILER_CALLBACK_TRACING_KERNEL_REPLAY, op, phase,
-                                                            &payload},
-                      &ud, slot.data);
+        if (!slot.set()) return;
+        slot.invoke(rocprofiler_callback_tracing_record_t{rocprofiler_context_id_t{ctx}, tid, correlation,
+                                                          ROCPROFILER_CALLBACK_TRACING_KERNEL_REPLAY, op, phase,
+                                                          &payload},
+                    &ud);
     }
 };
 

@@ -129,6 +129,61 @@ TEST_CASE("configure_callback_tracing_service: every documented status") {
     CHECK(ops.test(ROCPROFILER_HSA_CORE_API_ID_hsa_queue_create));
 }
 
+namespace {
+void noop_ptr_cb(const rocprofiler_callback_tracing_record_t*, rocprofiler_user_data_t*, void*) {}
+}  // namespace
+
+TEST_CASE("encore_configure_callback_tracing_service_ptr: the same statuses; one service per kind in either form") {
+    static std::vector<rocprofiler_status_t> st;
+    static rocprofiler_context_id_t ctx{};
+    st.clear();
+    run_tool([] {
+        CHECK(rocprofiler_create_context(&ctx) == ROCPROFILER_STATUS_SUCCESS);
+        const rocprofiler_tracing_operation_t good[] = {ROCPROFILER_HSA_CORE_API_ID_hsa_init};
+        const rocprofiler_tracing_operation_t bad[] = {ROCPROFILER_HSA_CORE_API_ID_LAST};
+        auto cfg = [](rocprofiler_context_id_t c, int kind, const rocprofiler_tracing_operation_t* ops, unsigned long n,
+                      encore_callback_tracing_ptr_cb_t cb) {
+            st.push_back(encore_configure_callback_tracing_service_ptr(
+                c, static_cast<rocprofiler_callback_tracing_kind_t>(kind), ops, n, cb, nullptr));
+        };
+        cfg(bogus, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, nullptr, 0, noop_ptr_cb);  // 0
+        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_NONE, nullptr, 0, noop_ptr_cb);            // 1
+        cfg(ctx, 9999, nullptr, 0, noop_ptr_cb);                                          // 2
+        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, nullptr, 0, nullptr);        // 3
+        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, good, 0, noop_ptr_cb);       // 4
+        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, bad, 1, noop_ptr_cb);        // 5
+        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, good, 1, noop_ptr_cb);       // 6
+        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, nullptr, 0, noop_ptr_cb);    // 7 repeat
+        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_RCCL_API, nullptr, 0, noop_ptr_cb);        // 8
+        // The other form on a kind this form configured, and the reverse.
+        st.push_back(rocprofiler_configure_callback_tracing_service(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API,
+                                                                    nullptr, 0, noop_cb, nullptr));  // 9
+        st.push_back(rocprofiler_configure_callback_tracing_service(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_AMD_EXT_API,
+                                                                    nullptr, 0, noop_cb, nullptr));  // 10
+        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_AMD_EXT_API, nullptr, 0, noop_ptr_cb);  // 11
+        return 0;
+    });
+    REQUIRE(st.size() == 12);
+    CHECK(st[0] == ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND);
+    CHECK(st[1] == ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND);
+    CHECK(st[2] == ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND);
+    CHECK(st[3] == ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT);
+    CHECK(st[4] == ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT);
+    CHECK(st[5] == ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND);
+    CHECK(st[6] == ROCPROFILER_STATUS_SUCCESS);
+    CHECK(st[7] == ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED);
+    CHECK(st[8] == ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED);
+    CHECK(st[9] == ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED);
+    CHECK(st[10] == ROCPROFILER_STATUS_SUCCESS);
+    CHECK(st[11] == ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED);
+    CHECK(encore_configure_callback_tracing_service_ptr(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_IMAGE_EXT_API, nullptr,
+                                                        0, noop_ptr_cb,
+                                                        nullptr) == ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED);
+    const auto ops = encore::configured_operations(encore::kind::hsa_core_api);
+    CHECK(ops.count() == 1);
+    CHECK(ops.test(ROCPROFILER_HSA_CORE_API_ID_hsa_init));
+}
+
 TEST_CASE("kind and operation names") {
     const char* name = nullptr;
     uint64_t len = 0;

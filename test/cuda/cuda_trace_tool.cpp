@@ -3,6 +3,7 @@
 //   count (default)  every driver call: ENTER/EXIT pairing (user_data), calls per function,
 //                    argument strings of launches, allocations and copies; summary at exit
 //   noop             a no-op ENTER/EXIT callback on every driver call (overhead benchmark)
+//   noop_ptr         the same with encore's by-address callback form
 //   none             configures nothing (encore loaded, no context)
 //   records          KERNEL_DISPATCH, MEMORY_COPY and MEMORY_ALLOCATION (and the driver calls, for
 //                    correlation): pairing, order, GPU times inside the host-observed window,
@@ -37,6 +38,7 @@ std::atomic<int> g_enter{0}, g_exit{0}, g_bad{0}, g_init{0};
 std::string g_mode = "count";
 
 void noop(rocprofiler_callback_tracing_record_t, rocprofiler_user_data_t*, void*) {}
+void noop_ptr(const rocprofiler_callback_tracing_record_t*, rocprofiler_user_data_t*, void*) {}
 
 int on_arg(rocprofiler_callback_tracing_kind_t, rocprofiler_tracing_operation_t, uint32_t n, const void* const,
            int32_t, const char*, const char* name, const char* value, int32_t, void* data) {
@@ -334,8 +336,13 @@ int init(rocprofiler_client_finalize_t, void*) {
     rocprofiler_context_id_t ctx{};
     if (rocprofiler_create_context(&ctx) != ROCPROFILER_STATUS_SUCCESS) return 1;
     const auto cb = g_mode == "noop" ? &noop : &on_call;
-    if (rocprofiler_configure_callback_tracing_service(ctx, ROCPROFILER_CALLBACK_TRACING_CUDA_DRIVER_API, nullptr, 0, cb,
-                                                       nullptr) != ROCPROFILER_STATUS_SUCCESS) {
+    const rocprofiler_status_t configured =
+        g_mode == "noop_ptr"
+            ? encore_configure_callback_tracing_service_ptr(ctx, ROCPROFILER_CALLBACK_TRACING_CUDA_DRIVER_API, nullptr,
+                                                            0, &noop_ptr, nullptr)
+            : rocprofiler_configure_callback_tracing_service(ctx, ROCPROFILER_CALLBACK_TRACING_CUDA_DRIVER_API, nullptr,
+                                                             0, cb, nullptr);
+    if (configured != ROCPROFILER_STATUS_SUCCESS) {
         std::fprintf(stderr, "cuda-tool: CUDA_DRIVER_API cannot be configured (is libencore-cuda the driver?)\n");
         return 1;
     }

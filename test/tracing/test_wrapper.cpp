@@ -281,6 +281,70 @@ TEST_CASE("a context stopped between ENTER and EXIT still gets EXIT; user_data p
     tracing::hsa_all::uninstall(t.root);
 }
 
+namespace {
+// The same recorder through encore's by-address callback form.
+void record_ptr_cb(const rocprofiler_callback_tracing_record_t* r, rocprofiler_user_data_t* ud, void* data) {
+    record_cb(*r, ud, data);
+}
+recorder g_by_value, g_by_address;
+context g_bv, g_ba;
+}  // namespace
+
+TEST_CASE("a by-address callback gets the same records as a by-value one, alone and with another context") {
+    g_by_value.events.clear();
+    g_by_address.events.clear();
+    g_by_value.mark = 0;
+    g_by_address.mark = 0;
+    fake_hsa::tables t;
+    run_tool([] {
+        CHECK(context::create(g_bv) == ROCPROFILER_STATUS_SUCCESS);
+        CHECK(context::create(g_ba) == ROCPROFILER_STATUS_SUCCESS);
+        CHECK(g_bv.trace<hsa_core>(&record_cb, &g_by_value) == ROCPROFILER_STATUS_SUCCESS);
+        CHECK(g_ba.trace<hsa_core>(&record_ptr_cb, &g_by_address) == ROCPROFILER_STATUS_SUCCESS);
+        return 0;
+    });
+    tracing::hsa_all::install(t.root);
+    hsa_queue_t* q = nullptr;
+    const auto create = [&](std::uint64_t agent) {
+        return t.core.hsa_queue_create_fn(hsa_agent_t{agent}, 64, HSA_QUEUE_TYPE_SINGLE, nullptr, nullptr, 0, 0, &q);
+    };
+    // Each alone (the wrapper's one-context path), then both (the core's several-context path).
+    REQUIRE(g_ba.start() == ROCPROFILER_STATUS_SUCCESS);
+    CHECK(create(7) == HSA_STATUS_SUCCESS);
+    REQUIRE(g_ba.stop() == ROCPROFILER_STATUS_SUCCESS);
+    REQUIRE(g_bv.start() == ROCPROFILER_STATUS_SUCCESS);
+    CHECK(create(7) == HSA_STATUS_SUCCESS);
+    REQUIRE(g_ba.start() == ROCPROFILER_STATUS_SUCCESS);
+    CHECK(create(0) == HSA_STATUS_ERROR_INVALID_AGENT);
+    REQUIRE(g_ba.stop() == ROCPROFILER_STATUS_SUCCESS);
+    REQUIRE(g_bv.stop() == ROCPROFILER_STATUS_SUCCESS);
+
+    REQUIRE(g_by_address.events.size() == 4);
+    REQUIRE(g_by_value.events.size() == 4);
+    const auto& a = g_by_address.events;
+    const auto& v = g_by_value.events;
+    for (std::size_t i = 0; i < 4; ++i) {
+        CHECK(a[i].ctx == g_ba.id().handle);
+        CHECK(v[i].ctx == g_bv.id().handle);
+        CHECK(a[i].op == hsa_core::id_of<"hsa_queue_create">());
+        CHECK(a[i].phase == (i % 2 == 0 ? ROCPROFILER_CALLBACK_PHASE_ENTER : ROCPROFILER_CALLBACK_PHASE_EXIT));
+        CHECK(a[i].phase == v[i].phase);
+        CHECK(a[i].thread == v[i].thread);
+    }
+    // user_data retained per context on both paths; return values at EXIT.
+    CHECK(a[1].user_data_seen == 1);
+    CHECK(a[3].user_data_seen == 2);
+    CHECK(v[3].user_data_seen == 2);
+    CHECK(a[1].retval == HSA_STATUS_SUCCESS);
+    CHECK(a[3].retval == HSA_STATUS_ERROR_INVALID_AGENT);
+    CHECK(v[3].retval == HSA_STATUS_ERROR_INVALID_AGENT);
+    // The call both contexts saw: one correlation id, both phases.
+    CHECK(a[2].corr.internal == v[2].corr.internal);
+    CHECK(a[3].corr.internal == v[3].corr.internal);
+    CHECK(a[0].corr.internal != v[0].corr.internal);
+    tracing::hsa_all::uninstall(t.root);
+}
+
 TEST_CASE("concurrent traced calls from many threads") {
     static recorder rec;
     rec.events.clear();

@@ -45,8 +45,9 @@ namespace detail {
 template <class F>
 struct callback_holder {
     F f;
-    static void trampoline(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t* ud, void* self) {
-        static_cast<callback_holder*>(self)->f(static_cast<const record&>(r), *ud);
+    // By address: the record is not copied on its way to f.
+    static void trampoline(const record* r, rocprofiler_user_data_t* ud, void* self) {
+        static_cast<callback_holder*>(self)->f(*r, *ud);
     }
 };
 }  // namespace detail
@@ -72,6 +73,16 @@ public:
     status trace(rocprofiler_callback_tracing_cb_t cb, void* data,
                  std::span<const rocprofiler_tracing_operation_t> selection = {}) const noexcept {
         return rocprofiler_configure_callback_tracing_service(
+            id_, static_cast<rocprofiler_callback_tracing_kind_t>(Domain::id),
+            selection.empty() ? nullptr : selection.data(), selection.size(), cb, data);
+    }
+
+    /// Same with encore's callback form, which gets the record's address instead of a copy (the
+    /// cheaper one per call; the record is valid only during the callback).
+    template <class Domain>
+    status trace(encore_callback_tracing_ptr_cb_t cb, void* data,
+                 std::span<const rocprofiler_tracing_operation_t> selection = {}) const noexcept {
+        return encore_configure_callback_tracing_service_ptr(
             id_, static_cast<rocprofiler_callback_tracing_kind_t>(Domain::id),
             selection.empty() ? nullptr : selection.data(), selection.size(), cb, data);
     }

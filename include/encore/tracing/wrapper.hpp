@@ -69,12 +69,17 @@ struct ENCORE_API wrapper<Domain, I, R(A...)> {
         const std::uint64_t mask = detail::here::subscribers[kind_index][I].load(std::memory_order_acquire);
         if (mask == 0) [[likely]]
             return next.load(std::memory_order_relaxed)(a...);
-        return traced(mask, a...);
+        return traced(a..., mask);
     }
 
     /// `mask`: the contexts that get this call's ENTER and EXIT (non-zero). EXIT goes to them
-    /// even if one stopped in between.
-    [[gnu::noinline]] static R traced(std::uint64_t mask, A... a) {
+    /// even if one stopped in between. `mask` comes last so the arguments stay in the registers
+    /// they came in (first, each would move one register down on the way here).
+    /// Hidden: each library that instantiates the wrapper calls its own copy directly (a
+    /// default-visibility template member is interposable, so call() reached it through the PLT:
+    /// one more indirect jump per traced call). Nothing compares its address, and the state it
+    /// reads (`next`, the core's arrays) stays shared.
+    [[gnu::noinline, gnu::visibility("hidden")]] static R traced(A... a, std::uint64_t mask) {
         check_fits<Domain, I>();
         payload_t<Domain> payload;
         payload.size = sizeof(payload);
@@ -87,24 +92,13 @@ struct ENCORE_API wrapper<Domain, I, R(A...)> {
 
         // One context and no external-id request service: the usual case, kept to what it needs
         // (no loops, no per-context arrays): every instruction here is paid on each traced call.
+        // The callback's form is tested once, not at ENTER and again at EXIT.
         if ((mask & (mask - 1)) == 0 && (mask & detail::here::request_contexts.load(std::memory_order_relaxed)) == 0)
             [[likely]] {
             const auto c = static_cast<std::uint64_t>(__builtin_ctzll(mask));
             const detail::callback_slot& slot = detail::here::slots[kind_index][c];
-            rocprofiler_user_data_t user_data{.value = 0};
-            // Built once; EXIT rewrites only the halves that differ (external id, phase). The
-            // callback gets a copy either way (by-value argument).
-            rocprofiler_callback_tracing_record_t record;
-            detail::record_init(record, c, t->tid, internal, t->top[c].load(std::memory_order_relaxed), ancestor,
-                                kind_op, &payload);
-            slot.callback(record, &user_data, slot.data);
-            const auto leave = [&] {
-                // Re-read: a push during ENTER is what EXIT sees (the seed's rule).
-                detail::record_exit(record, internal, t->top[c].load(std::memory_order_relaxed), &payload);
-                slot.callback(record, &user_data, slot.data);
-                t->current = ancestor;
-            };
-            return forward(payload, leave, a...);
+            if (slot.by_address != nullptr) return traced_one<true>(payload, t, c, slot, internal, ancestor, a...);
+            return traced_one<false>(payload, t, c, slot, internal, ancestor, a...);
         }
 
         detail::many_state state;
@@ -119,6 +113,36 @@ struct ENCORE_API wrapper<Domain, I, R(A...)> {
     }
 
 private:
+    /// ENTER, the original and EXIT for one context whose callback takes the record by address
+    /// (ByAddress) or by value.
+    template <bool ByAddress>
+    [[gnu::always_inline]] static R traced_one(payload_t<Domain>& payload, detail::thread_fast* t, std::uint64_t c,
+                                               const detail::callback_slot& slot, std::uint64_t internal,
+                                               std::uint64_t ancestor, A... a) {
+        rocprofiler_user_data_t user_data{.value = 0};
+        // Built once; EXIT rewrites only the halves that differ (external id, phase).
+        rocprofiler_callback_tracing_record_t record;
+        const std::uint64_t external = t->top[c].load(std::memory_order_relaxed);
+        if constexpr (ByAddress)
+            detail::record_init_fields(record, c, t->tid, internal, external, ancestor, kind_op, &payload);
+        else
+            detail::record_init(record, c, t->tid, internal, external, ancestor, kind_op, &payload);
+        slot.invoke_as<ByAddress>(record, &user_data);
+        const auto leave = [&] {
+            // Re-read: a push during ENTER is what EXIT sees (the seed's rule).
+            const std::uint64_t external_now = t->top[c].load(std::memory_order_relaxed);
+            if constexpr (ByAddress) {
+                record.correlation_id.external.value = external_now;
+                record.phase = ROCPROFILER_CALLBACK_PHASE_EXIT;
+            } else {
+                detail::record_exit(record, internal, external_now, &payload);
+            }
+            slot.invoke_as<ByAddress>(record, &user_data);
+            t->current = ancestor;
+        };
+        return forward(payload, leave, a...);
+    }
+
     // Kind and operation are constants here: packed as the record's kind/operation pair.
     static constexpr std::uint64_t kind_op =
         static_cast<std::uint32_t>(Domain::id) | (static_cast<std::uint64_t>(I) << 32);

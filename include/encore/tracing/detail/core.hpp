@@ -38,11 +38,34 @@ namespace detail {
 /// context's slot is read.
 extern ENCORE_API std::atomic<std::uint64_t> subscribers[kind_count][max_ops_per_kind];
 
-/// A context's callback for one kind. Written while configuration is open, before the context's
-/// bits are published in `subscribers`; never changed afterwards.
+/// A context's callback for one kind, in one of two forms: the seed's (`by_value`: the record
+/// copied into the call's argument area, 64 bytes per ENTER and per EXIT) or encore's
+/// (`by_address`: a pointer to the caller's record). At most one is set; neither when the context
+/// has no service on the kind. Written while configuration is open, before the context's bits are
+/// published in `subscribers`; never changed afterwards.
 struct callback_slot {
-    rocprofiler_callback_tracing_cb_t callback;
+    rocprofiler_callback_tracing_cb_t by_value;
+    encore_callback_tracing_ptr_cb_t by_address;
     void* data;
+
+    [[nodiscard]] bool set() const noexcept { return by_value != nullptr || by_address != nullptr; }
+    /// Calls whichever form is set (a slot never changes form while it is in use).
+    [[gnu::always_inline]] void invoke(const rocprofiler_callback_tracing_record_t& r,
+                                       rocprofiler_user_data_t* user_data) const {
+        if (by_address != nullptr)
+            by_address(&r, user_data, data);
+        else
+            by_value(r, user_data, data);
+    }
+    /// Calls the form the caller already tested for.
+    template <bool ByAddress>
+    [[gnu::always_inline]] void invoke_as(const rocprofiler_callback_tracing_record_t& r,
+                                          rocprofiler_user_data_t* user_data) const {
+        if constexpr (ByAddress)
+            by_address(&r, user_data, data);
+        else
+            by_value(r, user_data, data);
+    }
 };
 extern ENCORE_API callback_slot slots[kind_count][max_contexts];
 
@@ -125,6 +148,22 @@ ENCORE_API bool request_external(thread_fast* t, unsigned c, kind k, op_id op, s
                                     reinterpret_cast<std::uintptr_t>(payload)};
     std::memcpy(&rec, words, sizeof(rec));
 #endif
+}
+
+/// record_init for a callback that gets the record's address: it reads fields, so plain 8-byte
+/// stores (fewer instructions than assembling 16-byte halves) forward to its loads.
+[[gnu::always_inline]] inline void record_init_fields(rocprofiler_callback_tracing_record_t& rec, std::uint64_t c,
+                                                      std::uint64_t tid, std::uint64_t internal,
+                                                      std::uint64_t external, std::uint64_t ancestor,
+                                                      std::uint64_t kind_op, void* payload) noexcept {
+    rec.context_id.handle = c;
+    rec.thread_id = tid;
+    rec.correlation_id.internal = internal;
+    rec.correlation_id.external.value = external;
+    rec.correlation_id.ancestor = ancestor;
+    std::memcpy(&rec.kind, &kind_op, sizeof(kind_op));
+    rec.phase = ROCPROFILER_CALLBACK_PHASE_ENTER;
+    rec.payload = payload;
 }
 
 /// The EXIT record of one made by record_init: only the correlation half (external id) and the
