@@ -1,7 +1,8 @@
 // benchmarks/bench_tool.cpp — a tool for the HSA benchmarks (loaded through ROCP_TOOL_LIBRARIES).
 // ENCORE_BENCH_TOOL_MODE selects what it configures:
 //   api-off    HSA core API tracing configured, context never started (wrappers installed, idle)
-//   api-noop   HSA core API tracing, no-op callback
+//   api-noop   HSA core API tracing, no-op callback (record by value, the seed's form)
+//   api-noop-ptr  the same with encore's by-address callback form
 //   api-args   HSA core API tracing, callback iterates the arguments into strings at EXIT
 //   dispatch   KERNEL_DISPATCH tracing, no-op callback
 #include <encore/domains/hsa.hpp>
@@ -16,6 +17,7 @@ using encore::domains::hsa_core;
 std::size_t g_bytes = 0;
 
 void noop(rocprofiler_callback_tracing_record_t, rocprofiler_user_data_t*, void*) {}
+void noop_ptr(const rocprofiler_callback_tracing_record_t*, rocprofiler_user_data_t*, void*) {}
 void args(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*, void*) {
     if (r.phase != ROCPROFILER_CALLBACK_PHASE_EXIT) return;
     encore::tracing::for_each_arg<hsa_core>(r.operation, r.payload, 1,
@@ -31,7 +33,10 @@ int init(rocprofiler_client_finalize_t, void*) {
         return rocprofiler_configure_callback_tracing_service(ctx.id(), ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH,
                                                               nullptr, 0, &noop, nullptr) != ROCPROFILER_STATUS_SUCCESS ||
                ctx.start() != ROCPROFILER_STATUS_SUCCESS;
-    if (ctx.trace<hsa_core>(mode == "api-args" ? &args : &noop, nullptr) != ROCPROFILER_STATUS_SUCCESS) return 1;
+    const rocprofiler_status_t s = mode == "api-noop-ptr"
+                                       ? ctx.trace<hsa_core>(&noop_ptr, nullptr)
+                                       : ctx.trace<hsa_core>(mode == "api-args" ? &args : &noop, nullptr);
+    if (s != ROCPROFILER_STATUS_SUCCESS) return 1;
     if (mode == "api-off") return 0;
     return ctx.start() != ROCPROFILER_STATUS_SUCCESS;
 }

@@ -6,7 +6,7 @@
 # SUITES: a comma-separated subset of tracing,hip,hsa (fewer suites: more rounds in a quiet spell).
 # Benchmarks: bench_tracing (bare / wrapped_off / noop_cb / arg_strings), bench_hip's
 # hipGetErrorString cases (if built), and bench_hsa_calls on the software runtime in the modes of
-# run_hsa_benchmarks.sh (bare, api-off, api-noop).
+# run_hsa_benchmarks.sh (bare, api-off, api-noop, api-noop-ptr).
 set -euo pipefail
 a=$1 b=$2 rounds=${3:-10} suites=,${4:-tracing,hip,hsa},
 out=$(mktemp)
@@ -28,7 +28,9 @@ one() {  # label build
     fi
     if [[ $suites == *,hsa,* && -x $build/benchmarks/bench_hsa_calls ]]; then
         local mode
-        for mode in bare api-off api-noop; do
+        for mode in bare api-off api-noop api-noop-ptr; do
+            # A build whose tool lacks a mode falls back to by-value: skip what it cannot run.
+            [[ $mode == api-noop-ptr ]] && ! grep -q api-noop-ptr "$build/benchmarks/libencore_bench_tool.so" && continue
             if [[ $mode == bare ]]; then
                 LD_LIBRARY_PATH=$build/src/sim medians "$label" "hsa-$mode" "$build/benchmarks/bench_hsa_calls"
             else

@@ -37,7 +37,7 @@ run_base() {  # label hsa_tool(or "") command...: the dispatch benchmark on the 
     fi
 }
 {
-    for mode in bare api-off api-noop api-args; do run "$mode" "$calls"; done
+    for mode in bare api-off api-noop api-noop-ptr api-args; do run "$mode" "$calls"; done
     for mode in bare dispatch; do run "$mode" "$dispatch" --benchmark_filter='/1/'; done
     if [[ -n $base ]]; then
         run_base base-bare "" "$dispatch" --benchmark_filter='/1/'
