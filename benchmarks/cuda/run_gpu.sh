@@ -41,7 +41,7 @@ nvcc -O2 -o "$B/records_program" test/cuda/records_program.cu
 nvcc -O2 -o "$B/bench_launch" benchmarks/cuda/bench_launch.cu
 nvcc -O2 -o "$B/bench_replay" benchmarks/cuda/bench_replay.cu
 g++ -O2 -I "$CUDA/include" benchmarks/cuda/bench_driver_call.cpp -L "$CUDA/lib64/stubs" -lcuda \
-    -L "$CUDA/lib64" -lcupti -Wl,-rpath,"$CUDA/lib64" -o "$B/bench_call"
+    -L "$CUDA/lib64" -lcupti -Wl,-rpath,"$CUDA/lib64" -ldl -o "$B/bench_call"
 set +e
 
 encore() { LD_LIBRARY_PATH="$root/$B/src/cuda${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ROCP_TOOL_LIBRARIES="$root/$B/libcuda_trace_tool.so" "$@"; }
@@ -127,6 +127,8 @@ none=$(ENCORE_CUDA_TOOL_MODE=none encore "$B/bench_call" | median)
 noop=$(ENCORE_CUDA_TOOL_MODE=noop encore "$B/bench_call" | median)
 noop_ptr=$(ENCORE_CUDA_TOOL_MODE=noop_ptr encore "$B/bench_call" | median)
 cupti=$(BENCH_CUPTI=1 "$B/bench_call" | median)
+side=$(BENCH_SWITCH=1 ENCORE_CUDA_TOOL_MODE=switch encore "$B/bench_call")
+sv() { grep -o "$1=[0-9.]*" <<<"$side" | cut -d= -f2; }
 echo
 echo "cuCtxGetDevice, ns per call (median of 7 x 2M calls)"
 printf "%-44s %8s %8s\n" "case" "ns" "added"
@@ -135,6 +137,13 @@ printf "%-44s %8.2f %+8.2f\n" "encore, no active context" "$none" "$(awk "BEGIN{
 printf "%-44s %8.2f %+8.2f\n" "encore, no-op ENTER/EXIT callback" "$noop" "$(awk "BEGIN{print $noop - $bare}")"
 printf "%-44s %8.2f %+8.2f\n" "encore, same, by-address callback form" "$noop_ptr" "$(awk "BEGIN{print $noop_ptr - $bare}")"
 printf "%-44s %8.2f %+8.2f\n" "CUPTI, no-op callback on the driver domain" "$cupti" "$(awk "BEGIN{print $cupti - $bare}")"
+echo
+echo "the same in one process, cases taking turns (median of 7 rounds x 2M calls each)"
+echo "$side"
+printf "%-44s %8.2f %8s\n" "bare (the real driver's function)" "$(sv bare)" "-"
+for c in none noop noop_ptr; do
+    printf "%-44s %8.2f %+8.2f\n" "encore, $c" "$(sv $c)" "$(awk "BEGIN{print $(sv $c) - $(sv bare)}")"
+done
 echo
 echo "empty-kernel launch, us per launch (submission; median of 7 x 20000)"
 printf "%-44s %8.3f %8s\n" "bare" "$launch_bare" "-"

@@ -4,6 +4,8 @@
 //                    argument strings of launches, allocations and copies; summary at exit
 //   noop             a no-op ENTER/EXIT callback on every driver call (overhead benchmark)
 //   noop_ptr         the same with encore's by-address callback form
+//   switch           both of those on two contexts, neither started: the program switches between
+//                    them with encore_bench_switch (bench_driver_call: every case in one process)
 //   none             configures nothing (encore loaded, no context)
 //   records          KERNEL_DISPATCH, MEMORY_COPY and MEMORY_ALLOCATION (and the driver calls, for
 //                    correlation): pairing, order, GPU times inside the host-observed window,
@@ -290,9 +292,22 @@ void print_records() {
     std::printf("cuda-records: allocations allocate=%d free=%d bad=%d\n", g_rec.alloc, g_rec.free_, g_rec.alloc_bad);
 }
 
+rocprofiler_context_id_t g_switch[2] = {{UINT64_MAX}, {UINT64_MAX}};
+
 int init(rocprofiler_client_finalize_t, void*) {
     if (const char* m = std::getenv("ENCORE_CUDA_TOOL_MODE")) g_mode = m;
     if (g_mode == "none") return 0;
+    if (g_mode == "switch") {
+        for (auto& c : g_switch)
+            if (rocprofiler_create_context(&c) != ROCPROFILER_STATUS_SUCCESS) return 1;
+        const bool ok = rocprofiler_configure_callback_tracing_service(
+                            g_switch[0], ROCPROFILER_CALLBACK_TRACING_CUDA_DRIVER_API, nullptr, 0, &noop,
+                            nullptr) == ROCPROFILER_STATUS_SUCCESS &&
+                        encore_configure_callback_tracing_service_ptr(
+                            g_switch[1], ROCPROFILER_CALLBACK_TRACING_CUDA_DRIVER_API, nullptr, 0, &noop_ptr,
+                            nullptr) == ROCPROFILER_STATUS_SUCCESS;
+        return ok ? 0 : 1;
+    }
     if (g_mode == "replay") {
         if (const char* v = std::getenv("ENCORE_CUDA_REPLAY_PASSES")) g_passes = std::strtoull(v, nullptr, 10);
         if (const char* v = std::getenv("ENCORE_CUDA_REPLAY_KERNEL")) g_kernel_filter = v;
@@ -399,6 +414,16 @@ void fini(void*) {
 }
 
 }  // namespace
+
+/// Mode "switch": 0 stops both contexts, 1 runs the by-value no-op, 2 the by-address one.
+/// Returns 0 on success.
+extern "C" __attribute__((visibility("default"))) int encore_bench_switch(int which) {
+    for (const auto& c : g_switch)
+        if (rocprofiler_stop_context(c) != ROCPROFILER_STATUS_SUCCESS) return 1;
+    if (which == 0) return 0;
+    if (which < 0 || which > 2) return 1;
+    return rocprofiler_start_context(g_switch[which - 1]) == ROCPROFILER_STATUS_SUCCESS ? 0 : 1;
+}
 
 extern "C" __attribute__((visibility("default"))) rocprofiler_tool_configure_result_t* rocprofiler_configure(
     uint32_t, const char*, uint32_t, rocprofiler_client_id_t*) {
