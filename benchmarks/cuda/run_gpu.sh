@@ -3,17 +3,14 @@
 # NVIDIA GPU (not CI). Builds libencore and libencore-cuda (libcuda.so.1) with Meson, the test
 # programs with nvcc, runs them bare and traced, checks, benchmarks, and prints a table last.
 #   benchmarks/cuda/run_gpu.sh [BUILD_DIR]
-# Headers Debian would provide (HSA, Boost, range-v3, fmt) come from .device-deps/include when
-# present (../shared/device/stage-deps.sh).
+# Building and running under encore: common.sh.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 B=${1:-build-gpu}
-CUDA=${CUDA_HOME:-/usr/local/cuda}
+source benchmarks/cuda/common.sh
 fails=0
 check() { if eval "$2"; then echo "PASS: $1"; else echo "FAIL: $1"; fails=$((fails + 1)); fi; }
-extra=()
-[[ -d .device-deps/include ]] && extra=(-Dcpp_args="-I$root/.device-deps/include" -Dc_args="-I$root/.device-deps/include")
 set -e
 # The committed PTX of the changed_chunks kernels must be what nvcc makes of chunks.cu.
 mkdir -p "$B"
@@ -24,13 +21,8 @@ if ! cmp -s "$B/chunks_ptx.inc" src/cuda/chunks_ptx.inc; then
     [[ -n ${OUT:-} ]] && cp "$B/chunks_ptx.inc" "$OUT/"
     fails=$((fails + 1))
 fi
-[[ -f $B/build.ninja ]] || meson setup "$B" --wrap-mode=nodownload "${extra[@]}" -Dtests=disabled -Dbenchmarks=disabled \
-    -Dexamples=false -Dsim=false -Dhip=disabled -Dcuda=enabled -Dnvidia_cuda_include="$CUDA/include" >/dev/null
-ninja -C "$B" src/cuda/libcuda.so.1 >/dev/null
-inc=(-I include -I "$B/include" -I "$CUDA/include")
-[[ -d .device-deps/include ]] && inc+=(-I .device-deps/include)
-g++ -std=c++20 -O2 -shared -fPIC "${inc[@]}" -DAMD_INTERNAL_BUILD test/cuda/cuda_trace_tool.cpp \
-    -L "$B/src/core" -lencore -Wl,-rpath,"$root/$B/src/core" -o "$B/libcuda_trace_tool.so"
+build_encore_cuda
+build_tool test/cuda/cuda_trace_tool.cpp "$B/libcuda_trace_tool.so"
 nvcc -O2 -o "$B/saxpy_static" test/cuda/saxpy_runtime.cu
 nvcc -O2 -cudart shared -o "$B/saxpy_shared" test/cuda/saxpy_runtime.cu
 g++ -O2 -I "$CUDA/include" test/cuda/driver_api.cpp -L "$CUDA/lib64/stubs" -lcuda -o "$B/driver_api"
@@ -44,7 +36,7 @@ g++ -O2 -I "$CUDA/include" benchmarks/cuda/bench_driver_call.cpp -L "$CUDA/lib64
     -L "$CUDA/lib64" -lcupti -Wl,-rpath,"$CUDA/lib64" -ldl -o "$B/bench_call"
 set +e
 
-encore() { LD_LIBRARY_PATH="$root/$B/src/cuda${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ROCP_TOOL_LIBRARIES="$root/$B/libcuda_trace_tool.so" "$@"; }
+encore() { under_encore "$root/$B/libcuda_trace_tool.so" "$@"; }
 
 for prog in saxpy_static saxpy_shared driver_api; do
     bare=$("$B/$prog" 2>&1); traced=$(encore "$B/$prog" 2>&1)

@@ -1,0 +1,28 @@
+# benchmarks/cuda/common.sh — sourced by the GPU scripts (run_gpu.sh, run_two_gpu.sh): where
+# things are, building encore's libcuda.so.1 and a tool against it, running a program under it.
+# Expects `root` (the repository) and `B` (the build folder) set, and the current folder = root.
+CUDA=${CUDA_HOME:-/usr/local/cuda}
+# Headers Debian would provide (HSA, Boost, range-v3, fmt) come from .device-deps/include when
+# present (../shared/device/stage-deps.sh).
+inc=(-I include -I "$B/include" -I "$CUDA/include")
+[[ -d .device-deps/include ]] && inc+=(-I .device-deps/include)
+
+build_encore_cuda() {  # libencore and libencore-cuda (libcuda.so.1) with Meson
+    local extra=()
+    [[ -d .device-deps/include ]] && extra=(-Dcpp_args="-I$root/.device-deps/include" -Dc_args="-I$root/.device-deps/include")
+    [[ -f $B/build.ninja ]] || meson setup "$B" --wrap-mode=nodownload "${extra[@]}" -Dtests=disabled \
+        -Dbenchmarks=disabled -Dexamples=false -Dsim=false -Dhip=disabled -Dcuda=enabled \
+        -Dnvidia_cuda_include="$CUDA/include" >/dev/null
+    ninja -C "$B" src/cuda/libcuda.so.1 >/dev/null
+}
+
+build_tool() {  # SOURCE OUTPUT: a tool library linked against libencore
+    g++ -std=c++20 -O2 -shared -fPIC "${inc[@]}" -DAMD_INTERNAL_BUILD "$1" \
+        -L "$B/src/core" -lencore -Wl,-rpath,"$root/$B/src/core" -o "$2"
+}
+
+under_encore() {  # TOOL COMMAND...: COMMAND with encore's libcuda.so.1 as the driver and TOOL loaded
+    local tool=$1
+    shift
+    LD_LIBRARY_PATH="$root/$B/src/cuda${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ROCP_TOOL_LIBRARIES="$tool" "$@"
+}
