@@ -97,10 +97,46 @@ struct device_buffer {
         return true;
     }
 };
+/// The host shadow: pinned memory in pieces. Pinning takes the driver ~0.6 s per GiB (measured
+/// on an H200 host) and holds a lock that every other thread's CUDA calls wait for, on any GPU:
+/// one 6 GiB cuMemAllocHost stopped another GPU's launch stream for 3.6 s. In pieces, with a
+/// pause between them so that waiting threads get the lock, other threads wait at most one piece.
+struct host_buffer {
+    static constexpr std::size_t piece = 64ull << 20;
+    std::vector<char*> pieces;
+    /// At least n bytes (contents not kept; pieces already there are kept); false if pinned
+    /// memory runs out (the pieces allocated so far stay for later).
+    bool reserve(std::size_t n) noexcept {
+        try {
+            pieces.reserve((n + piece - 1) / piece);
+        } catch (...) {
+            return false;
+        }
+        while (pieces.size() * piece < n) {
+            if (!pieces.empty()) std::this_thread::sleep_for(std::chrono::microseconds(50));
+            void* p = nullptr;
+            if (real().mem_alloc_host(&p, piece) != CUDA_SUCCESS) return false;
+            pieces.push_back(static_cast<char*>(p));
+        }
+        return true;
+    }
+    /// f(host, done, len) over [offset, offset + n) of the shadow, split where pieces end; `done`
+    /// counts the bytes before this part. False as soon as f is.
+    template <class F>
+    bool each(std::size_t offset, std::size_t n, F&& f) const {
+        for (std::size_t done = 0; done < n;) {
+            const std::size_t at = offset + done, in = at % piece;
+            const std::size_t len = std::min(n - done, piece - in);
+            if (!f(pieces[at / piece] + in, done, len)) return false;
+            done += len;
+        }
+        return true;
+    }
+};
+
 struct snapshot_cache {
     device_buffer shadow;
-    void* host = nullptr;
-    std::size_t host_size = 0;
+    host_buffer host;
     // changed_chunks
     device_buffer descs, hashes, stats, flags;
     CUmodule module = nullptr;
@@ -221,23 +257,18 @@ public:
             if (device) shadow_ = cache_->shadow.p;
         }
         if (!device && total_ > 0) {
-            if (cache_->host_size < total_) {
-                if (cache_->host != nullptr) real().mem_free_host(cache_->host);
-                cache_->host = nullptr;
-                cache_->host_size = 0;
-                if (real().mem_alloc_host(&cache_->host, total_) == CUDA_SUCCESS) cache_->host_size = total_;
-                else cache_->host = nullptr;
-            }
-            host_ = cache_->host;
-            if (host_ == nullptr) {
+            if (!cache_->host.reserve(total_)) {
                 release();
                 return "cannot allocate memory for the snapshot: the launch runs once";
             }
+            host_ = &cache_->host;
         }
         for (const auto& r : regions_) {
-            const CUresult c = shadow_ != 0 ? real().dtod(shadow_ + r.offset, r.base, r.size)
-                                            : real().dtoh(static_cast<char*>(host_) + r.offset, r.base, r.size);
-            if (c != CUDA_SUCCESS) {
+            const bool c = shadow_ != 0 ? real().dtod(shadow_ + r.offset, r.base, r.size) == CUDA_SUCCESS
+                                        : host_->each(r.offset, r.size, [&](char* h, std::size_t done, std::size_t n) {
+                                              return real().dtoh(h, r.base + done, n) == CUDA_SUCCESS;
+                                          });
+            if (!c) {
                 release();
                 return "copying device memory into the snapshot failed: the launch runs once";
             }
@@ -266,9 +297,11 @@ public:
         if (chunks_) return restore_chunks(out);
         bool ok = true;
         for (const auto& r : regions_) {
-            const CUresult c = shadow_ != 0 ? real().dtod(r.base, shadow_ + r.offset, r.size)
-                                            : real().htod(r.base, static_cast<char*>(host_) + r.offset, r.size);
-            ok = ok && c == CUDA_SUCCESS;
+            const bool c = shadow_ != 0 ? real().dtod(r.base, shadow_ + r.offset, r.size) == CUDA_SUCCESS
+                                        : host_->each(r.offset, r.size, [&](char* h, std::size_t done, std::size_t n) {
+                                              return real().htod(r.base + done, h, n) == CUDA_SUCCESS;
+                                          });
+            ok = ok && c;
             out.bytes += r.size;
             ++out.regions;
         }
@@ -369,7 +402,9 @@ private:
                     o += d[ci].bytes;
                     ++ci;
                 }
-                if (real().htod(r.base + start, static_cast<char*>(host_) + r.offset + start, len) != CUDA_SUCCESS)
+                if (!host_->each(r.offset + start, len, [&](char* h, std::size_t done, std::size_t n) {
+                        return real().htod(r.base + start + done, h, n) == CUDA_SUCCESS;
+                    }))
                     return false;
             }
         }
@@ -395,7 +430,7 @@ private:
     std::vector<region> regions_;
     std::size_t total_ = 0;
     CUdeviceptr shadow_ = 0;
-    void* host_ = nullptr;
+    const host_buffer* host_ = nullptr;
     bool chunks_ = false;
     std::size_t n_chunks_ = 0;
     CUresult result_ = CUDA_SUCCESS;

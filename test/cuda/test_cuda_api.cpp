@@ -38,6 +38,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #undef cuGetProcAddress
@@ -367,8 +368,22 @@ int run_nodriver() {
     return test_support::finish();
 }
 
+// With the host shadow, one more tracked allocation, larger than a piece of pinned memory (64 MiB):
+// the snapshot and restores split it where pieces end. Its contents after the launches (each
+// replayed) must be what the program wrote.
+bool g_pad_ok = true;
+
 // One run of the launches: saxpy 4 times and counter 3 times, interleaved. Returns y and the counter.
 std::pair<std::vector<float>, unsigned> launches(CUfunction saxpy_f, CUfunction counter_f, CUstream s) {
+    const char* shadow = std::getenv("ENCORE_CUDA_REPLAY_SHADOW");
+    CUdeviceptr pad = 0;
+    std::vector<unsigned> pad_host;
+    if (shadow != nullptr && std::string_view(shadow) == "host") {
+        pad_host.resize((72u << 20) / sizeof(unsigned));
+        for (std::size_t i = 0; i < pad_host.size(); ++i) pad_host[i] = unsigned(i * 2654435761u);
+        CHECK(cuMemAlloc(&pad, pad_host.size() * sizeof(unsigned)));
+        CHECK(cuMemcpyHtoD(pad, pad_host.data(), pad_host.size() * sizeof(unsigned)));
+    }
     constexpr unsigned n = 4096;
     std::vector<float> x(n), y(n);
     for (unsigned i = 0; i < n; ++i) {
@@ -398,6 +413,12 @@ std::pair<std::vector<float>, unsigned> launches(CUfunction saxpy_f, CUfunction 
     CHECK(cuMemFree(dx));
     CHECK(cuMemFree(dy));
     CHECK(cuMemFree(dc));
+    if (pad != 0) {
+        std::vector<unsigned> back(pad_host.size());
+        CHECK(cuMemcpyDtoH(back.data(), pad, back.size() * sizeof(unsigned)));
+        g_pad_ok = g_pad_ok && back == pad_host;
+        CHECK(cuMemFree(pad));
+    }
     return {y, c};
 }
 
@@ -437,6 +458,7 @@ int run_replay() {
                    "every pass of the counter sees the same input");
         }
     }
+    expect(g_pad_ok, "an allocation larger than a piece of the host shadow is restored intact");
     // The same launches with the replay context stopped.
     expect(rocprofiler_stop_context(g_replay) == ROCPROFILER_STATUS_SUCCESS, "stop the replay context");
     g_counter_seen.clear();
