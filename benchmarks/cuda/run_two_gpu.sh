@@ -44,6 +44,11 @@ check "rate: every GPU 1 launch got a timed COMPLETE" 'grep -q "without a timed 
 check "rate: GPU 1 never waited 100 ms for a launch during the replay" \
     'awk "/GPU 1 intervals inside/ {sub(\"max=\", \"\", \$10); exit !(\$10 + 0 < 100000)}" <<<"$rate"'
 
+# Diagnostic: the same without dispatch records (replay only).
+norec=$(ENCORE_TWO_GPU_RECORDS=0 under_encore "$root/$B/libtwo_gpu_tool.so" "$B/two_gpu" rate 2>&1)
+echo "--- rate, under encore, replay only (no dispatch records)"; echo "$norec"
+check "rate without records: results as without encore" 'grep -q "two_gpu: rate ok" <<<"$norec"'
+
 both=$(ENCORE_TWO_GPU_VERIFY=1 under_encore "$root/$B/libtwo_gpu_tool.so" "$B/two_gpu" both 2>&1)
 echo "--- both, under encore"; echo "$both"
 check "both: results as without replay" 'grep -q "two_gpu: both ok" <<<"$both"'
@@ -57,5 +62,7 @@ echo "control, no encore (GPU 0: pinned allocation + 11 copies of the footprint)
 grep -E "GPU 1 intervals|busy window" <<<"$control"
 echo "under encore (GPU 0: replay, 10 passes, full_copy via host; GPU 1: dispatch records):"
 grep -E "GPU 1 intervals|busy window|replay device=|device1 (inside|outside)" <<<"$rate"
+echo "under encore, replay only (no dispatch records):"
+grep -E "GPU 1 intervals|busy window" <<<"$norec"
 echo "checks failed: $fails"
 exit $(( fails > 0 ))

@@ -154,12 +154,16 @@ void report(void*) {
 
 int init(rocprofiler_client_finalize_t, void*) {
     g_verify = std::getenv("ENCORE_TWO_GPU_VERIFY") != nullptr;
+    // ENCORE_TWO_GPU_RECORDS=0: replay only, no dispatch records (tells their share of a slowdown).
+    const char* records = std::getenv("ENCORE_TWO_GPU_RECORDS");
+    const bool with_records = records == nullptr || records[0] != '0';
     rocprofiler_context_id_t ctx{};
     if (rocprofiler_create_context(&ctx) != ROCPROFILER_STATUS_SUCCESS ||
         rocprofiler_configure_callback_tracing_service(ctx, ROCPROFILER_CALLBACK_TRACING_KERNEL_REPLAY, nullptr, 0,
                                                        &on_replay, nullptr) != ROCPROFILER_STATUS_SUCCESS ||
-        rocprofiler_configure_callback_tracing_service(ctx, ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH, nullptr, 0,
-                                                       &on_dispatch, nullptr) != ROCPROFILER_STATUS_SUCCESS) {
+        (with_records && rocprofiler_configure_callback_tracing_service(ctx, ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH,
+                                                                        nullptr, 0, &on_dispatch, nullptr) !=
+                             ROCPROFILER_STATUS_SUCCESS)) {
         std::fprintf(stderr, "two-gpu-tool: cannot configure (is libencore-cuda the driver?)\n");
         return 1;
     }

@@ -98,11 +98,12 @@ struct device_buffer {
     }
 };
 /// The host shadow: pinned memory in pieces. Pinning takes the driver ~0.6 s per GiB (measured
-/// on an H200 host) and holds a lock that every other thread's CUDA calls wait for, on any GPU:
-/// one 6 GiB cuMemAllocHost stopped another GPU's launch stream for 3.6 s. In pieces, with a
-/// pause between them so that waiting threads get the lock, other threads wait at most one piece.
+/// on an H200 host), during which another GPU's traced launch stream stopped: one 6 GiB
+/// cuMemAllocHost stopped it for 3.6 s, 64 MiB pieces for at most 38 ms each (two-GPU run,
+/// benchmarks/RESULTS.md). In pieces, with a pause between them so that waiting threads get the
+/// driver's lock, other threads wait at most one piece.
 struct host_buffer {
-    static constexpr std::size_t piece = 64ull << 20;
+    static constexpr std::size_t piece = 32ull << 20;
     std::vector<char*> pieces;
     /// At least n bytes (contents not kept; pieces already there are kept); false if pinned
     /// memory runs out (the pieces allocated so far stay for later).

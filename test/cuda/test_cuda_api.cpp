@@ -368,7 +368,7 @@ int run_nodriver() {
     return test_support::finish();
 }
 
-// With the host shadow, one more tracked allocation, larger than a piece of pinned memory (64 MiB):
+// With the host shadow, one more tracked allocation, larger than a piece of pinned memory (32 MiB):
 // the snapshot and restores split it where pieces end. Its contents after the launches (each
 // replayed) must be what the program wrote.
 bool g_pad_ok = true;
