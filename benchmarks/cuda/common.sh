@@ -1,5 +1,6 @@
 # benchmarks/cuda/common.sh — sourced by the GPU scripts (run_gpu.sh, run_two_gpu.sh): where
-# things are, building encore's libcuda.so.1 and a tool against it, running a program under it.
+# things are, building encore's libcuda.so.1 and a tool against it, running a program under it,
+# and the scripts' pass/fail checks.
 # Expects `root` (the repository) and `B` (the build folder) set, and the current folder = root.
 CUDA=${CUDA_HOME:-/usr/local/cuda}
 # Headers Debian would provide (HSA, Boost, range-v3, fmt) come from .device-deps/include when
@@ -25,4 +26,9 @@ under_encore() {  # TOOL COMMAND...: COMMAND with encore's libcuda.so.1 as the d
     local tool=$1
     shift
     LD_LIBRARY_PATH="$root/$B/src/cuda${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ROCP_TOOL_LIBRARIES="$tool" "$@"
+}
+
+fails=0
+check() {  # DESCRIPTION CONDITION: PASS or FAIL (counted in $fails)
+    if eval "$2"; then echo "PASS: $1"; else echo "FAIL: $1"; fails=$((fails + 1)); fi
 }

@@ -17,8 +17,6 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 B=${1:-build-gpu}
 source benchmarks/cuda/common.sh
-fails=0
-check() { if eval "$2"; then echo "PASS: $1"; else echo "FAIL: $1"; fails=$((fails + 1)); fi; }
 set -e
 mkdir -p "$B"
 build_encore_cuda
