@@ -71,10 +71,16 @@ struct launch_call {
     [[nodiscard]] CUstream work_stream() const noexcept { return cuda::work_stream(stream, per_thread); }
 };
 
-/// One linear copy (cuMemcpy*, 1-D), normalized. direction 0: classify from the addresses.
+/// Where one side of a copy is, when the call says (2-D/3-D descriptors' memory types).
+enum class copy_side : unsigned char { by_address, host, device };
+
+/// One copy (the 1-D cuMemcpy* and the 2-D/3-D descriptor forms), normalized. direction 0:
+/// classify each side from `src_side`/`dst_side`, asking the driver about the address where
+/// those say by_address (unified addressing).
 struct copy_call {
     op_id direction;
-    CUdeviceptr dst, src;
+    copy_side src_side, dst_side;
+    CUdeviceptr dst, src;  // the first byte copied on each side (2-D/3-D: base + offsets)
     std::size_t bytes;
     CUstream stream;
     bool per_thread;  // a _ptds/_ptsz export
@@ -87,6 +93,34 @@ template <class T>
 CUdeviceptr address(T v) noexcept {
     if constexpr (std::is_pointer_v<T>) return reinterpret_cast<CUdeviceptr>(v);
     else return static_cast<CUdeviceptr>(v);
+}
+
+/// One side of a 2-D/3-D descriptor: where it is and the address of its first byte (`offset`:
+/// the X/Y/Z offsets in bytes; an array's side is its handle, offsets not applied).
+inline void describe_side(CUmemorytype type, const void* host, CUdeviceptr device, CUarray array, std::size_t offset,
+                          copy_side& side, CUdeviceptr& at) noexcept {
+    switch (type) {
+        case CU_MEMORYTYPE_HOST: side = copy_side::host, at = address(host) + offset; break;
+        case CU_MEMORYTYPE_DEVICE: side = copy_side::device, at = device + offset; break;
+        case CU_MEMORYTYPE_ARRAY: side = copy_side::device, at = address(array); break;
+        default: side = copy_side::by_address, at = device + offset; break;  // UNIFIED
+    }
+}
+/// The copy a 2-D descriptor asks for: direction from the memory types, bytes = width x height.
+inline void describe(copy_call& c, const CUDA_MEMCPY2D& d) noexcept {
+    describe_side(d.srcMemoryType, d.srcHost, d.srcDevice, d.srcArray, d.srcY * d.srcPitch + d.srcXInBytes,
+                  c.src_side, c.src);
+    describe_side(d.dstMemoryType, d.dstHost, d.dstDevice, d.dstArray, d.dstY * d.dstPitch + d.dstXInBytes,
+                  c.dst_side, c.dst);
+    c.bytes = d.WidthInBytes * d.Height;
+}
+/// The same for a 3-D descriptor: bytes = width x height x depth.
+inline void describe(copy_call& c, const CUDA_MEMCPY3D& d) noexcept {
+    describe_side(d.srcMemoryType, d.srcHost, d.srcDevice, d.srcArray,
+                  (d.srcZ * d.srcHeight + d.srcY) * d.srcPitch + d.srcXInBytes, c.src_side, c.src);
+    describe_side(d.dstMemoryType, d.dstHost, d.dstDevice, d.dstArray,
+                  (d.dstZ * d.dstHeight + d.dstY) * d.dstPitch + d.dstXInBytes, c.dst_side, c.dst);
+    c.bytes = d.WidthInBytes * d.Height * d.Depth;
 }
 
 namespace records {
@@ -158,8 +192,8 @@ enum class role {
     alloc,          // cuMemAlloc_v2, cuMemAllocPitch_v2, cuMemAllocManaged, stream-ordered allocations
     free,           // cuMemFree_v2, cuMemFreeAsync
     vmm,            // cuMemCreate / cuMemRelease (VMEM records), cuMemMap (declines replay)
-    copy,           // 1-D copies: records and the replay gate
-    other_work,     // 2-D/3-D/array/batched copies, memsets: the replay gate only
+    copy,           // 1-D, 2-D and 3-D copies: records and the replay gate
+    other_work,     // array, 3-D peer and batched copies, memsets: the replay gate only
     graph,          // cuGraphLaunch: the replay gate; graphs' kernels are never replayed
     teardown,       // context destruction: pending records first
     global,         // module variables: covered by replay (cuModuleGetGlobal, cuLibraryGetGlobal)
@@ -182,7 +216,8 @@ constexpr role role_of() noexcept {
     else if constexpr (base == "cuMemcpy" || base == "cuMemcpyAsync" || base == "cuMemcpyPeer" ||
                        base == "cuMemcpyPeerAsync" || base == "cuMemcpyHtoD_v2" || base == "cuMemcpyDtoH_v2" ||
                        base == "cuMemcpyDtoD_v2" || base == "cuMemcpyHtoDAsync_v2" || base == "cuMemcpyDtoHAsync_v2" ||
-                       base == "cuMemcpyDtoDAsync_v2")
+                       base == "cuMemcpyDtoDAsync_v2" || base == "cuMemcpy2D_v2" || base == "cuMemcpy2DUnaligned_v2" ||
+                       base == "cuMemcpy2DAsync_v2" || base == "cuMemcpy3D_v2" || base == "cuMemcpy3DAsync_v2")
         return role::copy;
     else if constexpr (base.starts_with("cuMemcpy") || base.starts_with("cuMemset"))
         return role::other_work;
@@ -296,7 +331,15 @@ struct layer<I, R(A...)> {
             c.per_thread = per_thread;
             c.async = name.find("Async") != std::string_view::npos;
             c.submit = thunk::of(forward);
-            if constexpr (starts("cuMemcpyPeer")) {  // (dst, dstCtx, src, srcCtx, bytes[, stream])
+            if constexpr (starts("cuMemcpy2D") || starts("cuMemcpy3D")) {  // (descriptor[, stream])
+                const auto* d = std::get<0>(t);
+                if constexpr (sizeof...(A) == 2) c.stream = std::get<1>(t);
+                if (d == nullptr) {  // the driver's error, untraced as a copy
+                    replay::work_hold hold;
+                    return f(a...);
+                }
+                describe(c, *d);
+            } else if constexpr (starts("cuMemcpyPeer")) {  // (dst, dstCtx, src, srcCtx, bytes[, stream])
                 c.direction = ROCPROFILER_MEMORY_COPY_DEVICE_TO_DEVICE;
                 c.dst = std::get<0>(t), c.src = std::get<2>(t), c.bytes = std::get<4>(t);
                 if constexpr (sizeof...(A) == 6) c.stream = std::get<5>(t);

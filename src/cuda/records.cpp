@@ -423,8 +423,11 @@ CUresult copy(const copy_call& c) noexcept {
     bool src_dev = dir == ROCPROFILER_MEMORY_COPY_DEVICE_TO_HOST || dir == ROCPROFILER_MEMORY_COPY_DEVICE_TO_DEVICE;
     bool dst_dev = dir == ROCPROFILER_MEMORY_COPY_HOST_TO_DEVICE || dir == ROCPROFILER_MEMORY_COPY_DEVICE_TO_DEVICE;
     if (dir == 0) {
-        src_dev = is_device_memory(c.src);
-        dst_dev = is_device_memory(c.dst);
+        const auto on_device = [](copy_side side, CUdeviceptr at) {
+            return side == copy_side::by_address ? is_device_memory(at) : side == copy_side::device;
+        };
+        src_dev = on_device(c.src_side, c.src);
+        dst_dev = on_device(c.dst_side, c.dst);
         dir = ROCPROFILER_MEMORY_COPY_HOST_TO_HOST + (src_dev ? 2 : 0) + (dst_dev ? 1 : 0);
     }
     const CUstream s = c.work_stream();

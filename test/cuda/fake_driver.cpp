@@ -7,7 +7,7 @@
 // (a CUdeviceptr is the address; FAKE_CUDA_MEMORY_MB, default 4096, is the device's size for
 // cuMemGetInfo and out-of-memory), events (recorded at once: streams are always complete), pinned
 // host memory, copies between them (ranges checked
-// against the allocations), modules whose kernels are host functions (fake_driver.h), launches,
+// against the allocations; 2-D and 3-D too), modules whose kernels are host functions (fake_driver.h), launches,
 // error strings, and cuGetProcAddress handing out these functions. Errors as the real driver
 // returns them: NOT_INITIALIZED before cuInit, INVALID_CONTEXT without a current context,
 // INVALID_VALUE for a copy outside an allocation, OUT_OF_MEMORY past the device's size. Every
@@ -237,6 +237,17 @@ FAKE_API CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev) {
     return CUDA_SUCCESS;
 }
 
+FAKE_API CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned* flags, int* active) {
+    if (!g_initialized.load(std::memory_order_acquire)) return CUDA_ERROR_NOT_INITIALIZED;
+    if (flags == nullptr || active == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    if (dev < 0 || dev >= device_count()) return CUDA_ERROR_INVALID_DEVICE;
+    std::lock_guard lk(g_mutex);
+    auto it = g_primary->find(dev);
+    *flags = 0;
+    *active = it != g_primary->end() && it->second.second > 0 ? 1 : 0;
+    return CUDA_SUCCESS;
+}
+
 FAKE_API CUresult cuCtxGetCurrent(CUcontext* pctx) {
     if (!g_initialized.load(std::memory_order_acquire)) return CUDA_ERROR_NOT_INITIALIZED;
     if (pctx == nullptr) return CUDA_ERROR_INVALID_VALUE;
@@ -435,6 +446,68 @@ FAKE_API CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDev
     return cuMemcpyDtoD_v2(dstDevice, srcDevice, ByteCount);
 }
 
+// 2-D and 3-D copies, row by row, each row checked like a 1-D copy. Host, device and unified
+// memory (the fake has no arrays: CUDA_ERROR_INVALID_VALUE).
+namespace {
+bool side_of(CUmemorytype type, const void* host, CUdeviceptr device, char*& base, bool& on_device) {
+    switch (type) {
+        case CU_MEMORYTYPE_HOST: base = static_cast<char*>(const_cast<void*>(host)), on_device = false; return true;
+        case CU_MEMORYTYPE_DEVICE: base = reinterpret_cast<char*>(device), on_device = true; return true;
+        case CU_MEMORYTYPE_UNIFIED: {
+            base = reinterpret_cast<char*>(device);
+            std::lock_guard lk(g_mutex);
+            on_device = in_device(static_cast<std::uintptr_t>(device), 1);
+            return true;
+        }
+        default: return false;
+    }
+}
+CUresult copy_rows(const CUDA_MEMCPY3D& d) {
+    char *src = nullptr, *dst = nullptr;
+    bool src_dev = false, dst_dev = false;
+    if (!side_of(d.srcMemoryType, d.srcHost, d.srcDevice, src, src_dev) ||
+        !side_of(d.dstMemoryType, d.dstHost, d.dstDevice, dst, dst_dev))
+        return CUDA_ERROR_INVALID_VALUE;
+    const std::size_t src_height = d.Depth > 1 ? d.srcHeight : d.Height, dst_height = d.Depth > 1 ? d.dstHeight : d.Height;
+    for (std::size_t z = 0; z < d.Depth; ++z)
+        for (std::size_t y = 0; y < d.Height; ++y) {
+            const std::size_t so = ((d.srcZ + z) * src_height + d.srcY + y) * d.srcPitch + d.srcXInBytes;
+            const std::size_t dof = ((d.dstZ + z) * dst_height + d.dstY + y) * d.dstPitch + d.dstXInBytes;
+            if (CUresult r = copy(dst + dof, src + so, d.WidthInBytes, dst_dev, src_dev); r != CUDA_SUCCESS) return r;
+        }
+    return CUDA_SUCCESS;
+}
+CUDA_MEMCPY3D as_3d(const CUDA_MEMCPY2D& d) {
+    CUDA_MEMCPY3D e{};
+    e.srcXInBytes = d.srcXInBytes, e.srcY = d.srcY, e.srcMemoryType = d.srcMemoryType, e.srcHost = d.srcHost;
+    e.srcDevice = d.srcDevice, e.srcArray = d.srcArray, e.srcPitch = d.srcPitch;
+    e.dstXInBytes = d.dstXInBytes, e.dstY = d.dstY, e.dstMemoryType = d.dstMemoryType, e.dstHost = d.dstHost;
+    e.dstDevice = d.dstDevice, e.dstArray = d.dstArray, e.dstPitch = d.dstPitch;
+    e.WidthInBytes = d.WidthInBytes, e.Height = d.Height, e.Depth = 1;
+    return e;
+}
+}  // namespace
+
+FAKE_API CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D* pCopy) {
+    if (CUresult r = ready(); r != CUDA_SUCCESS) return r;
+    if (pCopy == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    return copy_rows(*pCopy);
+}
+FAKE_API CUresult cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D* pCopy, CUstream hStream) {
+    if (CUresult r = check_stream(hStream); r != CUDA_SUCCESS) return r;
+    return cuMemcpy3D_v2(pCopy);
+}
+FAKE_API CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D* pCopy) {
+    if (CUresult r = ready(); r != CUDA_SUCCESS) return r;
+    if (pCopy == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    return copy_rows(as_3d(*pCopy));
+}
+FAKE_API CUresult cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D* pCopy) { return cuMemcpy2D_v2(pCopy); }
+FAKE_API CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D* pCopy, CUstream hStream) {
+    if (CUresult r = check_stream(hStream); r != CUDA_SUCCESS) return r;
+    return cuMemcpy2D_v2(pCopy);
+}
+
 // ---- modules and launches -----------------------------------------------------------------------
 FAKE_API CUresult cuModuleLoadData(CUmodule* module, const void* image) {
     if (CUresult r = ready(); r != CUDA_SUCCESS) return r;
@@ -502,6 +575,7 @@ const proc g_procs[] = {
     FAKE_PROC("cuCtxDestroy", cuCtxDestroy_v2),
     FAKE_PROC("cuDevicePrimaryCtxRetain", cuDevicePrimaryCtxRetain),
     FAKE_PROC("cuDevicePrimaryCtxRelease", cuDevicePrimaryCtxRelease_v2),
+    FAKE_PROC("cuDevicePrimaryCtxGetState", cuDevicePrimaryCtxGetState),
     FAKE_PROC("cuCtxGetCurrent", cuCtxGetCurrent),
     FAKE_PROC("cuCtxSetCurrent", cuCtxSetCurrent),
     FAKE_PROC("cuCtxGetDevice", cuCtxGetDevice),
@@ -526,6 +600,11 @@ const proc g_procs[] = {
     FAKE_PROC("cuMemcpyHtoDAsync", cuMemcpyHtoDAsync_v2),
     FAKE_PROC("cuMemcpyDtoHAsync", cuMemcpyDtoHAsync_v2),
     FAKE_PROC("cuMemcpyDtoDAsync", cuMemcpyDtoDAsync_v2),
+    FAKE_PROC("cuMemcpy2D", cuMemcpy2D_v2),
+    FAKE_PROC("cuMemcpy2DUnaligned", cuMemcpy2DUnaligned_v2),
+    FAKE_PROC("cuMemcpy2DAsync", cuMemcpy2DAsync_v2),
+    FAKE_PROC("cuMemcpy3D", cuMemcpy3D_v2),
+    FAKE_PROC("cuMemcpy3DAsync", cuMemcpy3DAsync_v2),
     FAKE_PROC("cuModuleLoadData", cuModuleLoadData),
     FAKE_PROC("cuModuleUnload", cuModuleUnload),
     FAKE_PROC("cuModuleGetFunction", cuModuleGetFunction),

@@ -17,6 +17,11 @@
 //             (the same launches with the replay context stopped) and the host's arithmetic
 //   budget    as replay with ENCORE_REPLAY_MEMORY_BUDGET below the footprint: every launch is
 //             declined with the budget reason and runs once
+//   records   MEMORY_COPY, KERNEL_DISPATCH and MEMORY_ALLOCATION (encore's by-address callback
+//             form): 1-D, 2-D and 3-D copies each way, synchronous and asynchronous, each one
+//             ENTER + EXIT with its direction, bytes, first addresses and times; a null 2-D
+//             descriptor's error passed through without a record; a launch's ENQUEUE and
+//             COMPLETE; allocations and frees with sizes; the copies' results unchanged
 // (The wrapper script test/cuda/check_stderr.py checks the one-time messages on stderr.)
 #include "../support/check.hpp"
 #include "fake_driver.h"
@@ -128,8 +133,45 @@ void on_replay(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*
     }
 }
 
+// ---- records ------------------------------------------------------------------------------------
+struct seen_record {
+    rocprofiler_callback_tracing_kind_t kind;
+    int op;
+    rocprofiler_callback_phase_t phase;
+    std::uint64_t corr;
+    rocprofiler_callback_tracing_memory_copy_data_t copy;
+    rocprofiler_callback_tracing_kernel_dispatch_data_t dispatch;
+    rocprofiler_callback_tracing_memory_allocation_data_t alloc;
+};
+std::vector<seen_record> g_records;
+rocprofiler_context_id_t g_records_ctx{};
+
+void on_record(const rocprofiler_callback_tracing_record_t* r, rocprofiler_user_data_t*, void*) {
+    seen_record s{};
+    s.kind = r->kind, s.op = r->operation, s.phase = r->phase, s.corr = r->correlation_id.internal;
+    if (r->kind == ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY)
+        s.copy = *static_cast<const rocprofiler_callback_tracing_memory_copy_data_t*>(r->payload);
+    else if (r->kind == ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH)
+        s.dispatch = *static_cast<const rocprofiler_callback_tracing_kernel_dispatch_data_t*>(r->payload);
+    else
+        s.alloc = *static_cast<const rocprofiler_callback_tracing_memory_allocation_data_t*>(r->payload);
+    std::lock_guard lk(g_mutex);
+    g_records.push_back(s);
+}
+
 int tool_init(rocprofiler_client_finalize_t, void*) {
     if (g_mode == "notool") return 0;  // configures nothing
+    if (g_mode == "records") {
+        const rocprofiler_callback_tracing_kind_t kinds[] = {ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY,
+                                                             ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH,
+                                                             ROCPROFILER_CALLBACK_TRACING_MEMORY_ALLOCATION};
+        if (rocprofiler_create_context(&g_records_ctx) != ROCPROFILER_STATUS_SUCCESS) return 1;
+        for (auto k : kinds)
+            if (encore_configure_callback_tracing_service_ptr(g_records_ctx, k, nullptr, 0, &on_record, nullptr) !=
+                ROCPROFILER_STATUS_SUCCESS)
+                return 1;
+        return rocprofiler_start_context(g_records_ctx) == ROCPROFILER_STATUS_SUCCESS ? 0 : 1;
+    }
     if (g_mode == "replay" || g_mode == "budget") {
         if (rocprofiler_create_context(&g_replay) != ROCPROFILER_STATUS_SUCCESS ||
             rocprofiler_configure_callback_tracing_service(g_replay, ROCPROFILER_CALLBACK_TRACING_KERNEL_REPLAY, nullptr,
@@ -484,11 +526,128 @@ extern "C" __attribute__((visibility("default"))) rocprofiler_tool_configure_res
     return &r;
 }
 
+// The records a copy made: its ENTER and EXIT (matched by correlation id), or failures noted.
+struct copy_seen {
+    const seen_record* enter = nullptr;
+    const seen_record* exit = nullptr;
+};
+copy_seen find_copy(int op, std::uint64_t bytes, CUdeviceptr dst) {
+    copy_seen c;
+    for (const auto& r : g_records)
+        if (r.kind == ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY && r.op == op && r.copy.bytes == bytes &&
+            r.copy.dst_address.value == dst)
+            (r.phase == ROCPROFILER_CALLBACK_PHASE_ENTER ? c.enter : c.exit) = &r;
+    return c;
+}
+
+int run_records() {
+    CHECK(cuInit(0));
+    CUdevice dev = 0;
+    CHECK(cuDeviceGet(&dev, 0));
+    CUcontext ctx = nullptr;
+    CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
+    CHECK(cuCtxSetCurrent(ctx));
+    CUstream s = nullptr;
+    CHECK(cuStreamCreate(&s, 0));
+    constexpr std::size_t mib = 1u << 20;
+    CUdeviceptr a = 0, b = 0;
+    CHECK(cuMemAlloc(&a, mib));
+    CHECK(cuMemAlloc(&b, mib));
+    std::vector<unsigned char> h(8192), back(8192);
+    for (std::size_t i = 0; i < h.size(); ++i) h[i] = static_cast<unsigned char>(i * 7 + 1);
+
+    CHECK(cuMemcpyHtoD(a, h.data(), 4096));                  // H2D, 1-D
+    CHECK(cuMemcpyDtoD(b, a, 4096));                         // D2D, 1-D
+    CHECK(cuMemcpyDtoHAsync(back.data(), b, 4096, s));       // D2H, 1-D, asynchronous
+    CUDA_MEMCPY2D h2d{};                                     // H2D, 2-D: 10 rows of 200 bytes
+    h2d.srcMemoryType = CU_MEMORYTYPE_HOST, h2d.srcHost = h.data(), h2d.srcPitch = 256;
+    h2d.dstMemoryType = CU_MEMORYTYPE_DEVICE, h2d.dstDevice = a, h2d.dstPitch = 512, h2d.dstXInBytes = 8, h2d.dstY = 2;
+    h2d.WidthInBytes = 200, h2d.Height = 10;
+    CHECK(cuMemcpy2D(&h2d));
+    CUDA_MEMCPY2D d2h{};                                     // D2H, 2-D, asynchronous: 4 rows of 100
+    d2h.srcMemoryType = CU_MEMORYTYPE_DEVICE, d2h.srcDevice = a, d2h.srcPitch = 512;
+    d2h.dstMemoryType = CU_MEMORYTYPE_HOST, d2h.dstHost = back.data() + 4096, d2h.dstPitch = 100;
+    d2h.WidthInBytes = 100, d2h.Height = 4;
+    CHECK(cuMemcpy2DAsync(&d2h, s));
+    CUDA_MEMCPY3D d2d{};                                     // D2D, 3-D: 3 slices of 4 rows of 64
+    d2d.srcMemoryType = CU_MEMORYTYPE_DEVICE, d2d.srcDevice = a, d2d.srcPitch = 128, d2d.srcHeight = 8;
+    d2d.dstMemoryType = CU_MEMORYTYPE_DEVICE, d2d.dstDevice = b + 65536, d2d.dstPitch = 128, d2d.dstHeight = 8;
+    d2d.dstZ = 1;
+    d2d.WidthInBytes = 64, d2d.Height = 4, d2d.Depth = 3;
+    CHECK(cuMemcpy3D(&d2d));
+    expect(cuMemcpy2D(nullptr) == CUDA_ERROR_INVALID_VALUE, "a null 2-D descriptor: the driver's error");
+
+    CUmodule mod = nullptr;
+    CUfunction counter_f = nullptr;
+    CHECK(cuModuleLoadData(&mod, &g_module));
+    CHECK(cuModuleGetFunction(&counter_f, mod, "counter"));
+    void* cp[] = {&b};
+    CHECK(cuLaunchKernel(counter_f, 1, 1, 1, 1, 1, 1, 0, s, cp, nullptr));
+    CHECK(cuStreamSynchronize(s));
+
+    // Results as without encore: the 2-D copy's rows landed at their pitch and offsets.
+    std::vector<unsigned char> rows(512 * 12);
+    CHECK(cuMemcpyDtoH(rows.data(), a, rows.size()));
+    bool rows_ok = true;
+    for (std::size_t y = 0; y < 10; ++y)
+        rows_ok = rows_ok && std::memcmp(&rows[(2 + y) * 512 + 8], &h[y * 256], 200) == 0;
+    expect(rows_ok, "the 2-D copy's rows are where the descriptor put them");
+    expect(std::memcmp(back.data() + 4096, &rows[0], 100) == 0, "the asynchronous 2-D copy read row 0");
+    CHECK(cuMemFree(a));
+    CHECK(cuMemFree(b));
+    CHECK(cuModuleUnload(mod));
+    CHECK(cuStreamDestroy(s));
+    CHECK(cuDevicePrimaryCtxRelease(dev));  // pending records are delivered before it returns
+
+    std::lock_guard lk(g_mutex);
+    const auto check_copy = [&](const char* what, int op, std::uint64_t bytes, CUdeviceptr dst, CUdeviceptr src) {
+        const copy_seen c = find_copy(op, bytes, dst);
+        expect(c.enter != nullptr && c.exit != nullptr, std::string(what) + ": ENTER and EXIT");
+        if (c.enter == nullptr || c.exit == nullptr) return;
+        expect(c.enter->corr == c.exit->corr, std::string(what) + ": one correlation id");
+        expect(c.exit->copy.src_address.value == src, std::string(what) + ": source address");
+        expect(c.exit->copy.start_timestamp != 0 && c.exit->copy.end_timestamp >= c.exit->copy.start_timestamp,
+               std::string(what) + ": GPU times at EXIT");
+    };
+    const auto addr = [](const void* p) { return reinterpret_cast<CUdeviceptr>(p); };
+    check_copy("1-D H2D", ROCPROFILER_MEMORY_COPY_HOST_TO_DEVICE, 4096, a, addr(h.data()));
+    check_copy("1-D D2D", ROCPROFILER_MEMORY_COPY_DEVICE_TO_DEVICE, 4096, b, a);
+    check_copy("1-D D2H async", ROCPROFILER_MEMORY_COPY_DEVICE_TO_HOST, 4096, addr(back.data()), b);
+    check_copy("2-D H2D", ROCPROFILER_MEMORY_COPY_HOST_TO_DEVICE, 2000, a + 2 * 512 + 8, addr(h.data()));
+    check_copy("2-D D2H async", ROCPROFILER_MEMORY_COPY_DEVICE_TO_HOST, 400, addr(back.data() + 4096), a);
+    check_copy("3-D D2D", ROCPROFILER_MEMORY_COPY_DEVICE_TO_DEVICE, 768, b + 65536 + 8 * 128, a);
+    std::map<std::pair<int, int>, int> n;  // (kind, op) -> records
+    for (const auto& r : g_records) ++n[{r.kind, r.op}];
+    // 7 copies in all (the 6 above and the read-back), 2 records each; none for the null descriptor.
+    int copies = 0;
+    for (const auto& [k, c] : n)
+        if (k.first == ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY) copies += c;
+    expect(copies == 14, "7 copies, ENTER and EXIT each (" + std::to_string(copies) + " records)");
+    expect(n[{ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE}] == 2 &&
+               n[{ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH, ROCPROFILER_KERNEL_DISPATCH_COMPLETE}] == 1,
+           "the launch: ENQUEUE ENTER/EXIT and one COMPLETE");
+    for (const auto& r : g_records)
+        if (r.kind == ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH && r.op == ROCPROFILER_KERNEL_DISPATCH_COMPLETE)
+            expect(r.dispatch.dispatch_info.dispatch_id != 0 && r.dispatch.end_timestamp >= r.dispatch.start_timestamp &&
+                       r.dispatch.start_timestamp != 0,
+                   "COMPLETE: a dispatch id and GPU times");
+    int allocs = 0, frees = 0;
+    for (const auto& r : g_records) {
+        if (r.kind != ROCPROFILER_CALLBACK_TRACING_MEMORY_ALLOCATION || r.phase != ROCPROFILER_CALLBACK_PHASE_EXIT) continue;
+        const bool is_ab = r.alloc.address.value == a || r.alloc.address.value == b;
+        if (r.op == ROCPROFILER_MEMORY_ALLOCATION_ALLOCATE) allocs += is_ab && r.alloc.allocation_size == mib;
+        if (r.op == ROCPROFILER_MEMORY_ALLOCATION_FREE) frees += is_ab && r.alloc.allocation_size == mib;
+    }
+    expect(allocs == 2 && frees == 2, "two allocations and two frees with their addresses and sizes");
+    return test_support::finish();
+}
+
 int main(int argc, char** argv) {
     g_mode = argc > 1 ? argv[1] : "api";
     if (g_mode == "api" || g_mode == "notool") return run_api();
     if (g_mode == "nodriver") return run_nodriver();
     if (g_mode == "replay" || g_mode == "budget") return run_replay();
-    std::fprintf(stderr, "usage: test_cuda_api api|notool|nodriver|replay|budget\n");
+    if (g_mode == "records") return run_records();
+    std::fprintf(stderr, "usage: test_cuda_api api|notool|nodriver|replay|budget|records\n");
     return 2;
 }
