@@ -464,16 +464,22 @@ std::pair<std::vector<float>, unsigned> launches(CUfunction saxpy_f, CUfunction 
     return {y, c};
 }
 
-int run_replay() {
-    const bool budget = g_mode == "budget";
+/// cuInit, device 0's primary context made current, a stream on it.
+CUstream primary_stream(CUdevice& dev) {
     CHECK(cuInit(0));
-    CUdevice dev = 0;
     CHECK(cuDeviceGet(&dev, 0));
     CUcontext ctx = nullptr;
     CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
     CHECK(cuCtxSetCurrent(ctx));
     CUstream s = nullptr;
     CHECK(cuStreamCreate(&s, 0));
+    return s;
+}
+
+int run_replay() {
+    const bool budget = g_mode == "budget";
+    CUdevice dev = 0;
+    const CUstream s = primary_stream(dev);
     CUmodule mod = nullptr;
     CUfunction saxpy_f = nullptr, counter_f = nullptr;
     CHECK(cuModuleLoadData(&mod, &g_module));
@@ -541,14 +547,8 @@ copy_seen find_copy(int op, std::uint64_t bytes, CUdeviceptr dst) {
 }
 
 int run_records() {
-    CHECK(cuInit(0));
     CUdevice dev = 0;
-    CHECK(cuDeviceGet(&dev, 0));
-    CUcontext ctx = nullptr;
-    CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    CHECK(cuCtxSetCurrent(ctx));
-    CUstream s = nullptr;
-    CHECK(cuStreamCreate(&s, 0));
+    const CUstream s = primary_stream(dev);
     constexpr std::size_t mib = 1u << 20;
     CUdeviceptr a = 0, b = 0;
     CHECK(cuMemAlloc(&a, mib));
