@@ -361,22 +361,17 @@ bool on_copy_done(hsa_signal_value_t, void* arg) {
     return false;  // one-shot
 }
 
-hsa_status_t async_copy(void* dst, hsa_agent_t dst_agent, const void* src, hsa_agent_t src_agent, size_t size,
-                        uint32_t num_dep_signals, const hsa_signal_t* dep_signals,
-                        hsa_signal_t completion_signal) noexcept {
+/// One asynchronous copy between ENTER (here) and EXIT (when it completes). `call(signal)`
+/// submits it with that completion signal; `s`/`d` are its sides, `dir` its direction.
+template <class Call>
+hsa_status_t traced_async(Call&& call, const side& s, const side& d, op_id dir, void* dst, const void* src,
+                          std::uint64_t bytes, std::uint64_t dst_agent, std::uint64_t src_agent,
+                          hsa_signal_t completion_signal) noexcept {
     const auto& rt = runtime();
-    auto call = [&](hsa_signal_t completion) {
-        return rt.amd.hsa_amd_memory_async_copy_fn(dst, dst_agent, src, src_agent, size, num_dep_signals, dep_signals,
-                                                   completion);
-    };
-    // While a replay service exists, a copy touching an agent waits for a replay in progress
-    // there, and a replay waits for the copy to complete (the seed's open async-copy race).
     const bool gated = replay_gate::enabled();
-    if (!copies_wanted() && !gated) return call(completion_signal);
-    const side s = classify(src), d = classify(dst);
     std::unique_ptr<copy_record> r(new (std::nothrow) copy_record{});
     if (r == nullptr) return call(completion_signal);
-    r->ev = event::capture_heap(kind::memory_copy, direction(s, d));
+    r->ev = event::capture_heap(kind::memory_copy, dir);
     if (!r->ev && !gated) return call(completion_signal);
     const std::uint64_t gpu_a = s.device ? s.agent : 0, gpu_b = d.device ? d.agent : 0;
     replay_gate::shared_hold hold(gpu_a, gpu_b);
@@ -386,9 +381,9 @@ hsa_status_t async_copy(void* dst, hsa_agent_t dst_agent, const void* src, hsa_a
     }
     auto& p = r->payload;
     p.size = sizeof(p);
-    p.dst_agent_id.handle = dst_agent.handle;
-    p.src_agent_id.handle = src_agent.handle;
-    p.bytes = size;
+    p.dst_agent_id.handle = dst_agent;
+    p.src_agent_id.handle = src_agent;
+    p.bytes = bytes;
     p.dst_address.ptr = dst;
     p.src_address.ptr = src;
     r->app = completion_signal;
@@ -431,6 +426,51 @@ hsa_status_t async_copy(void* dst, hsa_agent_t dst_agent, const void* src, hsa_a
     return status;
 }
 
+hsa_status_t async_copy(void* dst, hsa_agent_t dst_agent, const void* src, hsa_agent_t src_agent, size_t size,
+                        uint32_t num_dep_signals, const hsa_signal_t* dep_signals,
+                        hsa_signal_t completion_signal) noexcept {
+    auto call = [&](hsa_signal_t completion) {
+        return runtime().amd.hsa_amd_memory_async_copy_fn(dst, dst_agent, src, src_agent, size, num_dep_signals,
+                                                          dep_signals, completion);
+    };
+    // While a replay service exists, a copy touching an agent waits for a replay in progress
+    // there, and a replay waits for the copy to complete (the seed's open async-copy race).
+    if (!copies_wanted() && !replay_gate::enabled()) return call(completion_signal);
+    const side s = classify(src), d = classify(dst);
+    return traced_async(call, s, d, direction(s, d), dst, src, size, dst_agent.handle, src_agent.handle,
+                        completion_signal);
+}
+
+/// A rectangular copy: `dir` says which sides are device memory; bytes = x * y * z of the range
+/// (x in bytes); the addresses are those of the first byte copied (base + offsets).
+hsa_status_t async_copy_rect(const hsa_pitched_ptr_t* dst, const hsa_dim3_t* dst_offset, const hsa_pitched_ptr_t* src,
+                             const hsa_dim3_t* src_offset, const hsa_dim3_t* range, hsa_agent_t copy_agent,
+                             hsa_amd_copy_direction_t dir, uint32_t num_dep_signals, const hsa_signal_t* dep_signals,
+                             hsa_signal_t completion_signal) noexcept {
+    auto call = [&](hsa_signal_t completion) {
+        return runtime().amd.hsa_amd_memory_async_copy_rect_fn(dst, dst_offset, src, src_offset, range, copy_agent, dir,
+                                                               num_dep_signals, dep_signals, completion);
+    };
+    // Arguments the runtime rejects are its to report (nothing to describe).
+    if ((!copies_wanted() && !replay_gate::enabled()) || dst == nullptr || src == nullptr || dst_offset == nullptr ||
+        src_offset == nullptr || range == nullptr)
+        return call(completion_signal);
+    const auto first = [](const hsa_pitched_ptr_t& p, const hsa_dim3_t& o) {
+        return static_cast<char*>(p.base) + std::size_t{o.z} * p.slice + std::size_t{o.y} * p.pitch + o.x;
+    };
+    void* const to = first(*dst, *dst_offset);
+    const void* const from = first(*src, *src_offset);
+    // The direction is the caller's; the agents those of the memory (the copy agent for device
+    // memory the runtime does not know).
+    side s = classify(from), d = classify(to);
+    s.device = dir == hsaDeviceToHost || dir == hsaDeviceToDevice;
+    d.device = dir == hsaHostToDevice || dir == hsaDeviceToDevice;
+    if (s.device && s.agent == 0) s.agent = copy_agent.handle;
+    if (d.device && d.agent == 0) d.agent = copy_agent.handle;
+    const std::uint64_t bytes = std::uint64_t{range->x} * range->y * range->z;
+    return traced_async(call, s, d, direction(s, d), to, from, bytes, d.agent, s.agent, completion_signal);
+}
+
 }  // namespace
 
 bool install_memory_tracing(::HsaApiTable& table) noexcept {
@@ -449,6 +489,7 @@ bool install_memory_tracing(::HsaApiTable& table) noexcept {
             (void)runtime().amd.hsa_amd_profiling_async_copy_enable_fn(true);
         table.core_->hsa_memory_copy_fn = &memory_copy;
         table.amd_ext_->hsa_amd_memory_async_copy_fn = &async_copy;
+        table.amd_ext_->hsa_amd_memory_async_copy_rect_fn = &async_copy_rect;
         any = true;
     }
     return any;
@@ -475,6 +516,8 @@ void uninstall_memory_tracing(::HsaApiTable& table) noexcept {
     put_back(table.core_->hsa_memory_free_fn, &memory_free, rt.core.hsa_memory_free_fn);
     put_back(table.core_->hsa_memory_copy_fn, &memory_copy, rt.core.hsa_memory_copy_fn);
     put_back(table.amd_ext_->hsa_amd_memory_async_copy_fn, &async_copy, rt.amd.hsa_amd_memory_async_copy_fn);
+    put_back(table.amd_ext_->hsa_amd_memory_async_copy_rect_fn, &async_copy_rect,
+             rt.amd.hsa_amd_memory_async_copy_rect_fn);
     // Nothing left allocated once the runtime closes the library (the maps are plain pointers, not
     // objects with destructors: a program that exits without hsa_shut_down keeps them valid).
     {

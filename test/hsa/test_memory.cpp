@@ -9,7 +9,8 @@
 //     user_data of ENTER reaching EXIT; frees report the size and agent of their allocation;
 //     failing calls (size 0, an invalid pool, an unknown address) still get ENTER/EXIT and the
 //     runtime's status unchanged; concurrent allocations from several threads all match up;
-//   - hsa_memory_copy and hsa_amd_memory_async_copy host->device, device->device, device->host
+//   - hsa_memory_copy and hsa_amd_memory_async_copy host->device, device->device, device->host,
+//     hsa_amd_memory_async_copy_rect host->device
 //     (and host->host for memory the runtime does not know) are reported with the direction as
 //     operation, bytes, addresses, agents, start <= end; the copied data is right; the program's
 //     completion signal is still 1 when EXIT runs and reaches 0 exactly once afterwards; a
@@ -399,6 +400,48 @@ void test_copies(hsa_agent_t cpu, hsa_agent_t gpu) {
     auto c = find_copy(rs, u(d2));
     expect(c.exit.bytes == n && c.exit.start <= c.exit.end, "failing async copy: EXIT right away");
     signals.push_back(s);
+
+    // A rectangular copy host -> device: 8 rows of 100 bytes from pitch 256 (offset x 4, y 1) to
+    // pitch 512 (offset x 16, y 2): one ENTER + EXIT, bytes 800, first-byte addresses, agents.
+    {
+        take();
+        fill(h1, 11);
+        hsa_signal_t rs_sig{};
+        HSA_CHECK(hsa_signal_create(1, 0, nullptr, &rs_sig));
+        const hsa_pitched_ptr_t rdst{d2, 512, 512 * 16}, rsrc{h1, 256, 256 * 16};
+        const hsa_dim3_t doff{16, 2, 0}, soff{4, 1, 0}, range{100, 8, 1};
+        auto* const to = static_cast<unsigned char*>(d2) + 2 * 512 + 16;
+        const auto* const from = static_cast<const unsigned char*>(h1) + 256 + 4;
+        {
+            std::lock_guard lk(g_mutex);
+            g_signal_of_dst[u(to)] = rs_sig;
+        }
+        HSA_CHECK(hsa_amd_memory_async_copy_rect(&rdst, &doff, &rsrc, &soff, &range, gpu, hsaHostToDevice, 0, nullptr,
+                                                 rs_sig));
+        example::wait_done(rs_sig);
+        bool rows = true;
+        for (int y = 0; y < 8; ++y) rows = rows && std::memcmp(to + y * 512, from + y * 256, 100) == 0;
+        expect(rows, "async_copy_rect: rows right");
+        auto rr = take();
+        auto rc = find_copy(rr, u(to));
+        expect(rc.enter.op == ROCPROFILER_MEMORY_COPY_HOST_TO_DEVICE && rc.exit.op == rc.enter.op &&
+                   rc.exit.bytes == 800 && rc.exit.src == u(from) && rc.exit.dst_agent == gpu.handle &&
+                   rc.exit.src_agent == cpu.handle && rc.exit.start != 0 && rc.exit.start <= rc.exit.end &&
+                   rc.enter.internal == rc.exit.internal && rc.exit.app_signal_at_exit == 1,
+               "hsa_amd_memory_async_copy_rect: direction, bytes, first-byte addresses, agents, times, signal");
+        // Arguments the runtime rejects: its status, no record.
+        expect(hsa_amd_memory_async_copy_rect(nullptr, &doff, &rsrc, &soff, &range, gpu, hsaHostToDevice, 0, nullptr,
+                                              rs_sig) == HSA_STATUS_ERROR_INVALID_ARGUMENT,
+               "async_copy_rect with a null destination: the runtime's INVALID_ARGUMENT");
+        int none = 0;
+        for (const auto& r : take()) none += r.kind == ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY;
+        expect(none == 0, "async_copy_rect rejected for its arguments: no record");
+        {
+            std::lock_guard lk(g_mutex);
+            g_signal_of_dst.erase(u(to));
+        }
+        HSA_CHECK(hsa_signal_destroy(rs_sig));
+    }
 
     // Concurrent async copies from several threads, each waiting for its own signal.
     constexpr int threads = 3, per_thread = 30;
