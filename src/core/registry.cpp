@@ -416,8 +416,7 @@ void exit_many(many_state& s, std::uint64_t mask, thread_fast* t, std::uint64_t 
             ((s.requested >> c) & 1u) ? s.requested_value[c] : t->top[c].load(std::memory_order_relaxed);
         const callback_slot& slot = slots[ki][c];
         rocprofiler_callback_tracing_record_t record;
-        record_init(record, c, t->tid, internal, external, ancestor, kind_op, payload);
-        record_exit(record, internal, external, payload);
+        record_init(record, c, t->tid, internal, external, ancestor, kind_op, payload, ROCPROFILER_CALLBACK_PHASE_EXIT);
         slot.invoke(record, &s.user_data[c]);
     }
 }

@@ -49,14 +49,6 @@ struct callback_slot {
     void* data;
 
     [[nodiscard]] bool set() const noexcept { return by_value != nullptr || by_address != nullptr; }
-    /// Calls whichever form is set (a slot never changes form while it is in use).
-    [[gnu::always_inline]] void invoke(const rocprofiler_callback_tracing_record_t& r,
-                                       rocprofiler_user_data_t* user_data) const {
-        if (by_address != nullptr)
-            by_address(&r, user_data, data);
-        else
-            by_value(r, user_data, data);
-    }
     /// Calls the form the caller already tested for.
     template <bool ByAddress>
     [[gnu::always_inline]] void invoke_as(const rocprofiler_callback_tracing_record_t& r,
@@ -65,6 +57,14 @@ struct callback_slot {
             by_address(&r, user_data, data);
         else
             by_value(r, user_data, data);
+    }
+    /// Calls whichever form is set (a slot never changes form while it is in use).
+    [[gnu::always_inline]] void invoke(const rocprofiler_callback_tracing_record_t& r,
+                                       rocprofiler_user_data_t* user_data) const {
+        if (by_address != nullptr)
+            invoke_as<true>(r, user_data);
+        else
+            invoke_as<false>(r, user_data);
     }
 };
 extern ENCORE_API callback_slot slots[kind_count][max_contexts];
@@ -131,20 +131,21 @@ ENCORE_API bool request_external(thread_fast* t, unsigned c, kind k, op_id op, s
 /// The record a callback gets, written as four 16-byte stores in record order: built with
 /// narrower stores and then copied into the by-value argument with 16-byte loads, the copy waits
 /// on store forwarding (measured at ~10 ns per callback); a callback that copies the record
-/// (most tools) reads it the same way. ENTER phase; record_exit turns it into the EXIT record.
+/// (most tools) reads it the same way. `phase` ENTER unless given; record_exit turns an ENTER
+/// record into the EXIT one by rewriting two halves.
 [[gnu::always_inline]] inline void record_init(rocprofiler_callback_tracing_record_t& rec, std::uint64_t c,
                                                std::uint64_t tid, std::uint64_t internal, std::uint64_t external,
-                                               std::uint64_t ancestor, std::uint64_t kind_op, void* payload) noexcept {
+                                               std::uint64_t ancestor, std::uint64_t kind_op, void* payload,
+                                               rocprofiler_callback_phase_t phase = ROCPROFILER_CALLBACK_PHASE_ENTER) noexcept {
     static_assert(sizeof(rec) == 64 && offsetof(rocprofiler_callback_tracing_record_t, payload) == 56, "record layout");
 #if defined(__SSE2__)
     auto* v = reinterpret_cast<__m128i*>(&rec);
     _mm_storeu_si128(v + 0, _mm_set_epi64x(static_cast<long long>(tid), static_cast<long long>(c)));
     _mm_storeu_si128(v + 1, _mm_set_epi64x(static_cast<long long>(external), static_cast<long long>(internal)));
     _mm_storeu_si128(v + 2, _mm_set_epi64x(static_cast<long long>(kind_op), static_cast<long long>(ancestor)));
-    _mm_storeu_si128(v + 3, _mm_set_epi64x(static_cast<long long>(reinterpret_cast<std::uintptr_t>(payload)),
-                                           ROCPROFILER_CALLBACK_PHASE_ENTER));
+    _mm_storeu_si128(v + 3, _mm_set_epi64x(static_cast<long long>(reinterpret_cast<std::uintptr_t>(payload)), phase));
 #else
-    const std::uint64_t words[8] = {c,       tid, internal, external, ancestor, kind_op, ROCPROFILER_CALLBACK_PHASE_ENTER,
+    const std::uint64_t words[8] = {c, tid, internal, external, ancestor, kind_op, static_cast<std::uint64_t>(phase),
                                     reinterpret_cast<std::uintptr_t>(payload)};
     std::memcpy(&rec, words, sizeof(rec));
 #endif
