@@ -119,28 +119,31 @@ noop_ptr=$(ENCORE_CUDA_TOOL_MODE=noop_ptr encore "$B/bench_call" | median)
 cupti=$(BENCH_CUPTI=1 "$B/bench_call" | median)
 side=$(BENCH_SWITCH=1 ENCORE_CUDA_TOOL_MODE=switch encore "$B/bench_call")
 sv() { grep -o "$1=[0-9.]*" <<<"$side" | cut -d= -f2; }
+# LABEL VALUE BASE DECIMALS: a table row, the value and what it adds to BASE ("-" without one).
+row() {
+    if [[ -z $3 ]]; then printf "%-44s %8.${4}f %8s\n" "$1" "$2" "-"
+    else printf "%-44s %8.${4}f %+8.${4}f\n" "$1" "$2" "$(awk "BEGIN{print $2 - $3}")"; fi
+}
 echo
 echo "cuCtxGetDevice, ns per call (median of 7 x 2M calls)"
 printf "%-44s %8s %8s\n" "case" "ns" "added"
-printf "%-44s %8.2f %8s\n" "bare (real driver)" "$bare" "-"
-printf "%-44s %8.2f %+8.2f\n" "encore, no active context" "$none" "$(awk "BEGIN{print $none - $bare}")"
-printf "%-44s %8.2f %+8.2f\n" "encore, no-op ENTER/EXIT callback" "$noop" "$(awk "BEGIN{print $noop - $bare}")"
-printf "%-44s %8.2f %+8.2f\n" "encore, same, by-address callback form" "$noop_ptr" "$(awk "BEGIN{print $noop_ptr - $bare}")"
-printf "%-44s %8.2f %+8.2f\n" "CUPTI, no-op callback on the driver domain" "$cupti" "$(awk "BEGIN{print $cupti - $bare}")"
+row "bare (real driver)" "$bare" "" 2
+row "encore, no active context" "$none" "$bare" 2
+row "encore, no-op ENTER/EXIT callback" "$noop" "$bare" 2
+row "encore, same, by-address callback form" "$noop_ptr" "$bare" 2
+row "CUPTI, no-op callback on the driver domain" "$cupti" "$bare" 2
 echo
 echo "the same in one process, cases taking turns (median of 7 rounds x 2M calls each)"
 echo "$side"
-printf "%-44s %8.2f %8s\n" "bare (the real driver's function)" "$(sv bare)" "-"
-for c in none noop noop_ptr; do
-    printf "%-44s %8.2f %+8.2f\n" "encore, $c" "$(sv $c)" "$(awk "BEGIN{print $(sv $c) - $(sv bare)}")"
-done
+row "bare (the real driver's function)" "$(sv bare)" "" 2
+for c in none noop noop_ptr; do row "encore, $c" "$(sv $c)" "$(sv bare)" 2; done
 echo
 echo "empty-kernel launch, us per launch (submission; median of 7 x 20000)"
-printf "%-44s %8.3f %8s\n" "bare" "$launch_bare" "-"
-printf "%-44s %8.3f %+8.3f\n" "bare + 2 cuEventRecord per launch" "$launch_events" "$(awk "BEGIN{print $launch_events - $launch_bare}")"
-printf "%-44s %8.3f %+8.3f\n" "bare + 2 events + cudaStreamIsCapturing" "$launch_events_cap" "$(awk "BEGIN{print $launch_events_cap - $launch_bare}")"
-printf "%-44s %8.3f %+8.3f\n" "encore, no active context" "$launch_none" "$(awk "BEGIN{print $launch_none - $launch_bare}")"
-printf "%-44s %8.3f %+8.3f\n" "encore, KERNEL_DISPATCH, no-op callback" "$launch_rec" "$(awk "BEGIN{print $launch_rec - $launch_bare}")"
+row "bare" "$launch_bare" "" 3
+row "bare + 2 cuEventRecord per launch" "$launch_events" "$launch_bare" 3
+row "bare + 2 events + cudaStreamIsCapturing" "$launch_events_cap" "$launch_bare" 3
+row "encore, no active context" "$launch_none" "$launch_bare" 3
+row "encore, KERNEL_DISPATCH, no-op callback" "$launch_rec" "$launch_bare" 3
 echo
 echo "replay of a kernel writing 64 MiB, 8 GiB tracked, 10 passes: restore per pass"
 for variant in "full_copy device" "full_copy host" "changed_chunks device" "changed_chunks host"; do
