@@ -462,11 +462,12 @@ hsa_status_t async_copy_rect(const hsa_pitched_ptr_t* dst, const hsa_dim3_t* dst
     const void* const from = first(*src, *src_offset);
     // The direction is the caller's; the agents those of the memory (the copy agent for device
     // memory the runtime does not know).
-    side s = classify(from), d = classify(to);
-    s.device = dir == hsaDeviceToHost || dir == hsaDeviceToDevice;
-    d.device = dir == hsaHostToDevice || dir == hsaDeviceToDevice;
-    if (s.device && s.agent == 0) s.agent = copy_agent.handle;
-    if (d.device && d.agent == 0) d.agent = copy_agent.handle;
+    const auto side_of = [&](const void* p, bool device) {
+        const side known = classify(p);
+        return side{device, device && !known.device ? copy_agent.handle : known.agent};
+    };
+    const side s = side_of(from, dir == hsaDeviceToHost || dir == hsaDeviceToDevice);
+    const side d = side_of(to, dir == hsaHostToDevice || dir == hsaDeviceToDevice);
     const std::uint64_t bytes = std::uint64_t{range->x} * range->y * range->z;
     return traced_async(call, s, d, direction(s, d), to, from, bytes, d.agent, s.agent, completion_signal);
 }
