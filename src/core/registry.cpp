@@ -8,6 +8,7 @@
 #include <encore/tracing/detail/core.hpp>
 
 #include <dirent.h>
+#include <pthread.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -16,6 +17,7 @@
 #include <cstddef>
 #include <bit>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -83,26 +85,48 @@ std::shared_ptr<thread_state> state_for_tid(std::uint64_t tid, bool create) {
     return s;
 }
 
-struct thread_holder {
-    std::shared_ptr<thread_state> state;
-    ~thread_holder() {
-        if (!state) return;
-        std::lock_guard lk(g_threads_mutex);
-        threads().erase(state->fast.tid);
-    }
-};
-
-thread_local thread_holder t_holder;
-
 std::uint64_t gettid_now() noexcept { return static_cast<std::uint64_t>(::syscall(SYS_gettid)); }
 
+// Freeing a thread's state at thread exit. Not from a C++ thread_local destructor: a
+// thread_local built before the thread's first traced call is destroyed after it, and its
+// destructor's HSA/HIP calls (runtimes and programs make them) would trace through freed
+// memory. glibc runs pthread key destructors after every C++ thread_local destructor, so the
+// state is dropped there. A traced call from a later key destructor finds t_thread null and
+// attaches again; setting the key again makes glibc run this destructor once more (up to
+// PTHREAD_DESTRUCTOR_ITERATIONS rounds; a state attached after the last round is never freed).
+// The main thread's state lives until the process ends (no key destructors run at exit()).
+void drop_thread(void* p) noexcept {
+    auto* owned = static_cast<std::shared_ptr<thread_state>*>(p);
+    {
+        std::lock_guard lk(g_threads_mutex);
+        auto& m = threads();
+        // Erase only our own entry: the tid may already name a newer thread's state.
+        if (auto it = m.find((*owned)->fast.tid); it != m.end() && it->second == *owned) m.erase(it);
+    }
+    if (tracing::detail::t_thread == &(*owned)->fast) tracing::detail::t_thread = nullptr;
+    delete owned;  // a pusher on another thread may still hold the state; it goes with its copy
+}
+
+pthread_key_t thread_key() noexcept {
+    static const pthread_key_t key = [] {
+        pthread_key_t k{};
+        if (::pthread_key_create(&k, &drop_thread) != 0) std::abort();  // no keys left at load time
+        return k;
+    }();
+    return key;
+}
+
+// This thread's state, created on first use (or found, if a push from another thread made it).
+// Valid on this thread until the key destructor above runs.
 thread_state* self() noexcept {
     if (tracing::detail::t_thread != nullptr) [[likely]]
         return reinterpret_cast<thread_state*>(tracing::detail::t_thread);
-    // A push from another thread may already have created this thread's state.
-    t_holder.state = state_for_tid(gettid_now(), true);
-    tracing::detail::t_thread = &t_holder.state->fast;
-    return t_holder.state.get();
+    auto owned = std::make_unique<std::shared_ptr<thread_state>>(state_for_tid(gettid_now(), true));
+    thread_state* const ts = owned->get();
+    if (::pthread_setspecific(thread_key(), owned.get()) == 0) (void)owned.release();
+    // Else (ENOMEM) the map's reference keeps the state alive: it is never freed.
+    tracing::detail::t_thread = &ts->fast;
+    return ts;
 }
 
 bool thread_exists(std::uint64_t tid) noexcept {
@@ -333,13 +357,26 @@ void reset_for_testing() noexcept {
 
 std::uint64_t this_thread_id() noexcept { return self()->fast.tid; }
 
+namespace {
+// The state a push or pop on `tid` acts on: this thread's own (valid while it runs), or another
+// thread's, kept alive by `hold` in case that thread exits meanwhile. Null if that thread has none.
+thread_state* state_of(std::uint64_t tid, std::shared_ptr<thread_state>& hold) noexcept {
+    thread_state* const me = self();
+    if (tid == me->fast.tid) return me;
+    hold = state_for_tid(tid, false);
+    return hold.get();
+}
+}  // namespace
+
 rocprofiler_status_t push_external(rocprofiler_context_id_t ctx, rocprofiler_thread_id_t tid,
                                    rocprofiler_user_data_t v) noexcept {
     if (find_context(ctx) == nullptr) return ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
-    std::shared_ptr<thread_state> ts = tid == self()->fast.tid ? t_holder.state : state_for_tid(tid, false);
-    if (!ts) {
+    std::shared_ptr<thread_state> hold;
+    thread_state* ts = state_of(tid, hold);
+    if (ts == nullptr) {
         if (!thread_exists(tid)) return ROCPROFILER_STATUS_ERROR_THREAD_NOT_FOUND;
-        ts = state_for_tid(tid, true);
+        hold = state_for_tid(tid, true);
+        ts = hold.get();
     }
     std::lock_guard lk(ts->mutex);
     auto& stack = ts->stacks[ctx.handle];
@@ -355,8 +392,9 @@ rocprofiler_status_t push_external(rocprofiler_context_id_t ctx, rocprofiler_thr
 rocprofiler_status_t pop_external(rocprofiler_context_id_t ctx, rocprofiler_thread_id_t tid,
                                   rocprofiler_user_data_t* out) noexcept {
     if (find_context(ctx) == nullptr) return ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
-    std::shared_ptr<thread_state> ts = tid == self()->fast.tid ? t_holder.state : state_for_tid(tid, false);
-    if (!ts) return thread_exists(tid) ? ROCPROFILER_STATUS_ERROR : ROCPROFILER_STATUS_ERROR_THREAD_NOT_FOUND;
+    std::shared_ptr<thread_state> hold;
+    thread_state* const ts = state_of(tid, hold);
+    if (ts == nullptr) return thread_exists(tid) ? ROCPROFILER_STATUS_ERROR : ROCPROFILER_STATUS_ERROR_THREAD_NOT_FOUND;
     std::lock_guard lk(ts->mutex);
     auto& stack = ts->stacks[ctx.handle];
     if (stack.empty()) return ROCPROFILER_STATUS_ERROR;

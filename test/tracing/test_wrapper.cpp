@@ -10,6 +10,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <pthread.h>
 #include <thread>
 #include <vector>
 
@@ -372,6 +373,55 @@ TEST_CASE("concurrent traced calls from many threads") {
     for (const auto& [id, n] : ids) all_pairs = all_pairs && n == 2 && id != 0;
     CHECK(all_pairs);
     tracing::hsa_all::uninstall(t.root);
+}
+
+TEST_CASE("traced calls from a thread's exit (thread_local destructors) are traced and never touch freed state") {
+    // A thread_local built before the thread's first traced call is destroyed after encore's own
+    // per-thread state; its destructor's calls must still be traced (ASan catches a freed read).
+    static recorder rec;
+    rec.events.clear();
+    static fake_hsa::tables* tables = nullptr;
+    fake_hsa::tables t;
+    tables = &t;
+    run_tool([] {
+        context c;
+        CHECK(context::create(c) == ROCPROFILER_STATUS_SUCCESS);
+        CHECK(c.trace<hsa_core>(&record_cb, &rec) == ROCPROFILER_STATUS_SUCCESS);
+        return static_cast<int>(c.start());
+    });
+    tracing::hsa_all::install(t.root);
+    struct at_exit {
+        ~at_exit() {
+            for (int i = 0; i < 3; ++i) (void)tables->core.hsa_signal_load_relaxed_fn(hsa_signal_t{1});
+        }
+    };
+    // And a pthread key destructor's calls, which glibc runs after all of those. The key is
+    // made after encore's own (created at a process's first traced call), so it runs after
+    // encore has dropped the thread's state: those calls attach the thread again.
+    static pthread_key_t key{};
+    static bool key_made = false;
+    std::thread th([] {
+        static thread_local at_exit guard;  // constructed here, before the first traced call
+        (void)guard;
+        (void)tables->core.hsa_signal_load_relaxed_fn(hsa_signal_t{1});
+        key_made = pthread_key_create(&key, [](void*) {
+                       for (int i = 0; i < 2; ++i) (void)tables->core.hsa_signal_load_relaxed_fn(hsa_signal_t{1});
+                   }) == 0;
+        if (key_made) pthread_setspecific(key, &key);
+    });
+    th.join();
+    REQUIRE(key_made);
+    pthread_key_delete(key);
+    // One call while running, three from the destructor, two from the key's: all paired, ids unique.
+    REQUIRE(rec.events.size() == 12u);
+    std::map<std::uint64_t, int> ids;
+    for (const auto& e : rec.events) ++ids[e.corr.internal];
+    CHECK(ids.size() == 6u);
+    bool same_thread = true;
+    for (const auto& e : rec.events) same_thread = same_thread && e.thread == rec.events.front().thread;
+    CHECK(same_thread);
+    tracing::hsa_all::uninstall(t.root);
+    tables = nullptr;
 }
 
 TEST_CASE("a shorter runtime table: slots past version.minor_id are never written") {
