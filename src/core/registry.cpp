@@ -1,6 +1,7 @@
 // src/core/registry.cpp — contexts, callback services, subscriber masks, correlation ids and
 // the ENTER/EXIT dispatch of traced calls. All mutable tracing state of encore lives here.
 #include "registry.hpp"
+#include "exit_safe_local.hpp"
 #include "replay.hpp"
 
 #include <encore/tracing/tool.hpp>
@@ -8,7 +9,6 @@
 #include <encore/tracing/detail/core.hpp>
 
 #include <dirent.h>
-#include <pthread.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -17,7 +17,6 @@
 #include <cstddef>
 #include <bit>
 #include <cstdio>
-#include <cstdlib>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -87,46 +86,35 @@ std::shared_ptr<thread_state> state_for_tid(std::uint64_t tid, bool create) {
 
 std::uint64_t gettid_now() noexcept { return static_cast<std::uint64_t>(::syscall(SYS_gettid)); }
 
-// Freeing a thread's state at thread exit. Not from a C++ thread_local destructor: a
-// thread_local built before the thread's first traced call is destroyed after it, and its
-// destructor's HSA/HIP calls (runtimes and programs make them) would trace through freed
-// memory. glibc runs pthread key destructors after every C++ thread_local destructor, so the
-// state is dropped there. A traced call from a later key destructor finds t_thread null and
-// attaches again; setting the key again makes glibc run this destructor once more (up to
-// PTHREAD_DESTRUCTOR_ITERATIONS rounds; a state attached after the last round is never freed).
+// Who frees a thread's state when it exits: an exit_safe_local, so the thread's C++
+// thread_local destructors (the program's, a runtime's: they make HSA/HIP calls) trace with it
+// still in place. A call after it is dropped attaches the thread again (exit_safe_local.hpp).
 // The main thread's state lives until the process ends (no key destructors run at exit()).
-void drop_thread(void* p) noexcept {
-    auto* owned = static_cast<std::shared_ptr<thread_state>*>(p);
-    {
-        std::lock_guard lk(g_threads_mutex);
-        auto& m = threads();
-        // Erase only our own entry: the tid may already name a newer thread's state.
-        if (auto it = m.find((*owned)->fast.tid); it != m.end() && it->second == *owned) m.erase(it);
+struct thread_owner {
+    std::shared_ptr<thread_state> state;
+    ~thread_owner() {
+        if (!state) return;
+        {
+            std::lock_guard lk(g_threads_mutex);
+            auto& m = threads();
+            // Erase only our own entry: the tid may already name a newer thread's state.
+            if (auto it = m.find(state->fast.tid); it != m.end() && it->second == state) m.erase(it);
+        }
+        if (tracing::detail::t_thread == &state->fast) tracing::detail::t_thread = nullptr;
+        // A pusher on another thread may still hold the state; it goes with the last copy.
     }
-    if (tracing::detail::t_thread == &(*owned)->fast) tracing::detail::t_thread = nullptr;
-    delete owned;  // a pusher on another thread may still hold the state; it goes with its copy
-}
-
-pthread_key_t thread_key() noexcept {
-    static const pthread_key_t key = [] {
-        pthread_key_t k{};
-        if (::pthread_key_create(&k, &drop_thread) != 0) std::abort();  // no keys left at load time
-        return k;
-    }();
-    return key;
-}
+};
 
 // This thread's state, created on first use (or found, if a push from another thread made it).
-// Valid on this thread until the key destructor above runs.
+// Valid on this thread until its thread_owner is dropped.
 thread_state* self() noexcept {
     if (tracing::detail::t_thread != nullptr) [[likely]]
         return reinterpret_cast<thread_state*>(tracing::detail::t_thread);
-    auto owned = std::make_unique<std::shared_ptr<thread_state>>(state_for_tid(gettid_now(), true));
-    thread_state* const ts = owned->get();
-    if (::pthread_setspecific(thread_key(), owned.get()) == 0) (void)owned.release();
-    // Else (ENOMEM) the map's reference keeps the state alive: it is never freed.
-    tracing::detail::t_thread = &ts->fast;
-    return ts;
+    std::shared_ptr<thread_state> s = state_for_tid(gettid_now(), true);
+    // Out of memory for the owner: the map's reference keeps the state, never freed.
+    if (thread_owner* o = exit_safe_local<thread_owner>::get()) o->state = s;
+    tracing::detail::t_thread = &s->fast;
+    return s.get();
 }
 
 bool thread_exists(std::uint64_t tid) noexcept {

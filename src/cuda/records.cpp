@@ -18,6 +18,7 @@
 #include "real.hpp"
 
 #include "../core/clock.hpp"
+#include "../core/exit_safe_local.hpp"
 #include "../core/replay.hpp"
 #include "../hsa/events.hpp"
 
@@ -66,12 +67,16 @@ auto* g_contexts = new std::map<CUcontext, std::shared_ptr<context_timing>>;  //
 std::atomic<std::uint64_t> g_generation{1};  // bumped when a context is forgotten
 
 std::shared_ptr<context_timing> timing_of(CUcontext c) {
-    // The common case (the thread's context as last time) without the map's lock.
-    thread_local CUcontext t_ctx = nullptr;
-    thread_local std::uint64_t t_gen = 0;
-    thread_local std::shared_ptr<context_timing> t_timing;
+    // The common case (the thread's context as last time) without the map's lock. An
+    // exit_safe_local, so launches from the thread's thread_local destructors find it intact.
+    struct last_used {
+        CUcontext ctx = nullptr;
+        std::uint64_t gen = 0;
+        std::shared_ptr<context_timing> timing;
+    };
+    last_used* const last = core::exit_safe_local<last_used>::get();
     const std::uint64_t gen = g_generation.load(std::memory_order_acquire);
-    if (c == t_ctx && gen == t_gen && t_timing) return t_timing;
+    if (last != nullptr && c == last->ctx && gen == last->gen && last->timing) return last->timing;
     std::lock_guard lk(g_contexts_mutex);
     auto& t = (*g_contexts)[c];
     if (!t) {
@@ -80,9 +85,7 @@ std::shared_ptr<context_timing> timing_of(CUcontext c) {
         CUdevice d = 0;
         if (real().ctx_get_device != nullptr && real().ctx_get_device(&d) == CUDA_SUCCESS) t->device = d;
     }
-    t_ctx = c;
-    t_gen = gen;
-    t_timing = t;
+    if (last != nullptr) *last = {c, gen, t};
     return t;
 }
 

@@ -1,6 +1,7 @@
 // src/marker/roctx.cpp — the roctx functions' own behaviour (what runs with or without a tool).
 #include "roctx.hpp"
 
+#include "../core/exit_safe_local.hpp"
 #include "../core/registration.hpp"
 #include "../core/registry.hpp"
 #include "../hsa/events.hpp"
@@ -89,8 +90,13 @@ struct open_range {
 // traced the kind has no entry: a pop closes the top entry only when its level is the one
 // being closed (so tracing started or stopped mid-range never pairs a pop with the wrong push).
 // t_traced_open mirrors the vector's size so an untraced pop reads one initial-exec word.
+// The vector is an exit_safe_local: ranges pushed and popped by the thread's thread_local
+// destructors (which run after a plain thread_local vector would be gone) are still paired.
 __attribute__((tls_model("initial-exec"))) thread_local int t_traced_open = 0;
-thread_local std::vector<std::unique_ptr<open_range>> t_open;
+struct open_stack {
+    std::vector<std::unique_ptr<open_range>> ranges;
+    ~open_stack() { t_traced_open = 0; }  // ranges still open at thread exit get no EXIT
+};
 
 // Traced process ranges by id; g_process_open counts them so an untraced stop takes no lock
 // (relaxed: a stop racing with its own start is a program error; the mutex orders the rest).
@@ -138,10 +144,11 @@ void mark(const char* message) {
 int range_push(const char* message) {
     const int level = t_depth++;
     if (range_wanted(op_thread_range)) [[unlikely]] {
-        if (auto r = begin_range(op_thread_range, message)) {
+        open_stack* const open = core::exit_safe_local<open_stack>::get();
+        if (auto r = open != nullptr ? begin_range(op_thread_range, message) : nullptr) {
             r->level = level;
             try {
-                t_open.push_back(std::move(r));
+                open->ranges.push_back(std::move(r));
                 ++t_traced_open;
             } catch (...) {
                 // out of memory: the ENTER went out, its EXIT cannot; nothing else to do
@@ -154,9 +161,12 @@ int range_push(const char* message) {
 int range_pop() {
     if (t_depth == 0) return -1;  // unbalanced: nothing to close, no record
     const int level = --t_depth;
-    if (t_traced_open != 0 && t_open.back()->level == level) [[unlikely]] {
-        std::unique_ptr<open_range> r = std::move(t_open.back());
-        t_open.pop_back();
+    if (t_traced_open != 0) [[unlikely]] {
+        // t_traced_open != 0: this thread's stack exists and holds that many ranges.
+        auto& open = core::exit_safe_local<open_stack>::get()->ranges;
+        if (open.back()->level != level) return level;
+        std::unique_ptr<open_range> r = std::move(open.back());
+        open.pop_back();
         --t_traced_open;
         end_range(*r, static_cast<std::uint64_t>(level));
     }

@@ -44,6 +44,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #undef cuGetProcAddress
@@ -584,6 +585,27 @@ int run_records() {
     void* cp[] = {&b};
     CHECK(cuLaunchKernel(counter_f, 1, 1, 1, 1, 1, 1, 0, s, cp, nullptr));
     CHECK(cuStreamSynchronize(s));
+    // A launch from a thread's thread_local destructor (built before the thread's first launch,
+    // so destroyed after encore's per-thread cache would be as a plain thread_local): traced
+    // like any other (ASan: no freed state read).
+    {
+        static CUfunction f = nullptr;
+        static void** params = nullptr;
+        static CUstream stream = nullptr;
+        f = counter_f, params = cp, stream = s;
+        struct at_exit {
+            ~at_exit() { CHECK(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, stream, params, nullptr)); }
+        };
+        CUcontext ctx = nullptr;
+        CHECK(cuCtxGetCurrent(&ctx));
+        std::thread([ctx] {
+            static thread_local at_exit guard;
+            (void)guard;
+            CHECK(cuCtxSetCurrent(ctx));
+            CHECK(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, stream, params, nullptr));
+        }).join();
+        CHECK(cuStreamSynchronize(s));
+    }
 
     // Results as without encore: the 2-D copy's rows landed at their pitch and offsets.
     std::vector<unsigned char> rows(512 * 12);
@@ -623,9 +645,9 @@ int run_records() {
     for (const auto& [k, c] : n)
         if (k.first == ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY) copies += c;
     expect(copies == 14, "7 copies, ENTER and EXIT each (" + std::to_string(copies) + " records)");
-    expect(n[{ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE}] == 2 &&
-               n[{ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH, ROCPROFILER_KERNEL_DISPATCH_COMPLETE}] == 1,
-           "the launch: ENQUEUE ENTER/EXIT and one COMPLETE");
+    expect(n[{ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE}] == 6 &&
+               n[{ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH, ROCPROFILER_KERNEL_DISPATCH_COMPLETE}] == 3,
+           "three launches (one from a thread_local destructor): ENQUEUE ENTER/EXIT and one COMPLETE each");
     for (const auto& r : g_records)
         if (r.kind == ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH && r.op == ROCPROFILER_KERNEL_DISPATCH_COMPLETE)
             expect(r.dispatch.dispatch_info.dispatch_id != 0 && r.dispatch.end_timestamp >= r.dispatch.start_timestamp &&

@@ -402,6 +402,32 @@ void check_ranges_live() {
         expect(ok, "a process range stopped on another thread: EXIT paired with its ENTER, on the starting thread's id");
     }
 
+    // Ranges from a thread's thread_local destructor: one built before the thread's first range
+    // is destroyed after roctx's per-thread state would be as a plain thread_local; its
+    // push/pop pairs still nest and close (ASan: no freed state read).
+    {
+        static std::uint64_t exiting_tid = 0;
+        struct at_exit {
+            ~at_exit() {
+                roctxRangePushA("exit outer");
+                roctxRangePushA("exit inner");
+                roctxRangePop();
+                roctxRangePop();
+            }
+        };
+        std::thread([] {
+            static thread_local at_exit guard;  // constructed before the thread's first range
+            (void)guard;
+            exiting_tid = gettid_now();
+            roctxRangePushA("running");
+            roctxRangePop();
+        }).join();
+        const auto in = ranges(THREAD, ENTER, exiting_tid), out = ranges(THREAD, EXIT, exiting_tid);
+        expect(in.size() == 3 && out.size() == 3 && out[1].internal == in[2].internal && out[2].internal == in[1].internal &&
+                   out[1].args == "message=\"exit inner\";" && out[2].ret == 0,
+               "ranges pushed and popped from a thread_local destructor at thread exit: paired and nested");
+    }
+
     // The message is copied: the caller's string may be gone when the range closes.
     {
         auto* msg = new std::string("a message on the heap, longer than any small-string buffer");
