@@ -89,6 +89,8 @@ check "records: GPU times inside the host window (within 50 us)" \
     'awk "/GPU start before/ {exit !(\$10 <= 50000 && \$19 <= 50000)}" <<<"$out"'
 check "records: copies by direction, each timed" \
     'grep -q "copies h2h=0 h2d=$(want h2d) d2h=$(want d2h) d2d=$(want d2d) enter=[0-9]* exit=[0-9]* time_bad=0" <<<"$out" && awk "/copies h2h/ {split(\$7,a,\"=\"); split(\$8,b,\"=\"); exit !(a[2]==b[2])}" <<<"$out"'
+check "records: copy bytes by direction (2-D: width x height, 3-D: x depth)" \
+    'grep -q "copy bytes h2d=$(want bytes_h2d) d2h=$(want bytes_d2h) d2d=$(want bytes_d2d)$" <<<"$out"'
 check "records: allocations and frees with addresses and sizes" \
     'grep -q "allocations allocate=$(want allocs) free=$(want frees) bad=0" <<<"$out"'
 

@@ -196,6 +196,7 @@ struct records_stats {
     std::int64_t max_early_ns = 0, max_late_ns = 0;  // GPU start before ENQUEUE ENTER / end after COMPLETE delivery
     double busy_ns = 0;                              // longest kernel
     int copies[5] = {0, 0, 0, 0, 0}, copy_enter = 0, copy_exit = 0, copy_time_bad = 0;
+    unsigned long long copy_bytes[5] = {0, 0, 0, 0, 0};  // by direction, from the EXIT records
     int alloc = 0, free_ = 0, alloc_bad = 0;
     std::map<std::uint64_t, std::uint64_t> live;  // address -> size
 } g_rec;
@@ -250,6 +251,7 @@ void on_record(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*
             if (r.operation > 0 && r.operation < 5) ++g_rec.copies[r.operation];
         } else {
             ++g_rec.copy_exit;
+            if (r.operation > 0 && r.operation < 5) g_rec.copy_bytes[r.operation] += p->bytes;
             if (p->start_timestamp == 0 || p->start_timestamp > p->end_timestamp ||
                 std::int64_t(p->end_timestamp) - std::int64_t(now) > 1'000'000 ||
                 std::int64_t(ud->value) - std::int64_t(p->start_timestamp) > 1'000'000)
@@ -289,6 +291,8 @@ void print_records() {
     std::printf("cuda-records: copies h2h=%d h2d=%d d2h=%d d2d=%d enter=%d exit=%d time_bad=%d\n", g_rec.copies[1],
                 g_rec.copies[2], g_rec.copies[3], g_rec.copies[4], g_rec.copy_enter, g_rec.copy_exit,
                 g_rec.copy_time_bad);
+    std::printf("cuda-records: copy bytes h2d=%llu d2h=%llu d2d=%llu\n", g_rec.copy_bytes[2], g_rec.copy_bytes[3],
+                g_rec.copy_bytes[4]);
     std::printf("cuda-records: allocations allocate=%d free=%d bad=%d\n", g_rec.alloc, g_rec.free_, g_rec.alloc_bad);
 }
 
