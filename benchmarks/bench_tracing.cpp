@@ -4,6 +4,8 @@
 //   noop_cb      one context with a no-op ENTER/EXIT callback (the seed's form: record by value)
 //   noop_cb_ptr  the same with encore's by-address callback form (no record copy per callback)
 //   arg_strings  one context whose EXIT callback iterates the arguments into strings
+//   floor_cb, floor_cb_ptr  the same no-op callbacks through floor.cpp: the least any wrapper can
+//                do to deliver those records (a hand-written lower bound, not a tracer)
 // over a cheap HSA-signature call (hsa_signal_load_relaxed). See RESULTS.md.
 #include "../test/support/fake_hsa.hpp"
 
@@ -29,6 +31,15 @@ std::int64_t g_signal_value = 42;
 struct bench_tables : fake_hsa::tables {
     bench_tables() { core.hsa_signal_load_relaxed_fn = &plain_signal_load; }
 };
+extern "C" {  // floor.cpp
+extern std::atomic<bool> encore_floor_enabled;
+extern rocprofiler_callback_tracing_cb_t encore_floor_by_value;
+extern encore_callback_tracing_ptr_cb_t encore_floor_by_address;
+extern hsa_signal_value_t (*encore_floor_next)(hsa_signal_t);
+hsa_signal_value_t encore_floor_call_by_value(hsa_signal_t);
+hsa_signal_value_t encore_floor_call_by_address(hsa_signal_t);
+}
+
 bench_tables g_tables;  // wrapped
 bench_tables g_bare;    // never wrapped
 encore::context g_noop, g_noop_ptr, g_args;
@@ -97,11 +108,28 @@ void arg_strings(benchmark::State& state) {
     benchmark::DoNotOptimize(g_arg_bytes);
 }
 
+void floor_run(benchmark::State& state, hsa_signal_value_t (*f)(hsa_signal_t)) {
+    g_noop.stop();
+    g_args.stop();
+    bench_tables t;
+    t.core.hsa_signal_load_relaxed_fn = f;
+    encore_floor_next = &plain_signal_load;
+    encore_floor_by_value = &noop_cb;
+    encore_floor_by_address = &noop_ptr_cb;
+    encore_floor_enabled.store(true);
+    run(state, t.core);
+    encore_floor_enabled.store(false);
+}
+void floor_cb(benchmark::State& state) { floor_run(state, &encore_floor_call_by_value); }
+void floor_cb_ptr(benchmark::State& state) { floor_run(state, &encore_floor_call_by_address); }
+
 BENCHMARK(bare);
 BENCHMARK(wrapped_off);
 BENCHMARK(noop_cb_bench)->Name("noop_cb");
 BENCHMARK(noop_cb_ptr);
 BENCHMARK(arg_strings);
+BENCHMARK(floor_cb);
+BENCHMARK(floor_cb_ptr);
 
 }  // namespace
 
