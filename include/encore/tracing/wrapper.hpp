@@ -93,7 +93,10 @@ struct ENCORE_API wrapper<Domain, I, R(A...)> {
         // One context and no external-id request service: the usual case, kept to what it needs
         // (no loops, no per-context arrays): every instruction here is paid on each traced call.
         // The callback's form is tested once, not at ENTER and again at EXIT.
-        if ((mask & (mask - 1)) == 0 && (mask & detail::here::request_contexts.load(std::memory_order_relaxed)) == 0)
+        // Written request-first: GCC then folds both tests into one branch, ((mask - 1) |
+        // requests) & mask; in the other order it emits two, and the by-address call measured
+        // ~2 ns slower per call (benchmarks/RESULTS.md).
+        if ((mask & detail::here::request_contexts.load(std::memory_order_relaxed)) == 0 && (mask & (mask - 1)) == 0)
             [[likely]] {
             const auto c = static_cast<std::uint64_t>(__builtin_ctzll(mask));
             const detail::callback_slot& slot = detail::here::slots[kind_index][c];
