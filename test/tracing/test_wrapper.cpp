@@ -49,6 +49,16 @@ void record_cb(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*
     if (r.phase == ROCPROFILER_CALLBACK_PHASE_ENTER) ud->value = ++rec->mark;
 }
 
+// The usual tool of these tests: one started context tracing HSA_CORE_API into `rec`.
+void trace_core_into(recorder& rec) {
+    run_tool([&rec] {
+        context c;
+        CHECK(context::create(c) == ROCPROFILER_STATUS_SUCCESS);
+        CHECK(c.trace<hsa_core>(&record_cb, &rec) == ROCPROFILER_STATUS_SUCCESS);
+        return c.start() == ROCPROFILER_STATUS_SUCCESS ? 0 : 1;
+    });
+}
+
 std::size_t count(const recorder& r, op_id op, rocprofiler_callback_phase_t ph) {
     std::size_t n = 0;
     for (const auto& e : r.events) n += (e.op == op && e.phase == ph);
@@ -69,12 +79,7 @@ TEST_CASE("ENTER/EXIT pairs, user_data retained, return values at EXIT") {
     static recorder rec;
     rec.events.clear();
     fake_hsa::tables t;
-    run_tool([] {
-        context c;
-        CHECK(context::create(c) == ROCPROFILER_STATUS_SUCCESS);
-        CHECK(c.trace<hsa_core>(&record_cb, &rec) == ROCPROFILER_STATUS_SUCCESS);
-        return c.start() == ROCPROFILER_STATUS_SUCCESS ? 0 : 1;
-    });
+    trace_core_into(rec);
     const auto original_create = t.core.hsa_queue_create_fn;
     // Only non-null slots get wrappers: the fake table fills 7 core slots.
     CHECK(tracing::hsa_all::install(t.root) == 7);
@@ -350,12 +355,7 @@ TEST_CASE("concurrent traced calls from many threads") {
     static recorder rec;
     rec.events.clear();
     fake_hsa::tables t;
-    run_tool([] {
-        context c;
-        CHECK(context::create(c) == ROCPROFILER_STATUS_SUCCESS);
-        CHECK(c.trace<hsa_core>(&record_cb, &rec) == ROCPROFILER_STATUS_SUCCESS);
-        return static_cast<int>(c.start());
-    });
+    trace_core_into(rec);
     tracing::hsa_all::install(t.root);
     constexpr int threads = 8, per_thread = 500;
     std::vector<std::thread> pool;
@@ -383,12 +383,7 @@ TEST_CASE("traced calls from a thread's exit (thread_local destructors) are trac
     static fake_hsa::tables* tables = nullptr;
     fake_hsa::tables t;
     tables = &t;
-    run_tool([] {
-        context c;
-        CHECK(context::create(c) == ROCPROFILER_STATUS_SUCCESS);
-        CHECK(c.trace<hsa_core>(&record_cb, &rec) == ROCPROFILER_STATUS_SUCCESS);
-        return static_cast<int>(c.start());
-    });
+    trace_core_into(rec);
     tracing::hsa_all::install(t.root);
     struct at_exit {
         ~at_exit() {
@@ -429,12 +424,7 @@ TEST_CASE("a shorter runtime table: slots past version.minor_id are never writte
     // Claim the table ends after hsa_system_get_info (slot 2): later slots must stay as they are.
     fake_hsa::tables t(static_cast<std::uint32_t>(sizeof(ApiTableVersion) + 3 * sizeof(void*)));
     const auto before = t.core;
-    run_tool([] {
-        context c;
-        CHECK(context::create(c) == ROCPROFILER_STATUS_SUCCESS);
-        CHECK(c.trace<hsa_core>(&record_cb, &rec) == ROCPROFILER_STATUS_SUCCESS);
-        return static_cast<int>(c.start());
-    });
+    trace_core_into(rec);
     CHECK(tracing::hsa_all::install(t.root) == 2);  // hsa_init, hsa_shut_down
     CHECK((t.core.hsa_queue_create_fn == before.hsa_queue_create_fn));
     CHECK((t.core.hsa_init_fn != before.hsa_init_fn));
