@@ -12,12 +12,8 @@ a=$1 b=$2 rounds=${3:-10} suites=,${4:-tracing,hip,hsa},
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
-medians() {  # label prefix command...: "label prefix/name median_ns" per benchmark
-    local label=$1 prefix=$2; shift 2
-    "$@" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true --benchmark_format=csv \
-        --benchmark_min_time=0.05 2>/dev/null |
-        awk -F, -v l="$label" -v p="$prefix" '/_median"?,/ {gsub(/"/, "", $1); sub(/_median$/, "", $1); print l, p "/" $1, $3}'
-}
+source "$(dirname "$0")/compare_common.sh"
+
 one() {  # label build
     local label=$1 build=$2
     if [[ $suites == *,tracing,* ]]; then
@@ -31,13 +27,7 @@ one() {  # label build
         for mode in bare api-off api-noop api-noop-ptr; do
             # A build whose tool lacks a mode falls back to by-value: skip what it cannot run.
             [[ $mode == api-noop-ptr ]] && ! grep -q api-noop-ptr "$build/benchmarks/libencore_bench_tool.so" && continue
-            if [[ $mode == bare ]]; then
-                LD_LIBRARY_PATH=$build/src/sim medians "$label" "hsa-$mode" "$build/benchmarks/bench_hsa_calls"
-            else
-                LD_LIBRARY_PATH=$build/src/sim HSA_TOOLS_LIB=$build/src/hsa/libencore-hsa.so \
-                    ROCP_TOOL_LIBRARIES=$build/benchmarks/libencore_bench_tool.so ENCORE_BENCH_TOOL_MODE=$mode \
-                    medians "$label" "hsa-$mode" "$build/benchmarks/bench_hsa_calls"
-            fi
+            hsa_medians "$label" "$mode" "$build" "$build/src/hsa/libencore-hsa.so"
         done
     fi
 }

@@ -28,22 +28,17 @@ b=$1 rounds=$2
 shift 2
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-args=(--benchmark_repetitions=3 --benchmark_report_aggregates_only=true --benchmark_format=csv --benchmark_min_time=0.05)
-med() { awk -F, -v l="$1" -v p="$2" '/_median"?,/ {gsub(/"/, "", $1); sub(/_median$/, "", $1); print l, p "/" $1, $3}'; }
+source "$(dirname "$0")/compare_common.sh"
 for _ in $(seq "$rounds"); do
     for d in "$@"; do
-        LD_LIBRARY_PATH=$d "$b/benchmarks/bench_tracing" --benchmark_filter='bare|noop|wrapped|floor' "${args[@]}" 2>/dev/null |
-            med "$d" tracing >>"$out"
+        LD_LIBRARY_PATH=$d medians "$d" tracing "$b/benchmarks/bench_tracing" --benchmark_filter='bare|noop|wrapped|floor' >>"$out"
         if [[ -x $b/benchmarks/bench_hip ]]; then
-            LD_LIBRARY_PATH=$d "$b/benchmarks/bench_hip" --benchmark_filter='hipGetErrorString_(bare|interposed|noop_cb|noop_cb_ptr)$' \
-                "${args[@]}" 2>/dev/null | med "$d" hip >>"$out"
+            LD_LIBRARY_PATH=$d medians "$d" hip "$b/benchmarks/bench_hip" \
+                --benchmark_filter='hipGetErrorString_(bare|interposed|noop_cb|noop_cb_ptr)$' >>"$out"
         fi
         if [[ -x $b/benchmarks/bench_hsa_calls && -e $d/libencore-hsa.so.0.1 ]]; then
-            LD_LIBRARY_PATH=$d:$b/src/sim "$b/benchmarks/bench_hsa_calls" "${args[@]}" 2>/dev/null | med "$d" hsa-bare >>"$out"
-            for mode in api-off api-noop api-noop-ptr; do
-                LD_LIBRARY_PATH=$d:$b/src/sim HSA_TOOLS_LIB=$d/libencore-hsa.so.0.1 \
-                    ROCP_TOOL_LIBRARIES=$b/benchmarks/libencore_bench_tool.so ENCORE_BENCH_TOOL_MODE=$mode \
-                    "$b/benchmarks/bench_hsa_calls" "${args[@]}" 2>/dev/null | med "$d" "hsa-$mode" >>"$out"
+            for mode in bare api-off api-noop api-noop-ptr; do
+                hsa_medians "$d" "$mode" "$b" "$d/libencore-hsa.so.0.1" "$d" >>"$out"
             done
         fi
     done
