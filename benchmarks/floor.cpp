@@ -8,11 +8,10 @@
 // payload with the argument and the return value, the 64-byte record and two indirect calls.
 // Built as its own shared library with libencore's flags, so it pays what libencore's wrappers
 // pay for living in one (GOT loads). See RESULTS.md.
+#include <encore/tracing/detail/core.hpp>
 #include <rocprofiler-sdk/callback_tracing.h>
 
 #include <hsa/hsa.h>
-
-#include <emmintrin.h>
 
 #include <atomic>
 #include <cstdint>
@@ -54,22 +53,18 @@ template <bool ByAddress>
     t->current = internal;
     floor_payload payload{sizeof(floor_payload), s, 0};
     rocprofiler_user_data_t user_data{.value = 0};
-    // The record as four 16-byte halves: a by-value callback's argument is copied from it with
-    // 16-byte loads, which 8-byte field stores would make wait on store forwarding (~10 ns).
+    // The record built as encore builds it (four 16-byte halves: a by-value callback's argument
+    // is copied from it with 16-byte loads, which 8-byte field stores would make wait on store
+    // forwarding, ~10 ns). 39: hsa_signal_load_relaxed's op id, a label only here.
     rocprofiler_callback_tracing_record_t r;
-    auto* v = reinterpret_cast<__m128i*>(&r);
-    constexpr long long kind_op = ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API | (39ll << 32);
-    _mm_storeu_si128(v + 0, _mm_set_epi64x(static_cast<long long>(t->tid), 0));
-    _mm_storeu_si128(v + 1, _mm_set_epi64x(static_cast<long long>(t->top), static_cast<long long>(internal)));
-    _mm_storeu_si128(v + 2, _mm_set_epi64x(kind_op, static_cast<long long>(ancestor)));
-    _mm_storeu_si128(v + 3, _mm_set_epi64x(reinterpret_cast<long long>(&payload), ROCPROFILER_CALLBACK_PHASE_ENTER));
+    constexpr std::uint64_t kind_op = ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API | (std::uint64_t{39} << 32);
+    encore::tracing::detail::record_init(r, 0, t->tid, internal, t->top, ancestor, kind_op, &payload);
     if constexpr (ByAddress)
         encore_floor_by_address(&r, &user_data, encore_floor_data);
     else
         encore_floor_by_value(r, &user_data, encore_floor_data);
     payload.retval = encore_floor_next(s);
-    _mm_storeu_si128(v + 1, _mm_set_epi64x(static_cast<long long>(t->top), static_cast<long long>(internal)));
-    _mm_storeu_si128(v + 3, _mm_set_epi64x(reinterpret_cast<long long>(&payload), ROCPROFILER_CALLBACK_PHASE_EXIT));
+    encore::tracing::detail::record_exit(r, internal, t->top, &payload);
     if constexpr (ByAddress)
         encore_floor_by_address(&r, &user_data, encore_floor_data);
     else
