@@ -8,7 +8,8 @@
 // pthread key destructor, which glibc runs after every C++ thread_local destructor. A use after
 // that (another key's destructor) makes a new T, set on the key again so glibc's next round
 // deletes it too (PTHREAD_DESTRUCTOR_ITERATIONS rounds; one made after the last is never freed).
-// Same idea as the tracing core's own thread state (src/core/registry.cpp).
+// Used for the tracing core's thread state (src/core/registry.cpp), roctx's open ranges and the
+// CUDA launch path's context cache.
 #pragma once
 
 #include <pthread.h>
