@@ -15,7 +15,7 @@ has exactly the declared signature (a mismatch with a header's prototype does no
 The prelude header (--prelude) defines forward<D, I> for the library.
 
 An op without a prototype in the build (`api::unavailable<"name">`, or the `#else` side of a
-guarded op) is exported as ENCORE_EXPORT_UNAVAILABLE(D, I, NAME) (src/core/exports.hpp): a jump
+guarded op) is exported as ENCORE_EXPORT_UNAVAILABLE(D, I, NAME) (src/backend/exports.hpp): a jump
 through the library's table of real functions, untraced; a guarded op gets both under its #if.
 
 Stages:

@@ -2,6 +2,7 @@
 #include "clock.hpp"
 #include "registration.hpp"
 #include "registry.hpp"
+#include "warn.hpp"
 
 #include <rocprofiler-sdk/rocprofiler.h>
 
@@ -114,10 +115,9 @@ rocprofiler_status_t rocprofiler_iterate_callback_tracing_kind_operation_args(
     if (k->iterate_args == nullptr) return ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED;
     if (max_dereference_count < 0) max_dereference_count = 0;
     if (record.phase == ROCPROFILER_CALLBACK_PHASE_ENTER && max_dereference_count > 1) {
-        static std::atomic<bool> warned{false};
-        if (!warned.exchange(true))
-            std::fprintf(stderr, "[encore] max_dereference_count > 1 at ENTER: out-parameters may not be "
-                                 "written yet; their pointees print as whatever the memory holds\n");
+        static core::warn_once early_deref;
+        early_deref("max_dereference_count > 1 at ENTER: out-parameters may not be written yet; their pointees "
+                    "print as whatever the memory holds");
     }
     return k->iterate_args(record, callback, max_dereference_count, user_data);
 }

@@ -3,6 +3,7 @@
 
 #include "clock.hpp"
 #include "registry.hpp"
+#include "warn.hpp"
 
 #include <encore/tracing/tool.hpp>
 
@@ -129,18 +130,7 @@ bool service_active() noexcept {
 bool in_replay() noexcept { return t_loop != nullptr; }
 
 void warn_once(const char* what) noexcept {
-    static std::mutex m;
-    static std::vector<const char*>* seen = new std::vector<const char*>;  // never destroyed: used at exit
-    {
-        std::lock_guard lk(m);
-        for (const char* s : *seen)
-            if (s == what) return;
-        try {
-            seen->push_back(what);
-        } catch (...) {
-        }
-    }
-    std::fprintf(stderr, "[encore] kernel replay: %s\n", what);
+    if (first_time(what)) warn("kernel replay: %s", what);
 }
 
 void replay_dispatch(const rocprofiler_kernel_dispatch_info_t& info, dispatch_backend& backend) noexcept {

@@ -3,10 +3,10 @@
 #include "driver.hpp"
 #include "real.hpp"
 
-#include "../core/kinds.hpp"
-#include "../core/registration.hpp"
-#include "../core/registry.hpp"
-#include "../hsa/events.hpp"
+#include "core/kinds.hpp"
+#include "core/registration.hpp"
+#include "core/registry.hpp"
+#include "backend/events.hpp"
 
 #include <encore/tracing/tool.hpp>
 
@@ -227,12 +227,11 @@ void* substitute(void* real) {
 
 // ---- initialization ---------------------------------------------------------------------------
 void deliver_runtime_initialization() noexcept {
-    auto e = hsa::event::capture(kind::runtime_initialization, ROCPROFILER_RUNTIME_INITIALIZATION_CUDA);
-    if (!e) return;
-    int version = 0;
-    if (real().driver_get_version == nullptr || real().driver_get_version(&version) != CUDA_SUCCESS) version = 0;
-    rocprofiler_callback_tracing_runtime_initialization_data_t payload{sizeof(payload), static_cast<std::uint64_t>(version), 0};
-    e->deliver(ROCPROFILER_CALLBACK_PHASE_NONE, &payload);
+    backend::deliver_runtime_initialization(ROCPROFILER_RUNTIME_INITIALIZATION_CUDA, [] {
+        int version = 0;
+        if (real().driver_get_version == nullptr || real().driver_get_version(&version) != CUDA_SUCCESS) version = 0;
+        return static_cast<std::uint64_t>(version);
+    });
 }
 
 constinit const core::kind_info g_kind_info = core::api_kind_info<cuda_driver>();

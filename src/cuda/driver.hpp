@@ -20,8 +20,8 @@
 // a forwarding library costs one relaxed load and an indirect jump when no context wants a call.
 #pragma once
 
-#include "../core/exports.hpp"
-#include "../core/interposer.hpp"
+#include "backend/exports.hpp"
+#include "backend/interposer.hpp"
 
 #include <encore/domains/cuda_driver.hpp>
 #include <encore/tracing/wrapper.hpp>
@@ -400,14 +400,14 @@ R (*route(R (*real)(A...)))(A...) {
     return real;
 }
 
-/// libencore-cuda's policy for core::backend_init and core::lazy (core/interposer.hpp).
-struct backend {
+/// libencore-cuda's policy for encore::backend::backend_init and encore::backend::lazy (backend/interposer.hpp).
+struct policy {
     static constexpr const char* library = "libencore-cuda";
     static constexpr const char* runtime = "the CUDA driver";
     static void* find_original(const char* name) noexcept { return cuda::find_original(name); }
     template <class D, std::size_t I, class R, class... A>
     static R (*original())(A...) {
-        return core::by_name<backend, D, I, R, A...>();
+        return encore::backend::by_name<policy, D, I, R, A...>();
     }
     static void on_configured() noexcept { cuda::on_configured(); }
     template <class R>
@@ -419,13 +419,13 @@ struct backend {
         return cuda::route<I>(real);
     }
 };
-using init = core::backend_init<backend>;
+using init = encore::backend::backend_init<policy>;
 
 }  // namespace encore::cuda
 
 namespace encore::tracing {
 template <std::size_t I>
 struct initial_next<domains::cuda_driver, I> {
-    static constexpr auto value = &core::lazy<domains::cuda_driver, I, cuda::backend>::first_call;
+    static constexpr auto value = &encore::backend::lazy<domains::cuda_driver, I, cuda::policy>::first_call;
 };
 }  // namespace encore::tracing

@@ -17,10 +17,10 @@
 #include "driver.hpp"
 #include "real.hpp"
 
-#include "../core/clock.hpp"
-#include "../core/exit_safe_local.hpp"
-#include "../core/replay.hpp"
-#include "../hsa/events.hpp"
+#include "core/clock.hpp"
+#include "core/exit_safe_local.hpp"
+#include "core/replay.hpp"
+#include "backend/events.hpp"
 
 #include <encore/tracing/tool.hpp>
 
@@ -39,8 +39,8 @@
 namespace encore::cuda::records {
 namespace {
 
-using hsa::event;
-using hsa::subscribed;
+using backend::event;
+using backend::subscribed;
 
 /// CUDA has no CPU agents: host memory's side of a copy is this agent id.
 constexpr std::uint64_t host_agent = ~0ull;

@@ -30,7 +30,7 @@
 #include "driver.hpp"
 #include "real.hpp"
 
-#include "../core/replay.hpp"
+#include "core/replay.hpp"
 
 #include <encore/tracing/tool.hpp>
 

@@ -31,7 +31,7 @@ namespace encore::hip {
 namespace {
 
 struct pending {
-    hsa::event record;  // the RECORD's contexts, correlation and user_data
+    backend::event record;  // the RECORD's contexts, correlation and user_data
     rocprofiler_callback_tracing_hip_event_data_t payload;
 };
 
@@ -62,7 +62,7 @@ std::uint64_t timestamp_now() noexcept {
     return t;
 }
 
-void watch_completion(const hsa::event& record, const rocprofiler_callback_tracing_hip_event_data_t& payload,
+void watch_completion(const backend::event& record, const rocprofiler_callback_tracing_hip_event_data_t& payload,
                       hipStream_t stream, std::uint64_t returned_at) noexcept {
     const add_callback_fn add = add_callback();
     if (add == nullptr) return;

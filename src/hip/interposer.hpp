@@ -8,7 +8,7 @@
 // runtime. On a runtime that hands tools its table, the same wrappers would be installed over
 // the table's slots (tracing::install), as libencore-hsa does over ROCr's.
 //
-// The original of each function is looked up on its first call (core::lazy<D, I, backend>, what
+// The original of each function is looked up on its first call (encore::backend::lazy<D, I, policy>, what
 // wrapper<D, I>::next holds until then): that first call also runs encore's initialization
 // (tool discovery) if nothing has yet, and decides once whether the op needs the HIP_STREAM /
 // HIP_EVENT / HIP_GRAPH layer (derived<I>), which is installed only when some context configured
@@ -16,9 +16,9 @@
 // indirect jump per call.
 #pragma once
 
-#include "../core/exports.hpp"
-#include "../core/interposer.hpp"
-#include "../hsa/events.hpp"
+#include "backend/exports.hpp"
+#include "backend/interposer.hpp"
+#include "backend/events.hpp"
 
 #include <encore/domains/hip_compiler.hpp>
 #include <encore/domains/hip_runtime.hpp>
@@ -67,7 +67,7 @@ std::uint64_t event_stream(const void* event) noexcept;
 /// After a successful hipEventRecord on `stream`: the phase-NONE RECORD record (to the contexts
 /// and with the correlation of `record`) once the runtime reports the stream past the event.
 /// `returned_at`: when the runtime's hipEventRecord returned (the record's start_timestamp).
-void watch_completion(const hsa::event& record, const rocprofiler_callback_tracing_hip_event_data_t& payload,
+void watch_completion(const backend::event& record, const rocprofiler_callback_tracing_hip_event_data_t& payload,
                       hipStream_t stream, std::uint64_t returned_at) noexcept;
 /// encore's clock (rocprofiler_get_timestamp: CLOCK_BOOTTIME, ns).
 std::uint64_t timestamp_now() noexcept;
@@ -125,7 +125,7 @@ inline std::uint64_t subscribed(kind k, int op) noexcept {
 /// Delivers one phase-NONE record of an event kind to every context subscribed to (k, op), with
 /// this thread's correlation (the enclosing traced HIP call's internal id, else a new one).
 inline void deliver_once(kind k, int op, void* payload) noexcept {
-    if (auto e = hsa::event::capture(k, op)) e->deliver(ROCPROFILER_CALLBACK_PHASE_NONE, payload);
+    if (auto e = backend::event::capture(k, op)) e->deliver(ROCPROFILER_CALLBACK_PHASE_NONE, payload);
 }
 
 template <std::size_t I, class F = typename hip_runtime::op_at<I>::function_type>
@@ -159,12 +159,12 @@ struct derived<I, R(A...)> {
     }
 
 private:
-    static std::optional<hsa::event> begin(kind k, int op, void* payload) noexcept {
-        auto e = hsa::event::capture(k, op);
+    static std::optional<backend::event> begin(kind k, int op, void* payload) noexcept {
+        auto e = backend::event::capture(k, op);
         if (e) e->deliver(ROCPROFILER_CALLBACK_PHASE_ENTER, payload);
         return e;
     }
-    static void end(std::optional<hsa::event>& e, void* payload) noexcept {
+    static void end(std::optional<backend::event>& e, void* payload) noexcept {
         if (e) e->deliver(ROCPROFILER_CALLBACK_PHASE_EXIT, payload);
     }
 
@@ -179,7 +179,7 @@ private:
         rocprofiler_callback_tracing_hip_event_data_t ev{};
         rocprofiler_callback_tracing_hip_graph_data_t launch{};
         // Each captures its contexts and correlation once: EXIT goes to the contexts that got ENTER.
-        std::optional<hsa::event> set_pair, ev_pair, launch_pair;
+        std::optional<backend::event> set_pair, ev_pair, launch_pair;
         std::uint64_t destroyed_stream = 0, destroyed_exec = 0;
 
         if constexpr (ro::stream_set >= 0) {
@@ -224,8 +224,8 @@ private:
     }
 
     static void finish(const std::tuple<A...>& t, bool ok, std::uint64_t destroyed_stream,
-                       std::uint64_t destroyed_exec, std::optional<hsa::event>& set_pair, void* set,
-                       std::optional<hsa::event>& ev_pair, void* ev, std::optional<hsa::event>& launch_pair,
+                       std::uint64_t destroyed_exec, std::optional<backend::event>& set_pair, void* set,
+                       std::optional<backend::event>& ev_pair, void* ev, std::optional<backend::event>& launch_pair,
                        void* launch, std::uint64_t returned_at) noexcept {
         end(launch_pair, launch);
         if constexpr (ro::event_record)
@@ -283,16 +283,16 @@ bool derived_needed() noexcept {
     return (ro::stream && k.stream) || (ro::event && k.event) || (ro::graph && k.graph);
 }
 
-// ---- lazy resolution (core/interposer.hpp) ----------------------------------------------------
+// ---- lazy resolution (backend/interposer.hpp) ----------------------------------------------------
 
-/// libencore-hip's policy for core::backend_init and core::lazy.
-struct backend {
+/// libencore-hip's policy for encore::backend::backend_init and encore::backend::lazy.
+struct policy {
     static constexpr const char* library = "libencore-hip";
     static constexpr const char* runtime = "the HIP runtime";
     static void* find_original(const char* name) noexcept { return hip::find_original(name); }
     template <class D, std::size_t I, class R, class... A>
     static R (*original())(A...) {
-        return core::by_name<backend, D, I, R, A...>();
+        return encore::backend::by_name<policy, D, I, R, A...>();
     }
     static void on_configured() noexcept { hip::on_configured(); }
     template <class R>
@@ -319,10 +319,10 @@ struct backend {
 namespace encore::tracing {
 template <std::size_t I>
 struct initial_next<domains::hip_runtime, I> {
-    static constexpr auto value = &core::lazy<domains::hip_runtime, I, hip::backend>::first_call;
+    static constexpr auto value = &encore::backend::lazy<domains::hip_runtime, I, hip::policy>::first_call;
 };
 template <std::size_t I>
 struct initial_next<domains::hip_compiler, I> {
-    static constexpr auto value = &core::lazy<domains::hip_compiler, I, hip::backend>::first_call;
+    static constexpr auto value = &encore::backend::lazy<domains::hip_compiler, I, hip::policy>::first_call;
 };
 }  // namespace encore::tracing

@@ -2,8 +2,8 @@
 // seen from HIP (see interposer.hpp).
 #include "interposer.hpp"
 
-#include "../core/registration.hpp"
-#include "../core/registry.hpp"
+#include "core/registration.hpp"
+#include "core/registry.hpp"
 
 #include <encore/tracing/tool.hpp>
 
@@ -51,19 +51,17 @@ std::mutex g_fallback_mutex;
 derived_kinds g_derived;  // written once by on_configured, before initialization is published (release)
 
 void deliver_runtime_initialization() noexcept {
-    auto e = hsa::event::capture(kind::runtime_initialization, ROCPROFILER_RUNTIME_INITIALIZATION_HIP);
-    if (!e) return;
     // The runtime's own version number (HIP_VERSION encoding, e.g. 50221153 for 5.2.21153),
     // asked through the original so the call is not traced.
-    int version = 0;
-    if (void* p = find_original("hipRuntimeGetVersion")) {
-        hipError_t (*get)(int*) = nullptr;
-        std::memcpy(&get, &p, sizeof(get));
-        if (get(&version) != hipSuccess) version = 0;
-    }
-    rocprofiler_callback_tracing_runtime_initialization_data_t payload{
-        sizeof(payload), static_cast<std::uint64_t>(version), 0};
-    e->deliver(ROCPROFILER_CALLBACK_PHASE_NONE, &payload);
+    backend::deliver_runtime_initialization(ROCPROFILER_RUNTIME_INITIALIZATION_HIP, [] {
+        int version = 0;
+        if (void* p = find_original("hipRuntimeGetVersion")) {
+            hipError_t (*get)(int*) = nullptr;
+            std::memcpy(&get, &p, sizeof(get));
+            if (get(&version) != hipSuccess) version = 0;
+        }
+        return static_cast<std::uint64_t>(version);
+    });
 }
 
 // The kinds this library produces, declared when it is loaded (before any tool configures).

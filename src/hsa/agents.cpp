@@ -4,7 +4,7 @@
 
 #include "runtime.hpp"
 
-#include "../core/agents.hpp"
+#include "core/agents.hpp"
 
 #include <cstdio>
 #include <cstring>

@@ -1,4 +1,4 @@
-// src/hsa/code_object.cpp — CODE_OBJECT records, kernel ids, RUNTIME_INITIALIZATION.
+// src/hsa/code_object.cpp — CODE_OBJECT records and kernel ids.
 //
 // When some context configured CODE_OBJECT or KERNEL_DISPATCH (dispatch records carry kernel
 // ids), the table slots hsa_executable_freeze and hsa_executable_destroy are replaced:
@@ -13,7 +13,8 @@
 // Records go only to CODE_OBJECT subscribers (event::capture). Code-object events of all
 // threads are delivered under one (recursive) mutex, so an executable's LOAD records always
 // precede its UNLOAD records.
-#include "events.hpp"
+#include "backend/events.hpp"
+#include "backend/slot_hook.hpp"
 #include "replay.hpp"
 #include "replay_memory.hpp"
 #include "runtime.hpp"
@@ -33,6 +34,9 @@
 #include <vector>
 
 namespace encore::hsa {
+
+using backend::event;
+using backend::subscribed;
 namespace {
 
 using symbol_payload = rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t;
@@ -305,18 +309,16 @@ bool install_code_object_tracing(::HsaApiTable& table) noexcept {
         return false;
     }
     (void)g();  // before any hook can run
-    table.core_->hsa_executable_freeze_fn = &executable_freeze;
-    table.core_->hsa_executable_destroy_fn = &executable_destroy;
-    return true;
+    return backend::hook<&CoreApiTable::hsa_executable_freeze_fn>(table.core_, &executable_freeze) &&
+           backend::hook<&CoreApiTable::hsa_executable_destroy_fn>(table.core_, &executable_destroy);
 }
 
 void uninstall_code_object_tracing(::HsaApiTable& table) noexcept {
     if (table.core_ == nullptr) return;
-    // Only slots that still hold encore's functions: another tool may have wrapped them since.
-    if (table.core_->hsa_executable_freeze_fn == &executable_freeze)
-        table.core_->hsa_executable_freeze_fn = runtime().core.hsa_executable_freeze_fn;
-    if (table.core_->hsa_executable_destroy_fn == &executable_destroy)
-        table.core_->hsa_executable_destroy_fn = runtime().core.hsa_executable_destroy_fn;
+    backend::unhook<&CoreApiTable::hsa_executable_freeze_fn>(table.core_, &executable_freeze,
+                                                             runtime().core.hsa_executable_freeze_fn);
+    backend::unhook<&CoreApiTable::hsa_executable_destroy_fn>(table.core_, &executable_destroy,
+                                                              runtime().core.hsa_executable_destroy_fn);
     // The runtime is shutting down and destroys the executables still alive itself: they are
     // unloaded now (UNLOAD records), then everything encore kept goes.
     auto& s = g();
@@ -334,16 +336,6 @@ void uninstall_code_object_tracing(::HsaApiTable& table) noexcept {
     decltype(s.executables)().swap(s.executables);
     decltype(s.kernel_ids)().swap(s.kernel_ids);
     s.ids_generation.fetch_add(1, std::memory_order_release);
-}
-
-void deliver_runtime_initialization(std::uint64_t runtime_version) noexcept {
-    auto ev = event::capture(kind::runtime_initialization, ROCPROFILER_RUNTIME_INITIALIZATION_HSA);
-    if (!ev) return;
-    rocprofiler_callback_tracing_runtime_initialization_data_t p{};
-    p.size = sizeof(p);
-    p.version = runtime_version;
-    p.instance = 0;
-    ev->deliver(ROCPROFILER_CALLBACK_PHASE_NONE, &p);
 }
 
 }  // namespace encore::hsa

@@ -23,12 +23,15 @@
 // per dispatch (the first design): two packets per dispatch and one handler registration (a wake-up
 // of the runtime's event thread, which then waits on every registered signal) per dispatch cost
 // +3.5 us per dispatch on the software runtime (benchmarks/RESULTS.md).
-#include "events.hpp"
+#include "backend/events.hpp"
 #include "replay.hpp"
 #include "replay_memory.hpp"
 #include "runtime.hpp"
 
-#include "../core/registry.hpp"
+#include "backend/drain.hpp"
+#include "backend/slot_hook.hpp"
+#include "core/registry.hpp"
+#include "core/warn.hpp"
 
 #include <encore/tracing/tool.hpp>
 #include <rocprofiler-sdk/callback_tracing.h>
@@ -45,6 +48,9 @@
 #include <vector>
 
 namespace encore::hsa {
+
+using backend::event;
+using backend::subscribed;
 namespace {
 
 struct queue_state;
@@ -122,9 +128,8 @@ queue_state::~queue_state() {
 }
 
 void warn_signal_once() noexcept {
-    static std::atomic<bool> warned{false};
-    if (!warned.exchange(true))
-        std::fprintf(stderr, "[encore] cannot create a completion signal; dispatches are not timed\n");
+    static core::warn_once no_signal;
+    no_signal("cannot create a completion signal; dispatches are not timed");
 }
 
 // A record from the queue's pool, else another queue's spares, else a new one; null when no
@@ -484,9 +489,8 @@ void submit_ordinary(queue_state& qs, const hsa_kernel_dispatch_packet_t& in,
     if (!push(qs, d)) {
         if (count) replay_gate::finished(qs.agent.handle);
         put_back(qs, d);
-        static std::atomic<bool> warned{false};
-        if (!warned.exchange(true))
-            std::fprintf(stderr, "[encore] cannot watch a dispatch's completion; its COMPLETE record is lost\n");
+        static core::warn_once unwatched;
+        unwatched("cannot watch a dispatch's completion; its COMPLETE record is lost");
         writer(&in, 1);  // the program's packet as it was
         return;
     }
@@ -516,14 +520,9 @@ bool wait_signal(hsa_signal_t s, std::uint64_t timeout_ns) noexcept {
     return true;
 }
 
-// Waiting for a lock or a drain: yield first (the wait is usually a few microseconds: a
-// completion handler finishing), then sleep (a sleep costs ~50 us of timer slack).
-void backoff(unsigned& spins) noexcept {
-    if (++spins < 2000)
-        std::this_thread::yield();
-    else
-        std::this_thread::sleep_for(std::chrono::microseconds(50));
-}
+// Replay's waits for a lock or a drain sleep less than an unload's (backend::wait_until): they
+// hold up the program's dispatch.
+constexpr std::chrono::microseconds replay_nap{50};
 
 // One single-packet dispatch going through the replay service (core::replay drives it).
 class hsa_replay final : public core::replay::dispatch_backend {
@@ -553,24 +552,15 @@ public:
         // Polled try_lock rather than try_lock_for: the timed form maps to
         // pthread_rwlock_clockwrlock, which ThreadSanitizer does not see (its reports would be
         // false), and readers hold the lock only while they submit.
-        const auto lock_deadline = steady_clock::now() + nanoseconds(opt_.wait_timeout_ns);
-        unsigned spins = 0;
-        while (!g.lock.try_lock()) {
-            if (steady_clock::now() >= lock_deadline)
-                return "timed out waiting for exclusive use of the agent: the dispatch runs once";
-            backoff(spins);
-        }
+        if (!backend::wait_until([&] { return g.lock.try_lock(); }, nanoseconds(opt_.wait_timeout_ns), replay_nap))
+            return "timed out waiting for exclusive use of the agent: the dispatch runs once";
         t_exclusive_agent = agent();
         // Drain: every dispatch and async copy submitted on the agent before (this queue and its
         // siblings) has completed and its completion handler has run.
-        const auto deadline = steady_clock::now() + nanoseconds(opt_.wait_timeout_ns);
-        spins = 0;
-        while (g.in_flight.load(std::memory_order_acquire) > 0) {
-            if (steady_clock::now() >= deadline) {
-                release();
-                return "timed out draining the agent's queues and copies: the dispatch runs once";
-            }
-            backoff(spins);
+        if (!backend::wait_until([&] { return g.in_flight.load(std::memory_order_acquire) <= 0; },
+                                 nanoseconds(opt_.wait_timeout_ns), replay_nap)) {
+            release();
+            return "timed out draining the agent's queues and copies: the dispatch runs once";
         }
         return nullptr;
     }
@@ -752,15 +742,10 @@ hsa_status_t queue_destroy(hsa_queue_t* queue) {
     // completed and their COMPLETE records went out, so the runtime does not drop them with the
     // queue. A kernel that never ends must not hang the program: after 10 s it is left to the
     // runtime, with a message.
-    if (qs) {
-        using namespace std::chrono;
-        const auto deadline = steady_clock::now() + seconds(10);
-        unsigned spins = 0;
-        while (qs->in_flight.load(std::memory_order_acquire) > 0 && steady_clock::now() < deadline) backoff(spins);
-        if (const auto left = qs->in_flight.load(std::memory_order_acquire); left > 0)
-            std::fprintf(stderr, "[encore] queue %p destroyed with %lld dispatches still running; their COMPLETE records may be lost\n",
-                         static_cast<void*>(queue), static_cast<long long>(left));
-    }
+    if (qs && !backend::wait_until([&] { return qs->in_flight.load(std::memory_order_acquire) <= 0; },
+                                   std::chrono::seconds(10), replay_nap))
+        core::warn("queue %p destroyed with %lld dispatches still running; their COMPLETE records may be lost",
+                   static_cast<void*>(queue), static_cast<long long>(qs->in_flight.load(std::memory_order_acquire)));
     return runtime().core.hsa_queue_destroy_fn(queue);
 }
 
@@ -802,29 +787,27 @@ void uninstall_dispatch_tracing(::HsaApiTable& table) noexcept {
     // The runtime calls OnUnload before it stops its signal handler thread: let the dispatches
     // still in flight deliver their COMPLETE (bounded: a kernel that never ends must not hang
     // the program's exit).
-    using namespace std::chrono;
-    const auto deadline = steady_clock::now() + seconds(10);
-    while (g_in_flight.load(std::memory_order_acquire) > 0 && steady_clock::now() < deadline)
-        std::this_thread::sleep_for(microseconds(100));
-    if (const auto left = g_in_flight.load(std::memory_order_acquire); left > 0)
-        std::fprintf(stderr, "[encore] %lld dispatches did not complete before the HSA runtime unloaded; their COMPLETE records are lost\n",
-                     static_cast<long long>(left));
+    backend::drain(g_in_flight, std::chrono::seconds(10),
+                   "dispatches did not complete before the HSA runtime unloaded; their COMPLETE records are lost");
     g_runtime_epoch.fetch_add(1, std::memory_order_relaxed);
-    if (table.core_ == nullptr) return;
-    // Only slots that still hold encore's functions: another tool may have wrapped them since.
-    if (table.core_->hsa_queue_create_fn == &queue_create) table.core_->hsa_queue_create_fn = runtime().core.hsa_queue_create_fn;
-    if (table.core_->hsa_queue_destroy_fn == &queue_destroy)
-        table.core_->hsa_queue_destroy_fn = runtime().core.hsa_queue_destroy_fn;
-    if (table.amd_ext_ != nullptr && table.amd_ext_->hsa_amd_profiling_get_dispatch_time_fn == &profiling_get_dispatch_time)
-        table.amd_ext_->hsa_amd_profiling_get_dispatch_time_fn = runtime().amd.hsa_amd_profiling_get_dispatch_time_fn;
+    const auto& rt = runtime();
+    using backend::unhook;
+    unhook<&CoreApiTable::hsa_queue_create_fn>(table.core_, &queue_create, rt.core.hsa_queue_create_fn);
+    unhook<&CoreApiTable::hsa_queue_destroy_fn>(table.core_, &queue_destroy, rt.core.hsa_queue_destroy_fn);
+    unhook<&AmdExtTable::hsa_amd_profiling_get_dispatch_time_fn>(table.amd_ext_, &profiling_get_dispatch_time,
+                                                                  rt.amd.hsa_amd_profiling_get_dispatch_time_fn);
 }
 
 bool install_dispatch_tracing(::HsaApiTable& table) noexcept {
     if (!configured_operations(kind::kernel_dispatch).any() && !core::replay::service_configured()) return false;
-    if (table.core_ == nullptr || table.amd_ext_ == nullptr) return false;
-    table.core_->hsa_queue_create_fn = &queue_create;
-    table.core_->hsa_queue_destroy_fn = &queue_destroy;
-    table.amd_ext_->hsa_amd_profiling_get_dispatch_time_fn = &profiling_get_dispatch_time;
+    using backend::has_slot;
+    // All three or none: intercepted queues need their destroy, and timing its profiling fix-up.
+    if (!has_slot<&CoreApiTable::hsa_queue_create_fn>(table.core_) || !has_slot<&CoreApiTable::hsa_queue_destroy_fn>(table.core_) ||
+        !has_slot<&AmdExtTable::hsa_amd_profiling_get_dispatch_time_fn>(table.amd_ext_))
+        return false;
+    backend::hook<&CoreApiTable::hsa_queue_create_fn>(table.core_, &queue_create);
+    backend::hook<&CoreApiTable::hsa_queue_destroy_fn>(table.core_, &queue_destroy);
+    backend::hook<&AmdExtTable::hsa_amd_profiling_get_dispatch_time_fn>(table.amd_ext_, &profiling_get_dispatch_time);
     return true;
 }
 

@@ -16,12 +16,15 @@
 //
 // Arguments and statuses always pass through unchanged; every call goes to the runtime's own
 // functions (runtime()), never through the exported hsa_* symbols.
-#include "events.hpp"
+#include "backend/events.hpp"
 #include "replay.hpp"
 #include "replay_memory.hpp"
 #include "runtime.hpp"
 
-#include "../core/clock.hpp"
+#include "backend/drain.hpp"
+#include "backend/slot_hook.hpp"
+#include "core/clock.hpp"
+#include "core/warn.hpp"
 
 #include <encore/tracing/tool.hpp>
 #include <rocprofiler-sdk/callback_tracing.h>
@@ -38,6 +41,9 @@
 #include <unordered_map>
 
 namespace encore::hsa {
+
+using backend::event;
+using backend::subscribed;
 namespace {
 
 // ---- agents, pools and regions ------------------------------------------------------------------
@@ -415,9 +421,8 @@ hsa_status_t traced_async(Call&& call, const side& s, const side& d, op_id dir, 
     if (rt.amd.hsa_amd_signal_async_handler_fn(mine, HSA_SIGNAL_CONDITION_LT, 1, &on_copy_done, raw) !=
         HSA_STATUS_SUCCESS) {
         // Cannot watch the copy: wait for it here so the program's signal still fires.
-        static std::atomic<bool> warned{false};
-        if (!warned.exchange(true))
-            std::fprintf(stderr, "[encore] cannot watch an async copy's completion; waiting for it on the caller\n");
+        static core::warn_once unwatched;
+        unwatched("cannot watch an async copy's completion; waiting for it on the caller");
         while (rt.core.hsa_signal_wait_scacquire_fn(mine, HSA_SIGNAL_CONDITION_LT, 1, UINT64_MAX,
                                                     HSA_WAIT_STATE_BLOCKED) >= 1) {
         }
@@ -499,26 +504,19 @@ bool install_memory_tracing(::HsaApiTable& table) noexcept {
 void uninstall_memory_tracing(::HsaApiTable& table) noexcept {
     // Let the async copies still in flight deliver their EXIT and signal the program (bounded:
     // a copy that never ends, e.g. waiting on a dependency, must not hang the program's exit).
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (g_copies_in_flight.load(std::memory_order_acquire) > 0 && std::chrono::steady_clock::now() < deadline)
-        std::this_thread::sleep_for(std::chrono::microseconds(100));
-    if (const auto left = g_copies_in_flight.load(std::memory_order_acquire); left > 0)
-        std::fprintf(stderr, "[encore] %lld async copies did not complete before the HSA runtime unloaded; their EXIT records are lost\n",
-                     static_cast<long long>(left));
+    backend::drain(g_copies_in_flight, std::chrono::seconds(10),
+                   "async copies did not complete before the HSA runtime unloaded; their EXIT records are lost");
     if (table.core_ == nullptr || table.amd_ext_ == nullptr) return;
     const auto& rt = runtime();
-    // Only slots that still hold encore's functions: another tool may have wrapped them since.
-    auto put_back = [](auto& slot, auto mine, auto original) {
-        if (slot == mine) slot = original;
-    };
-    put_back(table.amd_ext_->hsa_amd_memory_pool_allocate_fn, &pool_allocate, rt.amd.hsa_amd_memory_pool_allocate_fn);
-    put_back(table.amd_ext_->hsa_amd_memory_pool_free_fn, &pool_free, rt.amd.hsa_amd_memory_pool_free_fn);
-    put_back(table.core_->hsa_memory_allocate_fn, &memory_allocate, rt.core.hsa_memory_allocate_fn);
-    put_back(table.core_->hsa_memory_free_fn, &memory_free, rt.core.hsa_memory_free_fn);
-    put_back(table.core_->hsa_memory_copy_fn, &memory_copy, rt.core.hsa_memory_copy_fn);
-    put_back(table.amd_ext_->hsa_amd_memory_async_copy_fn, &async_copy, rt.amd.hsa_amd_memory_async_copy_fn);
-    put_back(table.amd_ext_->hsa_amd_memory_async_copy_rect_fn, &async_copy_rect,
-             rt.amd.hsa_amd_memory_async_copy_rect_fn);
+    using backend::unhook;
+    unhook<&AmdExtTable::hsa_amd_memory_pool_allocate_fn>(table.amd_ext_, &pool_allocate, rt.amd.hsa_amd_memory_pool_allocate_fn);
+    unhook<&AmdExtTable::hsa_amd_memory_pool_free_fn>(table.amd_ext_, &pool_free, rt.amd.hsa_amd_memory_pool_free_fn);
+    unhook<&CoreApiTable::hsa_memory_allocate_fn>(table.core_, &memory_allocate, rt.core.hsa_memory_allocate_fn);
+    unhook<&CoreApiTable::hsa_memory_free_fn>(table.core_, &memory_free, rt.core.hsa_memory_free_fn);
+    unhook<&CoreApiTable::hsa_memory_copy_fn>(table.core_, &memory_copy, rt.core.hsa_memory_copy_fn);
+    unhook<&AmdExtTable::hsa_amd_memory_async_copy_fn>(table.amd_ext_, &async_copy, rt.amd.hsa_amd_memory_async_copy_fn);
+    unhook<&AmdExtTable::hsa_amd_memory_async_copy_rect_fn>(table.amd_ext_, &async_copy_rect,
+                                                             rt.amd.hsa_amd_memory_async_copy_rect_fn);
     // Nothing left allocated once the runtime closes the library (the maps are plain pointers, not
     // objects with destructors: a program that exits without hsa_shut_down keeps them valid).
     {

@@ -16,7 +16,7 @@
 //                   the snapshot, so only changed chunks are written back.
 #pragma once
 
-#include "../core/replay.hpp"
+#include "core/replay.hpp"
 
 #include <hsa/hsa.h>
 

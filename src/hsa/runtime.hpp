@@ -36,7 +36,5 @@ void uninstall_code_object_tracing(::HsaApiTable& table) noexcept;
 /// The kernel id registered for a kernel object of a frozen, live executable; 0 when unknown.
 std::uint64_t kernel_id_of(std::uint64_t kernel_object) noexcept;
 
-/// The RUNTIME_INITIALIZATION record of this HSA runtime (phase NONE), once per OnLoad.
-void deliver_runtime_initialization(std::uint64_t runtime_version) noexcept;
 
 }  // namespace encore::hsa

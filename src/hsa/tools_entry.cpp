@@ -14,9 +14,10 @@
 #include "replay_memory.hpp"
 #include "runtime.hpp"
 
-#include "../core/clock.hpp"
-#include "../core/registration.hpp"
-#include "../core/registry.hpp"
+#include "backend/events.hpp"
+#include "core/clock.hpp"
+#include "core/registration.hpp"
+#include "core/registry.hpp"
 
 #include <encore/tracing/hsa.hpp>
 
@@ -98,7 +99,7 @@ extern "C" ENCORE_API bool OnLoad(::HsaApiTable* table, uint64_t runtime_version
     hsa::install_memory_tracing(*table);
     hsa::install_code_object_tracing(*table);
     tracing::hsa_all::install(*table);
-    hsa::deliver_runtime_initialization(runtime_version);
+    backend::deliver_runtime_initialization(ROCPROFILER_RUNTIME_INITIALIZATION_HSA, [&] { return runtime_version; });
     return true;
 }
 

@@ -1,10 +1,10 @@
 // src/marker/roctx.cpp — the roctx functions' own behaviour (what runs with or without a tool).
 #include "roctx.hpp"
 
-#include "../core/exit_safe_local.hpp"
-#include "../core/registration.hpp"
-#include "../core/registry.hpp"
-#include "../hsa/events.hpp"
+#include "core/exit_safe_local.hpp"
+#include "core/registration.hpp"
+#include "core/registry.hpp"
+#include "backend/events.hpp"
 
 #include <rocprofiler-sdk/marker/api_id.h>
 
@@ -47,12 +47,12 @@ constexpr op_id op_thread_range = ROCPROFILER_MARKER_CORE_RANGE_API_ID_roctxThre
 constexpr op_id op_process_range = ROCPROFILER_MARKER_CORE_RANGE_API_ID_roctxProcessRangeA;
 constexpr op_id op_thread_id = ROCPROFILER_MARKER_CORE_RANGE_API_ID_roctxGetThreadId;
 
-bool range_wanted(op_id op) noexcept { return hsa::subscribed(kind::marker_core_range_api, op) != 0; }
+bool range_wanted(op_id op) noexcept { return backend::subscribed(kind::marker_core_range_api, op) != 0; }
 
 /// The range's own correlation: a new internal id whose ancestor is the enclosing traced call
 /// (e.g. the roctxRangePushA record of MARKER_CORE_API), as the reference constructs one per range.
-std::optional<hsa::event> capture_range(op_id op) noexcept {
-    auto e = hsa::event::capture(kind::marker_core_range_api, op);
+std::optional<backend::event> capture_range(op_id op) noexcept {
+    auto e = backend::event::capture(kind::marker_core_range_api, op);
     if (e) {
         auto* t = tracing::detail::this_thread();
         e->ancestor = t->current;
@@ -71,7 +71,7 @@ rocprofiler_callback_tracing_marker_api_data_t range_payload(A... a) noexcept {
 }
 
 struct open_range {
-    hsa::event ev;
+    backend::event ev;
     std::string message;  // a copy: the caller's string may be gone by the pop/stop
     bool null_message;
     int level;  // thread ranges: the push's nesting level (its return value)
@@ -227,11 +227,8 @@ int name_hip_device(const char* name, int) { return name == nullptr ? -1 : 0; }
 int name_hip_stream(const char* name, const ihipStream_t*) { return name == nullptr ? -1 : 0; }
 
 void on_configured() noexcept {
-    if (auto e = hsa::event::capture(kind::runtime_initialization, ROCPROFILER_RUNTIME_INITIALIZATION_MARKER)) {
-        // version: libencore-roctx's own interface version (1); there is no runtime below it.
-        rocprofiler_callback_tracing_runtime_initialization_data_t p{sizeof(p), 1, 0};
-        e->deliver(ROCPROFILER_CALLBACK_PHASE_NONE, &p);
-    }
+    // version: libencore-roctx's own interface version (1); there is no runtime below it.
+    backend::deliver_runtime_initialization(ROCPROFILER_RUNTIME_INITIALIZATION_MARKER, [] { return std::uint64_t{1}; });
 }
 
 }  // namespace encore::roctx

@@ -3,14 +3,14 @@
 //
 // Each roctx function is exported with its wrapper (encore/tracing/wrapper.hpp) in front of
 // encore's own implementation (roctx.cpp). Until a function's first call, its wrapper forwards
-// to core::lazy<D, I, backend>::first_call, which runs encore's initialization if nothing has
+// to encore::backend::lazy<D, I, policy>::first_call, which runs encore's initialization if nothing has
 // yet (tool discovery, RUNTIME_INITIALIZATION MARKER) and then binds the implementation. A call
 // that no context traces costs one relaxed load and the implementation (a thread-local depth
 // update for push/pop).
 #pragma once
 
-#include "../core/exports.hpp"
-#include "../core/interposer.hpp"
+#include "backend/exports.hpp"
+#include "backend/interposer.hpp"
 
 #include <encore/domains/marker.hpp>
 #include <encore/tracing/wrapper.hpp>
@@ -54,9 +54,9 @@ static_assert(std::tuple_size_v<decltype(name_impl)> == domains::marker_name::si
 /// tools are configured.
 void on_configured() noexcept;
 
-/// libencore-roctx's policy for core::backend_init and core::lazy: the "originals" are the
+/// libencore-roctx's policy for encore::backend::backend_init and encore::backend::lazy: the "originals" are the
 /// implementations above, known at compile time.
-struct backend {
+struct policy {
     static constexpr const char* library = "libencore-roctx";
     static constexpr const char* runtime = "the marker library";
     template <class D, std::size_t I, class R, class... A>
@@ -79,14 +79,14 @@ struct backend {
 namespace encore::tracing {
 template <std::size_t I>
 struct initial_next<domains::marker_core, I> {
-    static constexpr auto value = &core::lazy<domains::marker_core, I, roctx::backend>::first_call;
+    static constexpr auto value = &encore::backend::lazy<domains::marker_core, I, roctx::policy>::first_call;
 };
 template <std::size_t I>
 struct initial_next<domains::marker_control, I> {
-    static constexpr auto value = &core::lazy<domains::marker_control, I, roctx::backend>::first_call;
+    static constexpr auto value = &encore::backend::lazy<domains::marker_control, I, roctx::policy>::first_call;
 };
 template <std::size_t I>
 struct initial_next<domains::marker_name, I> {
-    static constexpr auto value = &core::lazy<domains::marker_name, I, roctx::backend>::first_call;
+    static constexpr auto value = &encore::backend::lazy<domains::marker_name, I, roctx::policy>::first_call;
 };
 }  // namespace encore::tracing

@@ -1,7 +1,7 @@
-// src/hsa/events.hpp — delivering records of event kinds (dispatches, copies, allocations, code
+// src/backend/events.hpp — delivering records of event kinds (dispatches, copies, allocations, code
 // objects, runtime initialization) to the contexts that subscribed to them.
 //
-//   auto ev = encore::hsa::event::capture(kind::memory_allocation, ROCPROFILER_MEMORY_ALLOCATION_ALLOCATE);
+//   auto ev = encore::backend::event::capture(kind::memory_allocation, ROCPROFILER_MEMORY_ALLOCATION_ALLOCATE);
 //   if (ev) { ev->deliver(ROCPROFILER_CALLBACK_PHASE_ENTER, &payload); ...; ev->deliver(EXIT, &payload); }
 //
 // capture() reads the subscriber masks once (contexts are captured then: stopping one later still
@@ -16,7 +16,7 @@
 #include <memory>
 #include <optional>
 
-namespace encore::hsa {
+namespace encore::backend {
 
 struct event {
     kind k;
@@ -45,10 +45,21 @@ struct event {
                     rocprofiler_user_data_t* user_data_override = nullptr) noexcept;
 };
 
+/// The RUNTIME_INITIALIZATION record of one runtime (phase NONE) for the contexts subscribed to
+/// its operation. version() (the runtime's own version number) is asked only when one is, since
+/// asking may call into the runtime.
+template <class Version>
+void deliver_runtime_initialization(rocprofiler_runtime_initialization_operation_t runtime, Version&& version) noexcept {
+    auto e = event::capture(kind::runtime_initialization, runtime);
+    if (!e) return;
+    rocprofiler_callback_tracing_runtime_initialization_data_t payload{sizeof(payload), version(), 0};
+    e->deliver(ROCPROFILER_CALLBACK_PHASE_NONE, &payload);
+}
+
 /// Contexts subscribed to (k, op) now (relaxed: a hint; capture() re-reads with acquire).
 [[nodiscard]] inline std::uint64_t subscribed(kind k, op_id op) noexcept {
     return tracing::detail::subscribers[static_cast<std::size_t>(k)][static_cast<std::size_t>(op)].load(
         std::memory_order_acquire);
 }
 
-}  // namespace encore::hsa
+}  // namespace encore::backend

@@ -1,7 +1,7 @@
-// src/hsa/events.cpp — see events.hpp.
-#include "events.hpp"
+// src/backend/events.cpp — see events.hpp.
+#include "backend/events.hpp"
 
-namespace encore::hsa {
+namespace encore::backend {
 namespace {
 
 void fill(event& e, kind k, op_id op, std::uint64_t mask) noexcept {
@@ -65,4 +65,4 @@ void event::deliver(rocprofiler_callback_phase_t phase, void* payload, op_id as_
     deliver_to(mask, as_op < 0 ? op : as_op, phase, payload);
 }
 
-}  // namespace encore::hsa
+}  // namespace encore::backend

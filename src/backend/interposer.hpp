@@ -1,4 +1,4 @@
-// src/core/interposer.hpp — what every interposing backend library (libencore-hip: the HIP
+// src/backend/interposer.hpp — what every interposing backend library (libencore-hip: the HIP
 // runtime's exports; libencore-cuda: the CUDA driver's) does the same way: run encore's
 // initialization from the first intercepted call, find each operation's original on its first
 // call, and warn once about originals the runtime lacks.
@@ -19,7 +19,8 @@
 
 #include <encore/tracing/wrapper.hpp>
 
-#include "registration.hpp"
+#include "core/registration.hpp"
+#include "core/warn.hpp"
 
 #include <atomic>
 #include <cstdio>
@@ -28,7 +29,7 @@
 #include <string>
 #include <vector>
 
-namespace encore::core {
+namespace encore::backend {
 
 enum class init_result {
     done_before,       // initialization had already run
@@ -50,9 +51,9 @@ public:
         std::lock_guard lk(mutex_);
         if (done_.load(std::memory_order_relaxed)) return init_result::done_before;
         initializing_ = true;
-        const bool fresh = init_state() == 0;
-        initialize();
-        if (init_state() != 1) {
+        const bool fresh = core::init_state() == 0;
+        core::initialize();
+        if (core::init_state() != 1) {
             // This thread is inside the core's initialization (a tool's initialization called
             // the runtime from another backend's entry): decide later.
             initializing_ = false;
@@ -69,16 +70,9 @@ public:
     /// Warns once per function that the runtime lacks `name` (the resolver stays in place, so
     /// this runs on every call of it).
     static void report_missing(const char* name) noexcept {
-        static std::mutex m;
-        static auto* seen = new std::vector<std::string>();  // lives as long as the process
-        std::lock_guard lk(m);
-        for (const auto& s : *seen)
-            if (s == name) return;
-        try {
-            seen->emplace_back(name);
-        } catch (...) {
-        }
-        std::fprintf(stderr, "[encore] %s: %s has no %s; calls to it fail\n", B::library, B::runtime, name);
+        char key[256];
+        std::snprintf(key, sizeof key, "%s missing %s", B::library, name);
+        if (core::first_time(key)) core::warn("%s: %s has no %s; calls to it fail", B::library, B::runtime, name);
     }
 
 private:
@@ -124,10 +118,10 @@ struct lazy<D, I, B, R(A...)> {
     }
 };
 
-}  // namespace encore::core
+}  // namespace encore::backend
 
 namespace encore::exports {
-/// What each generated export does (core/exports.hpp): the op's wrapper, inlined (one load and a
+/// What each generated export does (backend/exports.hpp): the op's wrapper, inlined (one load and a
 /// tail call when no context wants the op).
 template <class D, std::size_t I, class... A>
 [[gnu::always_inline]] inline auto forward(A... a) {

@@ -1,8 +1,8 @@
-// src/core/exports.hpp — what tools/gen_exports.py's generated definitions spell.
+// src/backend/exports.hpp — what tools/gen_exports.py's generated definitions spell.
 //
 // Each exported function of a symbol domain is generated as
 //   extern "C" ENCORE_EXPORT ret_t<D, I> name(arg_t<D, I, 0> a0, ...) { return forward<D, I>(a0, ...); }
-// and forward<D, I> (core/interposer.hpp, included by the library's prelude header) is the
+// and forward<D, I> (backend/interposer.hpp, included by the library's prelude header) is the
 // domain's wrapper. The types come from the domain declaration, never from the generator.
 // An op without a prototype in this build (api::unavailable) is generated as
 //   ENCORE_EXPORT_UNAVAILABLE(D, I, name);

@@ -1,0 +1,40 @@
+// src/core/warn.cpp — see warn.hpp.
+#include "warn.hpp"
+
+#include <cstdarg>
+#include <cstdio>
+#include <mutex>
+#include <set>
+#include <string>
+
+namespace encore::core {
+
+void warn(const char* format, ...) noexcept {
+    // One write for the whole line (fputs of a buffer), so lines of two threads do not interleave.
+    char line[1024];
+    const int prefix = std::snprintf(line, sizeof line, "[encore] ");
+    std::va_list args;
+    va_start(args, format);
+    const int n = std::vsnprintf(line + prefix, sizeof line - prefix - 1, format, args);
+    va_end(args);
+    std::size_t len = prefix + (n < 0 ? 0 : static_cast<std::size_t>(n));
+    if (len > sizeof line - 2) len = sizeof line - 2;  // cut, still one line
+    line[len] = '\n';
+    line[len + 1] = '\0';
+    std::fputs(line, stderr);
+}
+
+bool first_time(std::string_view key) noexcept {
+    static std::mutex m;
+    static auto* seen = new std::set<std::string, std::less<>>;  // never destroyed: used at exit
+    std::lock_guard lk(m);
+    if (seen->find(key) != seen->end()) return false;
+    try {
+        seen->emplace(key);
+    } catch (...) {
+        return false;
+    }
+    return true;
+}
+
+}  // namespace encore::core
