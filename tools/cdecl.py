@@ -359,6 +359,19 @@ def spell(toks) -> str:
 class Param:
     name: str | None   # None: unnamed in the prototype
     type: str          # C++ type spelling with the name removed
+    # The parameter as a declaration is before + name + after ("void* " "data" "",
+    # "void (*" "cb" ")(int status)"): a generator that defines the function needs the
+    # declarator, not just the type (arrays and function pointers put the name inside it).
+    before: str = ""
+    after: str = ""
+
+    def declaration(self, name: str | None = None) -> str:
+        """The parameter declared with `name` (default: its own; none if both are None).
+        Function-pointer parameters keep the names of their own parameters."""
+        name = name or self.name
+        if not name:
+            return self.before.rstrip() + self.after
+        return self.before + name + self.after
 
 
 @dataclass
@@ -410,17 +423,25 @@ def parse_param(toks: list[Tok]) -> Param:
                 names = [x for x in inner if is_ident(x.text) and x.text not in _QUALIFIERS]
                 name = names[-1].text if names else None
                 ptr = [x for x in inner if not (name and x.text == name)]
+                # the declarator around the name: '(* const' NAME ')'
+                k = max((n for n, x in enumerate(inner) if name and x.text == name), default=len(inner))
+                before = f"{spell(ret)} ({spell(inner[:k])}"
+                if is_ident(before[-1]):
+                    before += " "  # '(* const name'
+                around = spell(inner[k + 1:])
                 if rest and rest[0].text == "(":
                     k = match_close(rest, 0)
                     args, var = parse_params(rest[1:k])
                     arg_s = ", ".join(a.type for a in args)
+                    decl_s = ", ".join(a.declaration() for a in args)
                     if var:
                         arg_s = (arg_s + ", ..." if arg_s else "...")
+                        decl_s = (decl_s + ", ..." if decl_s else "...")
                     typ = f"{spell(ret)} ({spell(ptr)})({arg_s})"
-                    return Param(name, typ)
+                    return Param(name, typ, before, f"{around})({decl_s})")
                 if rest and rest[0].text == "[":
                     typ = f"{spell(ret)} ({spell(ptr)}){spell(rest)}"
-                    return Param(name, typ)
+                    return Param(name, typ, before, f"{around}){spell(rest)}")
             raise ValueError(f"unsupported parameter declarator: {spell(toks)}")
     # arrays: T name[N][M] -> T (*)[M]; T name[N] -> T*
     arr_start = None
@@ -446,7 +467,7 @@ def parse_param(toks: list[Tok]) -> Param:
         typ = spell(base) + "*"
     else:
         typ = f"{spell(base)} (*){''.join(spell(d) for d in dims[1:])}"
-    return Param(name, typ)
+    return Param(name, typ, spell(base) + " ", "".join(spell(d) for d in dims))
 
 
 def parse_params(toks: list[Tok]) -> tuple[list[Param], bool] | None:

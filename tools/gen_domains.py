@@ -21,6 +21,8 @@ Outputs (paths relative to --out, the repository root by default):
   include/encore/domains/hip_enums.hpp         enum_names<> for HIP enums
   include/rocprofiler-sdk/hsa/api_id.h         C op-id enums (HSA)
   include/rocprofiler-sdk/hip/runtime_api_id.h C op-id enum (HIP runtime)
+  src/sim/exports.cpp                          the software HSA runtime's exported functions
+  src/sim/slots.inc                            X-macro list of the HsaApiTable slots (src/sim)
 
 Op ids are positions and are ABI: see tools/README.md for the ordering rules.
 """
@@ -35,22 +37,24 @@ import tempfile
 from pathlib import Path
 
 # The C parser and the helpers every generator shares (tools/cdecl.py, next to this file).
-from cdecl import (EnumDef, Proto, banner, c_banner, c_enum, collect_enums, collect_prototypes,
-                   die, exported_symbols, info, names_for, parse_table, preprocess,
-                   previous_op_order, rel_header, split_declarations, tokenize, warn, write)
+from cdecl import (EnumDef, Proto, Slot, banner, c_banner, c_enum, collect_enums,
+                   collect_prototypes, die, exported_symbols, info, names_for, parse_table,
+                   preprocess, previous_op_order, rel_header, split_declarations, tokenize, warn,
+                   write)
 
 GENERATOR = "tools/gen_domains.py"
 
 HSA_TABLES = [
-    # struct, output stem, kind, C-name, enum prefix, description
+    # struct, output stem, kind, C-name, enum prefix, description, HsaApiTable member
     ("CoreApiTable", "hsa_core", "hsa_core_api", "HSA_CORE_API", "hsa_core_api",
-     "HSA core API: every slot of ROCr's CoreApiTable"),
+     "HSA core API: every slot of ROCr's CoreApiTable", "core_"),
     ("AmdExtTable", "hsa_amd_ext", "hsa_amd_ext_api", "HSA_AMD_EXT_API", "hsa_amd_ext_api",
-     "HSA AMD extension API: every slot of ROCr's AmdExtTable"),
+     "HSA AMD extension API: every slot of ROCr's AmdExtTable", "amd_ext_"),
     ("ImageExtTable", "hsa_image_ext", "hsa_image_ext_api", "HSA_IMAGE_EXT_API",
-     "hsa_image_ext_api", "HSA image extension API: every slot of ROCr's ImageExtTable"),
+     "hsa_image_ext_api", "HSA image extension API: every slot of ROCr's ImageExtTable", "image_ext_"),
     ("FinalizerExtTable", "hsa_finalize_ext", "hsa_finalize_ext_api", "HSA_FINALIZE_EXT_API",
-     "hsa_finalize_ext_api", "HSA finalizer extension API: every slot of ROCr's FinalizerExtTable"),
+     "hsa_finalize_ext_api", "HSA finalizer extension API: every slot of ROCr's FinalizerExtTable",
+     "finalizer_ext_"),
 ]
 
 HSA_PROTO_HEADERS = ["hsa.h", "hsa_ext_amd.h", "hsa_ext_image.h", "hsa_ext_finalize.h",
@@ -79,6 +83,91 @@ def enum_header(enums: list[EnumDef], out_rel: str, sources: list[str], include:
             s += f'        {{{q}{n}, "{n}"}},\n'
         s += "    };\n};\n"
     return s
+
+
+# --------------------------------------------------------------------------
+# the software HSA runtime's exports (src/sim)
+# --------------------------------------------------------------------------
+
+# hsa.h still declares the pre-1.1 names of the memory-ordered signal and queue functions
+# (hsa_signal_load_acquire, ...). They have no slot: ROCr exports them as the renamed
+# function's slot, and so does the software runtime. HSA_DEPRECATED, which marks them in the
+# header, expands to nothing, so they are found by name: a declared function that is not a
+# slot while its renamed twin is.
+_OLD_ORDER_SUFFIXES = [("_acq_rel", "_scacq_screl"), ("_acquire", "_scacquire"),
+                       ("_release", "_screlease")]
+
+
+def _renamed_slot(name: str, slots: set[str]) -> str | None:
+    for old, new in _OLD_ORDER_SUFFIXES:
+        if name.endswith(old) and name[: -len(old)] + new in slots:
+            return name[: -len(old)] + new
+    return None
+
+
+def sim_files(hsa_slots: dict[str, list[Slot]], protos: dict[str, Proto],
+              slot_names: dict[str, list[str]], hsa_root: Path) -> dict[str, str]:
+    """src/sim/exports.cpp and src/sim/slots.inc: one exported function per table slot (and
+    per pre-1.1 alias) that calls through the runtime's HsaApiTable at every call, so a tool
+    that replaced the slot in OnLoad sees the program's calls; and the X-macro list of the
+    slots, with which the runtime fills and names them."""
+    member_of = {struct: member for struct, *_, member in HSA_TABLES}
+    slot_of: dict[str, tuple[str, str]] = {}  # function -> (HsaApiTable member, slot function)
+    for struct, slots in hsa_slots.items():
+        for s in slots:
+            slot_of[s.function] = (member_of[struct], s.function)
+    slot_functions = set(slot_of)
+    aliases = []
+    for name in protos:  # header order
+        target = None if name in slot_functions else _renamed_slot(name, slot_functions)
+        if target is not None:
+            slot_of[name] = slot_of[target]
+            aliases.append(name)
+
+    sources = ["hsa/hsa_api_trace.h"]
+    c_defs: list[str] = []
+    cxx_defs: list[str] = []
+    for name in [*(s.function for slots in hsa_slots.values() for s in slots), *aliases]:
+        p = protos[name]
+        if p.variadic:
+            die(f"src/sim: {name} is variadic: it cannot forward its arguments")
+        src = rel_header(p.file, [hsa_root])
+        if src not in sources:
+            sources.append(src)
+        # a slot's parameters have the names its op has (names_for warned about unnamed ones)
+        names = slot_names[name] if name in slot_names else names_for(p, "src/sim")
+        params = ", ".join(q.declaration(n) for q, n in zip(p.params, names)) or "void"
+        member, target = slot_of[name]
+        call = f"encore::sim::api_table().{member}->{target}_fn({', '.join(names)});"
+        body = f"  {'return ' if p.ret != 'void' else ''}{call}\n}}\n"
+        if p.c_linkage:
+            c_defs.append(f"ENCORE_SIM_EXPORT {p.ret} {name}({params}) {{\n{body}")
+            continue
+        # A C++-linkage declaration (hsa_api_trace.h's queue-intercept functions): defined
+        # to match it (the mangled symbol, for C++ programs including that header), plus a
+        # C-linkage twin under the plain name for programs that declare it themselves in C.
+        twin = f"ENCORE_SIM_EXPORT {p.ret} {name}_c_linkage({params})"
+        c_defs.append(f'{twin} __asm__("{name}");\n{twin} {{\n{body}')
+        cxx_defs.append(f"ENCORE_SIM_EXPORT {p.ret} {name}({params}) {{\n{body}")
+
+    exports = banner(GENERATOR, "src/sim/exports.cpp", sources, [
+        "The software HSA runtime's exported functions: one per HsaApiTable slot, and the pre-1.1",
+        "names of the memory-ordered functions (forwarding to the renamed function's slot).",
+        "Every exported entry point reads its table slot at each call (tools may replace slots)."])
+    exports += '#include "sim_internal.hpp"\n\nextern "C" {\n'
+    exports += "\n".join(c_defs)
+    exports += '\n}  // extern "C"\n\n'
+    exports += "// <hsa/hsa_api_trace.h> declares these with C++ linkage; define them to match.\n"
+    exports += "\n".join(cxx_defs)
+
+    slots_inc = banner(GENERATOR, "src/sim/slots.inc", ["hsa/hsa_api_trace.h"], [
+        "X(table_member, TableType, function_name) for every HsaApiTable slot."])
+    slots_inc += "#define ENCORE_SIM_API_SLOTS(X) \\\n"
+    for struct, slots in hsa_slots.items():
+        slots_inc += "".join(f"  X({member_of[struct]}, {struct}, {s.function}) \\\n" for s in slots)
+    slots_inc += "\n"
+    info(f"src/sim: {len(slot_of) - len(aliases)} slot exports, {len(aliases)} pre-1.1 aliases")
+    return {"src/sim/exports.cpp": exports, "src/sim/slots.inc": slots_inc}
 
 
 # --------------------------------------------------------------------------
@@ -135,8 +224,11 @@ def main() -> int:
 
     hsa_ids: dict[str, list[str]] = {}
     hsa_counts: dict[str, int] = {}
-    for struct, stem, kind, cname, _, desc in HSA_TABLES:
+    hsa_slots: dict[str, list[Slot]] = {}
+    slot_names: dict[str, list[str]] = {}  # function -> parameter names (the op's)
+    for struct, stem, kind, cname, _, desc, _ in HSA_TABLES:
         slots = parse_table(hsa_decls, struct)
+        hsa_slots[struct] = slots
         hsa_counts[struct] = len(slots)
         lines = []
         sources = ["hsa/hsa_api_trace.h"]
@@ -150,6 +242,7 @@ def main() -> int:
             if p.variadic:
                 warn(f"{struct}: {s.function} is variadic")
             names = names_for(p, struct)
+            slot_names[s.function] = names
             pn = "".join(f', "{n}"' for n in names)
             lines.append(f'    api::op<"{s.function}", &::{struct}::{s.member}{pn}>')
         out_rel = f"include/encore/domains/{stem}.hpp"
@@ -173,7 +266,7 @@ def main() -> int:
         "Op ids of the HSA API tracing domains: position of the slot in ROCr's API table",
         "(CoreApiTable, AmdExtTable, ImageExtTable, FinalizerExtTable). Append-only."])
     text += "#pragma once\n"
-    for struct, stem, _, cname, tag, _ in HSA_TABLES:
+    for struct, stem, _, cname, tag, _, _ in HSA_TABLES:
         text += "\n" + c_enum(f"rocprofiler_{tag}_id_t", f"ROCPROFILER_{cname}_ID", hsa_ids[struct])
     write(out_root, rel, text, written)
 
@@ -185,6 +278,10 @@ def main() -> int:
                                      "encore/domains/detail/hsa_table.hpp", "HSA", [hsa_root]),
           written)
     info(f"HSA enum types: {len(hsa_enums)}")
+
+    # The software HSA runtime's exports, from the same slots and prototypes
+    for rel, text in sim_files(hsa_slots, proto_by_name, slot_names, hsa_root).items():
+        write(out_root, rel, text, written)
 
     # ---------------------------------------------------------------- HIP
     hip_root: Path = args.hip_include
