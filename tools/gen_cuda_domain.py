@@ -37,12 +37,9 @@ import re
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import gen_domains as g  # noqa: E402  (the HSA/HIP generator's C parser)
+import cdecl  # the C parser and generator helpers every generator shares (tools/cdecl.py)
 
-_banner, _c_banner = g.banner, g.c_banner
-g.banner = lambda *a, **k: _banner(*a, **k).replace("tools/gen_domains.py", "tools/gen_cuda_domain.py", 1)
-g.c_banner = lambda *a, **k: _c_banner(*a, **k).replace("tools/gen_domains.py", "tools/gen_cuda_domain.py", 1)
+GENERATOR = "tools/gen_cuda_domain.py"
 
 # Handled by hand in src/cuda (they hand out the driver's other functions), or not functions a
 # program calls for work.
@@ -52,7 +49,7 @@ SPECIAL = {"cuGetProcAddress", "cuGetProcAddress_v2", "cuGetExportTable"}
 def cuda_version(include: Path) -> int:
     m = re.search(r"^\s*#\s*define\s+CUDA_VERSION\s+(\d+)", (include / "cuda.h").read_text(), re.M)
     if m is None:
-        g.die(f"{include / 'cuda.h'}: no CUDA_VERSION")
+        cdecl.die(f"{include / 'cuda.h'}: no CUDA_VERSION")
     return int(m.group(1))
 
 
@@ -60,7 +57,7 @@ def header_prototypes(cxx: list[str], include: Path) -> dict:
     """{exported name: Proto} of the C functions cuda.h in `include` declares, in both views."""
     header = include / "cuda.h"
     if not header.exists():
-        g.die(f"{header} not found")
+        cdecl.die(f"{header} not found")
     hdr = header.resolve()
 
     def in_cuda_h(f: str) -> bool:
@@ -69,15 +66,16 @@ def header_prototypes(cxx: list[str], include: Path) -> dict:
         except OSError:
             return False
 
-    protos: dict[str, g.Proto] = {}
+    protos: dict[str, cdecl.Proto] = {}
     for flags in ([], ["-DCUDA_API_PER_THREAD_DEFAULT_STREAM"]):
-        decls = g.split_declarations(g.tokenize(g.preprocess(cxx, "#include <cuda.h>\n", [f"-I{include}", *flags])))
-        for p in g.collect_prototypes(decls, in_cuda_h):
+        text = cdecl.preprocess(cxx, "#include <cuda.h>\n", [f"-I{include}", *flags])
+        decls = cdecl.split_declarations(cdecl.tokenize(text))
+        for p in cdecl.collect_prototypes(decls, in_cuda_h):
             if not p.c_linkage or not p.global_scope or p.variadic or p.name in SPECIAL:
                 continue
             if p.name in protos:
                 if protos[p.name].signature != p.signature:
-                    g.warn(f"{p.name}: two declarations differ ({protos[p.name].signature} vs {p.signature})")
+                    cdecl.warn(f"{p.name}: two declarations differ ({protos[p.name].signature} vs {p.signature})")
                 continue
             protos[p.name] = p
     return protos
@@ -115,12 +113,12 @@ def check_compat(cxx: list[str], include: Path, inc: Path) -> int:
     for name, sig, guard in ops:
         identical = sigs.get(name) == sig
         if guard <= v and not identical:
-            g.warn(f"{name}: {sig} is not declared so by CUDA {v}'s cuda.h ({sigs.get(name, 'absent')}): guard it")
+            cdecl.warn(f"{name}: {sig} is not declared so by CUDA {v}'s cuda.h ({sigs.get(name, 'absent')}): guard it")
             bad += 1
         elif guard > v and identical:
-            g.warn(f"{name}: guarded (CUDA_VERSION >= {guard}) but CUDA {v}'s cuda.h declares it identically")
+            cdecl.warn(f"{name}: guarded (CUDA_VERSION >= {guard}) but CUDA {v}'s cuda.h declares it identically")
             bad += 1
-    g.info(f"--check-compat: {len(ops)} ops against CUDA {v}: "
+    cdecl.info(f"--check-compat: {len(ops)} ops against CUDA {v}: "
            f"{sum(1 for o in ops if o[2] > v)} unavailable there, {bad} wrong")
     return 1 if bad else 0
 
@@ -143,13 +141,13 @@ def main() -> int:
     if a.check_compat is not None:
         return check_compat(cxx, a.check_compat, a.out / "include/encore/domains/cuda_driver_ops.inc")
     if not (a.cuda_include / "cuda.h").exists():
-        g.die(f"{a.cuda_include / 'cuda.h'} not found (set --cuda-include)")
+        cdecl.die(f"{a.cuda_include / 'cuda.h'} not found (set --cuda-include)")
     if a.exports is not None:
         exports = {line.strip().split("@")[0] for line in a.exports.read_text().splitlines() if line.strip()}
     elif a.lib is not None:
-        exports = g.exported_symbols(a.lib, a.nm)
+        exports = cdecl.exported_symbols(a.lib, a.nm)
     else:
-        g.die("give --lib or --exports")
+        cdecl.die("give --lib or --exports")
     protos = header_prototypes(cxx, a.cuda_include)
     newest = cuda_version(a.cuda_include)
     # Older headers, newest first: (version, {name: signature}).
@@ -157,26 +155,26 @@ def main() -> int:
                      for d in a.compat_include), key=lambda c: -c[0])
     for v, _ in compat:
         if v >= newest:
-            g.die(f"--compat-include headers must be older than --cuda-include's (CUDA_VERSION {v} >= {newest})")
+            cdecl.die(f"--compat-include headers must be older than --cuda-include's (CUDA_VERSION {v} >= {newest})")
     ops = [p for n, p in protos.items() if n in exports]
     missing = sorted(n for n in protos if n not in exports)
     if missing:
-        g.info(f"declared but not exported (skipped): {len(missing)}: " + ", ".join(missing[:8]) + (" ..." if len(missing) > 8 else ""))
+        cdecl.info(f"declared but not exported (skipped): {len(missing)}: " + ", ".join(missing[:8]) + (" ..." if len(missing) > 8 else ""))
 
     inc_rel = "include/encore/domains/cuda_driver_ops.inc"
-    prev = g.previous_hip_order(a.out / inc_rel)
+    prev = cdecl.previous_op_order(a.out / inc_rel)
     by_name = {p.name: p for p in ops}
     ordered = []
     for n in prev:
         if n in by_name:
             ordered.append(by_name.pop(n))
         else:
-            g.warn(f"CUDA op {n} (id {prev.index(n)}) is gone: later op ids shift")
+            cdecl.warn(f"CUDA op {n} (id {prev.index(n)}) is gone: later op ids shift")
     ordered += [p for p in ops if p.name in by_name]
 
     # The CUDA_VERSION from which on op p is declared identically by every given header; 0 when
     # the oldest given header (or only the newest) declares it so: no guard.
-    def since(p: g.Proto) -> int:
+    def since(p: cdecl.Proto) -> int:
         v = newest
         for cv, sigs in compat:
             if sigs.get(p.name) != p.signature:
@@ -187,7 +185,7 @@ def main() -> int:
     written: list[str] = []
     entries = []  # (guard version or 0, the op, its placeholder)
     for p in ordered:
-        pn = "".join(f', "{n}"' for n in g.names_for(p, "CUDA"))
+        pn = "".join(f', "{n}"' for n in cdecl.names_for(p, "CUDA"))
         entries.append((since(p), f'    api::fn<"{p.name}", {p.signature}{pn}>', f'    api::unavailable<"{p.name}">'))
     guarded = sum(1 for e in entries if e[0])
     # Consecutive ops with the same guard share it: #if <api::fn...> #else <api::unavailable...> #endif
@@ -201,7 +199,7 @@ def main() -> int:
         else:
             lines += [f"#if CUDA_VERSION >= {v}", *(e[1] + c for e, c in zip(run, sep)),
                       "#else", *(e[2] + c for e, c in zip(run, sep)), "#endif"]
-    text = g.banner(inc_rel, ["cuda.h"], [
+    text = cdecl.banner(GENERATOR, inc_rel, ["cuda.h"], [
         "CUDA driver op list: every C function cuda.h declares (default and per-thread-default-stream",
         "macros) that the driver library exports, under its exported name.",
         "Op ids are positions (ABI, append-only); new functions are appended on regeneration.",
@@ -211,15 +209,15 @@ def main() -> int:
             "there they are api::unavailable (same id and name, no prototype: forwarded untraced)."]
            if compat else []))
     text += "\n".join(lines) + "\n"
-    g.write(a.out, inc_rel, text, written)
+    cdecl.write(a.out, inc_rel, text, written)
 
     rel = "include/rocprofiler-sdk/cuda/driver_api_id.h"
-    text = g.c_banner(rel, ["cuda.h"], [
+    text = cdecl.c_banner(GENERATOR, rel, ["cuda.h"], [
         "Op ids of the CUDA_DRIVER_API tracing domain (encore's kind; same order as",
         "include/encore/domains/cuda_driver_ops.inc)."])
-    text += "#pragma once\n\n" + g.c_enum("rocprofiler_cuda_driver_api_id_t", "ROCPROFILER_CUDA_DRIVER_API_ID",
+    text += "#pragma once\n\n" + cdecl.c_enum("rocprofiler_cuda_driver_api_id_t", "ROCPROFILER_CUDA_DRIVER_API_ID",
                                          [p.name for p in ordered])
-    g.write(a.out, rel, text, written)
+    cdecl.write(a.out, rel, text, written)
     # Everything else the driver exports (older ABIs of versioned functions, cuGetExportTable,
     # ...) is forwarded untouched: a jump through a pointer filled when the real driver loads, so
     # a program linked against any of the driver's symbols still resolves against encore's.
@@ -227,15 +225,15 @@ def main() -> int:
     forwards = sorted(n for n in exports if n.startswith("cu") and n not in op_names
                       and n not in ("cuGetProcAddress", "cuGetProcAddress_v2"))
     rel = "src/cuda/forward_exports.inc"
-    text = g.banner(rel, ["cuda.h", "the driver's export list"], [
+    text = cdecl.banner(GENERATOR, rel, ["cuda.h", "the driver's export list"], [
         "Driver exports encore forwards without tracing (no prototype in cuda.h's default and",
         "per-thread-default-stream views): ENCORE_CUDA_FORWARD(index, name) per line."])
     text += "".join(f"ENCORE_CUDA_FORWARD({i}, {n})\n" for i, n in enumerate(forwards))
-    g.write(a.out, rel, text, written)
+    cdecl.write(a.out, rel, text, written)
     if compat:
-        g.info(f"{guarded} of the ops are unavailable (forwarded untraced) in a build against CUDA "
+        cdecl.info(f"{guarded} of the ops are unavailable (forwarded untraced) in a build against CUDA "
                + ", ".join(str(v) for v, _ in compat))
-    g.info(f"{len(ordered)} CUDA driver ops; wrote {', '.join(written) or 'nothing (unchanged)'}")
+    cdecl.info(f"{len(ordered)} CUDA driver ops; wrote {', '.join(written) or 'nothing (unchanged)'}")
     return 0
 
 

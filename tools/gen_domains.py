@@ -7,7 +7,7 @@ The headers are run through the C preprocessor of the installed C++ compiler
 (``$CXX -E``, default ``g++``) so that ``#if`` blocks, ``extern "C"`` guards and
 macros such as ``HSA_API`` / ``DEPRECATED(...)`` / ``__dparm(x)`` are resolved
 exactly as a C++ translation unit of this SDK sees them.  The preprocessed text
-is then tokenized and split into top-level declarations by this script (no
+is then tokenized and split into top-level declarations by tools/cdecl.py (no
 third-party parser; Python standard library only).  Line markers attribute
 every declaration to the header it was written in.
 
@@ -21,6 +21,8 @@ Outputs (paths relative to --out, the repository root by default):
   include/encore/domains/hip_enums.hpp         enum_names<> for HIP enums
   include/rocprofiler-sdk/hsa/api_id.h         C op-id enums (HSA)
   include/rocprofiler-sdk/hip/runtime_api_id.h C op-id enum (HIP runtime)
+  src/sim/exports.cpp                          the software HSA runtime's exported functions
+  src/sim/slots.inc                            X-macro list of the HsaApiTable slots (src/sim)
 
 Op ids are positions and are ABI: see tools/README.md for the ordering rules.
 """
@@ -29,631 +31,30 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass, field
 from pathlib import Path
+
+# The C parser and the helpers every generator shares (tools/cdecl.py, next to this file).
+from cdecl import (EnumDef, Proto, Slot, banner, c_banner, c_enum, collect_enums,
+                   collect_prototypes, die, exported_symbols, info, names_for, parse_table,
+                   preprocess, previous_op_order, rel_header, split_declarations, tokenize, warn,
+                   write)
 
 GENERATOR = "tools/gen_domains.py"
 
-# --------------------------------------------------------------------------
-# diagnostics
-# --------------------------------------------------------------------------
-
-_warnings: list[str] = []
-
-
-def warn(msg: str) -> None:
-    _warnings.append(msg)
-    print(f"gen_domains: warning: {msg}", file=sys.stderr)
-
-
-def info(msg: str) -> None:
-    print(f"gen_domains: {msg}", file=sys.stderr)
-
-
-def die(msg: str) -> None:
-    print(f"gen_domains: error: {msg}", file=sys.stderr)
-    sys.exit(1)
-
-
-# --------------------------------------------------------------------------
-# preprocessing + tokenizing
-# --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Tok:
-    text: str
-    file: str  # the header the token was written in (from line markers)
-    line: int
-
-
-_LINEMARKER = re.compile(r'#\s*(?:line\s+)?(\d+)\s+"((?:[^"\\]|\\.)*)"')
-_TOKEN = re.compile(
-    r"""
-    (?P<ws>[ \t\r\f\v]+)
-  | (?P<str>(?:u8|u|U|L)?"(?:[^"\\\n]|\\.)*")
-  | (?P<chr>(?:u8|u|U|L)?'(?:[^'\\\n]|\\.)*')
-  | (?P<num>\.?[0-9](?:[eEpP][+-]|[A-Za-z0-9_.]|'(?=[A-Za-z0-9_]))*)
-  | (?P<id>[A-Za-z_$][A-Za-z0-9_$]*)
-  | (?P<punct>\.\.\.|::|->\*?|<<=|>>=|<=>|&&|\|\||\+\+|--|[-+*/%^&|!=<>]=|\#\#|.)
-    """,
-    re.VERBOSE,
-)
-
-
-def preprocess(cxx: list[str], source: str, flags: list[str]) -> str:
-    with tempfile.TemporaryDirectory(prefix="gen_domains_") as tmp:
-        src = Path(tmp) / "tu.cpp"
-        src.write_text(source)
-        cmd = [*cxx, "-E", "-x", "c++", "-std=c++20", *flags, str(src)]
-        try:
-            res = subprocess.run(cmd, capture_output=True, text=True, check=False)
-        except FileNotFoundError:
-            die(f"cannot run the preprocessor {cxx[0]!r} (set --cxx or $CXX)")
-        if res.returncode != 0:
-            die(f"preprocessing failed ({' '.join(cmd)}):\n{res.stderr}")
-        return res.stdout
-
-
-def tokenize(text: str) -> list[Tok]:
-    toks: list[Tok] = []
-    cur_file = "<unknown>"
-    line_no = 1
-    for raw in text.split("\n"):
-        stripped = raw.lstrip()
-        if stripped.startswith("#"):
-            m = _LINEMARKER.match(stripped)
-            if m:
-                line_no = int(m.group(1))
-                cur_file = m.group(2)
-                continue
-            # '#pragma ...' and friends survive preprocessing: not declarations
-            line_no += 1
-            continue
-        pos = 0
-        while pos < len(raw):
-            m = _TOKEN.match(raw, pos)
-            assert m is not None
-            pos = m.end()
-            if m.lastgroup == "ws":
-                continue
-            toks.append(Tok(m.group(0), cur_file, line_no))
-        line_no += 1
-    return toks
-
-
-# --------------------------------------------------------------------------
-# top-level declaration splitting
-# --------------------------------------------------------------------------
-
-_OPEN = {"(": ")", "[": "]", "{": "}"}
-
-
-def match_close(toks: list, i: int) -> int:
-    """toks[i] is an opening bracket; return the index of its partner."""
-    depth = 0
-    for j in range(i, len(toks)):
-        t = toks[j].text if isinstance(toks[j], Tok) else toks[j]
-        if t in _OPEN:
-            depth += 1
-        elif t in (")", "]", "}"):
-            depth -= 1
-            if depth == 0:
-                return j
-    raise ValueError("unbalanced brackets")
-
-
-def strip_attributes(toks: list[Tok]) -> tuple[list[Tok], bool]:
-    """Remove GNU/C++11 attributes, __extension__ and asm labels.
-
-    Returns the remaining tokens and whether a 'deprecated' attribute was seen."""
-    out: list[Tok] = []
-    deprecated = False
-    i = 0
-    n = len(toks)
-    while i < n:
-        t = toks[i].text
-        if t in ("__attribute__", "__attribute", "__declspec", "__asm__", "__asm", "asm",
-                 "alignas", "_Alignas", "__decltype") and i + 1 < n and toks[i + 1].text == "(":
-            j = match_close(toks, i + 1)
-            if any(x.text in ("deprecated", "__deprecated__") for x in toks[i:j]):
-                deprecated = True
-            i = j + 1
-            continue
-        if t == "[" and i + 1 < n and toks[i + 1].text == "[":
-            j = match_close(toks, i)
-            if any(x.text in ("deprecated", "__deprecated__") for x in toks[i:j]):
-                deprecated = True
-            i = j + 1
-            continue
-        if t == "__extension__":
-            i += 1
-            continue
-        out.append(toks[i])
-        i += 1
-    return out, deprecated
-
-
-@dataclass
-class Decl:
-    toks: list[Tok]          # attributes already stripped
-    file: str                # header of the first token
-    line: int
-    c_linkage: bool          # inside extern "C" (or prefixed with it)
-    global_scope: bool       # not inside a namespace
-    deprecated: bool
-
-
-_RECORD_KW = {"struct", "class", "union", "enum"}
-
-
-def split_declarations(toks: list[Tok]) -> list[Decl]:
-    decls: list[Decl] = []
-    # scope stack entries: ("linkage", "C"|"C++") or ("namespace", name)
-    scopes: list[tuple[str, str]] = []
-    cur: list[Tok] = []
-
-    def linkage() -> str:
-        for kind, val in reversed(scopes):
-            if kind == "linkage":
-                return val
-        return "C++"
-
-    def in_namespace() -> bool:
-        return any(kind == "namespace" for kind, _ in scopes)
-
-    def flush() -> None:
-        nonlocal cur
-        if cur:
-            body, dep = strip_attributes(cur)
-            if body:
-                c_link = linkage() == "C"
-                if len(body) >= 2 and body[0].text == "extern" and body[1].text.startswith('"'):
-                    c_link = body[1].text == '"C"'
-                    body = body[2:]
-                if body:
-                    decls.append(Decl(body, body[0].file, body[0].line, c_link,
-                                      not in_namespace(), dep))
-        cur = []
-
-    i = 0
-    n = len(toks)
-    while i < n:
-        t = toks[i]
-        if t.text == ";":
-            cur.append(t)
-            flush()
-            i += 1
-            continue
-        if t.text == "}":
-            # closes an extern "C" / namespace scope
-            flush()
-            if scopes:
-                scopes.pop()
-            i += 1
-            continue
-        if t.text == "{":
-            head, _ = strip_attributes(cur)
-            words = [x.text for x in head]
-            if len(words) == 2 and words[0] == "extern" and words[1].startswith('"'):
-                scopes.append(("linkage", "C" if words[1] == '"C"' else "C++"))
-                cur = []
-                i += 1
-                continue
-            if words and (words[0] == "namespace" or words[:2] == ["inline", "namespace"]):
-                name = words[-1] if len(words) > 1 and words[-1] != "namespace" else ""
-                scopes.append(("namespace", name))
-                cur = []
-                i += 1
-                continue
-            j = match_close(toks, i)
-            cur.extend(toks[i:j + 1])
-            i = j + 1
-            # A brace block ends the declaration unless the declaration is a
-            # record/enum/typedef declaration or an initializer (needs ';').
-            first = words[0] if words else ""
-            k = 0
-            while first in ("static", "const", "volatile", "constexpr", "inline", "extern") and k + 1 < len(words):
-                k += 1
-                first = words[k]
-            has_eq = _has_top_level(head, "=")
-            is_function = _has_top_level(head, "(") and not has_eq and "typedef" not in words
-            if not is_function and (first in _RECORD_KW or first == "typedef" or has_eq):
-                continue
-            flush()
-            continue
-        cur.append(t)
-        i += 1
-    flush()
-    return decls
-
-
-def _has_top_level(toks: list[Tok], text: str) -> bool:
-    depth = 0
-    for t in toks:
-        if depth == 0 and t.text == text:
-            return True
-        if t.text in _OPEN:
-            depth += 1
-        elif t.text in (")", "]", "}"):
-            depth -= 1
-    return False
-
-
-def _top_level_index(toks: list[Tok], text: str) -> int | None:
-    depth = 0
-    for i, t in enumerate(toks):
-        if depth == 0 and t.text == text:
-            return i
-        if t.text in _OPEN:
-            depth += 1
-        elif t.text in (")", "]", "}"):
-            depth -= 1
-    return None
-
-
-def split_top(toks: list[Tok], sep: str = ",") -> list[list[Tok]]:
-    parts: list[list[Tok]] = [[]]
-    depth = 0
-    for t in toks:
-        if t.text in _OPEN:
-            depth += 1
-        elif t.text in (")", "]", "}"):
-            depth -= 1
-        if depth == 0 and t.text == sep:
-            parts.append([])
-            continue
-        parts[-1].append(t)
-    if parts == [[]]:
-        return []
-    return parts
-
-
-# --------------------------------------------------------------------------
-# function prototypes
-# --------------------------------------------------------------------------
-
-_QUALIFIERS = {"const", "volatile", "restrict", "__restrict", "__restrict__"}
-_TYPE_KW = {"void", "char", "short", "int", "long", "float", "double", "signed", "unsigned",
-            "bool", "_Bool", "wchar_t", "char8_t", "char16_t", "char32_t", "__int128",
-            "_Float16", "__fp16", "auto"}
-_TAG_KW = {"struct", "enum", "union", "class", "typename"}
-_KEYWORDS = _QUALIFIERS | _TYPE_KW | _TAG_KW
-_SKIP_SPECIFIERS = {"static", "inline", "__inline", "__inline__", "constexpr", "consteval",
-                    "template", "typedef", "friend", "virtual", "using", "operator",
-                    "static_assert", "_Static_assert"}
-
-
-def is_ident(s: str) -> bool:
-    return bool(re.fullmatch(r"[A-Za-z_$][A-Za-z0-9_$]*", s))
-
-
-def spell(toks) -> str:
-    """Spell a token sequence as a C++ type with normalized whitespace."""
-    out = ""
-    prev = ""
-    for t in toks:
-        s = t.text if isinstance(t, Tok) else t
-        if not out:
-            out = s
-        elif s in ("*", "&", "&&", ")", "]", ",", "::", ">") or prev in ("(", "[", "::", "<"):
-            out += s if s != "," else ", "
-        elif s == "(":
-            out += s if prev in ("*", ")") or not is_ident(prev) else " " + s
-        elif s == "<":
-            out += s
-        else:
-            out += " " + s
-        prev = s
-    return out.replace(",  ", ", ")
-
-
-@dataclass
-class Param:
-    name: str | None   # None: unnamed in the prototype
-    type: str          # C++ type spelling with the name removed
-
-
-@dataclass
-class Proto:
-    name: str
-    ret: str
-    params: list[Param]
-    variadic: bool
-    file: str
-    line: int
-    c_linkage: bool
-    global_scope: bool
-    deprecated: bool
-
-    @property
-    def signature(self) -> str:
-        return f"{self.ret}({', '.join(p.type for p in self.params)})"
-
-
-def _param_name_index(toks: list[Tok]) -> int | None:
-    """Index of the declarator name in a simple (non function-pointer) parameter."""
-    if not toks:
-        return None
-    last = len(toks) - 1
-    t = toks[last].text
-    if not is_ident(t) or t in _KEYWORDS:
-        return None
-    before = toks[:last]
-    if not before:
-        return None  # just a type name: unnamed
-    if before[-1].text in _TAG_KW or before[-1].text == "::":
-        return None
-    typeish = [b for b in before if b.text not in _QUALIFIERS]
-    if not typeish:
-        return None  # 'const T': unnamed
-    return last
-
-
-def parse_param(toks: list[Tok]) -> Param:
-    """Parse one parameter declaration (default argument already removed)."""
-    # function pointer / reference-to-array style:  R (*name)(args)  /  R (*)(args)
-    for i, t in enumerate(toks):
-        if t.text == "(":
-            j = match_close(toks, i)
-            inner = toks[i + 1:j]
-            rest = toks[j + 1:]
-            ret = toks[:i]
-            if inner and inner[0].text in ("*", "&", "^"):
-                names = [x for x in inner if is_ident(x.text) and x.text not in _QUALIFIERS]
-                name = names[-1].text if names else None
-                ptr = [x for x in inner if not (name and x.text == name)]
-                if rest and rest[0].text == "(":
-                    k = match_close(rest, 0)
-                    args, var = parse_params(rest[1:k])
-                    arg_s = ", ".join(a.type for a in args)
-                    if var:
-                        arg_s = (arg_s + ", ..." if arg_s else "...")
-                    typ = f"{spell(ret)} ({spell(ptr)})({arg_s})"
-                    return Param(name, typ)
-                if rest and rest[0].text == "[":
-                    typ = f"{spell(ret)} ({spell(ptr)}){spell(rest)}"
-                    return Param(name, typ)
-            raise ValueError(f"unsupported parameter declarator: {spell(toks)}")
-    # arrays: T name[N][M] -> T (*)[M]; T name[N] -> T*
-    arr_start = None
-    for i, t in enumerate(toks):
-        if t.text == "[":
-            arr_start = i
-            break
-    dims: list[list[Tok]] = []
-    core = toks
-    if arr_start is not None:
-        core = toks[:arr_start]
-        i = arr_start
-        while i < len(toks):
-            j = match_close(toks, i)
-            dims.append(toks[i:j + 1])
-            i = j + 1
-    idx = _param_name_index(core)
-    name = core[idx].text if idx is not None else None
-    base = core[:idx] if idx is not None else core
-    if not dims:
-        typ = spell(base)
-    elif len(dims) == 1:
-        typ = spell(base) + "*"
-    else:
-        typ = f"{spell(base)} (*){''.join(spell(d) for d in dims[1:])}"
-    return Param(name, typ)
-
-
-def parse_params(toks: list[Tok]) -> tuple[list[Param], bool] | None:
-    parts = split_top(toks, ",")
-    params: list[Param] = []
-    variadic = False
-    if len(parts) == 1 and [t.text for t in parts[0]] == ["void"]:
-        return [], False
-    for p in parts:
-        p, _ = strip_attributes(p)
-        # drop a default argument
-        k = _top_level_index(p, "=")
-        if k is not None:
-            p = p[:k]
-        if [t.text for t in p] == ["..."]:
-            variadic = True
-            continue
-        if not p:
-            raise ValueError("empty parameter")
-        params.append(parse_param(p))
-    return params, variadic
-
-
-def parse_prototype(d: Decl) -> Proto | None:
-    toks = d.toks
-    if not toks or toks[-1].text != ";":
-        return None  # definitions (bodies) and junk
-    toks = toks[:-1]
-    words = [t.text for t in toks]
-    if any(w in _SKIP_SPECIFIERS for w in words):
-        return None
-    if "{" in words or _has_top_level(toks, "="):
-        return None
-    # find the first top-level '(' preceded by an identifier
-    for i, t in enumerate(toks):
-        if t.text == "(":
-            if i == 0 or not is_ident(toks[i - 1].text) or toks[i - 1].text in _KEYWORDS:
-                return None  # function pointer object, cast, ...
-            if i >= 2 and toks[i - 2].text == "::":
-                return None  # qualified name: C++ member definition
-            name = toks[i - 1].text
-            j = match_close(toks, i)
-            trailing = [x.text for x in toks[j + 1:]]
-            # allow 'noexcept', 'throw()', 'noexcept(true)'
-            trailing_ok = all(x in ("noexcept", "throw", "(", ")", "true", "const") for x in trailing)
-            if not trailing_ok:
-                return None
-            ret_toks = [x for x in toks[:i - 1] if x.text not in ("extern",)]
-            if not ret_toks:
-                return None
-            parsed = parse_params(toks[i + 1:j])
-            if parsed is None:
-                return None
-            params, variadic = parsed
-            return Proto(name, spell(ret_toks), params, variadic, d.file, d.line,
-                         d.c_linkage, d.global_scope, d.deprecated)
-        if t.text in ("[", "{"):
-            return None
-    return None
-
-
-def collect_prototypes(decls: list[Decl], accept_file) -> list[Proto]:
-    protos = []
-    for d in decls:
-        if not accept_file(d.file):
-            continue
-        try:
-            p = parse_prototype(d)
-        except ValueError as e:
-            warn(f"{d.file}:{d.line}: cannot parse declaration ({e}): {spell(d.toks)[:120]}")
-            continue
-        if p is not None:
-            protos.append(p)
-    return protos
-
-
-# --------------------------------------------------------------------------
-# enums
-# --------------------------------------------------------------------------
-
-
-@dataclass
-class EnumDef:
-    type_name: str             # name usable as a C++ type
-    scoped: bool
-    enumerators: list[str]
-    file: str
-    line: int
-    skipped: list[str] = field(default_factory=list)
-
-
-def parse_enum(d: Decl) -> EnumDef | None:
-    toks = d.toks
-    words = [t.text for t in toks]
-    is_typedef = False
-    k = 0
-    if words[:1] == ["typedef"]:
-        is_typedef = True
-        k = 1
-    if k >= len(words) or words[k] != "enum":
-        return None
-    k += 1
-    scoped = False
-    if k < len(words) and words[k] in ("class", "struct"):
-        scoped = True
-        k += 1
-    tag = None
-    if k < len(words) and is_ident(words[k]):
-        tag = words[k]
-        k += 1
-    if k < len(words) and words[k] == ":":
-        while k < len(words) and words[k] != "{":
-            k += 1
-    if k >= len(words) or words[k] != "{":
-        return None  # forward declaration / 'typedef enum x y;'
-    close = match_close(toks, k)
-    body = toks[k + 1:close]
-    after = toks[close + 1:]
-    type_name = None
-    if is_typedef:
-        for decl in split_top([t for t in after if t.text != ";"], ","):
-            if len(decl) == 1 and is_ident(decl[0].text):
-                type_name = decl[0].text
-                break
-    if type_name is None:
-        type_name = tag
-    if type_name is None:
-        return None  # anonymous enum without a typedef name: not a type
-    e = EnumDef(type_name, scoped, [], d.file, d.line)
-    for part in split_top(body, ","):
-        part_s, dep = strip_attributes(part)
-        if not part_s:
-            continue
-        name = part_s[0].text
-        if not is_ident(name):
-            warn(f"{d.file}:{d.line}: odd enumerator in {type_name}: {spell(part)}")
-            continue
-        if dep:
-            e.skipped.append(name)
-            continue
-        e.enumerators.append(name)
-    return e
-
-
-def collect_enums(decls: list[Decl], accept_file) -> list[EnumDef]:
-    out: list[EnumDef] = []
-    seen: set[str] = set()
-    for d in decls:
-        if not accept_file(d.file) or not d.global_scope:
-            continue
-        e = parse_enum(d)
-        if e is None:
-            continue
-        if e.type_name in seen:
-            continue
-        seen.add(e.type_name)
-        if e.skipped:
-            warn(f"{e.type_name}: skipped deprecated enumerator(s) {', '.join(e.skipped)}")
-        if not e.enumerators:
-            continue
-        out.append(e)
-    return out
-
-
-# --------------------------------------------------------------------------
-# HSA API tables
-# --------------------------------------------------------------------------
-
-
-@dataclass
-class Slot:
-    function: str
-    member: str
-
-
-def parse_table(decls: list[Decl], struct: str) -> list[Slot]:
-    for d in decls:
-        w = [t.text for t in d.toks]
-        if w[:3] == ["struct", struct, "{"]:
-            close = match_close(d.toks, 2)
-            members = split_top(d.toks[3:close], ";")
-            slots: list[Slot] = []
-            for idx, m in enumerate(members):
-                mw = [t.text for t in m]
-                if not mw:
-                    continue
-                if idx == 0:
-                    if mw != ["ApiTableVersion", "version"]:
-                        die(f"{struct}: first member is not 'ApiTableVersion version'")
-                    continue
-                if len(mw) == 6 and mw[0] == "decltype" and mw[1] == "(" and mw[3] == ")" \
-                        and mw[4] == "*" and is_ident(mw[5]):
-                    slots.append(Slot(mw[2], mw[5]))
-                else:
-                    die(f"{struct}: unexpected member {' '.join(mw)}")
-            return slots
-    die(f"struct {struct} not found")
-    return []
-
-
 HSA_TABLES = [
-    # struct, output stem, kind, C-name, enum prefix, description
+    # struct, output stem, kind, C-name, enum prefix, description, HsaApiTable member
     ("CoreApiTable", "hsa_core", "hsa_core_api", "HSA_CORE_API", "hsa_core_api",
-     "HSA core API: every slot of ROCr's CoreApiTable"),
+     "HSA core API: every slot of ROCr's CoreApiTable", "core_"),
     ("AmdExtTable", "hsa_amd_ext", "hsa_amd_ext_api", "HSA_AMD_EXT_API", "hsa_amd_ext_api",
-     "HSA AMD extension API: every slot of ROCr's AmdExtTable"),
+     "HSA AMD extension API: every slot of ROCr's AmdExtTable", "amd_ext_"),
     ("ImageExtTable", "hsa_image_ext", "hsa_image_ext_api", "HSA_IMAGE_EXT_API",
-     "hsa_image_ext_api", "HSA image extension API: every slot of ROCr's ImageExtTable"),
+     "hsa_image_ext_api", "HSA image extension API: every slot of ROCr's ImageExtTable", "image_ext_"),
     ("FinalizerExtTable", "hsa_finalize_ext", "hsa_finalize_ext_api", "HSA_FINALIZE_EXT_API",
-     "hsa_finalize_ext_api", "HSA finalizer extension API: every slot of ROCr's FinalizerExtTable"),
+     "hsa_finalize_ext_api", "HSA finalizer extension API: every slot of ROCr's FinalizerExtTable",
+     "finalizer_ext_"),
 ]
 
 HSA_PROTO_HEADERS = ["hsa.h", "hsa_ext_amd.h", "hsa_ext_image.h", "hsa_ext_finalize.h",
@@ -661,94 +62,14 @@ HSA_PROTO_HEADERS = ["hsa.h", "hsa_ext_amd.h", "hsa_ext_image.h", "hsa_ext_final
 HSA_ENUM_HEADERS = ["hsa.h", "hsa_ext_amd.h", "hsa_ext_image.h", "hsa_ext_finalize.h"]
 
 
-def rel_header(path: str, roots: list[Path]) -> str:
-    p = Path(path)
-    for r in roots:
-        try:
-            return p.resolve().relative_to(r.resolve()).as_posix()
-        except ValueError:
-            pass
-    return p.name
-
-
-def names_for(proto: Proto, what: str) -> list[str]:
-    names = []
-    for i, p in enumerate(proto.params):
-        if p.name is None:
-            names.append(f"arg{i}")
-            warn(f"{what}: parameter {i} of {proto.name} is unnamed in the prototype; using 'arg{i}'")
-        else:
-            names.append(p.name)
-    return names
-
-
-def banner(out_rel: str, sources: list[str], extra: list[str] | None = None, style="//") -> str:
-    lines = [f"{style} {out_rel} — generated by {GENERATOR} from {', '.join(sources)}; do not edit"]
-    for e in extra or []:
-        lines.append(f"{style} {e}" if e else style)
-    return "\n".join(lines) + "\n"
-
-
-def c_banner(out_rel: str, sources: list[str], extra: list[str]) -> str:
-    lines = [f"/* {out_rel} — generated by {GENERATOR} from {', '.join(sources)}; do not edit"]
-    for e in extra:
-        lines.append(f" * {e}" if e else " *")
-    lines.append(" */")
-    return "\n".join(lines) + "\n"
-
-
 # --------------------------------------------------------------------------
-# HIP
+# output
 # --------------------------------------------------------------------------
-
-
-def exported_symbols(lib: Path, nm: str) -> set[str]:
-    try:
-        res = subprocess.run([nm, "-D", "--defined-only", str(lib)], capture_output=True,
-                             text=True, check=True)
-    except (FileNotFoundError, subprocess.CalledProcessError) as e:
-        die(f"cannot list the exports of {lib}: {e}")
-    out = set()
-    for line in res.stdout.splitlines():
-        parts = line.split()
-        if len(parts) >= 3 and parts[1] == "T":
-            out.add(parts[2].split("@")[0])
-    return out
-
-
-_INC_LINE = re.compile(r'^\s*api::fn<"([A-Za-z_0-9]+)",')
-
-
-def previous_hip_order(path: Path) -> list[str]:
-    if not path.exists():
-        return []
-    order = []
-    for line in path.read_text().splitlines():
-        m = _INC_LINE.match(line)
-        if m:
-            order.append(m.group(1))
-    return order
-
-
-# --------------------------------------------------------------------------
-# output helpers
-# --------------------------------------------------------------------------
-
-
-def write(out_root: Path, rel: str, text: str, written: list[str]) -> None:
-    path = out_root / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if not path.exists() or path.read_text() != text:
-        path.write_text(text)
-        info(f"wrote {rel}")
-    else:
-        info(f"unchanged {rel}")
-    written.append(rel)
 
 
 def enum_header(enums: list[EnumDef], out_rel: str, sources: list[str], include: str,
                 what: str, roots: list[Path]) -> str:
-    s = banner(out_rel, sources, [
+    s = banner(GENERATOR, out_rel, sources, [
         f"enum_names<> for every named {what} enum type (typedef name or enum tag), in header order.",
         "Aliased enumerators are kept; when printing a value the first match wins."])
     s += "#pragma once\n#include <encore/api/enum_names.hpp>\n"
@@ -764,12 +85,89 @@ def enum_header(enums: list[EnumDef], out_rel: str, sources: list[str], include:
     return s
 
 
-def c_enum(tag: str, prefix: str, names: list[str]) -> str:
-    s = f"typedef enum {tag} {{\n    {prefix}_NONE = -1,\n"
-    for i, n in enumerate(names):
-        s += f"    {prefix}_{n} = {i},\n"
-    s += f"    {prefix}_LAST,\n}} {tag};\n"
-    return s
+# --------------------------------------------------------------------------
+# the software HSA runtime's exports (src/sim)
+# --------------------------------------------------------------------------
+
+# hsa.h still declares the pre-1.1 names of the memory-ordered signal and queue functions
+# (hsa_signal_load_acquire, ...). They have no slot: ROCr exports them as the renamed
+# function's slot, and so does the software runtime. HSA_DEPRECATED, which marks them in the
+# header, expands to nothing, so they are found by name: a declared function that is not a
+# slot while its renamed twin is.
+_OLD_ORDER_SUFFIXES = [("_acq_rel", "_scacq_screl"), ("_acquire", "_scacquire"),
+                       ("_release", "_screlease")]
+
+
+def _renamed_slot(name: str, slots: set[str]) -> str | None:
+    for old, new in _OLD_ORDER_SUFFIXES:
+        if name.endswith(old) and name[: -len(old)] + new in slots:
+            return name[: -len(old)] + new
+    return None
+
+
+def sim_files(hsa_slots: dict[str, list[Slot]], protos: dict[str, Proto],
+              slot_names: dict[str, list[str]], hsa_root: Path) -> dict[str, str]:
+    """src/sim/exports.cpp and src/sim/slots.inc: one exported function per table slot (and
+    per pre-1.1 alias) that calls through the runtime's HsaApiTable at every call, so a tool
+    that replaced the slot in OnLoad sees the program's calls; and the X-macro list of the
+    slots, with which the runtime fills and names them."""
+    member_of = {struct: member for struct, *_, member in HSA_TABLES}
+    slot_of: dict[str, tuple[str, str]] = {}  # function -> (HsaApiTable member, slot function)
+    for struct, slots in hsa_slots.items():
+        for s in slots:
+            slot_of[s.function] = (member_of[struct], s.function)
+    slot_functions = set(slot_of)
+    aliases = []
+    for name in protos:  # header order
+        target = None if name in slot_functions else _renamed_slot(name, slot_functions)
+        if target is not None:
+            slot_of[name] = slot_of[target]
+            aliases.append(name)
+
+    sources = ["hsa/hsa_api_trace.h"]
+    c_defs: list[str] = []
+    cxx_defs: list[str] = []
+    for name in [*(s.function for slots in hsa_slots.values() for s in slots), *aliases]:
+        p = protos[name]
+        if p.variadic:
+            die(f"src/sim: {name} is variadic: it cannot forward its arguments")
+        src = rel_header(p.file, [hsa_root])
+        if src not in sources:
+            sources.append(src)
+        # a slot's parameters have the names its op has (names_for warned about unnamed ones)
+        names = slot_names[name] if name in slot_names else names_for(p, "src/sim")
+        params = ", ".join(q.declaration(n) for q, n in zip(p.params, names)) or "void"
+        member, target = slot_of[name]
+        call = f"encore::sim::api_table().{member}->{target}_fn({', '.join(names)});"
+        body = f"  {'return ' if p.ret != 'void' else ''}{call}\n}}\n"
+        if p.c_linkage:
+            c_defs.append(f"ENCORE_SIM_EXPORT {p.ret} {name}({params}) {{\n{body}")
+            continue
+        # A C++-linkage declaration (hsa_api_trace.h's queue-intercept functions): defined
+        # to match it (the mangled symbol, for C++ programs including that header), plus a
+        # C-linkage twin under the plain name for programs that declare it themselves in C.
+        twin = f"ENCORE_SIM_EXPORT {p.ret} {name}_c_linkage({params})"
+        c_defs.append(f'{twin} __asm__("{name}");\n{twin} {{\n{body}')
+        cxx_defs.append(f"ENCORE_SIM_EXPORT {p.ret} {name}({params}) {{\n{body}")
+
+    exports = banner(GENERATOR, "src/sim/exports.cpp", sources, [
+        "The software HSA runtime's exported functions: one per HsaApiTable slot, and the pre-1.1",
+        "names of the memory-ordered functions (forwarding to the renamed function's slot).",
+        "Every exported entry point reads its table slot at each call (tools may replace slots)."])
+    exports += '#include "sim_internal.hpp"\n\nextern "C" {\n'
+    exports += "\n".join(c_defs)
+    exports += '\n}  // extern "C"\n\n'
+    exports += "// <hsa/hsa_api_trace.h> declares these with C++ linkage; define them to match.\n"
+    exports += "\n".join(cxx_defs)
+
+    slots_inc = banner(GENERATOR, "src/sim/slots.inc", ["hsa/hsa_api_trace.h"], [
+        "X(table_member, TableType, function_name) for every HsaApiTable slot."])
+    slots_inc += "#define ENCORE_SIM_API_SLOTS(X) \\\n"
+    for struct, slots in hsa_slots.items():
+        slots_inc += "".join(f"  X({member_of[struct]}, {struct}, {s.function}) \\\n" for s in slots)
+    slots_inc += "\n"
+    info(f"src/sim: {len(slot_of) - len(aliases)} slot exports, {len(aliases)} pre-1.1 aliases")
+    return {"src/sim/exports.cpp": exports, "src/sim/slots.inc": slots_inc}
 
 
 # --------------------------------------------------------------------------
@@ -826,8 +224,11 @@ def main() -> int:
 
     hsa_ids: dict[str, list[str]] = {}
     hsa_counts: dict[str, int] = {}
-    for struct, stem, kind, cname, _, desc in HSA_TABLES:
+    hsa_slots: dict[str, list[Slot]] = {}
+    slot_names: dict[str, list[str]] = {}  # function -> parameter names (the op's)
+    for struct, stem, kind, cname, _, desc, _ in HSA_TABLES:
         slots = parse_table(hsa_decls, struct)
+        hsa_slots[struct] = slots
         hsa_counts[struct] = len(slots)
         lines = []
         sources = ["hsa/hsa_api_trace.h"]
@@ -841,10 +242,11 @@ def main() -> int:
             if p.variadic:
                 warn(f"{struct}: {s.function} is variadic")
             names = names_for(p, struct)
+            slot_names[s.function] = names
             pn = "".join(f', "{n}"' for n in names)
             lines.append(f'    api::op<"{s.function}", &::{struct}::{s.member}{pn}>')
         out_rel = f"include/encore/domains/{stem}.hpp"
-        text = banner(out_rel, sources, [
+        text = banner(GENERATOR, out_rel, sources, [
             "Op ids are table positions (ABI, append-only): they follow the runtime's table order;",
             "a newer ROCr with more slots appends ops at the end."])
         text += "#pragma once\n#include <encore/api/domain.hpp>\n"
@@ -860,11 +262,11 @@ def main() -> int:
 
     # HSA C ids
     rel = "include/rocprofiler-sdk/hsa/api_id.h"
-    text = c_banner(rel, ["hsa/hsa_api_trace.h"], [
+    text = c_banner(GENERATOR, rel, ["hsa/hsa_api_trace.h"], [
         "Op ids of the HSA API tracing domains: position of the slot in ROCr's API table",
         "(CoreApiTable, AmdExtTable, ImageExtTable, FinalizerExtTable). Append-only."])
     text += "#pragma once\n"
-    for struct, stem, _, cname, tag, _ in HSA_TABLES:
+    for struct, stem, _, cname, tag, _, _ in HSA_TABLES:
         text += "\n" + c_enum(f"rocprofiler_{tag}_id_t", f"ROCPROFILER_{cname}_ID", hsa_ids[struct])
     write(out_root, rel, text, written)
 
@@ -876,6 +278,10 @@ def main() -> int:
                                      "encore/domains/detail/hsa_table.hpp", "HSA", [hsa_root]),
           written)
     info(f"HSA enum types: {len(hsa_enums)}")
+
+    # The software HSA runtime's exports, from the same slots and prototypes
+    for rel, text in sim_files(hsa_slots, proto_by_name, slot_names, hsa_root).items():
+        write(out_root, rel, text, written)
 
     # ---------------------------------------------------------------- HIP
     hip_root: Path = args.hip_include
@@ -924,7 +330,7 @@ def main() -> int:
             hip_ops.append(p)
 
     inc_rel = "include/encore/domains/hip_runtime_ops.inc"
-    prev_order = [] if args.fresh_hip_order else previous_hip_order(out_root / inc_rel)
+    prev_order = [] if args.fresh_hip_order else previous_op_order(out_root / inc_rel)
     by_name = {p.name: p for p in hip_ops}
     ordered: list[Proto] = []
     for n in prev_order:
@@ -945,7 +351,7 @@ def main() -> int:
         names = names_for(p, "HIP")
         pn = "".join(f', "{n}"' for n in names)
         lines.append(f'    api::fn<"{p.name}", {p.signature}{pn}>')
-    text = banner(inc_rel, hip_sources, [
+    text = banner(GENERATOR, inc_rel, hip_sources, [
         "HIP runtime op list: every C-linkage function declared by hip/hip_runtime_api.h (compiled as",
         f"C++ with -D__HIP_PLATFORM_AMD__) that {args.hip_lib.name} exports.",
         "Op ids are positions (ABI, append-only). The baseline order is the order of first declaration",
@@ -956,7 +362,7 @@ def main() -> int:
     write(out_root, inc_rel, text, written)
 
     rel = "include/rocprofiler-sdk/hip/runtime_api_id.h"
-    text = c_banner(rel, hip_sources, [
+    text = c_banner(GENERATOR, rel, hip_sources, [
         "Op ids of the HIP runtime API tracing domain (same order as",
         "include/encore/domains/hip_runtime_ops.inc). Append-only."])
     text += "#pragma once\n\n" + c_enum("rocprofiler_hip_runtime_api_id_t",
