@@ -1,15 +1,17 @@
-// src/core/domains_hsa.cpp — the one translation unit that instantiates the HSA domains:
-// their names, argument iteration, and the wrappers installed over ROCr's tables.
+// src/core/domains_hsa.cpp — the one translation unit that instantiates the HSA domains: their
+// names, argument iteration, and the wrappers installed over ROCr's tables. The wrappers live in
+// libencore, not libencore-hsa, because they reach the tracing state PC-relative here (hidden
+// names, encore/tracing/detail/core.hpp) instead of through a GOT load per call.
 #include "kinds.hpp"
 
 #include <encore/domains/hsa.hpp>
 #include <encore/tracing/wrapper.hpp>
 
 namespace encore::core {
-constinit const kind_info hsa_core_info = api_kind_info<domains::hsa_core>();
-constinit const kind_info hsa_amd_ext_info = api_kind_info<domains::hsa_amd_ext>();
-constinit const kind_info hsa_image_ext_info = api_kind_info<domains::hsa_image_ext>();
-constinit const kind_info hsa_finalize_ext_info = api_kind_info<domains::hsa_finalize_ext>();
+namespace {
+const kind_registration<domains::hsa_core, domains::hsa_amd_ext, domains::hsa_image_ext, domains::hsa_finalize_ext>
+    registered;
+}  // namespace
 }  // namespace encore::core
 
 namespace encore::tracing {

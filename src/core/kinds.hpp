@@ -1,9 +1,19 @@
-// src/core/kinds.hpp — building a kind_info from a domain declaration.
+// src/core/kinds.hpp — binding a kind's operations (a domain) to the kind list
+// (encore/tracing/kinds.hpp) for the C API's name queries and argument iteration.
+//
+//   // in the one TU that instantiates the domains (libencore's domains_*.cpp, a backend's own):
+//   const encore::core::kind_registration<domains::hsa_core, domains::hsa_amd_ext> registered;
+//
+// Every kind's operations reach the core the same way, libencore's own domains at its load and a
+// backend's (CUDA) at the backend's load; a kind nothing registered is its name only.
 #pragma once
 
 #include "registry.hpp"
 
 #include <encore/tracing/format.hpp>
+#include <encore/tracing/kinds.hpp>
+
+#include <string_view>
 
 namespace encore::core {
 
@@ -25,29 +35,31 @@ rocprofiler_status_t iterate_args_c(const rocprofiler_callback_tracing_record_t&
     return known ? ROCPROFILER_STATUS_SUCCESS : ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND;
 }
 
+/// What the core knows of Domain's kind: its names, and argument iteration where the kind list
+/// says its arguments iterate.
 template <class Domain>
-constexpr kind_info api_kind_info() {
+constexpr kind_info domain_kind_info() {
+    using decl = tracing::kind_decl_of<Domain::id>;
+    static_assert(std::string_view(Domain::c_name()) == decl::name.view(),
+                  "encore: the domain's name differs from its kind's in encore/tracing/kinds.hpp");
     kind_info i;
     i.name = Domain::c_name();
     i.first_op = Domain::first_op;
     i.op_count = Domain::size;
     i.op_names = Domain::c_names.data();
-    i.iterate_args = &iterate_args_c<Domain>;
+    if constexpr (decl::iterates_args) i.iterate_args = &iterate_args_c<Domain>;
     return i;
 }
 
 template <class Domain>
-constexpr kind_info event_kind_info() {
-    kind_info i;
-    i.name = Domain::c_name();
-    i.first_op = Domain::first_op;
-    i.op_count = Domain::size;
-    i.op_names = Domain::c_names.data();
-    return i;
-}
+inline constexpr kind_info kind_info_of = domain_kind_info<Domain>();
 
-extern const kind_info hsa_core_info, hsa_amd_ext_info, hsa_image_ext_info, hsa_finalize_ext_info;
-extern const kind_info hip_runtime_info, hip_compiler_info;
-extern const kind_info marker_core_info, marker_control_info, marker_name_info, marker_core_range_info;
+/// Registers each domain's kind_info with the core when constructed (a namespace-scope object in
+/// the TU that instantiates the domains). The core's table is constant-initialized, so the order
+/// of static initialization between TUs does not matter.
+template <class... Domains>
+struct kind_registration {
+    kind_registration() noexcept { (register_kind_info(Domains::id, &kind_info_of<Domains>), ...); }
+};
 
 }  // namespace encore::core

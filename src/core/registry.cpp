@@ -7,6 +7,7 @@
 #include <encore/tracing/tool.hpp>
 
 #include <encore/tracing/detail/core.hpp>
+#include <encore/tracing/kinds.hpp>
 
 #include <dirent.h>
 #include <sys/syscall.h>
@@ -121,29 +122,6 @@ bool thread_exists(std::uint64_t tid) noexcept {
     if (tid == 0 || tid > static_cast<std::uint64_t>(INT32_MAX)) return false;
     const std::string path = "/proc/self/task/" + std::to_string(tid);
     return ::access(path.c_str(), F_OK) == 0;
-}
-
-constexpr rocprofiler_external_correlation_id_request_kind_t request_kind_of(kind k) noexcept {
-    switch (k) {
-        case kind::hsa_core_api: return ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_HSA_CORE_API;
-        case kind::hsa_amd_ext_api: return ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_HSA_AMD_EXT_API;
-        case kind::hsa_image_ext_api: return ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_HSA_IMAGE_EXT_API;
-        case kind::hsa_finalize_ext_api: return ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_HSA_FINALIZE_EXT_API;
-        case kind::hip_runtime_api: return ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_HIP_RUNTIME_API;
-        case kind::hip_compiler_api: return ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_HIP_COMPILER_API;
-        case kind::marker_core_api: return ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MARKER_CORE_API;
-        case kind::marker_control_api: return ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MARKER_CONTROL_API;
-        case kind::marker_name_api: return ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MARKER_NAME_API;
-        case kind::kernel_dispatch: return ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_KERNEL_DISPATCH;
-        case kind::memory_copy: return ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MEMORY_COPY;
-        case kind::rccl_api: return ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_RCCL_API;
-        case kind::ompt: return ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_OMPT;
-        case kind::memory_allocation: return ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MEMORY_ALLOCATION;
-        case kind::rocdecode_api: return ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_ROCDECODE_API;
-        case kind::rocjpeg_api: return ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_ROCJPEG_API;
-        case kind::marker_core_range_api: return ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MARKER_CORE_RANGE_API;
-        default: return ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_NONE;
-    }
 }
 
 void set_subscriptions(std::uint32_t c, bool on) noexcept {
@@ -450,7 +428,7 @@ void exit_many(many_state& s, std::uint64_t mask, thread_fast* t, std::uint64_t 
 bool request_external(thread_fast* t, unsigned c, kind k, op_id op, std::uint64_t internal,
                       std::uint64_t& external) noexcept {
     const core::context& ctx = core::g_contexts[c];
-    const auto rk = core::request_kind_of(k);
+    const auto rk = tracing::request_kind_of(k);
     if (!ctx.external_request.configured || rk == ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_NONE ||
         !ctx.external_request.kinds.test(rk))
         return false;

@@ -3,6 +3,7 @@
 
 #include <encore/api/kind.hpp>
 #include <encore/tracing/detail/core.hpp>
+#include <encore/tracing/kinds.hpp>
 #include <rocprofiler-sdk/callback_tracing.h>
 #include <rocprofiler-sdk/external_correlation.h>
 #include <rocprofiler-sdk/fwd.h>
@@ -49,13 +50,16 @@ struct kind_info {
                                          void*) = nullptr;
 };
 
+/// What the core knows of kind k (its name at least), or null for an id that is no kind.
 [[nodiscard]] const kind_info* find_kind(rocprofiler_callback_tracing_kind_t k) noexcept;
-/// Whether encore emits records of kind k in this build (configuring another kind returns
-/// NOT_IMPLEMENTED). A backend sets its kinds when it is present.
+/// Whether a library that produces kind k (encore/tracing/kinds.hpp) is present in this process;
+/// configuring a kind nothing produces returns NOT_IMPLEMENTED.
 [[nodiscard]] bool kind_produced(kind k) noexcept;
-void set_kind_produced(kind k, bool produced) noexcept;
-/// A backend built apart from the core (CUDA: needs cuda.h) gives the core its kind's names and
-/// argument iteration when it loads. `info` lives as long as the process.
+/// A backend library declares itself present when it loads (tracing::produced_by:: bits): the
+/// kinds it produces become configurable.
+ENCORE_API void add_producer(std::uint32_t produced_by) noexcept;
+/// Gives the core a kind's names and argument iteration (core/kinds.hpp: kind_registration).
+/// `info` lives as long as the process.
 ENCORE_API void register_kind_info(kind k, const kind_info* info) noexcept;
 
 // ---- contexts and services (registry.cpp) ---------------------------------------------------

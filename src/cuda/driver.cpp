@@ -234,18 +234,11 @@ void deliver_runtime_initialization() noexcept {
     });
 }
 
-constinit const core::kind_info g_kind_info = core::api_kind_info<cuda_driver>();
-
 // At load: the kinds this library produces and the CUDA kind's names and argument iteration
 // (before any tool configures), the real driver, and the forwarded exports' targets.
 [[gnu::constructor]] void load() {
-    core::register_kind_info(kind::cuda_driver_api, &g_kind_info);
-    core::set_kind_produced(kind::cuda_driver_api, true);
-    core::set_kind_produced(kind::runtime_initialization, true);
-    core::set_kind_produced(kind::kernel_replay, true);
-    core::set_kind_produced(kind::kernel_dispatch, true);
-    core::set_kind_produced(kind::memory_copy, true);
-    core::set_kind_produced(kind::memory_allocation, true);
+    core::register_kind_info(kind::cuda_driver_api, &core::kind_info_of<cuda_driver>);
+    core::add_producer(tracing::produced_by::cuda);
     void* h = driver();
     for (std::size_t i = 0; i < forward_count; ++i) {
         void* p = h != nullptr ? ::dlsym(h, forward_names[i]) : nullptr;

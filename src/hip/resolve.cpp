@@ -66,9 +66,7 @@ void deliver_runtime_initialization() noexcept {
 
 // The kinds this library produces, declared when it is loaded (before any tool configures).
 [[gnu::constructor]] void declare_kinds() {
-    for (kind k : {kind::hip_runtime_api, kind::hip_compiler_api, kind::hip_stream, kind::hip_event, kind::hip_graph,
-                   kind::runtime_initialization})
-        core::set_kind_produced(k, true);
+    core::add_producer(tracing::produced_by::hip);
 }
 
 }  // namespace

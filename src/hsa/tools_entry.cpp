@@ -81,12 +81,7 @@ extern "C" ENCORE_API bool OnLoad(::HsaApiTable* table, uint64_t runtime_version
     hsa::copy_table(hsa::g_runtime.amd, table->amd_ext_);
     hsa::calibrate_clock();
     hsa::register_agents();
-    core::set_kind_produced(kind::kernel_dispatch, true);
-    core::set_kind_produced(kind::memory_allocation, true);
-    core::set_kind_produced(kind::memory_copy, true);
-    core::set_kind_produced(kind::code_object, true);
-    core::set_kind_produced(kind::runtime_initialization, true);
-    core::set_kind_produced(kind::kernel_replay, true);
+    core::add_producer(tracing::produced_by::hsa);
     core::initialize();
     if (core::replay::service_configured()) {
         // Before any queue or allocation exists: every dispatch and copy is counted, every

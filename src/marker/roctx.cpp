@@ -30,9 +30,7 @@ __attribute__((tls_model("initial-exec"))) thread_local int t_depth = 0;
 std::atomic<roctx_range_id_t> g_next_range{1};
 
 [[gnu::constructor]] void declare_kinds() {
-    for (kind k : {kind::marker_core_api, kind::marker_control_api, kind::marker_name_api,
-                   kind::marker_core_range_api, kind::runtime_initialization})
-        core::set_kind_produced(k, true);
+    core::add_producer(tracing::produced_by::marker);
 }
 
 // ---- MARKER_CORE_RANGE_API ---------------------------------------------------------------------

@@ -1,4 +1,5 @@
-// encore/tracing/payload.hpp — the payload struct each API kind's records point at.
+// encore/tracing/payload.hpp — typed access to the payload of an API kind's records (which struct
+// a kind's records point at is declared in encore/tracing/kinds.hpp).
 //
 // HSA and HIP records carry the C API's structs (rocprofiler_callback_tracing_hsa_api_data_t,
 // ..._hip_api_data_t): `{size, args, retval}`. `args` holds the call's arguments laid out as a C
@@ -7,50 +8,13 @@
 #pragma once
 
 #include <encore/api/domain.hpp>
+#include <encore/tracing/kinds.hpp>
 #include <rocprofiler-sdk/callback_tracing.h>
 
 #include <cstring>
 #include <type_traits>
 
 namespace encore::tracing {
-
-/// Payload used by API kinds without a C payload struct of their own.
-struct generic_api_data {
-    std::uint64_t size;
-    alignas(8) std::byte args[256];
-    alignas(8) std::byte retval[32];
-};
-
-template <kind K>
-struct payload_of {
-    using type = generic_api_data;
-};
-template <>
-struct payload_of<kind::hsa_core_api> {
-    using type = rocprofiler_callback_tracing_hsa_api_data_t;
-};
-template <>
-struct payload_of<kind::hsa_amd_ext_api> : payload_of<kind::hsa_core_api> {};
-template <>
-struct payload_of<kind::hsa_image_ext_api> : payload_of<kind::hsa_core_api> {};
-template <>
-struct payload_of<kind::hsa_finalize_ext_api> : payload_of<kind::hsa_core_api> {};
-template <>
-struct payload_of<kind::hip_runtime_api> {
-    using type = rocprofiler_callback_tracing_hip_api_data_t;
-};
-template <>
-struct payload_of<kind::hip_compiler_api> : payload_of<kind::hip_runtime_api> {};
-template <>
-struct payload_of<kind::marker_core_api> {
-    using type = rocprofiler_callback_tracing_marker_api_data_t;
-};
-template <>
-struct payload_of<kind::marker_control_api> : payload_of<kind::marker_core_api> {};
-template <>
-struct payload_of<kind::marker_name_api> : payload_of<kind::marker_core_api> {};
-template <>
-struct payload_of<kind::marker_core_range_api> : payload_of<kind::marker_core_api> {};
 
 template <class Domain>
 using payload_t = typename payload_of<Domain::id>::type;

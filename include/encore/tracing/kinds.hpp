@@ -1,0 +1,195 @@
+// encore/tracing/kinds.hpp — every callback tracing kind, declared once: its id and name, the
+// payload its records point at, whether its arguments iterate, the libraries that produce it,
+// its external correlation id request kind, and where its operations are declared.
+//
+//   using P = encore::tracing::payload_of<encore::kind::memory_copy>::type;
+//   static_assert(encore::tracing::kind_decl_of<encore::kind::memory_copy>::name.view() == "MEMORY_COPY");
+//   static_assert(encore::tracing::request_kind_of(encore::kind::kernel_dispatch) ==
+//                 ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_KERNEL_DISPATCH);
+//
+// The kind-name queries, payload_of, the external-id request mapping and "is this kind produced
+// in this process" (src/core/kinds.cpp) are folds over `kind_list`. Adding a kind is one line
+// here (its operations, if any, in a domain under encore/domains/) plus its producer: see
+// docs/architecture.md.
+#pragma once
+
+#include <encore/api/fixed_string.hpp>
+#include <encore/api/kind.hpp>
+#include <encore/api/op.hpp>
+#include <rocprofiler-sdk/callback_tracing.h>
+#include <rocprofiler-sdk/experimental/kernel_replay.h>
+#include <rocprofiler-sdk/fwd.h>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+
+namespace encore::tracing {
+
+/// Payload of API kinds without a C payload struct of their own (CUDA_DRIVER_API):
+/// `{size, args, retval}` like the HSA/HIP structs.
+struct generic_api_data {
+    std::uint64_t size;
+    alignas(8) std::byte args[256];
+    alignas(8) std::byte retval[32];
+};
+
+/// The payload of a kind whose operations each have their own struct (CODE_OBJECT: load vs
+/// kernel-symbol records); the reference documents one struct per operation.
+struct payload_by_operation {};
+/// The payload of a kind encore does not produce yet: no struct is defined.
+struct payload_undefined {};
+
+/// The libraries that produce a kind's records (a set: KERNEL_DISPATCH comes from libencore-hsa
+/// and libencore-cuda). A kind is produced in a process once one of them is present.
+namespace produced_by {
+inline constexpr std::uint32_t nothing = 0;
+inline constexpr std::uint32_t core = 1u << 0;    // libencore: the HSA API wrappers it installs over any table
+inline constexpr std::uint32_t hsa = 1u << 1;     // libencore-hsa, once the HSA runtime loaded it (OnLoad)
+inline constexpr std::uint32_t hip = 1u << 2;     // libencore-hip, once loaded
+inline constexpr std::uint32_t marker = 1u << 3;  // libencore-roctx, once loaded
+inline constexpr std::uint32_t cuda = 1u << 4;    // libencore-cuda, once loaded
+inline constexpr std::size_t count = 5;
+}  // namespace produced_by
+
+/// Where a kind's operation names (and argument iteration) come from.
+enum class operations : std::uint8_t {
+    domain,   // a domain libencore compiles (encore/domains/): src/core/kinds.cpp binds it
+    at_load,  // a domain of a backend built apart (CUDA: needs cuda.h), registered when it loads
+    none,     // no operations in encore yet: the kind is a name
+};
+
+template <kind K, api::fixed_string Name, class Payload, bool IteratesArgs, std::uint32_t Producers, operations Ops,
+          rocprofiler_external_correlation_id_request_kind_t Request = ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_NONE>
+struct kind_decl {
+    static constexpr kind id = K;
+    static constexpr auto name = Name;
+    using payload = Payload;
+    static constexpr bool iterates_args = IteratesArgs;
+    static constexpr std::uint32_t producers = Producers;
+    static constexpr operations ops = Ops;
+    static constexpr rocprofiler_external_correlation_id_request_kind_t request = Request;
+};
+
+// clang-format off
+/// Every kind, in id order (checked below). Columns: id, name, payload, arguments iterate,
+/// producers, operations, external correlation id request kind.
+using kind_list = api::type_list<
+    kind_decl<kind::hsa_core_api, "HSA_CORE_API", rocprofiler_callback_tracing_hsa_api_data_t, true,
+              produced_by::core, operations::domain, ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_HSA_CORE_API>,
+    kind_decl<kind::hsa_amd_ext_api, "HSA_AMD_EXT_API", rocprofiler_callback_tracing_hsa_api_data_t, true,
+              produced_by::core, operations::domain, ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_HSA_AMD_EXT_API>,
+    kind_decl<kind::hsa_image_ext_api, "HSA_IMAGE_EXT_API", rocprofiler_callback_tracing_hsa_api_data_t, true,
+              produced_by::core, operations::domain, ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_HSA_IMAGE_EXT_API>,
+    kind_decl<kind::hsa_finalize_ext_api, "HSA_FINALIZE_EXT_API", rocprofiler_callback_tracing_hsa_api_data_t, true,
+              produced_by::core, operations::domain, ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_HSA_FINALIZE_EXT_API>,
+    kind_decl<kind::hip_runtime_api, "HIP_RUNTIME_API", rocprofiler_callback_tracing_hip_api_data_t, true,
+              produced_by::hip, operations::domain, ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_HIP_RUNTIME_API>,
+    kind_decl<kind::hip_compiler_api, "HIP_COMPILER_API", rocprofiler_callback_tracing_hip_api_data_t, true,
+              produced_by::hip, operations::domain, ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_HIP_COMPILER_API>,
+    kind_decl<kind::marker_core_api, "MARKER_CORE_API", rocprofiler_callback_tracing_marker_api_data_t, true,
+              produced_by::marker, operations::domain, ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MARKER_CORE_API>,
+    kind_decl<kind::marker_control_api, "MARKER_CONTROL_API", rocprofiler_callback_tracing_marker_api_data_t, true,
+              produced_by::marker, operations::domain, ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MARKER_CONTROL_API>,
+    kind_decl<kind::marker_name_api, "MARKER_NAME_API", rocprofiler_callback_tracing_marker_api_data_t, true,
+              produced_by::marker, operations::domain, ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MARKER_NAME_API>,
+    kind_decl<kind::code_object, "CODE_OBJECT", payload_by_operation, false,
+              produced_by::hsa, operations::domain>,
+    kind_decl<kind::scratch_memory, "SCRATCH_MEMORY", rocprofiler_callback_tracing_scratch_memory_data_t, false,
+              produced_by::nothing, operations::domain>,
+    kind_decl<kind::kernel_dispatch, "KERNEL_DISPATCH", rocprofiler_callback_tracing_kernel_dispatch_data_t, false,
+              produced_by::hsa | produced_by::cuda, operations::domain, ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_KERNEL_DISPATCH>,
+    kind_decl<kind::memory_copy, "MEMORY_COPY", rocprofiler_callback_tracing_memory_copy_data_t, false,
+              produced_by::hsa | produced_by::cuda, operations::domain, ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MEMORY_COPY>,
+    kind_decl<kind::rccl_api, "RCCL_API", payload_undefined, false,
+              produced_by::nothing, operations::none, ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_RCCL_API>,
+    kind_decl<kind::ompt, "OMPT", payload_undefined, false,
+              produced_by::nothing, operations::none, ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_OMPT>,
+    kind_decl<kind::memory_allocation, "MEMORY_ALLOCATION", rocprofiler_callback_tracing_memory_allocation_data_t, false,
+              produced_by::hsa | produced_by::cuda, operations::domain, ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MEMORY_ALLOCATION>,
+    kind_decl<kind::runtime_initialization, "RUNTIME_INITIALIZATION", rocprofiler_callback_tracing_runtime_initialization_data_t, false,
+              produced_by::hsa | produced_by::hip | produced_by::marker | produced_by::cuda, operations::domain>,
+    kind_decl<kind::rocdecode_api, "ROCDECODE_API", payload_undefined, false,
+              produced_by::nothing, operations::none, ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_ROCDECODE_API>,
+    kind_decl<kind::rocjpeg_api, "ROCJPEG_API", payload_undefined, false,
+              produced_by::nothing, operations::none, ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_ROCJPEG_API>,
+    kind_decl<kind::hip_stream, "HIP_STREAM", rocprofiler_callback_tracing_hip_stream_data_t, false,
+              produced_by::hip, operations::domain>,
+    kind_decl<kind::marker_core_range_api, "MARKER_CORE_RANGE_API", rocprofiler_callback_tracing_marker_api_data_t, true,
+              produced_by::marker, operations::domain, ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MARKER_CORE_RANGE_API>,
+    kind_decl<kind::hip_graph, "HIP_GRAPH", rocprofiler_callback_tracing_hip_graph_data_t, false,
+              produced_by::hip, operations::domain>,
+    kind_decl<kind::rocshmem_api, "ROCSHMEM_API", payload_undefined, false,
+              produced_by::nothing, operations::none>,
+    kind_decl<kind::hipfile_api, "HIPFILE_API", payload_undefined, false,
+              produced_by::nothing, operations::none>,
+    kind_decl<kind::kernel_replay, "KERNEL_REPLAY", rocprofiler_callback_tracing_kernel_replay_data_t, false,
+              produced_by::hsa | produced_by::cuda, operations::domain>,
+    kind_decl<kind::hip_event, "HIP_EVENT", rocprofiler_callback_tracing_hip_event_data_t, false,
+              produced_by::hip, operations::domain>,
+    kind_decl<kind::cuda_driver_api, "CUDA_DRIVER_API", generic_api_data, true,
+              produced_by::cuda, operations::at_load>>;
+// clang-format on
+
+namespace detail {
+template <std::size_t I, class List>
+struct nth_decl;
+template <std::size_t I, class... D>
+struct nth_decl<I, api::type_list<D...>> {
+    using type = api::detail::nth<I, D...>;
+};
+}  // namespace detail
+
+/// The declaration of kind K (the list is in id order: the (K-1)th entry).
+template <kind K>
+    requires(K > kind::none && K < kind::last)
+using kind_decl_of = typename detail::nth_decl<static_cast<std::size_t>(K) - 1, kind_list>::type;
+
+namespace detail {
+/// One value per kind, indexed by kind id (index 0: kind::none), from a projection of its decl.
+template <class T, class Project>
+consteval std::array<T, kind_count> per_kind(Project project) {
+    return []<class... D>(api::type_list<D...>, Project p) {
+        std::array<T, kind_count> out{};
+        ((out[static_cast<std::size_t>(D::id)] = p.template operator()<D>()), ...);
+        return out;
+    }(kind_list{}, project);
+}
+}  // namespace detail
+
+static_assert(kind_list::size == kind_count - 1, "kind_list: one declaration per kind, none missing");
+static_assert([]<class... D>(api::type_list<D...>) {
+    std::size_t i = 0;
+    return ((static_cast<std::size_t>(D::id) == ++i) && ...);
+}(kind_list{}), "kind_list: declarations in id order");
+
+/// The name of kind k ("HSA_CORE_API"), or null for none/last/out of range.
+[[nodiscard]] constexpr const char* kind_name(kind k) noexcept {
+    constexpr auto names = detail::per_kind<const char*>([]<class D>() { return D::name.c_str(); });
+    const auto i = static_cast<std::size_t>(k);
+    return i > 0 && i < kind_count ? names[i] : nullptr;
+}
+
+/// The external correlation id request kind that covers kind k (NONE: requests never cover it).
+[[nodiscard]] constexpr rocprofiler_external_correlation_id_request_kind_t request_kind_of(kind k) noexcept {
+    constexpr auto requests = detail::per_kind<rocprofiler_external_correlation_id_request_kind_t>(
+        []<class D>() { return D::request; });
+    const auto i = static_cast<std::size_t>(k);
+    return i > 0 && i < kind_count ? requests[i] : ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_NONE;
+}
+
+/// The libraries that produce kind k (produced_by:: bits).
+[[nodiscard]] constexpr std::uint32_t producers_of(kind k) noexcept {
+    constexpr auto producers = detail::per_kind<std::uint32_t>([]<class D>() { return D::producers; });
+    const auto i = static_cast<std::size_t>(k);
+    return i > 0 && i < kind_count ? producers[i] : produced_by::nothing;
+}
+
+/// The payload struct kind K's records point at.
+template <kind K>
+struct payload_of {
+    using type = typename kind_decl_of<K>::payload;
+};
+
+}  // namespace encore::tracing
