@@ -19,6 +19,7 @@
 #include "backend/exports.hpp"
 #include "backend/interposer.hpp"
 #include "backend/events.hpp"
+#include "roles.hpp"
 
 #include <encore/domains/hip_compiler.hpp>
 #include <encore/domains/hip_runtime.hpp>
@@ -74,14 +75,9 @@ std::uint64_t timestamp_now() noexcept;
 std::uint64_t graph_exec_id(const void* exec) noexcept;
 void forget_graph_exec(const void* exec) noexcept;
 
-// ---- which runtime ops feed which derived kind (compile time) --------------------------------
+// ---- which runtime ops feed which derived kind (roles.hpp, compile time) ----------------------
 
 using domains::hip_runtime;
-
-template <std::size_t I>
-constexpr bool named(std::string_view n) noexcept {
-    return hip_runtime::names[I] == n;
-}
 
 /// Position of the op's (first) hipStream_t parameter, -1 if none.
 template <std::size_t I>
@@ -94,19 +90,19 @@ constexpr int stream_param() noexcept {
     return at;
 }
 
+/// Op I's role (roles.hpp) and the stream it runs on, as the derived layer below reads them.
 template <std::size_t I>
 struct role {
-    static constexpr bool stream_create = named<I>("hipStreamCreate") || named<I>("hipStreamCreateWithFlags") ||
-                                          named<I>("hipStreamCreateWithPriority") ||
-                                          named<I>("hipExtStreamCreateWithCUMask");
-    static constexpr bool stream_destroy = named<I>("hipStreamDestroy");
+    static constexpr hip_role of = role_of<I>;
+    static constexpr bool stream_create = of == hip_role::stream_create;
+    static constexpr bool stream_destroy = of == hip_role::stream_destroy;
     // Every other call that takes a stream runs "on" it: HIP_STREAM SET around the call.
     static constexpr int stream_set = stream_destroy ? -1 : stream_param<I>();
-    static constexpr bool event_record = named<I>("hipEventRecord");
-    static constexpr bool event_wait = named<I>("hipStreamWaitEvent") || named<I>("hipStreamWaitEvent_spt");
-    static constexpr bool exec_create = named<I>("hipGraphInstantiate") || named<I>("hipGraphInstantiateWithFlags");
-    static constexpr bool exec_destroy = named<I>("hipGraphExecDestroy");
-    static constexpr bool exec_launch = named<I>("hipGraphLaunch");
+    static constexpr bool event_record = of == hip_role::event_record;
+    static constexpr bool event_wait = of == hip_role::event_wait;
+    static constexpr bool exec_create = of == hip_role::exec_create;
+    static constexpr bool exec_destroy = of == hip_role::exec_destroy;
+    static constexpr bool exec_launch = of == hip_role::exec_launch;
 
     static constexpr bool stream = stream_create || stream_destroy || stream_set >= 0;
     static constexpr bool event = event_record || event_wait;
