@@ -4,6 +4,7 @@
 #include <encore/domains/hip_enums.hpp>
 #include <encore/domains/hip_runtime.hpp>
 #include <encore/domains/hsa.hpp>
+#include <rocprofiler-sdk/callback_tracing.h>
 #include <rocprofiler-sdk/hip/runtime_api_id.h>
 #include <rocprofiler-sdk/hsa/api_id.h>
 

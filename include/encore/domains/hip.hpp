@@ -2,10 +2,10 @@
 // printable structs.
 #pragma once
 
+#include <encore/api/arg_fields.hpp>
 #include <encore/domains/hip_compiler.hpp>
 #include <encore/domains/hip_enums.hpp>
 #include <encore/domains/hip_runtime.hpp>
-#include <encore/tracing/format.hpp>
 
 #include <tuple>
 

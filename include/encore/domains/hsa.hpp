@@ -11,12 +11,12 @@
 // encore/domains/detail/hsa_table.hpp); encore.pc and encore::encore pass it.
 #pragma once
 
+#include <encore/api/arg_fields.hpp>
 #include <encore/domains/hsa_amd_ext.hpp>
 #include <encore/domains/hsa_core.hpp>
 #include <encore/domains/hsa_enums.hpp>
 #include <encore/domains/hsa_finalize_ext.hpp>
 #include <encore/domains/hsa_image_ext.hpp>
-#include <encore/tracing/format.hpp>
 
 #include <tuple>
 

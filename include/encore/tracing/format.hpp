@@ -15,6 +15,7 @@
 // which reports EFAULT instead of raising SIGSEGV.
 #pragma once
 
+#include <encore/api/arg_fields.hpp>
 #include <encore/api/domain.hpp>
 #include <encore/api/enum_names.hpp>
 #include <encore/api/type_name.hpp>
@@ -42,19 +43,6 @@ struct format_context {
 /// Customization point 1: specialize with `static void format(format_context&, const T&)`.
 template <class T>
 struct arg_formatter;
-
-/// Declares the printable fields of a struct:
-///   template <> struct encore::arg_fields<hsa_dim3_t> {
-///       static constexpr auto value = std::tuple{encore::field{"x", &hsa_dim3_t::x}, ...};
-///   };
-template <class T>
-struct arg_fields;
-
-template <class C, class M>
-struct field {
-    const char* name;
-    M C::*member;
-};
 
 void format_value(format_context& ctx, const auto& v);
 

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <encore/domains/hsa.hpp>
+#include <encore/tracing/format.hpp>
 #include <encore/tracing/tool.hpp>
 #include <encore/tracing/wrapper.hpp>
 
