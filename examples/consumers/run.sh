@@ -44,6 +44,13 @@ sim_dir=$(pkg-config --variable=sim_dir encore-sim)
 # The software runtime must not be where the loader looks by default.
 [[ ! -e "$L/libhsa-runtime64.so.1" ]] || bad "libhsa-runtime64.so.1 installed into libdir: it would shadow a real ROCr"
 
+# Every installed public header compiles from the stage alone (encore/domains/marker.hpp needs
+# roctracer/roctx.h, installed beside it).
+for h in encore/encore.hpp encore/domains/marker.hpp roctracer/roctx.h rocprofiler-sdk/rocprofiler.h; do
+    echo "#include <$h>" | ${CXX:-c++} -std=c++20 -fsyntax-only $(pkg-config --cflags encore) -x c++ - \
+        > "$tmp/header.log" 2>&1 || { cat "$tmp/header.log"; bad "installed header $h does not compile"; }
+done
+
 step "Meson consumer (pkg-config)"
 meson setup "$tmp/meson" "$here/meson" > "$tmp/meson-setup.log" 2>&1 || { cat "$tmp/meson-setup.log"; bad "meson consumer: setup"; }
 ninja -C "$tmp/meson" > "$tmp/meson-build.log" 2>&1 || { cat "$tmp/meson-build.log"; bad "meson consumer: build"; }
