@@ -56,7 +56,8 @@ void deliver_runtime_initialization(rocprofiler_runtime_initialization_operation
     e->deliver(ROCPROFILER_CALLBACK_PHASE_NONE, &payload);
 }
 
-/// Contexts subscribed to (k, op) now (relaxed: a hint; capture() re-reads with acquire).
+/// Contexts subscribed to (k, op) now: the subscriber mask, acquire (a caller may go on to read
+/// the contexts' slots; tracing/detail/core.hpp).
 [[nodiscard]] inline std::uint64_t subscribed(kind k, op_id op) noexcept {
     return tracing::detail::subscribers[static_cast<std::size_t>(k)][static_cast<std::size_t>(op)].load(
         std::memory_order_acquire);

@@ -132,8 +132,8 @@ void set_subscriptions(std::uint32_t c, bool on) noexcept {
         if (!svc.configured) continue;
         for (std::size_t o = 0; o < max_ops_per_kind; ++o) {
             if (!svc.ops.test(o)) continue;
-            // release: publishes the context's (immutable) services to wrappers, which take an
-            // acquire fence after seeing a non-zero mask.
+            // The subscriber mask, release: the context's slots and services were written
+            // before (tracing/detail/core.hpp).
             if (on)
                 subscribers[k][o].fetch_or(bit, std::memory_order_release);
             else

@@ -124,6 +124,7 @@ options current_options(encore_replay_snapshot_policy_t backend_default) noexcep
 bool service_configured() noexcept { return configured_operations(kind::kernel_replay).any(); }
 
 bool service_active() noexcept {
+    // The subscriber mask, relaxed: a hint (replay_dispatch loads it with acquire).
     return subscribers[replay_kind][ROCPROFILER_KERNEL_REPLAY_CONFIG].load(std::memory_order_relaxed) != 0;
 }
 

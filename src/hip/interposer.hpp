@@ -112,7 +112,8 @@ struct role {
 
 // ---- the derived-kinds layer ------------------------------------------------------------------
 
-/// Contexts subscribed to (k, op) now.
+/// Contexts subscribed to (k, op) now: the subscriber mask, relaxed (a hint: event::capture
+/// loads it again with acquire before any slot is read).
 inline std::uint64_t subscribed(kind k, int op) noexcept {
     return tracing::detail::subscribers[static_cast<std::size_t>(k)][static_cast<std::size_t>(op)].load(
         std::memory_order_relaxed);

@@ -62,10 +62,9 @@ struct ENCORE_API wrapper<Domain, I, R(A...)> {
     static inline std::atomic<R (*)(A...)> next{initial_next<Domain, I>::value};
 
     [[gnu::always_inline]] static R call(A... a) {
-        // Acquire: pairs with the release that published this mask (context start), so the
-        // contexts' slots are visible to traced(). On x86 it is the same plain load as a relaxed
-        // one. (A relaxed load and a fence in traced() would do too, but ThreadSanitizer does
-        // not model fences.)
+        // The subscriber mask, acquire: traced() reads the contexts' slots (detail/core.hpp). On
+        // x86 it is the same plain load as a relaxed one. (A relaxed load and a fence in
+        // traced() would do too, but ThreadSanitizer does not model fences.)
         const std::uint64_t mask = detail::here::subscribers[kind_index][I].load(std::memory_order_acquire);
         if (mask == 0) [[likely]]
             return next.load(std::memory_order_relaxed)(a...);

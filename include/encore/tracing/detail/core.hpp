@@ -3,7 +3,7 @@
 //
 // All mutable tracing state is defined in src/core/registry.cpp. The traced path is inlined into
 // each generated wrapper and reads only what is declared here:
-//   subscribers[kind][op]   which contexts want the call (one relaxed load when none do)
+//   subscribers[kind][op]   which contexts want the call (one load when none do)
 //   slots[kind][context]    each context's callback for the kind
 //   t_thread                this thread's correlation state
 // Everything rare (first call on a thread, a new block of ids, several contexts on one call,
@@ -32,10 +32,11 @@ inline constexpr std::size_t max_contexts = 64;
 
 namespace detail {
 
-/// subscribers[kind][op]: bit c is set while context c is active and has a callback service on
-/// (kind, op). Written by the core under its configuration mutex with release order (context
-/// start/stop, finalization); read relaxed by wrappers to decide, then with acquire before the
-/// context's slot is read.
+/// subscribers[kind][op], the subscriber masks. A subscriber mask has bit c set while context c
+/// is active and wants (kind, op): the core changes it with release after writing the context's
+/// slots, and a reader loads it with acquire before it reads a slot (relaxed where the answer is
+/// only a hint). The core writes them under its configuration mutex (context start/stop,
+/// finalization).
 extern ENCORE_API std::atomic<std::uint64_t> subscribers[kind_count][max_ops_per_kind];
 
 /// A context's callback for one kind, in one of two forms: the seed's (`by_value`: the record
