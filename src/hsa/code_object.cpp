@@ -13,11 +13,14 @@
 // Records go only to CODE_OBJECT subscribers (event::capture). Code-object events of all
 // threads are delivered under one (recursive) mutex, so an executable's LOAD records always
 // precede its UNLOAD records.
-#include "backend/events.hpp"
-#include "backend/slot_hook.hpp"
+#include "code_object.hpp"
+
 #include "replay.hpp"
 #include "replay_memory.hpp"
 #include "runtime.hpp"
+
+#include "backend/events.hpp"
+#include "backend/slot_hook.hpp"
 
 #include <encore/tracing/tool.hpp>
 #include <rocprofiler-sdk/callback_tracing.h>

@@ -23,10 +23,14 @@
 // per dispatch (the first design): two packets per dispatch and one handler registration (a wake-up
 // of the runtime's event thread, which then waits on every registered signal) per dispatch cost
 // +3.5 us per dispatch on the software runtime (benchmarks/RESULTS.md).
-#include "backend/events.hpp"
+#include "queues.hpp"
+
+#include "code_object.hpp"
 #include "replay.hpp"
 #include "replay_memory.hpp"
 #include "runtime.hpp"
+
+#include "backend/events.hpp"
 
 #include "backend/drain.hpp"
 #include "backend/slot_hook.hpp"

@@ -16,12 +16,14 @@
 //
 // Arguments and statuses always pass through unchanged; every call goes to the runtime's own
 // functions (runtime()), never through the exported hsa_* symbols.
-#include "backend/events.hpp"
+#include "memory.hpp"
+
 #include "replay.hpp"
 #include "replay_memory.hpp"
 #include "runtime.hpp"
 
 #include "backend/drain.hpp"
+#include "backend/events.hpp"
 #include "backend/slot_hook.hpp"
 #include "core/clock.hpp"
 #include "core/warn.hpp"
