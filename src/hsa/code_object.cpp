@@ -15,7 +15,7 @@
 // precede its UNLOAD records.
 #include "code_object.hpp"
 
-#include "replay.hpp"
+#include "replay_gate.hpp"
 #include "replay_memory.hpp"
 #include "runtime.hpp"
 

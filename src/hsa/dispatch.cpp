@@ -26,7 +26,7 @@
 #include "queues.hpp"
 
 #include "code_object.hpp"
-#include "replay.hpp"
+#include "replay_gate.hpp"
 #include "replay_memory.hpp"
 #include "runtime.hpp"
 
@@ -47,7 +47,6 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
-#include <shared_mutex>
 #include <unordered_map>
 #include <vector>
 
@@ -174,41 +173,6 @@ void put_back(queue_state& q, dispatch_record* d) noexcept {
     q.free = d;
 }
 
-
-// ---- replay gates (replay.hpp) ------------------------------------------------------------------
-struct agent_gate {
-    std::shared_mutex lock;
-    std::atomic<std::int64_t> in_flight{0};
-};
-std::atomic<bool> g_replay_enabled{false};
-// Agent -> gate, looked up on every dispatch and completion while replay is on: an append-only
-// table read without locks (agents are few and never go away; a gate is never freed, it is
-// reached from runtime threads until the process ends).
-constexpr std::size_t max_gates = 256;
-struct gate_entry {
-    std::atomic<std::uint64_t> agent{0};
-    agent_gate* gate = nullptr;
-};
-gate_entry g_gates[max_gates];
-std::atomic<std::size_t> g_gate_count{0};
-std::mutex g_gates_mutex;  // serializes appends
-agent_gate g_overflow_gate;  // shared by agents past max_gates (never expected)
-thread_local std::uint64_t t_exclusive_agent = 0;  // the agent this thread replays on
-
-agent_gate& replay_gate_of(std::uint64_t agent) {
-    std::size_t n = g_gate_count.load(std::memory_order_acquire);
-    for (std::size_t i = 0; i < n; ++i)
-        if (g_gates[i].agent.load(std::memory_order_relaxed) == agent) return *g_gates[i].gate;
-    std::lock_guard lk(g_gates_mutex);
-    n = g_gate_count.load(std::memory_order_relaxed);
-    for (std::size_t i = 0; i < n; ++i)
-        if (g_gates[i].agent.load(std::memory_order_relaxed) == agent) return *g_gates[i].gate;
-    if (n == max_gates) return g_overflow_gate;
-    g_gates[n].gate = new agent_gate;
-    g_gates[n].agent.store(agent, std::memory_order_relaxed);
-    g_gate_count.store(n + 1, std::memory_order_release);  // publishes the entry
-    return *g_gates[n].gate;
-}
 
 // The kernel times of the dispatches whose program signal encore fired (the packet ran with
 // encore's signal): hsa_amd_profiling_get_dispatch_time on the program's signal answers from here,
@@ -524,9 +488,9 @@ bool wait_signal(hsa_signal_t s, std::uint64_t timeout_ns) noexcept {
     return true;
 }
 
-// Replay's waits for a lock or a drain sleep less than an unload's (backend::wait_until): they
-// hold up the program's dispatch.
-constexpr std::chrono::microseconds replay_nap{50};
+// queue_destroy's wait sleeps as briefly as a replay's (replay_gate.cpp): it holds up the
+// program's call.
+constexpr std::chrono::microseconds destroy_nap{50};
 
 // One single-packet dispatch going through the replay service (core::replay drives it).
 class hsa_replay final : public core::replay::dispatch_backend {
@@ -549,22 +513,15 @@ public:
     }
 
     const char* acquire() noexcept override {
-        using namespace std::chrono;
         // Read here, not per dispatch: most dispatches are never replayed.
         opt_ = core::replay::current_options(default_policy());
-        auto& g = replay_gate_of(agent());
-        // Polled try_lock rather than try_lock_for: the timed form maps to
-        // pthread_rwlock_clockwrlock, which ThreadSanitizer does not see (its reports would be
-        // false), and readers hold the lock only while they submit.
-        if (!backend::wait_until([&] { return g.lock.try_lock(); }, nanoseconds(opt_.wait_timeout_ns), replay_nap))
-            return "timed out waiting for exclusive use of the agent: the dispatch runs once";
-        t_exclusive_agent = agent();
-        // Drain: every dispatch and async copy submitted on the agent before (this queue and its
-        // siblings) has completed and its completion handler has run.
-        if (!backend::wait_until([&] { return g.in_flight.load(std::memory_order_acquire) <= 0; },
-                                 nanoseconds(opt_.wait_timeout_ns), replay_nap)) {
-            release();
-            return "timed out draining the agent's queues and copies: the dispatch runs once";
+        switch (replay_gate::take_exclusive(agent(), std::chrono::nanoseconds(opt_.wait_timeout_ns))) {
+            case replay_gate::exclusive::held:
+                return nullptr;
+            case replay_gate::exclusive::lock_timed_out:
+                return "timed out waiting for exclusive use of the agent: the dispatch runs once";
+            case replay_gate::exclusive::drain_timed_out:
+                return "timed out draining the agent's queues and copies: the dispatch runs once";
         }
         return nullptr;
     }
@@ -646,12 +603,7 @@ public:
 
 private:
     std::uint64_t agent() const noexcept { return qs_->agent.handle; }
-    void release() noexcept {
-        if (t_exclusive_agent == agent()) {
-            t_exclusive_agent = 0;
-            replay_gate_of(agent()).lock.unlock();
-        }
-    }
+    void release() noexcept { replay_gate::release_exclusive(agent()); }
 
     std::shared_ptr<queue_state> qs_;
     hsa_kernel_dispatch_packet_t pkt_;
@@ -747,45 +699,13 @@ hsa_status_t queue_destroy(hsa_queue_t* queue) {
     // queue. A kernel that never ends must not hang the program: after 10 s it is left to the
     // runtime, with a message.
     if (qs && !backend::wait_until([&] { return qs->in_flight.load(std::memory_order_acquire) <= 0; },
-                                   std::chrono::seconds(10), replay_nap))
+                                   std::chrono::seconds(10), destroy_nap))
         core::warn("queue %p destroyed with %lld dispatches still running; their COMPLETE records may be lost",
                    static_cast<void*>(queue), static_cast<long long>(qs->in_flight.load(std::memory_order_acquire)));
     return runtime().core.hsa_queue_destroy_fn(queue);
 }
 
 }  // namespace
-
-namespace replay_gate {
-
-void enable() noexcept { g_replay_enabled.store(true, std::memory_order_release); }
-bool enabled() noexcept { return g_replay_enabled.load(std::memory_order_relaxed); }
-
-shared_hold::shared_hold(std::uint64_t a, std::uint64_t b) noexcept {
-    if (!enabled()) return;
-    if (a == b) b = 0;
-    // Fixed order (by handle) so two holders of the same pair never deadlock.
-    if (a > b) std::swap(a, b);
-    int i = 0;
-    for (std::uint64_t x : {a, b}) {
-        if (x == 0 || x == t_exclusive_agent) continue;
-        replay_gate_of(x).lock.lock_shared();
-        held_[i++] = x;
-    }
-}
-
-shared_hold::~shared_hold() {
-    for (std::uint64_t x : held_)
-        if (x != 0) replay_gate_of(x).lock.unlock_shared();
-}
-
-void started(std::uint64_t agent) noexcept {
-    if (enabled() && agent != 0) replay_gate_of(agent).in_flight.fetch_add(1, std::memory_order_acq_rel);
-}
-void finished(std::uint64_t agent) noexcept {
-    if (enabled() && agent != 0) replay_gate_of(agent).in_flight.fetch_sub(1, std::memory_order_acq_rel);
-}
-
-}  // namespace replay_gate
 
 void uninstall_dispatch_tracing(::HsaApiTable& table) noexcept {
     // The runtime calls OnUnload before it stops its signal handler thread: let the dispatches

@@ -18,7 +18,7 @@
 // functions (runtime()), never through the exported hsa_* symbols.
 #include "memory.hpp"
 
-#include "replay.hpp"
+#include "replay_gate.hpp"
 #include "replay_memory.hpp"
 #include "runtime.hpp"
 

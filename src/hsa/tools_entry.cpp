@@ -13,7 +13,7 @@
 #include "code_object.hpp"
 #include "memory.hpp"
 #include "queues.hpp"
-#include "replay.hpp"
+#include "replay_gate.hpp"
 #include "replay_memory.hpp"
 #include "runtime.hpp"
 
