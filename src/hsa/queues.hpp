@@ -1,4 +1,4 @@
-// src/hsa/queues.hpp — kernel dispatch tracing through the runtime's intercept queues (dispatch.cpp).
+// src/hsa/queues.hpp — kernel dispatch tracing through the runtime's intercept queues (queues.cpp).
 #pragma once
 
 #include <encore/domains/detail/hsa_table.hpp>
