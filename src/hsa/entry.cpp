@@ -1,4 +1,5 @@
-// src/hsa/tools_entry.cpp — libencore-hsa: encore as an HSA tools library (HSA_TOOLS_LIB).
+// src/hsa/entry.cpp — libencore-hsa: encore as an HSA tools library (HSA_TOOLS_LIB): OnLoad and
+// OnUnload, which install and uninstall what the other files of the library provide.
 //
 // ROCr (and encore's software HSA runtime) loads each library in HSA_TOOLS_LIB during the first
 // hsa_init and calls its OnLoad with the runtime's API table. encore then:
