@@ -34,7 +34,6 @@
 #include "core/warn.hpp"
 
 #include <chrono>
-#include <cstdio>
 #include <new>
 #include <unordered_map>
 
@@ -243,7 +242,7 @@ bool on_completion(hsa_signal_value_t, void* arg) {
         if (!completed(*d)) {
             if (runtime().amd.hsa_amd_signal_async_handler_fn(d->signal, HSA_SIGNAL_CONDITION_LT, 1, &on_completion, q) !=
                 HSA_STATUS_SUCCESS) {
-                std::fprintf(stderr, "[encore] cannot watch a dispatch's completion; COMPLETE records wait for the next dispatch\n");
+                core::warn("cannot watch a dispatch's completion; COMPLETE records wait for the next dispatch");
                 std::lock_guard lk(q->mu);
                 q->armed = false;
                 keep = std::move(q->self);

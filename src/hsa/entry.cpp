@@ -22,10 +22,9 @@
 #include "core/registration.hpp"
 #include "core/registry.hpp"
 #include "core/replay.hpp"
+#include "core/warn.hpp"
 
 #include <encore/tracing/hsa.hpp>
-
-#include <cstdio>
 
 namespace encore::hsa {
 namespace {
@@ -39,11 +38,11 @@ extern "C" ENCORE_API bool OnLoad(::HsaApiTable* table, uint64_t runtime_version
                                   const char* const* failed_tool_names) {
     using namespace encore;
     if (table == nullptr) {
-        std::fprintf(stderr, "[encore] OnLoad called without an API table; tracing disabled\n");
+        core::warn("OnLoad called without an API table; tracing disabled");
         return false;
     }
     for (uint64_t i = 0; i < failed_tool_count && failed_tool_names != nullptr; ++i)
-        std::fprintf(stderr, "[encore] the HSA runtime could not load tool %s\n", failed_tool_names[i]);
+        core::warn("the HSA runtime could not load tool %s", failed_tool_names[i]);
     hsa::adopt_runtime(*table);
     hsa::register_agents();
     core::set_kind_produced(kind::kernel_dispatch, true);

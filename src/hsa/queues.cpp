@@ -23,7 +23,6 @@
 #include <encore/tracing/tool.hpp>
 
 #include <chrono>
-#include <cstdio>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -95,7 +94,7 @@ hsa_status_t queue_create(hsa_agent_t agent, uint32_t size, hsa_queue_type32_t t
     }
     (void)rt.amd.hsa_amd_profiling_set_profiler_enabled_fn(*queue, 1);
     if (rt.amd.hsa_amd_queue_intercept_register_fn(*queue, &intercept, state.get()) != HSA_STATUS_SUCCESS)
-        std::fprintf(stderr, "[encore] cannot intercept queue %p; its dispatches are not traced\n", static_cast<void*>(*queue));
+        core::warn("cannot intercept queue %p; its dispatches are not traced", static_cast<void*>(*queue));
     return s;
 }
 
