@@ -5,8 +5,8 @@
 #include "runtime.hpp"
 
 #include "core/agents.hpp"
+#include "core/warn.hpp"
 
-#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -116,7 +116,7 @@ std::size_t provide(rocprofiler_agent_v0_t* out, std::size_t capacity) {
     if (rt.core.hsa_iterate_agents_fn == nullptr || rt.core.hsa_agent_get_info_fn == nullptr) return 0;
     std::vector<hsa_agent_t> handles;
     if (rt.core.hsa_iterate_agents_fn(&collect, &handles) != HSA_STATUS_SUCCESS) {
-        std::fprintf(stderr, "[encore] hsa_iterate_agents failed; no agents are reported\n");
+        core::warn("hsa_iterate_agents failed; no agents are reported");
         return 0;
     }
     if (out == nullptr || capacity < handles.size()) return handles.size();

@@ -13,17 +13,20 @@
 // Records go only to CODE_OBJECT subscribers (event::capture). Code-object events of all
 // threads are delivered under one (recursive) mutex, so an executable's LOAD records always
 // precede its UNLOAD records.
-#include "backend/events.hpp"
-#include "backend/slot_hook.hpp"
-#include "replay.hpp"
+#include "code_object.hpp"
+
+#include "replay_gate.hpp"
 #include "replay_memory.hpp"
 #include "runtime.hpp"
+
+#include "backend/events.hpp"
+#include "backend/slot_hook.hpp"
+#include "core/warn.hpp"
 
 #include <encore/tracing/tool.hpp>
 #include <rocprofiler-sdk/callback_tracing.h>
 
 #include <atomic>
-#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -305,7 +308,7 @@ bool install_code_object_tracing(::HsaApiTable& table) noexcept {
                                                                &g_loader) != HSA_STATUS_SUCCESS ||
         g_loader.hsa_ven_amd_loader_executable_iterate_loaded_code_objects == nullptr ||
         g_loader.hsa_ven_amd_loader_loaded_code_object_get_info == nullptr) {
-        std::fprintf(stderr, "[encore] the HSA runtime has no loader extension; code objects are not traced\n");
+        core::warn("the HSA runtime has no loader extension; code objects are not traced");
         return false;
     }
     (void)g();  // before any hook can run

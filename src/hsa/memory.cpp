@@ -16,12 +16,14 @@
 //
 // Arguments and statuses always pass through unchanged; every call goes to the runtime's own
 // functions (runtime()), never through the exported hsa_* symbols.
-#include "backend/events.hpp"
-#include "replay.hpp"
+#include "memory.hpp"
+
+#include "replay_gate.hpp"
 #include "replay_memory.hpp"
 #include "runtime.hpp"
 
 #include "backend/drain.hpp"
+#include "backend/events.hpp"
 #include "backend/slot_hook.hpp"
 #include "core/clock.hpp"
 #include "core/warn.hpp"
@@ -33,11 +35,9 @@
 
 #include <atomic>
 #include <chrono>
-#include <cstdio>
 #include <memory>
 #include <mutex>
 #include <new>
-#include <thread>
 #include <unordered_map>
 
 namespace encore::hsa {
@@ -481,22 +481,21 @@ hsa_status_t async_copy_rect(const hsa_pitched_ptr_t* dst, const hsa_dim3_t* dst
 
 bool install_memory_tracing(::HsaApiTable& table) noexcept {
     if (table.core_ == nullptr || table.amd_ext_ == nullptr) return false;
+    using backend::hook;
     bool any = false;
     if (configured_operations(kind::memory_allocation).any() || replay_memory::enabled()) {
-        table.amd_ext_->hsa_amd_memory_pool_allocate_fn = &pool_allocate;
-        table.amd_ext_->hsa_amd_memory_pool_free_fn = &pool_free;
-        table.core_->hsa_memory_allocate_fn = &memory_allocate;
-        table.core_->hsa_memory_free_fn = &memory_free;
-        any = true;
+        any |= hook<&AmdExtTable::hsa_amd_memory_pool_allocate_fn>(table.amd_ext_, &pool_allocate);
+        any |= hook<&AmdExtTable::hsa_amd_memory_pool_free_fn>(table.amd_ext_, &pool_free);
+        any |= hook<&CoreApiTable::hsa_memory_allocate_fn>(table.core_, &memory_allocate);
+        any |= hook<&CoreApiTable::hsa_memory_free_fn>(table.core_, &memory_free);
     }
     if (configured_operations(kind::memory_copy).any() || replay_gate::enabled()) {
         // Copy times come from the runtime (left enabled at unload: the setting is process-wide).
         if (runtime().amd.hsa_amd_profiling_async_copy_enable_fn != nullptr)
             (void)runtime().amd.hsa_amd_profiling_async_copy_enable_fn(true);
-        table.core_->hsa_memory_copy_fn = &memory_copy;
-        table.amd_ext_->hsa_amd_memory_async_copy_fn = &async_copy;
-        table.amd_ext_->hsa_amd_memory_async_copy_rect_fn = &async_copy_rect;
-        any = true;
+        any |= hook<&CoreApiTable::hsa_memory_copy_fn>(table.core_, &memory_copy);
+        any |= hook<&AmdExtTable::hsa_amd_memory_async_copy_fn>(table.amd_ext_, &async_copy);
+        any |= hook<&AmdExtTable::hsa_amd_memory_async_copy_rect_fn>(table.amd_ext_, &async_copy_rect);
     }
     return any;
 }

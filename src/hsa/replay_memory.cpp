@@ -1,7 +1,10 @@
-// src/hsa/replay_memory.cpp — see replay_memory.hpp.
+// src/hsa/replay_memory.cpp — what a kernel replay snapshots and restores on HSA (replay_memory.hpp):
+// the tracker of covered memory, snapshots, restores and the write-tracking SIGSEGV handler.
 #include "replay_memory.hpp"
 
 #include "runtime.hpp"
+
+#include "core/warn.hpp"
 
 #include <boost/intrusive/set.hpp>
 #include <dlfcn.h>
@@ -12,7 +15,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -123,7 +125,7 @@ bool install_handler() noexcept {
         sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER;
         sigemptyset(&sa.sa_mask);
         g_handler_ok = ::sigaction(SIGSEGV, &sa, &g_previous) == 0;
-        if (!g_handler_ok) std::fprintf(stderr, "[encore] kernel replay: cannot install the write-tracking handler; changed_chunks compares instead\n");
+        if (!g_handler_ok) core::warn("kernel replay: cannot install the write-tracking handler; changed_chunks compares instead");
     });
     return g_handler_ok;
 }

@@ -1,4 +1,5 @@
-// src/hsa/tools_entry.cpp — libencore-hsa: encore as an HSA tools library (HSA_TOOLS_LIB).
+// src/hsa/entry.cpp — libencore-hsa: encore as an HSA tools library (HSA_TOOLS_LIB): OnLoad and
+// OnUnload, which install and uninstall what the other files of the library provide.
 //
 // ROCr (and encore's software HSA runtime) loads each library in HSA_TOOLS_LIB during the first
 // hsa_init and calls its OnLoad with the runtime's API table. encore then:
@@ -10,76 +11,39 @@
 //      tracing, then the API slots (whose wrappers then wrap encore's queue functions too).
 // A process whose tools configure nothing keeps the runtime's table exactly as it was.
 #include "agents.hpp"
-#include "replay.hpp"
+#include "code_object.hpp"
+#include "memory.hpp"
+#include "queues.hpp"
+#include "replay_gate.hpp"
 #include "replay_memory.hpp"
 #include "runtime.hpp"
 
 #include "backend/events.hpp"
-#include "core/clock.hpp"
 #include "core/registration.hpp"
 #include "core/registry.hpp"
+#include "core/replay.hpp"
+#include "core/warn.hpp"
 
 #include <encore/tracing/hsa.hpp>
-
-#include <time.h>
-
-#include <cstdio>
-#include <cstring>
 
 namespace encore::hsa {
 namespace {
 
-originals g_runtime;
-::HsaApiTable* g_table = nullptr;
-double g_ns_per_tick = 1.0;
-std::int64_t g_offset_ns = 0;
-
-// The runtime's timestamps count ticks of its own clock; map them onto CLOCK_BOOTTIME (the clock
-// of every encore timestamp) once, at load.
-void calibrate_clock() noexcept {
-    std::uint64_t freq = 0, now = 0;
-    if (g_runtime.core.hsa_system_get_info_fn == nullptr ||
-        g_runtime.core.hsa_system_get_info_fn(HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY, &freq) != HSA_STATUS_SUCCESS ||
-        freq == 0)
-        return;
-    g_ns_per_tick = 1e9 / static_cast<double>(freq);
-    const std::uint64_t before = core::now_ns();
-    if (g_runtime.core.hsa_system_get_info_fn(HSA_SYSTEM_INFO_TIMESTAMP, &now) != HSA_STATUS_SUCCESS) return;
-    const std::uint64_t after = core::now_ns();
-    g_offset_ns = static_cast<std::int64_t>((before + after) / 2) -
-                  static_cast<std::int64_t>(static_cast<double>(now) * g_ns_per_tick);
-}
-
-template <class T>
-void copy_table(T& out, const T* in) noexcept {
-    if (in == nullptr) return;
-    // Copy no more than the runtime reports; later slots stay null.
-    const std::size_t n = in->version.minor_id < sizeof(T) ? in->version.minor_id : sizeof(T);
-    std::memcpy(&out, in, n);
-}
+::HsaApiTable* g_table = nullptr;  // the runtime's table, from OnLoad to OnUnload
 
 }  // namespace
-
-const originals& runtime() noexcept { return g_runtime; }
-
-std::uint64_t to_encore_ns(std::uint64_t ticks) noexcept {
-    return static_cast<std::uint64_t>(static_cast<std::int64_t>(static_cast<double>(ticks) * g_ns_per_tick) + g_offset_ns);
-}
-
 }  // namespace encore::hsa
 
 extern "C" ENCORE_API bool OnLoad(::HsaApiTable* table, uint64_t runtime_version, uint64_t failed_tool_count,
                                   const char* const* failed_tool_names) {
     using namespace encore;
     if (table == nullptr) {
-        std::fprintf(stderr, "[encore] OnLoad called without an API table; tracing disabled\n");
+        core::warn("OnLoad called without an API table; tracing disabled");
         return false;
     }
     for (uint64_t i = 0; i < failed_tool_count && failed_tool_names != nullptr; ++i)
-        std::fprintf(stderr, "[encore] the HSA runtime could not load tool %s\n", failed_tool_names[i]);
-    hsa::copy_table(hsa::g_runtime.core, table->core_);
-    hsa::copy_table(hsa::g_runtime.amd, table->amd_ext_);
-    hsa::calibrate_clock();
+        core::warn("the HSA runtime could not load tool %s", failed_tool_names[i]);
+    hsa::adopt_runtime(*table);
     hsa::register_agents();
     core::add_producer(tracing::produced_by::hsa);
     core::initialize();
