@@ -29,9 +29,16 @@
 
 namespace encore::sim {
 
+// ---- API table (api_table.cpp) ---------------------------------------------------------
 HsaApiTable& api_table();
+// The tables behind api_table(); init.cpp saves and restores them around a tool's OnLoad.
+HsaApiTableContainer& api_table_container();
+// Stubs in every slot, then the runtime's own functions (tools' replacements are dropped).
+void api_table_reset();
+// Names of slots still holding their stub after installation.
+std::vector<const char*> unimplemented_slots();
 
-// ---- time ------------------------------------------------------------------------------
+// ---- time (util.cpp) -------------------------------------------------------------------
 // The system timestamp domain: CLOCK_MONOTONIC nanoseconds; frequency 1 GHz.
 constexpr uint64_t kTimestampFrequency = 1000000000ull;
 uint64_t now_ticks();
@@ -44,11 +51,11 @@ inline void cpu_relax() {
 #endif
 }
 
-// ---- futex -----------------------------------------------------------------------------
+// ---- futex (util.cpp) ------------------------------------------------------------------
 void futex_wait(std::atomic<uint32_t>* addr, uint32_t expected, int64_t timeout_ns);
 void futex_wake_all(std::atomic<uint32_t>* addr);
 
-// ---- runtime state -----------------------------------------------------------------------
+// ---- runtime state (util.cpp: g_initialized, next_handle, report) ----------------------
 // Global registries are allocated once and never destroyed: a program may exit without
 // hsa_shut_down while runtime threads still run (and look things up); destroying a map or a
 // std::thread under them at exit would crash or call std::terminate.
@@ -88,7 +95,7 @@ struct Agent {
   hsa_agent_t handle() const { return {reinterpret_cast<uint64_t>(this)}; }
 };
 
-// ---- signals ---------------------------------------------------------------------------
+// ---- signals (signals.cpp) -------------------------------------------------------------
 struct Queue;
 struct Signal {
   std::atomic<int64_t> value{0};
@@ -133,16 +140,16 @@ void wake_any_waiters();
 void signals_startup();
 void signals_shutdown();
 
-// ---- memory ----------------------------------------------------------------------------
-void memory_shutdown();
+// ---- memory (memory.cpp) ---------------------------------------------------------------
 // Frees every allocation of the runtime (at last shut_down).
-
-// ---- queues ----------------------------------------------------------------------------
-void queues_shutdown();
+void memory_shutdown();
 void copies_shutdown();
+
+// ---- queues (queues.cpp) ---------------------------------------------------------------
+void queues_shutdown();
 void intercept_doorbell(Queue* q);
 
-// ---- loader ----------------------------------------------------------------------------
+// ---- loader (loader.cpp) ---------------------------------------------------------------
 void loader_shutdown();
 struct KernelRef {
   encore_sim_kernel_fn fn = nullptr;
@@ -153,13 +160,16 @@ struct KernelRef {
 };
 bool kernel_lookup(uint64_t kernel_object, KernelRef* out);
 
-// ---- agents ----------------------------------------------------------------------------
+// ---- agents (agents.cpp) ---------------------------------------------------------------
+// hsa_init creates the agents and their pools; the last hsa_shut_down destroys them.
+void create_agents();
+void destroy_agents();
 const std::vector<Agent*>& agents();
 Agent* agent_from_handle(hsa_agent_t a);
 Pool* pool_from_handle(uint64_t handle);
 uint32_t threads_per_agent();
 
-// Per-agent worker pool used to spread the work-groups of a dispatch.
+// Per-agent worker pool used to spread the work-groups of a dispatch (workers.cpp).
 struct WorkerPool {
   struct Job {
     void (*fn)(void* ctx, uint64_t index, uint32_t worker) = nullptr;
@@ -184,14 +194,32 @@ struct WorkerPool {
   std::vector<std::thread> threads_;
 };
 
+// ---- ISA / caches (isa.cpp) ------------------------------------------------------------
+// The ISA of every GPU agent (its address is the hsa_isa_t handle) and the caches every agent
+// reports.
+struct Isa {
+  const char* name = "amdgcn-amd-amdhsa--encoresim";
+};
+extern Isa g_isa;
+struct Cache {
+  const char* name;
+  uint8_t level;
+  uint32_t size;
+};
+extern const Cache g_caches[2];
+
 // Called by every impl function that needs the runtime.
 #define SIM_REQUIRE_INIT()                                   \
   do {                                                       \
     if (!::encore::sim::initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED; \
   } while (0)
 
-// Installs the implemented functions of each module into the table.
-void install_core(HsaApiTable& t);
+// Installs the implemented functions of each module into the table (api_table.cpp calls them).
+void install_init(HsaApiTable& t);
+void install_system_info(HsaApiTable& t);
+void install_agent_info(HsaApiTable& t);
+void install_isa(HsaApiTable& t);
+void install_status_strings(HsaApiTable& t);
 void install_signals(HsaApiTable& t);
 void install_memory(HsaApiTable& t);
 void install_queues(HsaApiTable& t);
