@@ -45,9 +45,9 @@ uint64_t now_ticks();
 
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
+    __builtin_ia32_pause();
 #elif defined(__aarch64__)
-  asm volatile("yield" ::: "memory");
+    asm volatile("yield" ::: "memory");
 #endif
 }
 
@@ -61,7 +61,7 @@ void futex_wake_all(std::atomic<uint32_t>* addr);
 // std::thread under them at exit would crash or call std::terminate.
 template <typename T>
 T& leaky() {
-  return *new T();
+    return *new T();
 }
 
 extern std::atomic<bool> g_initialized;
@@ -73,50 +73,50 @@ void report(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 struct Agent;
 
 struct Pool {
-  Agent* owner = nullptr;
-  hsa_amd_segment_t segment = HSA_AMD_SEGMENT_GLOBAL;
-  uint32_t global_flags = 0;  // hsa_amd_memory_pool_global_flag_t bits
-  bool kernarg = false;
-  bool device_local = false;  // coarse-grained "VRAM"
-  size_t size = 0;
-  const char* label = "";
+    Agent* owner = nullptr;
+    hsa_amd_segment_t segment = HSA_AMD_SEGMENT_GLOBAL;
+    uint32_t global_flags = 0;  // hsa_amd_memory_pool_global_flag_t bits
+    bool kernarg = false;
+    bool device_local = false;  // coarse-grained "VRAM"
+    size_t size = 0;
+    const char* label = "";
 };
 
 struct WorkerPool;
 
 struct Agent {
-  hsa_device_type_t type = HSA_DEVICE_TYPE_GPU;
-  uint32_t node = 0;       // 0 = CPU, 1..N GPU
-  uint32_t gpu_index = 0;  // 0-based among GPU agents
-  std::string name;
-  std::vector<std::unique_ptr<Pool>> pools;
-  std::unique_ptr<WorkerPool> workers;
-  std::atomic<uint32_t> queue_count{0};
-  hsa_agent_t handle() const { return {reinterpret_cast<uint64_t>(this)}; }
+    hsa_device_type_t type = HSA_DEVICE_TYPE_GPU;
+    uint32_t node = 0;       // 0 = CPU, 1..N GPU
+    uint32_t gpu_index = 0;  // 0-based among GPU agents
+    std::string name;
+    std::vector<std::unique_ptr<Pool>> pools;
+    std::unique_ptr<WorkerPool> workers;
+    std::atomic<uint32_t> queue_count{0};
+    hsa_agent_t handle() const { return {reinterpret_cast<uint64_t>(this)}; }
 };
 
 // ---- signals (signals.cpp) -------------------------------------------------------------
 struct Queue;
 struct Signal {
-  std::atomic<int64_t> value{0};
-  std::atomic<uint32_t> epoch{0};    // bumped and futex-woken when a sleeping waiter may proceed
-  std::atomic<uint32_t> waiters{0};  // == wait_conds.size(); read without the lock
-  struct WaitCond {
-    hsa_signal_condition_t cond;
-    int64_t value;
-    bool any_change;  // wake on every modification (doorbells)
-  };
-  std::mutex wait_mu;
-  std::vector<WaitCond> wait_conds;  // conditions of the threads sleeping on `epoch`
-  std::atomic<uint64_t> start_ts{0};  // profiling: dispatch / copy start
-  std::atomic<uint64_t> end_ts{0};
-  std::atomic<bool> dead{false};
-  // Async handlers registered on this signal: only their signals wake the handler thread (as
-  // with ROCr, whose event thread waits on the registered signals' events alone).
-  std::atomic<uint32_t> async_watchers{0};
-  Queue* doorbell_of = nullptr;  // set when this is an intercept queue's doorbell
-  bool internal = false;         // queue doorbells: not destroyable by the program
-  uint64_t handle = 0;
+    std::atomic<int64_t> value{0};
+    std::atomic<uint32_t> epoch{0};    // bumped and futex-woken when a sleeping waiter may proceed
+    std::atomic<uint32_t> waiters{0};  // == wait_conds.size(); read without the lock
+    struct WaitCond {
+        hsa_signal_condition_t cond;
+        int64_t value;
+        bool any_change;  // wake on every modification (doorbells)
+    };
+    std::mutex wait_mu;
+    std::vector<WaitCond> wait_conds;   // conditions of the threads sleeping on `epoch`
+    std::atomic<uint64_t> start_ts{0};  // profiling: dispatch / copy start
+    std::atomic<uint64_t> end_ts{0};
+    std::atomic<bool> dead{false};
+    // Async handlers registered on this signal: only their signals wake the handler thread (as
+    // with ROCr, whose event thread waits on the registered signals' events alone).
+    std::atomic<uint32_t> async_watchers{0};
+    Queue* doorbell_of = nullptr;  // set when this is an intercept queue's doorbell
+    bool internal = false;         // queue doorbells: not destroyable by the program
+    uint64_t handle = 0;
 };
 using SignalRef = std::shared_ptr<Signal>;
 
@@ -130,8 +130,7 @@ void signal_remove_waiter(Signal& s, const Signal::WaitCond& w);
 void signal_notify(Signal& s);
 bool signal_condition_met(int64_t v, hsa_signal_condition_t cond, int64_t cmp);
 // Single-signal wait. Returns the last observed value.
-int64_t signal_wait(Signal& s, hsa_signal_condition_t cond, int64_t cmp, uint64_t timeout_ticks,
-                    hsa_wait_state_t hint);
+int64_t signal_wait(Signal& s, hsa_signal_condition_t cond, int64_t cmp, uint64_t timeout_ticks, hsa_wait_state_t hint);
 // Global "some signal changed" epoch for multi-signal waits.
 extern std::atomic<uint32_t> g_any_epoch;
 extern std::atomic<uint32_t> g_any_waiters;
@@ -152,11 +151,11 @@ void intercept_doorbell(Queue* q);
 // ---- loader (loader.cpp) ---------------------------------------------------------------
 void loader_shutdown();
 struct KernelRef {
-  encore_sim_kernel_fn fn = nullptr;
-  uint32_t group_segment_size = 0;
-  uint32_t private_segment_size = 0;
-  uint32_t gpu_index = 0;
-  std::shared_ptr<void> keep_alive;  // holds the code object loaded while it runs
+    encore_sim_kernel_fn fn = nullptr;
+    uint32_t group_segment_size = 0;
+    uint32_t private_segment_size = 0;
+    uint32_t gpu_index = 0;
+    std::shared_ptr<void> keep_alive;  // holds the code object loaded while it runs
 };
 bool kernel_lookup(uint64_t kernel_object, KernelRef* out);
 
@@ -171,48 +170,48 @@ uint32_t threads_per_agent();
 
 // Per-agent worker pool used to spread the work-groups of a dispatch (workers.cpp).
 struct WorkerPool {
-  struct Job {
-    void (*fn)(void* ctx, uint64_t index, uint32_t worker) = nullptr;
-    void* ctx = nullptr;
-    uint64_t total = 0;
-    std::atomic<uint64_t> next{0};
-    std::atomic<uint64_t> done{0};
-    uint32_t active = 0;  // guarded by WorkerPool::mu
-  };
-  explicit WorkerPool(uint32_t nthreads);
-  ~WorkerPool();
-  void run(Job& job);  // the calling thread participates
-  uint32_t size() const { return static_cast<uint32_t>(threads_.size()) + 1; }
+    struct Job {
+        void (*fn)(void* ctx, uint64_t index, uint32_t worker) = nullptr;
+        void* ctx = nullptr;
+        uint64_t total = 0;
+        std::atomic<uint64_t> next{0};
+        std::atomic<uint64_t> done{0};
+        uint32_t active = 0;  // guarded by WorkerPool::mu
+    };
+    explicit WorkerPool(uint32_t nthreads);
+    ~WorkerPool();
+    void run(Job& job);  // the calling thread participates
+    uint32_t size() const { return static_cast<uint32_t>(threads_.size()) + 1; }
 
- private:
-  void loop(uint32_t index);
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::condition_variable done_cv_;
-  std::deque<Job*> jobs_;
-  bool stop_ = false;
-  std::vector<std::thread> threads_;
+private:
+    void loop(uint32_t index);
+    std::mutex mu_;
+    std::condition_variable cv_;
+    std::condition_variable done_cv_;
+    std::deque<Job*> jobs_;
+    bool stop_ = false;
+    std::vector<std::thread> threads_;
 };
 
 // ---- ISA / caches (isa.cpp) ------------------------------------------------------------
 // The ISA of every GPU agent (its address is the hsa_isa_t handle) and the caches every agent
 // reports.
 struct Isa {
-  const char* name = "amdgcn-amd-amdhsa--encoresim";
+    const char* name = "amdgcn-amd-amdhsa--encoresim";
 };
 extern Isa g_isa;
 struct Cache {
-  const char* name;
-  uint8_t level;
-  uint32_t size;
+    const char* name;
+    uint8_t level;
+    uint32_t size;
 };
 extern const Cache g_caches[2];
 
 // Called by every impl function that needs the runtime.
-#define SIM_REQUIRE_INIT()                                   \
-  do {                                                       \
-    if (!::encore::sim::initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED; \
-  } while (0)
+#define SIM_REQUIRE_INIT()                                                          \
+    do {                                                                            \
+        if (!::encore::sim::initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED; \
+    } while (0)
 
 // Installs the implemented functions of each module into the table (api_table.cpp calls them).
 void install_init(HsaApiTable& t);
