@@ -29,32 +29,39 @@
 
 namespace encore::sim {
 
+// ---- API table (api_table.cpp) ---------------------------------------------------------
 HsaApiTable& api_table();
+// The tables behind api_table(); init.cpp saves and restores them around a tool's OnLoad.
+HsaApiTableContainer& api_table_container();
+// Stubs in every slot, then the runtime's own functions (tools' replacements are dropped).
+void api_table_reset();
+// Names of slots still holding their stub after installation.
+std::vector<const char*> unimplemented_slots();
 
-// ---- time ------------------------------------------------------------------------------
+// ---- time (util.cpp) -------------------------------------------------------------------
 // The system timestamp domain: CLOCK_MONOTONIC nanoseconds; frequency 1 GHz.
 constexpr uint64_t kTimestampFrequency = 1000000000ull;
 uint64_t now_ticks();
 
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
+    __builtin_ia32_pause();
 #elif defined(__aarch64__)
-  asm volatile("yield" ::: "memory");
+    asm volatile("yield" ::: "memory");
 #endif
 }
 
-// ---- futex -----------------------------------------------------------------------------
+// ---- futex (util.cpp) ------------------------------------------------------------------
 void futex_wait(std::atomic<uint32_t>* addr, uint32_t expected, int64_t timeout_ns);
 void futex_wake_all(std::atomic<uint32_t>* addr);
 
-// ---- runtime state -----------------------------------------------------------------------
+// ---- runtime state (util.cpp: g_initialized, next_handle, report) ----------------------
 // Global registries are allocated once and never destroyed: a program may exit without
 // hsa_shut_down while runtime threads still run (and look things up); destroying a map or a
 // std::thread under them at exit would crash or call std::terminate.
 template <typename T>
 T& leaky() {
-  return *new T();
+    return *new T();
 }
 
 extern std::atomic<bool> g_initialized;
@@ -66,50 +73,50 @@ void report(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 struct Agent;
 
 struct Pool {
-  Agent* owner = nullptr;
-  hsa_amd_segment_t segment = HSA_AMD_SEGMENT_GLOBAL;
-  uint32_t global_flags = 0;  // hsa_amd_memory_pool_global_flag_t bits
-  bool kernarg = false;
-  bool device_local = false;  // coarse-grained "VRAM"
-  size_t size = 0;
-  const char* label = "";
+    Agent* owner = nullptr;
+    hsa_amd_segment_t segment = HSA_AMD_SEGMENT_GLOBAL;
+    uint32_t global_flags = 0;  // hsa_amd_memory_pool_global_flag_t bits
+    bool kernarg = false;
+    bool device_local = false;  // coarse-grained "VRAM"
+    size_t size = 0;
+    const char* label = "";
 };
 
 struct WorkerPool;
 
 struct Agent {
-  hsa_device_type_t type = HSA_DEVICE_TYPE_GPU;
-  uint32_t node = 0;       // 0 = CPU, 1..N GPU
-  uint32_t gpu_index = 0;  // 0-based among GPU agents
-  std::string name;
-  std::vector<std::unique_ptr<Pool>> pools;
-  std::unique_ptr<WorkerPool> workers;
-  std::atomic<uint32_t> queue_count{0};
-  hsa_agent_t handle() const { return {reinterpret_cast<uint64_t>(this)}; }
+    hsa_device_type_t type = HSA_DEVICE_TYPE_GPU;
+    uint32_t node = 0;       // 0 = CPU, 1..N GPU
+    uint32_t gpu_index = 0;  // 0-based among GPU agents
+    std::string name;
+    std::vector<std::unique_ptr<Pool>> pools;
+    std::unique_ptr<WorkerPool> workers;
+    std::atomic<uint32_t> queue_count{0};
+    hsa_agent_t handle() const { return {reinterpret_cast<uint64_t>(this)}; }
 };
 
-// ---- signals ---------------------------------------------------------------------------
+// ---- signals (signals.cpp) -------------------------------------------------------------
 struct Queue;
 struct Signal {
-  std::atomic<int64_t> value{0};
-  std::atomic<uint32_t> epoch{0};    // bumped and futex-woken when a sleeping waiter may proceed
-  std::atomic<uint32_t> waiters{0};  // == wait_conds.size(); read without the lock
-  struct WaitCond {
-    hsa_signal_condition_t cond;
-    int64_t value;
-    bool any_change;  // wake on every modification (doorbells)
-  };
-  std::mutex wait_mu;
-  std::vector<WaitCond> wait_conds;  // conditions of the threads sleeping on `epoch`
-  std::atomic<uint64_t> start_ts{0};  // profiling: dispatch / copy start
-  std::atomic<uint64_t> end_ts{0};
-  std::atomic<bool> dead{false};
-  // Async handlers registered on this signal: only their signals wake the handler thread (as
-  // with ROCr, whose event thread waits on the registered signals' events alone).
-  std::atomic<uint32_t> async_watchers{0};
-  Queue* doorbell_of = nullptr;  // set when this is an intercept queue's doorbell
-  bool internal = false;         // queue doorbells: not destroyable by the program
-  uint64_t handle = 0;
+    std::atomic<int64_t> value{0};
+    std::atomic<uint32_t> epoch{0};    // bumped and futex-woken when a sleeping waiter may proceed
+    std::atomic<uint32_t> waiters{0};  // == wait_conds.size(); read without the lock
+    struct WaitCond {
+        hsa_signal_condition_t cond;
+        int64_t value;
+        bool any_change;  // wake on every modification (doorbells)
+    };
+    std::mutex wait_mu;
+    std::vector<WaitCond> wait_conds;   // conditions of the threads sleeping on `epoch`
+    std::atomic<uint64_t> start_ts{0};  // profiling: dispatch / copy start
+    std::atomic<uint64_t> end_ts{0};
+    std::atomic<bool> dead{false};
+    // Async handlers registered on this signal: only their signals wake the handler thread (as
+    // with ROCr, whose event thread waits on the registered signals' events alone).
+    std::atomic<uint32_t> async_watchers{0};
+    Queue* doorbell_of = nullptr;  // set when this is an intercept queue's doorbell
+    bool internal = false;         // queue doorbells: not destroyable by the program
+    uint64_t handle = 0;
 };
 using SignalRef = std::shared_ptr<Signal>;
 
@@ -123,8 +130,7 @@ void signal_remove_waiter(Signal& s, const Signal::WaitCond& w);
 void signal_notify(Signal& s);
 bool signal_condition_met(int64_t v, hsa_signal_condition_t cond, int64_t cmp);
 // Single-signal wait. Returns the last observed value.
-int64_t signal_wait(Signal& s, hsa_signal_condition_t cond, int64_t cmp, uint64_t timeout_ticks,
-                    hsa_wait_state_t hint);
+int64_t signal_wait(Signal& s, hsa_signal_condition_t cond, int64_t cmp, uint64_t timeout_ticks, hsa_wait_state_t hint);
 // Global "some signal changed" epoch for multi-signal waits.
 extern std::atomic<uint32_t> g_any_epoch;
 extern std::atomic<uint32_t> g_any_waiters;
@@ -133,65 +139,86 @@ void wake_any_waiters();
 void signals_startup();
 void signals_shutdown();
 
-// ---- memory ----------------------------------------------------------------------------
-void memory_shutdown();
+// ---- memory (memory.cpp) ---------------------------------------------------------------
 // Frees every allocation of the runtime (at last shut_down).
-
-// ---- queues ----------------------------------------------------------------------------
-void queues_shutdown();
+void memory_shutdown();
 void copies_shutdown();
+
+// ---- queues (queues.cpp) ---------------------------------------------------------------
+void queues_shutdown();
 void intercept_doorbell(Queue* q);
 
-// ---- loader ----------------------------------------------------------------------------
+// ---- loader (loader.cpp) ---------------------------------------------------------------
 void loader_shutdown();
 struct KernelRef {
-  encore_sim_kernel_fn fn = nullptr;
-  uint32_t group_segment_size = 0;
-  uint32_t private_segment_size = 0;
-  uint32_t gpu_index = 0;
-  std::shared_ptr<void> keep_alive;  // holds the code object loaded while it runs
+    encore_sim_kernel_fn fn = nullptr;
+    uint32_t group_segment_size = 0;
+    uint32_t private_segment_size = 0;
+    uint32_t gpu_index = 0;
+    std::shared_ptr<void> keep_alive;  // holds the code object loaded while it runs
 };
 bool kernel_lookup(uint64_t kernel_object, KernelRef* out);
 
-// ---- agents ----------------------------------------------------------------------------
+// ---- agents (agents.cpp) ---------------------------------------------------------------
+// hsa_init creates the agents and their pools; the last hsa_shut_down destroys them.
+void create_agents();
+void destroy_agents();
 const std::vector<Agent*>& agents();
 Agent* agent_from_handle(hsa_agent_t a);
 Pool* pool_from_handle(uint64_t handle);
 uint32_t threads_per_agent();
 
-// Per-agent worker pool used to spread the work-groups of a dispatch.
+// Per-agent worker pool used to spread the work-groups of a dispatch (workers.cpp).
 struct WorkerPool {
-  struct Job {
-    void (*fn)(void* ctx, uint64_t index, uint32_t worker) = nullptr;
-    void* ctx = nullptr;
-    uint64_t total = 0;
-    std::atomic<uint64_t> next{0};
-    std::atomic<uint64_t> done{0};
-    uint32_t active = 0;  // guarded by WorkerPool::mu
-  };
-  explicit WorkerPool(uint32_t nthreads);
-  ~WorkerPool();
-  void run(Job& job);  // the calling thread participates
-  uint32_t size() const { return static_cast<uint32_t>(threads_.size()) + 1; }
+    struct Job {
+        void (*fn)(void* ctx, uint64_t index, uint32_t worker) = nullptr;
+        void* ctx = nullptr;
+        uint64_t total = 0;
+        std::atomic<uint64_t> next{0};
+        std::atomic<uint64_t> done{0};
+        uint32_t active = 0;  // guarded by WorkerPool::mu
+    };
+    explicit WorkerPool(uint32_t nthreads);
+    ~WorkerPool();
+    void run(Job& job);  // the calling thread participates
+    uint32_t size() const { return static_cast<uint32_t>(threads_.size()) + 1; }
 
- private:
-  void loop(uint32_t index);
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::condition_variable done_cv_;
-  std::deque<Job*> jobs_;
-  bool stop_ = false;
-  std::vector<std::thread> threads_;
+private:
+    void loop(uint32_t index);
+    std::mutex mu_;
+    std::condition_variable cv_;
+    std::condition_variable done_cv_;
+    std::deque<Job*> jobs_;
+    bool stop_ = false;
+    std::vector<std::thread> threads_;
 };
 
-// Called by every impl function that needs the runtime.
-#define SIM_REQUIRE_INIT()                                   \
-  do {                                                       \
-    if (!::encore::sim::initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED; \
-  } while (0)
+// ---- ISA / caches (isa.cpp) ------------------------------------------------------------
+// The ISA of every GPU agent (its address is the hsa_isa_t handle) and the caches every agent
+// reports.
+struct Isa {
+    const char* name = "amdgcn-amd-amdhsa--encoresim";
+};
+extern Isa g_isa;
+struct Cache {
+    const char* name;
+    uint8_t level;
+    uint32_t size;
+};
+extern const Cache g_caches[2];
 
-// Installs the implemented functions of each module into the table.
-void install_core(HsaApiTable& t);
+// Called by every impl function that needs the runtime.
+#define SIM_REQUIRE_INIT()                                                          \
+    do {                                                                            \
+        if (!::encore::sim::initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED; \
+    } while (0)
+
+// Installs the implemented functions of each module into the table (api_table.cpp calls them).
+void install_init(HsaApiTable& t);
+void install_system_info(HsaApiTable& t);
+void install_agent_info(HsaApiTable& t);
+void install_isa(HsaApiTable& t);
+void install_status_strings(HsaApiTable& t);
 void install_signals(HsaApiTable& t);
 void install_memory(HsaApiTable& t);
 void install_queues(HsaApiTable& t);

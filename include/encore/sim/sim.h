@@ -17,8 +17,7 @@ int encore_sim_is_simulator(void);
 
 /* The memory pool an address (anywhere inside an allocation) was allocated from.
  * HSA_STATUS_ERROR_INVALID_ARGUMENT when it is not inside a pool allocation. */
-hsa_status_t encore_sim_pointer_pool(const void* ptr, hsa_amd_memory_pool_t* pool,
-                                     void** base, size_t* size);
+hsa_status_t encore_sim_pointer_pool(const void* ptr, hsa_amd_memory_pool_t* pool, void** base, size_t* size);
 
 /* Number and names of the API table slots that are not implemented (they return an
  * error status; see docs/sim.md). */

@@ -1,0 +1,104 @@
+// The agents the runtime presents (one CPU, ENCORE_SIM_GPU_AGENTS GPUs) and their memory pools:
+// created by hsa_init, destroyed by the last hsa_shut_down; lookups from handles.
+#include "sim_internal.hpp"
+
+#include <cstdlib>
+
+namespace encore::sim {
+
+namespace {
+
+// Runtime-wide state is never destroyed (see "leaky" in sim_internal.hpp).
+auto& g_agent_storage = leaky<std::vector<std::unique_ptr<Agent>>>();
+auto& g_agents = leaky<std::vector<Agent*>>();
+uint32_t g_threads_per_agent = 1;
+
+int env_int(const char* name, int dflt, int lo, int hi) {
+    const char* v = getenv(name);
+    if (!v || !*v) return dflt;
+    char* end = nullptr;
+    long x = strtol(v, &end, 10);
+    if (*end != '\0' || x < lo || x > hi) {
+        report("ignoring %s=%s (expected %d..%d)", name, v, lo, hi);
+        return dflt;
+    }
+    return static_cast<int>(x);
+}
+
+constexpr size_t kDeviceMemory = 16ull << 30;  // reported size of each GPU's "VRAM"
+constexpr size_t kSystemMemory = 64ull << 30;
+
+}  // namespace
+
+void create_agents() {
+    int ngpu = env_int("ENCORE_SIM_GPU_AGENTS", 1, 1, 16);
+    g_threads_per_agent = static_cast<uint32_t>(env_int("ENCORE_SIM_THREADS_PER_AGENT", 1, 1, 256));
+    auto cpu = std::make_unique<Agent>();
+    cpu->type = HSA_DEVICE_TYPE_CPU;
+    cpu->node = 0;
+    cpu->name = "encore-sim-cpu";
+    {
+        auto p = std::make_unique<Pool>();
+        p->owner = cpu.get();
+        p->global_flags = HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED | HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_KERNARG_INIT;
+        p->kernarg = true;
+        p->size = kSystemMemory;
+        p->label = "system fine-grained/kernarg";
+        cpu->pools.push_back(std::move(p));
+        p = std::make_unique<Pool>();
+        p->owner = cpu.get();
+        p->global_flags = HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_COARSE_GRAINED;
+        p->size = kSystemMemory;
+        p->label = "system coarse-grained";
+        cpu->pools.push_back(std::move(p));
+    }
+    g_agents.push_back(cpu.get());
+    g_agent_storage.push_back(std::move(cpu));
+    for (int i = 0; i < ngpu; ++i) {
+        auto g = std::make_unique<Agent>();
+        g->type = HSA_DEVICE_TYPE_GPU;
+        g->node = static_cast<uint32_t>(i + 1);
+        g->gpu_index = static_cast<uint32_t>(i);
+        g->name = "encore-sim-gpu";
+        auto add = [&](uint32_t flags, bool kernarg, bool local, size_t size, const char* label) {
+            auto p = std::make_unique<Pool>();
+            p->owner = g.get();
+            p->global_flags = flags;
+            p->kernarg = kernarg;
+            p->device_local = local;
+            p->size = size;
+            p->label = label;
+            g->pools.push_back(std::move(p));
+        };
+        add(HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_COARSE_GRAINED, false, true, kDeviceMemory, "device coarse-grained");
+        add(HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED, false, false, kSystemMemory, "fine-grained");
+        add(HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED | HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_KERNARG_INIT, true, false,
+            kSystemMemory, "kernarg");
+        if (g_threads_per_agent > 1) g->workers = std::make_unique<WorkerPool>(g_threads_per_agent - 1);
+        g_agents.push_back(g.get());
+        g_agent_storage.push_back(std::move(g));
+    }
+}
+
+void destroy_agents() {
+    g_agents.clear();
+    g_agent_storage.clear();
+}
+
+const std::vector<Agent*>& agents() { return g_agents; }
+uint32_t threads_per_agent() { return g_threads_per_agent; }
+
+Agent* agent_from_handle(hsa_agent_t a) {
+    for (Agent* ag : g_agents)
+        if (reinterpret_cast<uint64_t>(ag) == a.handle) return ag;
+    return nullptr;
+}
+
+Pool* pool_from_handle(uint64_t handle) {
+    for (Agent* ag : g_agents)
+        for (auto& p : ag->pools)
+            if (reinterpret_cast<uint64_t>(p.get()) == handle) return p.get();
+    return nullptr;
+}
+
+}  // namespace encore::sim

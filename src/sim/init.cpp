@@ -1,0 +1,124 @@
+// hsa_init and hsa_shut_down (reference counted), and the tool libraries of HSA_TOOLS_LIB:
+// loaded (OnLoad) at the first hsa_init, unloaded (OnUnload) at the last hsa_shut_down.
+#include "sim_internal.hpp"
+
+#include <dlfcn.h>
+
+#include <climits>
+#include <cstdlib>
+
+namespace encore::sim {
+
+namespace {
+
+auto& g_init_mu = leaky<std::recursive_mutex>();
+int g_refcount = 0;
+struct Tool {
+    std::string path;
+    void* handle;
+};
+auto& g_tools = leaky<std::vector<Tool>>();
+
+std::vector<std::string> split_tools(const char* env) {
+    std::vector<std::string> out;
+    std::string cur;
+    for (const char* p = env;; ++p) {
+        if (*p == '\0' || *p == ' ' || *p == ':' || *p == '\t' || *p == '\n') {
+            if (!cur.empty()) out.push_back(cur);
+            cur.clear();
+            if (*p == '\0') break;
+        } else {
+            cur += *p;
+        }
+    }
+    return out;
+}
+
+void load_tools() {
+    const char* env = getenv("HSA_TOOLS_LIB");
+    if (!env || !*env) return;
+    std::vector<std::string> failed;
+    for (const std::string& lib : split_tools(env)) {
+        void* h = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
+        if (!h) {
+            const char* err = dlerror();
+            report("failed to load tool library %s: %s", lib.c_str(), err ? err : "unknown error");
+            failed.push_back(lib);
+            continue;
+        }
+        using OnLoadFn = bool (*)(HsaApiTable*, uint64_t, uint64_t, const char* const*);
+        auto on_load = reinterpret_cast<OnLoadFn>(dlsym(h, "OnLoad"));
+        if (on_load) {
+            std::vector<const char*> names;
+            for (auto& f : failed) names.push_back(f.c_str());
+            names.push_back(nullptr);
+            auto& c = api_table_container();
+            const CoreApiTable core = c.core;
+            const AmdExtTable amd = c.amd_ext;
+            const FinalizerExtTable fin = c.finalizer_ext;
+            const ImageExtTable img = c.image_ext;
+            if (!on_load(&api_table(), 1, failed.size(), names.data())) {
+                // As ROCr: the tool is counted as failed and closed without calling its OnUnload.
+                // Unlike ROCr, slots it replaced are restored (they would point into unmapped code).
+                report("tool library %s: OnLoad returned false; unloading it", lib.c_str());
+                c.core = core;
+                c.amd_ext = amd;
+                c.finalizer_ext = fin;
+                c.image_ext = img;
+                dlclose(h);
+                failed.push_back(lib);
+                continue;
+            }
+        }
+        g_tools.push_back({lib, h});
+    }
+}
+
+void unload_tools() {
+    using OnUnloadFn = void (*)();
+    for (auto it = g_tools.rbegin(); it != g_tools.rend(); ++it)
+        if (auto un = reinterpret_cast<OnUnloadFn>(dlsym(it->handle, "OnUnload"))) un();
+    for (auto it = g_tools.rbegin(); it != g_tools.rend(); ++it) dlclose(it->handle);
+    g_tools.clear();
+}
+
+hsa_status_t impl_init() {
+    std::lock_guard<std::recursive_mutex> lk(g_init_mu);
+    if (g_refcount == INT_MAX) return HSA_STATUS_ERROR_REFCOUNT_OVERFLOW;
+    if (g_refcount++ > 0) return HSA_STATUS_SUCCESS;
+    create_agents();
+    signals_startup();
+    g_initialized.store(true, std::memory_order_release);
+    load_tools();  // tools may call back into the (initialized) runtime
+    return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t impl_shut_down() {
+    std::lock_guard<std::recursive_mutex> lk(g_init_mu);
+    if (g_refcount == 0) return HSA_STATUS_ERROR_NOT_INITIALIZED;
+    if (g_refcount > 1) {
+        --g_refcount;
+        return HSA_STATUS_SUCCESS;
+    }
+    unload_tools();  // OnUnload may still call the runtime
+    g_refcount = 0;
+    g_initialized.store(false, std::memory_order_release);
+    queues_shutdown();
+    copies_shutdown();
+    signals_shutdown();
+    loader_shutdown();
+    memory_shutdown();
+    destroy_agents();
+    api_table_reset();  // tools' replacements die with them
+    return HSA_STATUS_SUCCESS;
+}
+
+}  // namespace
+
+void install_init(HsaApiTable& t) {
+    CoreApiTable& c = *t.core_;
+    c.hsa_init_fn = impl_init;
+    c.hsa_shut_down_fn = impl_shut_down;
+}
+
+}  // namespace encore::sim
