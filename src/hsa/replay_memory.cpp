@@ -7,6 +7,12 @@
 #include "core/warn.hpp"
 
 #include <boost/intrusive/set.hpp>
+#include <range/v3/algorithm/sort.hpp>
+#include <range/v3/algorithm/unique.hpp>
+#include <range/v3/numeric/accumulate.hpp>
+#include <range/v3/range/conversion.hpp>
+#include <range/v3/view/filter.hpp>
+#include <range/v3/view/transform.hpp>
 #include <dlfcn.h>
 #include <hsa/hsa_ext_amd.h>
 #include <signal.h>
@@ -49,6 +55,14 @@ std::atomic<bool> g_enabled{false};
 std::shared_mutex g_mutex;  // frees take it exclusively; restore and checksum shared
 region_set* g_set = nullptr;  // guarded by g_mutex; never destroyed (frees may come at exit)
 std::uint64_t g_next_id = 1;
+
+// The tracked regions of one agent (callers hold g_mutex).
+auto on_agent(std::uint64_t agent) {
+    return ranges::views::filter([agent](const region& r) { return r.agent == agent; });
+}
+std::uint64_t bytes_of(auto&& regions) {
+    return ranges::accumulate(regions | ranges::views::transform(&region::size), std::uint64_t{0});
+}
 
 region_set& live() {
     if (g_set == nullptr) g_set = new region_set;
@@ -281,20 +295,19 @@ std::vector<std::uint64_t> agents_of(hsa_executable_t exe) noexcept {
     if (!enabled()) return out;
     std::shared_lock lk(g_mutex);
     try {
-        for (const auto& r : live())
-            if (r.executable == exe.handle && std::find(out.begin(), out.end(), r.agent) == out.end()) out.push_back(r.agent);
+        out = live() | ranges::views::filter([&](const region& r) { return r.executable == exe.handle; }) |
+              ranges::views::transform(&region::agent) | ranges::to<std::vector>();
     } catch (...) {
+        return {};
     }
-    std::sort(out.begin(), out.end());
+    ranges::sort(out);
+    out.erase(ranges::unique(out), out.end());
     return out;
 }
 
 std::uint64_t footprint(std::uint64_t agent) noexcept {
     std::shared_lock lk(g_mutex);
-    std::uint64_t total = 0;
-    for (const auto& r : live())
-        if (r.agent == agent) total += r.size;
-    return total;
+    return bytes_of(live() | on_agent(agent));
 }
 
 bool write_tracking_available() noexcept {
@@ -312,13 +325,10 @@ const char* snapshot::take(std::uint64_t agent, const core::replay::options& opt
     chunk_ = opt.chunk_size;
     // Shared: frees wait until the copies are done (a region is never copied while freed).
     std::shared_lock lk(g_mutex);
-    std::uint64_t total = 0;
-    for (const auto& r : live())
-        if (r.agent == agent) total += r.size;
+    const std::uint64_t total = bytes_of(live() | on_agent(agent));
     if (total > opt.memory_budget) return "the snapshot would exceed the memory budget (ENCORE_REPLAY_MEMORY_BUDGET): the dispatch runs once";
     try {
-        for (const auto& r : live()) {
-            if (r.agent != agent) continue;
+        for (const auto& r : live() | on_agent(agent)) {
             std::unique_ptr<std::byte[]> c(new (std::nothrow) std::byte[r.size]);
             if (!c) {
                 regions_.clear();
