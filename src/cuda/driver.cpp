@@ -6,6 +6,7 @@
 #include "core/kinds.hpp"
 #include "core/registration.hpp"
 #include "core/registry.hpp"
+#include "core/warn.hpp"
 #include "backend/events.hpp"
 
 #include <encore/tracing/tool.hpp>
@@ -14,7 +15,6 @@
 
 #include <array>
 #include <atomic>
-#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <string>
@@ -58,11 +58,11 @@ void* open_driver() noexcept {
     };
     if (const char* p = std::getenv("ENCORE_CUDA_DRIVER"); p != nullptr && *p != '\0') {
         if (void* h = try_open(p)) return h;
-        std::fprintf(stderr, "[encore] libencore-cuda: cannot load ENCORE_CUDA_DRIVER=%s: %s\n", p, ::dlerror());
+        core::warn("libencore-cuda: cannot load ENCORE_CUDA_DRIVER=%s: %s", p, ::dlerror());
     }
     for (const char* p : driver_paths)
         if (void* h = try_open(p)) return h;
-    std::fprintf(stderr, "[encore] libencore-cuda: the CUDA driver (libcuda.so.1) was not found; set ENCORE_CUDA_DRIVER\n");
+    core::warn("libencore-cuda: the CUDA driver (libcuda.so.1) was not found; set ENCORE_CUDA_DRIVER");
     return nullptr;
 }
 

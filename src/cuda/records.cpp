@@ -20,13 +20,14 @@
 #include "core/clock.hpp"
 #include "core/exit_safe_local.hpp"
 #include "core/replay.hpp"
+#include "core/warn.hpp"
+#include "backend/drain.hpp"
 #include "backend/events.hpp"
 
 #include <encore/tracing/tool.hpp>
 
 #include <chrono>
 #include <condition_variable>
-#include <cstdio>
 #include <cstdlib>
 #include <deque>
 #include <map>
@@ -247,7 +248,7 @@ void enqueue(std::unique_ptr<pending> p) noexcept {
             std::atexit(drain_all);
         } catch (...) {
             lk.unlock();
-            std::fprintf(stderr, "[encore] libencore-cuda: cannot start the completion thread; records are delivered late\n");
+            core::warn("libencore-cuda: cannot start the completion thread; records are delivered late");
             complete(*p);  // delivered here, waiting for the GPU
             return;
         }
@@ -265,22 +266,15 @@ void enqueue(std::unique_ptr<pending> p) noexcept {
 
 /// Waits (bounded) until no record of `t` (or of any context: null) is pending.
 void wait_delivered(const context_timing* t) noexcept {
-    using namespace std::chrono;
-    const auto deadline = steady_clock::now() + seconds(10);
-    auto pending_now = [&] {
-        if (t != nullptr) return t->in_flight.load(std::memory_order_acquire) > 0;
+    auto delivered = [&] {
+        if (t != nullptr) return t->in_flight.load(std::memory_order_acquire) <= 0;
         std::lock_guard lk(g_contexts_mutex);
         for (const auto& [c, ct] : *g_contexts)
-            if (ct->in_flight.load(std::memory_order_acquire) > 0) return true;
-        return false;
+            if (ct->in_flight.load(std::memory_order_acquire) > 0) return false;
+        return true;
     };
-    while (pending_now()) {
-        if (steady_clock::now() > deadline) {
-            std::fprintf(stderr, "[encore] libencore-cuda: GPU work did not complete within 10 s; its records are lost\n");
-            return;
-        }
-        std::this_thread::sleep_for(microseconds(50));
-    }
+    if (!backend::wait_until(delivered, std::chrono::seconds(10), std::chrono::microseconds(50)))
+        core::warn("libencore-cuda: GPU work did not complete within 10 s; its records are lost");
 }
 
 void drain_all() noexcept {
