@@ -22,6 +22,7 @@
 
 #include "backend/exports.hpp"
 #include "backend/interposer.hpp"
+#include "real.hpp"
 
 #include <encore/domains/cuda_driver.hpp>
 #include <encore/tracing/wrapper.hpp>
@@ -34,8 +35,6 @@
 
 namespace encore::cuda {
 
-/// The real driver's function `name`, or null.
-void* find_original(const char* name) noexcept;
 /// The driver's part of encore's initialization, once tools are configured (RUNTIME_INITIALIZATION).
 void on_configured() noexcept;
 
