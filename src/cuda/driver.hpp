@@ -19,6 +19,7 @@
 // Files, each calling only those below it:
 //   driver      this prelude, cuGetProcAddress, initialization (the load constructor)
 //   ops         the per-op layers: what each traced export with a role does
+//   roles       which ops launch, copy, allocate, free, ... (a compile-time table)
 //   replay      one replayed launch (KERNEL_REPLAY)
 //   records     KERNEL_DISPATCH, MEMORY_COPY, MEMORY_ALLOCATION records
 //   tracker     device memory per context, and the gates replay holds contexts by

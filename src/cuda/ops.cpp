@@ -1,5 +1,5 @@
-// src/cuda/ops.cpp — the per-op layers' out-of-line parts (see ops.hpp): context teardown, which
-// drains records before the driver destroys the context and forgets it everywhere afterwards.
+// src/cuda/ops.cpp — the per-op layers' out-of-line parts (see ops.hpp): which layers the configured
+// services need, and context teardown (records drained first, the context forgotten everywhere after).
 #include "ops.hpp"
 
 #include "real.hpp"
@@ -22,6 +22,12 @@ CUcontext primary_context(CUdevice device) noexcept {
 }
 
 }  // namespace
+
+bool layered(role r) noexcept {
+    const wanted_by w = services_of(r);
+    return (w.replay && replay::enabled()) || (w.dispatches && records::dispatches_configured()) ||
+           (w.copies && records::copies_configured()) || (w.allocations && records::allocations_configured());
+}
 
 CUresult teardown(CUcontext ctx, CUdevice device, bool reset, thunk call) noexcept {
     // cuCtxDestroy names its context; a primary context release/reset names its device.
