@@ -1,5 +1,5 @@
-// src/cuda/driver.cpp — the real driver, cuGetProcAddress, the forwarded exports, and encore's
-// initialization as seen from CUDA (see driver.hpp).
+// src/cuda/driver.cpp — cuGetProcAddress (encore's wrappers for what the driver hands out) and
+// encore's initialization as seen from CUDA: the load constructor, RUNTIME_INITIALIZATION.
 #include "driver.hpp"
 #include "real.hpp"
 
@@ -10,17 +10,11 @@
 
 #include <encore/tracing/tool.hpp>
 
-#include <dlfcn.h>
-
 #include <array>
 #include <atomic>
-#include <cstdio>
-#include <cstdlib>
-#include <mutex>
-#include <string>
+#include <cstring>
 #include <unordered_map>
 #include <utility>
-#include <vector>
 
 // cuda.h maps cuGetProcAddress to the 5-argument cuGetProcAddress_v2; the driver also exports
 // the 4-argument original under the plain name. Both are defined below under their symbol names.
@@ -35,69 +29,6 @@ using encore_proc_query_result = int;
 #endif
 
 using encore::domains::cuda_driver;
-
-namespace encore::cuda {
-namespace {
-
-// ---- the real driver ---------------------------------------------------------------------------
-constexpr const char* driver_paths[] = {
-    "/usr/lib/x86_64-linux-gnu/libcuda.so.1", "/usr/lib64/libcuda.so.1", "/usr/local/nvidia/lib64/libcuda.so.1",
-    "/usr/lib/wsl/lib/libcuda.so.1",          "/usr/lib/libcuda.so.1",
-};
-
-void* open_driver() noexcept {
-    auto try_open = [](const char* path) -> void* {
-        void* h = ::dlopen(path, RTLD_NOW | RTLD_LOCAL);
-        if (h == nullptr) return nullptr;
-        // Never ourselves (a path that leads back to this library).
-        if (::dlsym(h, "encore_cuda_forwarding_driver") != nullptr) {
-            ::dlclose(h);
-            return nullptr;
-        }
-        return h;
-    };
-    if (const char* p = std::getenv("ENCORE_CUDA_DRIVER"); p != nullptr && *p != '\0') {
-        if (void* h = try_open(p)) return h;
-        std::fprintf(stderr, "[encore] libencore-cuda: cannot load ENCORE_CUDA_DRIVER=%s: %s\n", p, ::dlerror());
-    }
-    for (const char* p : driver_paths)
-        if (void* h = try_open(p)) return h;
-    std::fprintf(stderr, "[encore] libencore-cuda: the CUDA driver (libcuda.so.1) was not found; set ENCORE_CUDA_DRIVER\n");
-    return nullptr;
-}
-
-void* driver() noexcept {
-    static void* const h = open_driver();
-    return h;
-}
-
-// ---- forwarded exports ------------------------------------------------------------------------
-constexpr const char* forward_names[] = {
-#define ENCORE_CUDA_FORWARD(i, name) #name,
-#include "forward_exports.inc"
-#undef ENCORE_CUDA_FORWARD
-};
-constexpr std::size_t forward_count = sizeof(forward_names) / sizeof(forward_names[0]);
-
-extern "C" CUresult encore_cuda_missing() { return CUDA_ERROR_SHARED_OBJECT_INIT_FAILED; }
-
-}  // namespace
-}  // namespace encore::cuda
-
-// The trampolines jump through this table; filled when the library loads, before any program
-// code can call them (a dependency's constructors run first).
-extern "C" {
-__attribute__((visibility("hidden"))) void* encore_cuda_forward_table[encore::cuda::forward_count];
-// The same for the ops this build's cuda.h lacks (api::unavailable: ENCORE_EXPORT_UNAVAILABLE in
-// the generated exports), by op id; the other entries stay null.
-__attribute__((visibility("hidden"))) void* encore_unavailable_exports[cuda_driver::size];
-}
-
-#define ENCORE_CUDA_FORWARD(i, name)                                                                          \
-    asm(".text\n.globl " #name "\n.type " #name ", @function\n" #name ":\n\tjmp *encore_cuda_forward_table+8*" #i \
-        "(%rip)\n.size " #name ", .-" #name "\n");
-#include "forward_exports.inc"
-#undef ENCORE_CUDA_FORWARD
 
 namespace encore::cuda {
 namespace {
@@ -117,7 +48,7 @@ constexpr std::array<void*, sizeof...(I)> wrapper_calls(std::index_sequence<I...
     return {wrapper_call<I>()...};
 }
 const std::array<void*, cuda_driver::size> g_calls = wrapper_calls(std::make_index_sequence<cuda_driver::size>{});
-// Whether op I has a prototype in this build (constant: usable from the load constructor).
+// Whether op I has a prototype in this build.
 constexpr auto g_available = []<std::size_t... I>(std::index_sequence<I...>) {
     return std::array<bool, sizeof...(I)>{cuda_driver::op_at<I>::available...};
 }(std::make_index_sequence<cuda_driver::size>{});
@@ -143,7 +74,6 @@ constexpr std::array<void (*)(void*) noexcept, sizeof...(I)> setters(std::index_
 }
 constexpr auto g_set_next = setters(std::make_index_sequence<cuda_driver::size>{});
 
-
 struct address_map {
     std::unordered_map<void*, std::size_t> ops;  // the real driver's exported function -> op
     void* getproc_v1 = nullptr;
@@ -153,13 +83,11 @@ struct address_map {
 const address_map& addresses() {
     static const address_map m = [] {
         address_map out;
-        void* h = driver();
-        if (h == nullptr) return out;
         for (std::size_t i = 0; i < cuda_driver::size; ++i)
             if (g_available[i])
-                if (void* p = ::dlsym(h, cuda_driver::c_names[i])) out.ops.emplace(p, i);
-        out.getproc_v1 = ::dlsym(h, "cuGetProcAddress");
-        out.getproc_v2 = ::dlsym(h, "cuGetProcAddress_v2");
+                if (void* p = find_original(cuda_driver::c_names[i])) out.ops.emplace(p, i);
+        out.getproc_v1 = find_original("cuGetProcAddress");
+        out.getproc_v2 = find_original("cuGetProcAddress_v2");
         return out;
     }();
     return m;
@@ -177,10 +105,6 @@ void* substitute(void* real);
 extern "C" ENCORE_EXPORT CUresult encore_getproc_v1(const char* symbol, void** pfn, int version, cuuint64_t flags) __asm__("cuGetProcAddress");
 extern "C" ENCORE_EXPORT CUresult encore_getproc_v2(const char* symbol, void** pfn, int version, cuuint64_t flags,
                                                     encore_proc_query_result* status) __asm__("cuGetProcAddress_v2");
-/// Lets encore tell itself apart from the real driver when searching for it.
-extern "C" {
-ENCORE_EXPORT int encore_cuda_forwarding_driver = 1;
-}
 
 namespace encore::cuda {
 namespace {
@@ -239,24 +163,10 @@ void deliver_runtime_initialization() noexcept {
 [[gnu::constructor]] void load() {
     core::register_kind_info(kind::cuda_driver_api, &core::kind_info_of<cuda_driver>);
     core::add_producer(tracing::produced_by::cuda);
-    void* h = driver();
-    for (std::size_t i = 0; i < forward_count; ++i) {
-        void* p = h != nullptr ? ::dlsym(h, forward_names[i]) : nullptr;
-        encore_cuda_forward_table[i] = p != nullptr ? p : reinterpret_cast<void*>(&encore_cuda_missing);
-    }
-    for (std::size_t i = 0; i < cuda_driver::size; ++i) {
-        if (g_available[i]) continue;  // has a wrapper: not a trampoline
-        void* p = h != nullptr ? ::dlsym(h, cuda_driver::c_names[i]) : nullptr;
-        encore_unavailable_exports[i] = p != nullptr ? p : reinterpret_cast<void*>(&encore_cuda_missing);
-    }
+    bind_forwarded_exports();
 }
 
 }  // namespace
-
-void* find_original(const char* name) noexcept {
-    void* h = driver();
-    return h != nullptr ? ::dlsym(h, name) : nullptr;
-}
 
 void on_configured() noexcept { deliver_runtime_initialization(); }
 

@@ -1,13 +1,20 @@
-// src/cuda/real.hpp — the real driver's functions libencore-cuda calls for its own work (records,
-// replay, initialization), looked up once by name: never through encore's traced exports.
+// src/cuda/real.hpp — the real CUDA driver: found and loaded once (real.cpp, which also points the
+// forwarded exports at it), its functions by name, and the table of those libencore-cuda calls
+// for its own work (records, replay, initialization): never through encore's traced exports.
 #pragma once
 
-#include "driver.hpp"
+#include <cuda.h>
 
 #include <cstdint>
 #include <cstring>
 
 namespace encore::cuda {
+
+/// The real driver's function `name`, or null (also when there is no driver).
+void* find_original(const char* name) noexcept;
+/// Points the driver's exports encore does not trace (forward_exports.inc, and the ops this
+/// build's cuda.h lacks) at the real functions; called when the library loads.
+void bind_forwarded_exports() noexcept;
 
 template <class F>
 F real_fn(const char* name) noexcept {

@@ -14,25 +14,26 @@
 // What is not timed: launches into a stream that is capturing a graph (they do not run then:
 // no dispatch records at all), and launches the driver rejected (COMPLETE at once, zero times).
 // Every driver call here goes to the real driver, never through encore's traced exports.
-#include "driver.hpp"
+#include "records.hpp"
+
 #include "real.hpp"
+#include "tracker.hpp"
 
 #include "core/clock.hpp"
 #include "core/exit_safe_local.hpp"
-#include "core/replay.hpp"
+#include "core/warn.hpp"
+#include "backend/drain.hpp"
 #include "backend/events.hpp"
 
 #include <encore/tracing/tool.hpp>
 
 #include <chrono>
 #include <condition_variable>
-#include <cstdio>
 #include <cstdlib>
 #include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <thread>
 #include <vector>
 
@@ -247,7 +248,7 @@ void enqueue(std::unique_ptr<pending> p) noexcept {
             std::atexit(drain_all);
         } catch (...) {
             lk.unlock();
-            std::fprintf(stderr, "[encore] libencore-cuda: cannot start the completion thread; records are delivered late\n");
+            core::warn("libencore-cuda: cannot start the completion thread; records are delivered late");
             complete(*p);  // delivered here, waiting for the GPU
             return;
         }
@@ -265,22 +266,15 @@ void enqueue(std::unique_ptr<pending> p) noexcept {
 
 /// Waits (bounded) until no record of `t` (or of any context: null) is pending.
 void wait_delivered(const context_timing* t) noexcept {
-    using namespace std::chrono;
-    const auto deadline = steady_clock::now() + seconds(10);
-    auto pending_now = [&] {
-        if (t != nullptr) return t->in_flight.load(std::memory_order_acquire) > 0;
+    auto delivered = [&] {
+        if (t != nullptr) return t->in_flight.load(std::memory_order_acquire) <= 0;
         std::lock_guard lk(g_contexts_mutex);
         for (const auto& [c, ct] : *g_contexts)
-            if (ct->in_flight.load(std::memory_order_acquire) > 0) return true;
-        return false;
+            if (ct->in_flight.load(std::memory_order_acquire) > 0) return false;
+        return true;
     };
-    while (pending_now()) {
-        if (steady_clock::now() > deadline) {
-            std::fprintf(stderr, "[encore] libencore-cuda: GPU work did not complete within 10 s; its records are lost\n");
-            return;
-        }
-        std::this_thread::sleep_for(microseconds(50));
-    }
+    if (!backend::wait_until(delivered, std::chrono::seconds(10), std::chrono::microseconds(50)))
+        core::warn("libencore-cuda: GPU work did not complete within 10 s; its records are lost");
 }
 
 void drain_all() noexcept {
@@ -288,13 +282,6 @@ void drain_all() noexcept {
     std::lock_guard lk(g_queue_mutex);
     g_stop = true;
     g_queue_cv.notify_all();
-}
-
-void forget(CUcontext c) noexcept {
-    replay::forget_context(c);
-    std::lock_guard lk(g_contexts_mutex);
-    g_contexts->erase(c);  // its events and stream go with the context
-    g_generation.fetch_add(1, std::memory_order_acq_rel);
 }
 
 std::atomic<std::uint64_t> g_dispatch_id{0};
@@ -464,9 +451,7 @@ CUresult copy(const copy_call& c) noexcept {
     return r;
 }
 
-CUresult allocate(op_id op, CUdeviceptr* out, std::size_t size, thunk call, const std::size_t* size_at_exit,
-                  bool managed) noexcept {
-    const bool vmm = op == ROCPROFILER_MEMORY_ALLOCATION_VMEM_ALLOCATE;
+CUresult allocate(op_id op, CUdeviceptr* out, std::size_t size, thunk call, const std::size_t* size_at_exit) noexcept {
     auto ev = event::capture(kind::memory_allocation, op);
     rocprofiler_callback_tracing_memory_allocation_data_t p{};
     p.size = sizeof(p);
@@ -477,33 +462,27 @@ CUresult allocate(op_id op, CUdeviceptr* out, std::size_t size, thunk call, cons
         ev->deliver(ROCPROFILER_CALLBACK_PHASE_ENTER, &p);
     }
     const CUresult r = call();
-    const std::size_t actual = size_at_exit != nullptr ? *size_at_exit : size;
-    if (r == CUDA_SUCCESS && out != nullptr && !vmm) replay::on_alloc(*out, actual, managed);
     if (ev) {
         p.end_timestamp = core::now_ns();
         if (r == CUDA_SUCCESS && out != nullptr) p.address.value = *out;
-        p.allocation_size = actual;
+        p.allocation_size = size_at_exit != nullptr ? *size_at_exit : size;
         ev->deliver(ROCPROFILER_CALLBACK_PHASE_EXIT, &p);
     }
     return r;
 }
 
 CUresult deallocate(op_id op, CUdeviceptr ptr, thunk call, bool vmm) noexcept {
-    // Not while a replay on this context may snapshot or restore the memory.
-    std::optional<replay::work_hold> hold;
-    if (!vmm && replay::enabled()) hold.emplace();
     auto ev = event::capture(kind::memory_allocation, op);
     rocprofiler_callback_tracing_memory_allocation_data_t p{};
     p.size = sizeof(p);
     if (ev) {
         p.agent_id.handle = current_device();
         p.address.value = ptr;
-        p.allocation_size = vmm ? 0 : replay::size_of(ptr);
+        p.allocation_size = vmm ? 0 : tracker::size_of(ptr);
         p.start_timestamp = core::now_ns();
         ev->deliver(ROCPROFILER_CALLBACK_PHASE_ENTER, &p);
     }
     const CUresult r = call();
-    if (r == CUDA_SUCCESS && !vmm) replay::on_free(ptr);
     if (ev) {
         p.end_timestamp = core::now_ns();
         ev->deliver(ROCPROFILER_CALLBACK_PHASE_EXIT, &p);
@@ -511,7 +490,6 @@ CUresult deallocate(op_id op, CUdeviceptr ptr, thunk call, bool vmm) noexcept {
     return r;
 }
 
-namespace {
 void drain(CUcontext c) noexcept {
     std::shared_ptr<context_timing> t;
     {
@@ -521,36 +499,10 @@ void drain(CUcontext c) noexcept {
     if (t) wait_delivered(t.get());
 }
 
-/// The device's primary context if it exists now (retained and released again: no net change).
-CUcontext primary_context(CUdevice device) noexcept {
-    const auto& d = real();
-    unsigned flags = 0;
-    int active = 0;
-    if (d.primary_state == nullptr || d.primary_retain == nullptr || d.primary_release == nullptr ||
-        d.primary_state(device, &flags, &active) != CUDA_SUCCESS || active == 0)
-        return nullptr;
-    CUcontext c = nullptr;
-    if (d.primary_retain(&c, device) != CUDA_SUCCESS) return nullptr;
-    (void)d.primary_release(device);
-    return c;
-}
-}  // namespace
-
-CUresult teardown(CUcontext ctx, CUdevice device, bool reset, thunk call) noexcept {
-    // cuCtxDestroy names its context; a primary context release/reset names its device.
-    const CUcontext c = ctx != nullptr ? ctx : primary_context(device);
-    if (c != nullptr) drain(c);
-    const CUresult r = call();
-    if (c == nullptr || r != CUDA_SUCCESS) return r;
-    bool gone = ctx != nullptr || reset;
-    if (!gone) {
-        unsigned flags = 0;
-        int active = 1;
-        gone = real().primary_state != nullptr && real().primary_state(device, &flags, &active) == CUDA_SUCCESS &&
-               active == 0;
-    }
-    if (gone) forget(c);  // a later context may get the same handle
-    return r;
+void forget(CUcontext c) noexcept {
+    std::lock_guard lk(g_contexts_mutex);
+    g_contexts->erase(c);  // its events and stream go with the context
+    g_generation.fetch_add(1, std::memory_order_acq_rel);
 }
 
 }  // namespace encore::cuda::records

@@ -1,11 +1,11 @@
 // src/cuda/replay.cpp — KERNEL_REPLAY on CUDA: the backend under core::replay's flow.
 //
 // While a replay service exists (cuda::replay::enabled):
-//   - cuMemAlloc_v2 / cuMemFree_v2 (and pitched, stream-ordered allocations) feed an allocation
-//     tracker (device memory of each context), as do the module variables whose addresses the
-//     program obtained (cuModuleGetGlobal, cuLibraryGetGlobal: the CUDA runtime calls them for
-//     cudaMemcpyToSymbol, cudaGetSymbolAddress, ...). A __device__ variable the host never
-//     touched is not covered: the driver offers no way to list a module's variables;
+//   - cuMemAlloc_v2 / cuMemFree_v2 (and pitched, stream-ordered allocations) feed the allocation
+//     tracker (tracker.hpp: device memory of each context), as do the module variables whose
+//     addresses the program obtained (cuModuleGetGlobal, cuLibraryGetGlobal: the CUDA runtime
+//     calls them for cudaMemcpyToSymbol, cudaGetSymbolAddress, ...). A __device__ variable the
+//     host never touched is not covered: the driver offers no way to list a module's variables;
 //   - every launch (cuLaunchKernel, cuLaunchKernelEx, cuLaunchCooperativeKernel, _ptsz) holds
 //     its context's reader/writer gate shared while it is submitted; a replayed launch holds it
 //     exclusively, drains the context (cuCtxSynchronize: every stream), snapshots the context's
@@ -27,56 +27,27 @@
 // Copies, memsets, graph launches and frees on a context wait while a replay owns it.
 // All internal driver calls go to the real driver (find_original), never through encore's
 // exports.
-#include "driver.hpp"
+#include "replay.hpp"
+
 #include "real.hpp"
+#include "records.hpp"
+#include "tracker.hpp"
 
 #include "core/replay.hpp"
 
-#include <encore/tracing/tool.hpp>
-
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <cstdlib>
 #include <map>
-#include <memory>
 #include <mutex>
-#include <shared_mutex>
+#include <string_view>
 #include <thread>
 #include <vector>
 
 namespace encore::cuda::replay {
 namespace {
 
-// ---- tracker and gates --------------------------------------------------------------------------
-struct allocation {
-    std::size_t size;
-    CUcontext ctx;
-    bool managed;
-    const void* owner = nullptr;  // a module variable's module (null: an allocation)
-};
-struct context_marks {
-    long managed = 0;  // live managed allocations
-    bool vmm = false;  // cuMemMap was used (mappings are not tracked)
-};
-std::mutex g_tracker_mutex;
-auto* g_tracker = new std::map<CUdeviceptr, allocation>;      // guarded; never destroyed (frees at exit)
-auto* g_marks = new std::map<CUcontext, context_marks>;       // guarded by g_tracker_mutex
-
-struct gate {
-    std::shared_mutex lock;
-};
-std::mutex g_gates_mutex;
-auto* g_gates = new std::map<CUcontext, std::unique_ptr<gate>>;  // never destroyed (nor any gate)
-thread_local CUcontext t_exclusive = nullptr;  // the context this thread replays on
-
-gate& gate_of(CUcontext c) {
-    std::lock_guard lk(g_gates_mutex);
-    auto& g = (*g_gates)[c];
-    if (!g) g = std::make_unique<gate>();
-    return *g;
-}
-
+// ---- snapshot memory and the hashing kernels ------------------------------------------------
 // The snapshot's memory is kept per context between replayed launches (allocating and freeing
 // gigabytes per launch cost ~0.5 ms on the device and seconds pinned on the host); it grows when
 // a footprint needs more. Used only under the context's exclusive gate.
@@ -196,36 +167,23 @@ public:
     CUresult result() const noexcept { return result_; }
 
     void run_once() noexcept override {
-        work_hold hold(ctx_);
+        tracker::work_hold hold(ctx_);
         result_ = records::launch(call_, dispatch_id_);
     }
 
     const char* acquire() noexcept override {
-        using namespace std::chrono;
         opt_ = core::replay::current_options(ENCORE_REPLAY_SNAPSHOT_FULL_COPY);
-        {
-            std::lock_guard lk(g_tracker_mutex);
-            const auto it = g_marks->find(ctx_);
-            if (it != g_marks->end() && it->second.managed > 0)
-                return "the context has managed memory (cuMemAllocManaged), which replay does not cover: the launch runs once";
-            if (it != g_marks->end() && it->second.vmm)
-                return "the context has VMM mappings (cuMemMap), which replay does not cover: the launch runs once";
-        }
+        const tracker::uncovered u = tracker::uncovered_in(ctx_);
+        if (u.managed)
+            return "the context has managed memory (cuMemAllocManaged), which replay does not cover: the launch runs once";
+        if (u.vmm) return "the context has VMM mappings (cuMemMap), which replay does not cover: the launch runs once";
         CUstreamCaptureStatus cap = CU_STREAM_CAPTURE_STATUS_NONE;
         if (real().stream_is_capturing != nullptr &&
             real().stream_is_capturing(call_.work_stream(), &cap) == CUDA_SUCCESS &&
             cap != CU_STREAM_CAPTURE_STATUS_NONE)
             return "the stream is capturing a graph (the launch is recorded, not run): not replayed";
-        gate_ = &gate_of(ctx_);
-        const auto deadline = steady_clock::now() + nanoseconds(opt_.wait_timeout_ns);
-        while (!gate_->lock.try_lock()) {
-            if (steady_clock::now() >= deadline) {
-                gate_ = nullptr;
-                return "timed out waiting for exclusive use of the context: the launch runs once";
-            }
-            std::this_thread::yield();
-        }
-        t_exclusive = ctx_;
+        if (!exclusive_.acquire(ctx_, std::chrono::nanoseconds(opt_.wait_timeout_ns)))
+            return "timed out waiting for exclusive use of the context: the launch runs once";
         // Drain: every stream of the context (the submitting one and its siblings).
         if (real().ctx_synchronize == nullptr || real().ctx_synchronize() != CUDA_SUCCESS) {
             release();
@@ -235,13 +193,9 @@ public:
     }
 
     const char* snapshot(core::replay::memory_stats& out) noexcept override {
-        {
-            std::lock_guard lk(g_tracker_mutex);
-            for (const auto& [p, a] : *g_tracker)
-                if (a.ctx == ctx_ && !a.managed) {
-                    regions_.push_back(region{p, a.size, total_});
-                    total_ += (a.size + 255) / 256 * 256;  // keeps every region 256-byte aligned in the shadow
-                }
+        for (const auto& a : tracker::covered(ctx_)) {
+            regions_.push_back(region{a.base, a.size, total_});
+            total_ += (a.size + 255) / 256 * 256;  // keeps every region 256-byte aligned in the shadow
         }
         if (total_ > opt_.memory_budget) {
             release();
@@ -415,18 +369,14 @@ private:
     void release() noexcept {
         shadow_ = 0;  // the memory stays in the context's cache
         host_ = nullptr;
-        if (gate_ != nullptr && t_exclusive == ctx_) {
-            t_exclusive = nullptr;
-            gate_->lock.unlock();
-        }
-        gate_ = nullptr;
+        exclusive_.release();
     }
 
     launch_call call_;
     CUcontext ctx_;
     std::uint64_t dispatch_id_;
     core::replay::options opt_{};
-    gate* gate_ = nullptr;
+    tracker::exclusive_use exclusive_;
     snapshot_cache* cache_ = nullptr;
     std::vector<region> regions_;
     std::size_t total_ = 0;
@@ -444,76 +394,9 @@ bool enabled() noexcept {
     return core::replay::service_configured();
 }
 
-void on_alloc(CUdeviceptr p, std::size_t size, bool managed) noexcept {
-    const CUcontext c = current_context();
-    std::lock_guard lk(g_tracker_mutex);
-    try {
-        (*g_tracker)[p] = allocation{size, c, managed};
-        if (managed) ++(*g_marks)[c].managed;
-    } catch (...) {
-    }
-}
-
-void on_free(CUdeviceptr p) noexcept {
-    std::lock_guard lk(g_tracker_mutex);
-    const auto it = g_tracker->find(p);
-    if (it == g_tracker->end()) return;
-    if (it->second.managed) --(*g_marks)[it->second.ctx].managed;
-    g_tracker->erase(it);
-}
-
-void on_global(CUdeviceptr p, std::size_t size, const void* owner) noexcept {
-    const CUcontext c = current_context();
-    std::lock_guard lk(g_tracker_mutex);
-    try {
-        (*g_tracker)[p] = allocation{size, c, false, owner};
-    } catch (...) {
-    }
-}
-
-void on_unload(const void* owner) noexcept {
-    std::lock_guard lk(g_tracker_mutex);
-    for (auto it = g_tracker->begin(); it != g_tracker->end();)
-        it = it->second.owner == owner && owner != nullptr ? g_tracker->erase(it) : std::next(it);
-}
-
-void on_vmm_map() noexcept {
-    const CUcontext c = current_context();
-    std::lock_guard lk(g_tracker_mutex);
-    try {
-        (*g_marks)[c].vmm = true;
-    } catch (...) {
-    }
-}
-
-std::size_t size_of(CUdeviceptr p) noexcept {
-    std::lock_guard lk(g_tracker_mutex);
-    const auto it = g_tracker->find(p);
-    return it != g_tracker->end() ? it->second.size : 0;
-}
-
-void forget_context(CUcontext c) noexcept {
-    {
-        std::lock_guard lk(g_tracker_mutex);
-        for (auto it = g_tracker->begin(); it != g_tracker->end();)
-            it = it->second.ctx == c ? g_tracker->erase(it) : std::next(it);
-        g_marks->erase(c);
-    }
+void forget(CUcontext c) noexcept {
     std::lock_guard lk(g_cache_mutex);
     g_cache->erase(c);  // its buffers and module went with the context
-}
-
-work_hold::work_hold() noexcept : work_hold(current_context()) {}
-
-work_hold::work_hold(CUcontext c) noexcept {
-    if (c == nullptr || c == t_exclusive) return;
-    gate& g = gate_of(c);
-    g.lock.lock_shared();
-    gate_ = &g;
-}
-
-work_hold::~work_hold() {
-    if (gate_ != nullptr) static_cast<gate*>(gate_)->lock.unlock_shared();
 }
 
 void on_graph_launch() noexcept {
@@ -527,7 +410,7 @@ CUresult launch(const launch_call& c) noexcept {
     if (nested && core::replay::service_active())
         core::replay::warn_once("a launch from a replay callback runs once (nested replays are declined)");
     if (!core::replay::service_active() || ctx == nullptr || nested) {
-        work_hold hold(ctx);
+        tracker::work_hold hold(ctx);
         return records::launch(c);
     }
     const std::uint64_t id = records::next_dispatch_id();

@@ -1,0 +1,276 @@
+// src/cuda/ops.hpp — the per-op layers: what a traced export with a role (roles.hpp) does beyond
+// the generic wrapper (read its arguments, route to records, replay and the tracker), and
+// route<I>, which puts op I's layer between its wrapper and the driver when a service needs it.
+#pragma once
+
+#include "calls.hpp"
+#include "records.hpp"
+#include "replay.hpp"
+#include "roles.hpp"
+#include "tracker.hpp"
+
+#include <encore/domains/cuda_driver.hpp>
+
+#include <atomic>
+#include <cstddef>
+#include <optional>
+#include <tuple>
+#include <type_traits>
+
+namespace encore::cuda {
+
+/// Whether an op of role `r` gets its layer, given the configured services (services_of).
+bool layered(role r) noexcept;
+/// Context destruction (cuCtxDestroy: `ctx`; a primary context's release or reset: `device`):
+/// its pending COMPLETE/EXIT records go out first, and what encore kept of it is forgotten when
+/// the context is gone (a later context may get the same handle).
+CUresult teardown(CUcontext ctx, CUdevice device, bool reset, thunk call) noexcept;
+
+namespace ops {
+
+/// Role R's layer: call<I>(real, args...) is op I's call (an op of role R) to the real function.
+template <role R>
+struct role_layer;
+
+template <class... A>
+using real_fn_t = CUresult (*)(A...);
+
+template <>
+struct role_layer<role::launch> {
+    template <std::size_t I, class... A>
+    static CUresult call(real_fn_t<A...> f, std::type_identity_t<A>... a) {
+        constexpr op_role op = roles[I];
+        const std::tuple<A...> t(a...);
+        const auto forward = [&] { return f(a...); };
+        launch_call c{};
+        c.per_thread = op.per_thread;
+        c.submit = thunk::of(forward);
+        if constexpr (op.launch == launch_args::config) {
+            const CUlaunchConfig* cfg = std::get<0>(t);
+            if (cfg == nullptr) return f(a...);  // the driver's error
+            c.f = std::get<1>(t);
+            c.grid[0] = cfg->gridDimX, c.grid[1] = cfg->gridDimY, c.grid[2] = cfg->gridDimZ;
+            c.block[0] = cfg->blockDimX, c.block[1] = cfg->blockDimY, c.block[2] = cfg->blockDimZ;
+            c.shared = cfg->sharedMemBytes;
+            c.stream = cfg->hStream;
+        } else {
+            c.f = std::get<0>(t);
+            c.grid[0] = std::get<1>(t), c.grid[1] = std::get<2>(t), c.grid[2] = std::get<3>(t);
+            c.block[0] = std::get<4>(t), c.block[1] = std::get<5>(t), c.block[2] = std::get<6>(t);
+            c.shared = std::get<7>(t);
+            c.stream = std::get<8>(t);
+        }
+        return replay::enabled() ? replay::launch(c) : records::launch(c);
+    }
+};
+
+template <>
+struct role_layer<role::alloc> {
+    template <std::size_t I, class... A>
+    static CUresult call(real_fn_t<A...> f, std::type_identity_t<A>... a) {
+        constexpr op_role op = roles[I];
+        const std::tuple<A...> t(a...);
+        CUdeviceptr* out = std::get<0>(t);
+        // The tracker learns of the allocation as soon as it exists (before the EXIT record).
+        if constexpr (op.alloc == alloc_form::pitched) {
+            std::size_t at_exit = 0;
+            const auto pitched = [&] {
+                const CUresult res = f(a...);
+                if (res == CUDA_SUCCESS && std::get<1>(t) != nullptr) at_exit = *std::get<1>(t) * std::get<3>(t);
+                if (res == CUDA_SUCCESS && out != nullptr) tracker::on_alloc(*out, at_exit, false);
+                return res;
+            };
+            return records::allocate(ROCPROFILER_MEMORY_ALLOCATION_ALLOCATE, out, std::get<2>(t) * std::get<3>(t),
+                                     thunk::of(pitched), &at_exit);
+        } else {
+            const auto tracked = [&] {
+                const CUresult res = f(a...);
+                if (res == CUDA_SUCCESS && out != nullptr)
+                    tracker::on_alloc(*out, std::get<1>(t), op.alloc == alloc_form::managed);
+                return res;
+            };
+            return records::allocate(ROCPROFILER_MEMORY_ALLOCATION_ALLOCATE, out, std::get<1>(t), thunk::of(tracked));
+        }
+    }
+};
+
+template <>
+struct role_layer<role::free> {
+    template <std::size_t, class... A>
+    static CUresult call(real_fn_t<A...> f, std::type_identity_t<A>... a) {
+        const CUdeviceptr p = std::get<0>(std::tuple<A...>(a...));
+        // Not while a replay on this context may snapshot or restore the memory.
+        std::optional<tracker::work_hold> hold;
+        if (replay::enabled()) hold.emplace();
+        const auto untracked = [&] {
+            const CUresult res = f(a...);
+            if (res == CUDA_SUCCESS) tracker::on_free(p);
+            return res;
+        };
+        return records::deallocate(ROCPROFILER_MEMORY_ALLOCATION_FREE, p, thunk::of(untracked));
+    }
+};
+
+template <>
+struct role_layer<role::vmm_create> {
+    template <std::size_t, class... A>
+    static CUresult call(real_fn_t<A...> f, std::type_identity_t<A>... a) {
+        const std::tuple<A...> t(a...);
+        const auto forward = [&] { return f(a...); };
+        // The allocation is a handle until mapped: its record's address is the handle.
+        static_assert(sizeof(*std::get<0>(t)) == sizeof(CUdeviceptr));
+        return records::allocate(ROCPROFILER_MEMORY_ALLOCATION_VMEM_ALLOCATE,
+                                 reinterpret_cast<CUdeviceptr*>(std::get<0>(t)), std::get<1>(t), thunk::of(forward));
+    }
+};
+
+template <>
+struct role_layer<role::vmm_release> {
+    template <std::size_t, class... A>
+    static CUresult call(real_fn_t<A...> f, std::type_identity_t<A>... a) {
+        const auto forward = [&] { return f(a...); };
+        return records::deallocate(ROCPROFILER_MEMORY_ALLOCATION_VMEM_FREE,
+                                   static_cast<CUdeviceptr>(std::get<0>(std::tuple<A...>(a...))), thunk::of(forward),
+                                   true);
+    }
+};
+
+template <>
+struct role_layer<role::vmm_map> {
+    template <std::size_t, class... A>
+    static CUresult call(real_fn_t<A...> f, std::type_identity_t<A>... a) {
+        const CUresult res = f(a...);
+        if (res == CUDA_SUCCESS) tracker::on_vmm_map();
+        return res;
+    }
+};
+
+template <>
+struct role_layer<role::copy> {
+    template <std::size_t I, class... A>
+    static CUresult call(real_fn_t<A...> f, std::type_identity_t<A>... a) {
+        constexpr op_role op = roles[I];
+        const std::tuple<A...> t(a...);
+        const auto forward = [&] { return f(a...); };
+        copy_call c{};
+        c.per_thread = op.per_thread;
+        c.async = op.async;
+        c.submit = thunk::of(forward);
+        if constexpr (op.async) {
+            static_assert(std::is_same_v<std::tuple_element_t<sizeof...(A) - 1, std::tuple<A...>>, CUstream>,
+                          "roles.hpp: an async copy's last argument is its stream");
+            c.stream = std::get<sizeof...(A) - 1>(t);
+        }
+        if constexpr (op.shape == copy_shape::desc_2d || op.shape == copy_shape::desc_3d) {
+            const auto* d = std::get<0>(t);
+            static_assert(std::is_same_v<std::remove_cvref_t<decltype(*d)>,
+                                         std::conditional_t<op.shape == copy_shape::desc_2d, CUDA_MEMCPY2D, CUDA_MEMCPY3D>>,
+                          "roles.hpp: the copy's shape does not match its descriptor");
+            if (d == nullptr) {  // the driver's error, untraced as a copy
+                tracker::work_hold hold;
+                return f(a...);
+            }
+            describe(c, *d);
+        } else if constexpr (op.shape == copy_shape::peer) {
+            c.direction = op.direction;
+            c.dst = std::get<0>(t), c.src = std::get<2>(t), c.bytes = std::get<4>(t);
+        } else {
+            c.direction = op.direction;
+            c.dst = address(std::get<0>(t));
+            c.src = address(std::get<1>(t));
+            c.bytes = std::get<2>(t);
+        }
+        if (!replay::enabled()) return records::copy(c);
+        tracker::work_hold hold;
+        return records::copy(c);
+    }
+};
+
+template <>
+struct role_layer<role::other_work> {
+    template <std::size_t, class... A>
+    static CUresult call(real_fn_t<A...> f, std::type_identity_t<A>... a) {
+        tracker::work_hold hold;
+        return f(a...);
+    }
+};
+
+template <>
+struct role_layer<role::graph_launch> {
+    template <std::size_t, class... A>
+    static CUresult call(real_fn_t<A...> f, std::type_identity_t<A>... a) {
+        replay::on_graph_launch();
+        tracker::work_hold hold;
+        return f(a...);
+    }
+};
+
+template <>
+struct role_layer<role::global> {
+    template <std::size_t I, class... A>
+    static CUresult call(real_fn_t<A...> f, std::type_identity_t<A>... a) {
+        constexpr op_role op = roles[I];
+        const std::tuple<A...> t(a...);
+        // (dptr, bytes, module or library, name); managed variables mark their context. The
+        // CUDA runtime asks for the address only (bytes null): the size is asked for here.
+        std::size_t bytes = 0;
+        std::size_t* size_out = std::get<1>(t) != nullptr ? std::get<1>(t) : &bytes;
+        const CUresult res = f(std::get<0>(t), size_out, std::get<2>(t), std::get<3>(t));
+        if (res == CUDA_SUCCESS && std::get<0>(t) != nullptr && *size_out != 0) {
+            if constexpr (op.alloc == alloc_form::managed) tracker::on_alloc(*std::get<0>(t), *size_out, true);
+            else tracker::on_global(*std::get<0>(t), *size_out, std::get<2>(t));
+        }
+        return res;
+    }
+};
+
+template <>
+struct role_layer<role::unload> {
+    template <std::size_t, class... A>
+    static CUresult call(real_fn_t<A...> f, std::type_identity_t<A>... a) {
+        tracker::work_hold hold;
+        const CUresult res = f(a...);
+        if (res == CUDA_SUCCESS) tracker::on_unload(std::get<0>(std::tuple<A...>(a...)));
+        return res;
+    }
+};
+
+template <>
+struct role_layer<role::teardown> {
+    template <std::size_t I, class... A>
+    static CUresult call(real_fn_t<A...> f, std::type_identity_t<A>... a) {
+        constexpr op_role op = roles[I];
+        const auto forward = [&] { return f(a...); };
+        const auto target = std::get<0>(std::tuple<A...>(a...));
+        if constexpr (op.destroys == teardown_of::context) return teardown(target, 0, false, thunk::of(forward));
+        else return teardown(nullptr, target, op.destroys == teardown_of::primary_reset, thunk::of(forward));
+    }
+};
+
+/// Op I's layer over the real function: its role's.
+template <std::size_t I, class F = typename domains::cuda_driver::op_at<I>::function_type>
+struct layer;
+template <std::size_t I, class R, class... A>
+struct layer<I, R(A...)> {
+    static_assert(std::is_same_v<R, CUresult>, "roles.hpp: an op with a role returns CUresult");
+    static inline std::atomic<R (*)(A...)> real{nullptr};
+    static R call(A... a) {
+        return role_layer<roles[I].role>::template call<I, A...>(real.load(std::memory_order_acquire), a...);
+    }
+};
+
+}  // namespace ops
+
+/// What op I's wrapper forwards to: the driver's function, or its layer over it.
+template <std::size_t I, class R, class... A>
+R (*route(R (*real)(A...)))(A...) {
+    if constexpr (roles[I].role != role::none) {
+        if (layered(roles[I].role)) {
+            ops::layer<I>::real.store(real, std::memory_order_release);
+            return &ops::layer<I>::call;
+        }
+    }
+    return real;
+}
+
+}  // namespace encore::cuda

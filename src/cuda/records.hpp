@@ -1,0 +1,40 @@
+// src/cuda/records.hpp — KERNEL_DISPATCH, MEMORY_COPY and MEMORY_ALLOCATION records around the
+// driver calls the per-op layers (ops.hpp) hand over, GPU-timed with CUDA events (records.cpp).
+#pragma once
+
+#include "calls.hpp"
+
+#include <rocprofiler-sdk/callback_tracing.h>
+
+#include <cstdint>
+
+namespace encore::cuda::records {
+
+/// What the configured services ask of op roles (fixed once tools are initialized).
+bool dispatches_configured() noexcept;
+bool copies_configured() noexcept;
+bool allocations_configured() noexcept;
+/// A launch: KERNEL_DISPATCH records (ENQUEUE on this thread, COMPLETE with GPU times from the
+/// completion thread) around `c.submit()` when a context wants them. dispatch_id 0: a new one.
+CUresult launch(const launch_call& c, std::uint64_t dispatch_id = 0) noexcept;
+/// A replay pass of launch `c`: its records, COMPLETE delivered on this thread before returning
+/// (the pass has completed then). Contexts limited to `contexts`.
+CUresult launch_pass(const launch_call& c, std::uint64_t dispatch_id, std::uint64_t contexts, bool& completed,
+                     std::uint64_t timeout_ns) noexcept;
+std::uint64_t next_dispatch_id() noexcept;
+/// The dispatch info of launch `c` on `device` (KERNEL_DISPATCH and KERNEL_REPLAY payloads).
+rocprofiler_kernel_dispatch_info_t dispatch_info(const launch_call& c, std::uint64_t device, std::uint64_t id) noexcept;
+/// A copy: MEMORY_COPY ENTER here, EXIT with GPU times from the completion thread.
+CUresult copy(const copy_call& c) noexcept;
+/// MEMORY_ALLOCATION records around an allocation / free (ENTER and EXIT on this thread).
+/// `out` is read at EXIT; `size_at_exit` gives the size then (pitched allocations). A free's
+/// size is the tracked allocation's (tracker.hpp; 0 for `vmm`).
+CUresult allocate(op_id op, CUdeviceptr* out, std::size_t size, thunk call,
+                  const std::size_t* size_at_exit = nullptr) noexcept;
+CUresult deallocate(op_id op, CUdeviceptr p, thunk call, bool vmm = false) noexcept;
+/// Waits (bounded: 10 s) until the pending COMPLETE/EXIT records of context c are delivered.
+void drain(CUcontext c) noexcept;
+/// The context is gone: its timing state is forgotten (a later context may get the same handle).
+void forget(CUcontext c) noexcept;
+
+}  // namespace encore::cuda::records

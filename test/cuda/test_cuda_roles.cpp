@@ -1,0 +1,70 @@
+// test/cuda/test_cuda_roles.cpp — libencore-cuda's table of op roles (src/cuda/roles.hpp): what
+// each listed op is, that a per-thread-stream export has its base op's role, and which ops are
+// left alone.
+#include "cuda/roles.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cstddef>
+#include <map>
+
+using encore::domains::cuda_driver;
+using namespace encore::cuda;
+
+namespace {
+constexpr const op_role& of(std::string_view name) { return roles[static_cast<std::size_t>(*cuda_driver::find(name))]; }
+}  // namespace
+
+// Launches: both argument layouts, and the per-thread-stream export.
+static_assert(of("cuLaunchKernel").role == role::launch && !of("cuLaunchKernel").per_thread);
+static_assert(of("cuLaunchKernel_ptsz").role == role::launch && of("cuLaunchKernel_ptsz").per_thread);
+static_assert(of("cuLaunchKernelEx_ptsz").launch == launch_args::config);
+static_assert(of("cuLaunchCooperativeKernel").launch == launch_args::grid_block);
+static_assert(of("cuLaunchCooperativeKernelMultiDevice").role == role::none);
+
+// Copies: shape, direction, async, per thread.
+static_assert(of("cuMemcpyHtoDAsync_v2_ptsz").role == role::copy && of("cuMemcpyHtoDAsync_v2_ptsz").async &&
+              of("cuMemcpyHtoDAsync_v2_ptsz").per_thread &&
+              of("cuMemcpyHtoDAsync_v2_ptsz").direction == ROCPROFILER_MEMORY_COPY_HOST_TO_DEVICE);
+static_assert(of("cuMemcpy").direction == ROCPROFILER_MEMORY_COPY_NONE && !of("cuMemcpy").async);
+static_assert(of("cuMemcpyPeerAsync").shape == copy_shape::peer &&
+              of("cuMemcpyPeerAsync").direction == ROCPROFILER_MEMORY_COPY_DEVICE_TO_DEVICE);
+static_assert(of("cuMemcpy2DUnaligned_v2_ptds").shape == copy_shape::desc_2d && !of("cuMemcpy2DUnaligned_v2_ptds").async);
+static_assert(of("cuMemcpy3DAsync_v2").shape == copy_shape::desc_3d && of("cuMemcpy3DAsync_v2").async);
+// Other copies and memsets are gated for replay, not reported.
+static_assert(of("cuMemcpyAtoH_v2").role == role::other_work && of("cuMemcpy3DPeerAsync_ptsz").role == role::other_work);
+static_assert(of("cuMemcpyBatchAsync_v2").role == role::other_work && of("cuMemsetD8_v2_ptds").role == role::other_work);
+
+// Memory.
+static_assert(of("cuMemAllocPitch_v2").role == role::alloc && of("cuMemAllocPitch_v2").alloc == alloc_form::pitched);
+static_assert(of("cuMemAllocManaged").alloc == alloc_form::managed && of("cuMemAllocAsync_ptsz").role == role::alloc);
+static_assert(of("cuMemFreeAsync_ptsz").role == role::free && of("cuMemFree_v2").role == role::free);
+static_assert(of("cuMemAllocHost_v2").role == role::none && of("cuMemFreeHost").role == role::none);  // pinned host
+static_assert(of("cuMemCreate").role == role::vmm_create && of("cuMemRelease").role == role::vmm_release &&
+              of("cuMemMap").role == role::vmm_map && of("cuMemMapArrayAsync").role == role::none);
+static_assert(of("cuLibraryGetManaged").role == role::global && of("cuLibraryGetManaged").alloc == alloc_form::managed);
+static_assert(of("cuModuleGetGlobal_v2").alloc == alloc_form::plain && of("cuLibraryUnload").role == role::unload);
+
+// Graphs and contexts.
+static_assert(of("cuGraphLaunch_ptsz").role == role::graph_launch);
+static_assert(of("cuCtxDestroy_v2").destroys == teardown_of::context &&
+              of("cuDevicePrimaryCtxReset_v2").destroys == teardown_of::primary_reset &&
+              of("cuDevicePrimaryCtxRelease_v2").destroys == teardown_of::primary_release);
+
+// Which services put each role's layer in place.
+static_assert(services_of(role::launch).dispatches && !services_of(role::launch).copies);
+static_assert(services_of(role::teardown).dispatches && services_of(role::teardown).copies &&
+              !services_of(role::teardown).allocations);
+static_assert(services_of(role::other_work).replay && !services_of(role::other_work).copies);
+
+TEST_CASE("CUDA op roles: how many ops have each") {
+    std::map<role, int> n;
+    for (const op_role& r : roles) ++n[r.role];
+    // Against either header (ids and names do not depend on it): 105 ops have a role.
+    CHECK(cuda_driver::size - n[role::none] == 105);
+    CHECK(n[role::launch] == 6);   // 3 launches, each with its _ptsz export
+    CHECK(n[role::copy] == 30);    // 15 copies, each with its _ptds/_ptsz export
+    CHECK(n[role::alloc] == 7);    // cuMemAllocAsync and cuMemAllocFromPoolAsync have _ptsz exports
+    CHECK(n[role::free] == 3);
+    CHECK(n[role::teardown] == 3);
+}
