@@ -107,15 +107,52 @@ void device_count(benchmark::State& state, const fns& f) {
     }
 }
 
-void hipGetErrorString_bare(benchmark::State& s) { stop_all(); error_string(s, g_bare); }
-void hipGetErrorString_interposed(benchmark::State& s) { stop_all(); error_string(s, g_interposed); }
-void hipGetErrorString_noop_cb(benchmark::State& s) { stop_all(); g_noop.start(); error_string(s, g_interposed); g_noop.stop(); }
-void hipGetErrorString_noop_cb_ptr(benchmark::State& s) { stop_all(); g_noop_ptr.start(); error_string(s, g_interposed); g_noop_ptr.stop(); }
-void hipGetErrorString_arg_strings(benchmark::State& s) { stop_all(); g_args.start(); error_string(s, g_interposed); g_args.stop(); }
-void hipGetDeviceCount_bare(benchmark::State& s) { stop_all(); device_count(s, g_bare); }
-void hipGetDeviceCount_interposed(benchmark::State& s) { stop_all(); device_count(s, g_interposed); }
-void hipGetDeviceCount_noop_cb(benchmark::State& s) { stop_all(); g_noop.start(); device_count(s, g_interposed); g_noop.stop(); }
-void hipGetDeviceCount_arg_strings(benchmark::State& s) { stop_all(); g_args.start(); device_count(s, g_interposed); g_args.stop(); }
+void hipGetErrorString_bare(benchmark::State& s) {
+    stop_all();
+    error_string(s, g_bare);
+}
+void hipGetErrorString_interposed(benchmark::State& s) {
+    stop_all();
+    error_string(s, g_interposed);
+}
+void hipGetErrorString_noop_cb(benchmark::State& s) {
+    stop_all();
+    g_noop.start();
+    error_string(s, g_interposed);
+    g_noop.stop();
+}
+void hipGetErrorString_noop_cb_ptr(benchmark::State& s) {
+    stop_all();
+    g_noop_ptr.start();
+    error_string(s, g_interposed);
+    g_noop_ptr.stop();
+}
+void hipGetErrorString_arg_strings(benchmark::State& s) {
+    stop_all();
+    g_args.start();
+    error_string(s, g_interposed);
+    g_args.stop();
+}
+void hipGetDeviceCount_bare(benchmark::State& s) {
+    stop_all();
+    device_count(s, g_bare);
+}
+void hipGetDeviceCount_interposed(benchmark::State& s) {
+    stop_all();
+    device_count(s, g_interposed);
+}
+void hipGetDeviceCount_noop_cb(benchmark::State& s) {
+    stop_all();
+    g_noop.start();
+    device_count(s, g_interposed);
+    g_noop.stop();
+}
+void hipGetDeviceCount_arg_strings(benchmark::State& s) {
+    stop_all();
+    g_args.start();
+    device_count(s, g_interposed);
+    g_args.stop();
+}
 
 void push_pop(benchmark::State& state) {
     for (auto _ : state) {
@@ -123,8 +160,16 @@ void push_pop(benchmark::State& state) {
         benchmark::DoNotOptimize(roctxRangePop());
     }
 }
-void roctx_push_pop_no_context(benchmark::State& s) { stop_all(); push_pop(s); }
-void roctx_push_pop_noop_cb(benchmark::State& s) { stop_all(); g_marker.start(); push_pop(s); g_marker.stop(); }
+void roctx_push_pop_no_context(benchmark::State& s) {
+    stop_all();
+    push_pop(s);
+}
+void roctx_push_pop_noop_cb(benchmark::State& s) {
+    stop_all();
+    g_marker.start();
+    push_pop(s);
+    g_marker.stop();
+}
 
 BENCHMARK(hipGetErrorString_bare);
 BENCHMARK(hipGetErrorString_interposed);

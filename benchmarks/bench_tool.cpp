@@ -20,8 +20,9 @@ void noop(rocprofiler_callback_tracing_record_t, rocprofiler_user_data_t*, void*
 void noop_ptr(const rocprofiler_callback_tracing_record_t*, rocprofiler_user_data_t*, void*) {}
 void args(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*, void*) {
     if (r.phase != ROCPROFILER_CALLBACK_PHASE_EXIT) return;
-    encore::tracing::for_each_arg<hsa_core>(r.operation, r.payload, 1,
-                                            [](const encore::tracing::arg_info& a) { g_bytes += std::string_view(a.value).size(); });
+    encore::tracing::for_each_arg<hsa_core>(r.operation, r.payload, 1, [](const encore::tracing::arg_info& a) {
+        g_bytes += std::string_view(a.value).size();
+    });
 }
 
 int init(rocprofiler_client_finalize_t, void*) {

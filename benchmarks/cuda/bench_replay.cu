@@ -3,7 +3,8 @@
 #include <cstdio>
 
 __global__ void write64(unsigned* p, size_t n, unsigned v) {
-    for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) p[i] += v;
+    for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+        p[i] += v;
 }
 
 int main() {

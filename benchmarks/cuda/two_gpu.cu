@@ -24,7 +24,8 @@
 #include <vector>
 
 __global__ void replayed(unsigned* p, size_t n, unsigned v) {
-    for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) p[i] += v;
+    for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+        p[i] += v;
 }
 __global__ void tick(unsigned long long* counter) {
     if (threadIdx.x == 0) atomicAdd(counter, 1ull);
@@ -33,8 +34,7 @@ __global__ void tick(unsigned long long* counter) {
 namespace {
 
 std::int64_t now_ns() {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-        .count();
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 std::atomic<std::int64_t> g_busy_begin{0}, g_busy_end{0};  // GPU 0's window (rate: the replayed launch)
 
@@ -94,7 +94,8 @@ bool copies_like_replay(size_t gib) {
     void* h = nullptr;
     bool good = ok(cudaMallocHost(&h, bytes), "cudaMallocHost", 0) &&
                 ok(cudaMemcpy(h, d, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy D2H", 0);
-    for (int pass = 0; good && pass < 10; ++pass) good = ok(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice), "cudaMemcpy H2D", 0);
+    for (int pass = 0; good && pass < 10; ++pass)
+        good = ok(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice), "cudaMemcpy H2D", 0);
     g_busy_end = now_ns();
     if (h != nullptr) cudaFreeHost(h);
     cudaFree(d);

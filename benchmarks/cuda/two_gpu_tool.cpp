@@ -40,7 +40,7 @@ struct launch {
 std::mutex g_mutex;
 std::vector<window> g_windows;
 std::map<std::uint64_t, launch> g_launches;  // by dispatch id (short kernels only)
-thread_local window t_window;                 // the replay this thread runs
+thread_local window t_window;                // the replay this thread runs
 bool g_verify = false;
 
 std::uint64_t pass_count(rocprofiler_kernel_dispatch_info_t info, rocprofiler_user_data_t) {
@@ -136,7 +136,8 @@ void report(void*) {
     int incomplete = 0;
     for (std::size_t i = 0; i < dev1.size(); ++i) {
         const int in = inside(dev1[i]->enqueue) ? 1 : 0;
-        if (i > 0 && inside(dev1[i - 1]->enqueue) == (in == 1)) gap[in].push_back((dev1[i]->enqueue - dev1[i - 1]->enqueue) / 1e3);
+        if (i > 0 && inside(dev1[i - 1]->enqueue) == (in == 1))
+            gap[in].push_back((dev1[i]->enqueue - dev1[i - 1]->enqueue) / 1e3);
         if (!dev1[i]->complete || dev1[i]->end < dev1[i]->start) {
             ++incomplete;
             continue;
@@ -161,9 +162,9 @@ int init(rocprofiler_client_finalize_t, void*) {
     if (rocprofiler_create_context(&ctx) != ROCPROFILER_STATUS_SUCCESS ||
         rocprofiler_configure_callback_tracing_service(ctx, ROCPROFILER_CALLBACK_TRACING_KERNEL_REPLAY, nullptr, 0,
                                                        &on_replay, nullptr) != ROCPROFILER_STATUS_SUCCESS ||
-        (with_records && rocprofiler_configure_callback_tracing_service(ctx, ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH,
-                                                                        nullptr, 0, &on_dispatch, nullptr) !=
-                             ROCPROFILER_STATUS_SUCCESS)) {
+        (with_records &&
+         rocprofiler_configure_callback_tracing_service(ctx, ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH, nullptr, 0,
+                                                        &on_dispatch, nullptr) != ROCPROFILER_STATUS_SUCCESS)) {
         std::fprintf(stderr, "two-gpu-tool: cannot configure (is libencore-cuda the driver?)\n");
         return 1;
     }

@@ -127,7 +127,8 @@ struct Env {
             if (hsa_executable_get_symbol_by_name(exe, name, &gpu, &sym) != HSA_STATUS_SUCCESS) return;
             hsa_executable_symbol_get_info(sym, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT, out);
         }
-        if (hsa_queue_create(gpu, 256, HSA_QUEUE_TYPE_MULTI, nullptr, nullptr, 0, 0, &queue) != HSA_STATUS_SUCCESS) return;
+        if (hsa_queue_create(gpu, 256, HSA_QUEUE_TYPE_MULTI, nullptr, nullptr, 0, 0, &queue) != HSA_STATUS_SUCCESS)
+            return;
         hsa_signal_create(1, 0, nullptr, &done);
         void* a = nullptr;
         if (hsa_amd_memory_pool_allocate(kernarg_pool, sizeof(touch_args), 0, &a) != HSA_STATUS_SUCCESS) return;
@@ -225,7 +226,9 @@ void BM_restore(benchmark::State& state) {
     const double n = static_cast<double>(g_t.restores);
     state.counters["restore_ms"] = n > 0 ? static_cast<double>(g_t.restore_ns) / n / 1e6 : 0;
     state.counters["restored_MiB"] = n > 0 ? static_cast<double>(g_t.restore_bytes) / n / (1 << 20) : 0;
-    state.counters["restore_GBps"] = g_t.restore_ns > 0 ? static_cast<double>(g_t.restore_bytes) / static_cast<double>(g_t.restore_ns) : 0;
+    state.counters["restore_GBps"] = g_t.restore_ns > 0
+                                         ? static_cast<double>(g_t.restore_bytes) / static_cast<double>(g_t.restore_ns)
+                                         : 0;
     state.counters["passes_ms"] = static_cast<double>(g_t.pass_ns) / static_cast<double>(state.iterations()) / 1e6;
     hsa_amd_memory_pool_free(buf);
     unsetenv("ENCORE_REPLAY_POLICY");

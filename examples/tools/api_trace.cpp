@@ -51,9 +51,12 @@ using traced = std::tuple<d::hsa_core, d::hsa_amd_ext, d::hip_runtime, d::hip_co
 
 template <class Domain>
 constexpr const char* group_of() {
-    if constexpr (std::is_same_v<Domain, d::hsa_core> || std::is_same_v<Domain, d::hsa_amd_ext>) return "hsa";
-    else if constexpr (std::is_same_v<Domain, d::hip_runtime> || std::is_same_v<Domain, d::hip_compiler>) return "hip";
-    else return "marker";
+    if constexpr (std::is_same_v<Domain, d::hsa_core> || std::is_same_v<Domain, d::hsa_amd_ext>)
+        return "hsa";
+    else if constexpr (std::is_same_v<Domain, d::hip_runtime> || std::is_same_v<Domain, d::hip_compiler>)
+        return "hip";
+    else
+        return "marker";
 }
 
 struct api_call {
@@ -75,13 +78,13 @@ struct kernel_stats {
 };
 
 std::mutex g_mutex;
-std::map<std::string, std::size_t> g_counts;        // guarded by g_mutex
-std::map<std::uint64_t, kernel_stats> g_kernels;    // by kernel id; guarded by g_mutex
-std::vector<api_call> g_calls;                      // only with an output dir; guarded by g_mutex
-std::vector<kernel_dispatch> g_dispatches;          // only with an output dir; guarded by g_mutex
-bool g_finalized = false;                           // guarded by g_mutex
+std::map<std::string, std::size_t> g_counts;      // guarded by g_mutex
+std::map<std::uint64_t, kernel_stats> g_kernels;  // by kernel id; guarded by g_mutex
+std::vector<api_call> g_calls;                    // only with an output dir; guarded by g_mutex
+std::vector<kernel_dispatch> g_dispatches;        // only with an output dir; guarded by g_mutex
+bool g_finalized = false;                         // guarded by g_mutex
 bool g_quiet = false;
-std::string g_output;  // ENCORE_TRACE_OUTPUT ("" = no files)
+std::string g_output;           // ENCORE_TRACE_OUTPUT ("" = no files)
 std::string g_domains = "hsa";  // ENCORE_TRACE_DOMAINS
 
 bool selected(std::string_view group) {
@@ -194,8 +197,8 @@ void on_dispatch(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_
     auto& k = g_kernels[p->dispatch_info.kernel_id];
     ++k.count;
     if (p->end_timestamp >= p->start_timestamp) k.total_ns += p->end_timestamp - p->start_timestamp;
-    if (!g_output.empty()) g_dispatches.push_back({p->dispatch_info, p->start_timestamp, p->end_timestamp,
-                                                   r.correlation_id.internal});
+    if (!g_output.empty())
+        g_dispatches.push_back({p->dispatch_info, p->start_timestamp, p->end_timestamp, r.correlation_id.internal});
 }
 
 int initialize(rocprofiler_client_finalize_t, void*) {
@@ -205,20 +208,23 @@ int initialize(rocprofiler_client_finalize_t, void*) {
     encore::context ctx;
     if (encore::context::create(ctx) != ROCPROFILER_STATUS_SUCCESS) return 1;
     int failed = 0;
-    std::apply([&](auto... dom) {
-        (
-            [&](auto x) {
-                using D = decltype(x);
-                if (!selected(group_of<D>())) return;
-                const auto st = ctx.trace<D>(&on_call<D>);
-                if (st == ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED)
-                    std::fprintf(stderr, "[api-trace] %s is not produced in this process (is %s loaded?)\n",
-                                 D::c_name(), std::string_view(group_of<D>()) == "hip" ? "libencore-hip" : "libencore-roctx");
-                else if (st != ROCPROFILER_STATUS_SUCCESS)
-                    ++failed;
-            }(dom),
-            ...);
-    }, traced{});
+    std::apply(
+        [&](auto... dom) {
+            (
+                [&](auto x) {
+                    using D = decltype(x);
+                    if (!selected(group_of<D>())) return;
+                    const auto st = ctx.trace<D>(&on_call<D>);
+                    if (st == ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED)
+                        std::fprintf(stderr, "[api-trace] %s is not produced in this process (is %s loaded?)\n",
+                                     D::c_name(),
+                                     std::string_view(group_of<D>()) == "hip" ? "libencore-hip" : "libencore-roctx");
+                    else if (st != ROCPROFILER_STATUS_SUCCESS)
+                        ++failed;
+                }(dom),
+                ...);
+        },
+        traced{});
     // Kernel dispatches exist where libencore-hsa is loaded; elsewhere the kind is not produced.
     const rocprofiler_status_t s = rocprofiler_configure_callback_tracing_service(
         ctx.id(), ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH, nullptr, 0, &on_dispatch, nullptr);
@@ -312,7 +318,7 @@ void write_outputs() {
     bool ok = write_file(dir + "/api_trace.csv", csv);
 
     // kernel_trace.csv; the JSON tracks: one process per GPU agent, one thread per queue.
-    std::map<std::uint64_t, std::pair<std::uint64_t, std::string>> agent_pids;  // handle -> pid, label
+    std::map<std::uint64_t, std::pair<std::uint64_t, std::string>> agent_pids;    // handle -> pid, label
     std::map<std::pair<std::uint64_t, std::uint64_t>, std::uint64_t> queue_tids;  // (agent, queue) -> tid
     csv = "dispatch_id,agent_id,agent,queue_id,kernel_id,kernel_name,grid_x,grid_y,grid_z,workgroup_x,workgroup_y,workgroup_z,"
           "start_ns,end_ns,duration_ns,correlation_id\n";
@@ -321,15 +327,17 @@ void write_outputs() {
         auto [index, label] = gpu_label(i.agent_id);
         // GPU tracks: pids above any real pid (pid_max <= 2^22), ordered by agent index.
         if (!agent_pids.contains(i.agent_id.handle))
-            agent_pids[i.agent_id.handle] = {(1ull << 30) + static_cast<std::uint64_t>(index >= 0 ? index : 4096 + static_cast<int>(agent_pids.size())), label};
+            agent_pids[i.agent_id.handle] = {
+                (1ull << 30) + static_cast<std::uint64_t>(index >= 0 ? index : 4096 + static_cast<int>(agent_pids.size())),
+                label};
         const auto qkey = std::make_pair(i.agent_id.handle, i.queue_id.handle);
         if (!queue_tids.contains(qkey)) queue_tids[qkey] = queue_tids.size() + 1;
         csv += std::to_string(i.dispatch_id) + ',' + hex(i.agent_id.handle) + ',' +
                csv_field(index >= 0 ? "GPU " + std::to_string(index) : label) + ',' + std::to_string(i.queue_id.handle) +
-               ',' + std::to_string(i.kernel_id) + ',' + csv_field(kernel_name(i.kernel_id)) + ',' + std::to_string(i.grid_size.x) + ',' + std::to_string(i.grid_size.y) + ',' +
-               std::to_string(i.grid_size.z) + ',' + std::to_string(i.workgroup_size.x) + ',' +
-               std::to_string(i.workgroup_size.y) + ',' + std::to_string(i.workgroup_size.z) + ',' +
-               std::to_string(d.start) + ',' + std::to_string(d.end) + ',' +
+               ',' + std::to_string(i.kernel_id) + ',' + csv_field(kernel_name(i.kernel_id)) + ',' +
+               std::to_string(i.grid_size.x) + ',' + std::to_string(i.grid_size.y) + ',' + std::to_string(i.grid_size.z) +
+               ',' + std::to_string(i.workgroup_size.x) + ',' + std::to_string(i.workgroup_size.y) + ',' +
+               std::to_string(i.workgroup_size.z) + ',' + std::to_string(d.start) + ',' + std::to_string(d.end) + ',' +
                std::to_string(d.end >= d.start ? d.end - d.start : 0) + ',' + std::to_string(d.corr) + '\n';
     }
     ok = write_file(dir + "/kernel_trace.csv", csv) && ok;
@@ -351,7 +359,8 @@ void write_outputs() {
     };
     meta("process_name", pid, 0, "host (pid " + std::to_string(pid) + ")");
     for (const auto& [handle, pl] : agent_pids) meta("process_name", pl.first, 0, pl.second);
-    for (const auto& [key, tid] : queue_tids) meta("thread_name", agent_pids[key.first].first, tid, "queue " + std::to_string(key.second));
+    for (const auto& [key, tid] : queue_tids)
+        meta("thread_name", agent_pids[key.first].first, tid, "queue " + std::to_string(key.second));
     for (const auto& c : g_calls) {
         sep();
         j += "{\"ph\":\"X\",\"cat\":";
@@ -379,17 +388,19 @@ void write_outputs() {
         j += "{\"ph\":\"X\",\"cat\":\"KERNEL_DISPATCH\",\"name\":";
         json_string(j, kernel_name(i.kernel_id));
         j += ",\"pid\":" + std::to_string(agent_pids[i.agent_id.handle].first) +
-             ",\"tid\":" + std::to_string(queue_tids[{i.agent_id.handle, i.queue_id.handle}]) + ",\"ts\":" + us(d.start) +
-             ",\"dur\":" + us(d.end >= d.start ? d.end - d.start : 0) + ",\"args\":{\"dispatch_id\":" +
-             std::to_string(i.dispatch_id) + ",\"kernel_id\":\"" + std::to_string(i.kernel_id) + "\",\"agent_id\":\"" +
-             hex(i.agent_id.handle) + "\",\"queue_id\":" + std::to_string(i.queue_id.handle) + ",\"grid\":\"" +
-             std::to_string(i.grid_size.x) + 'x' + std::to_string(i.grid_size.y) + 'x' + std::to_string(i.grid_size.z) +
-             "\",\"workgroup\":\"" + std::to_string(i.workgroup_size.x) + 'x' + std::to_string(i.workgroup_size.y) +
-             'x' + std::to_string(i.workgroup_size.z) + "\",\"correlation_id\":" + std::to_string(d.corr) + "}}";
+             ",\"tid\":" + std::to_string(queue_tids[{i.agent_id.handle, i.queue_id.handle}]) +
+             ",\"ts\":" + us(d.start) + ",\"dur\":" + us(d.end >= d.start ? d.end - d.start : 0) +
+             ",\"args\":{\"dispatch_id\":" + std::to_string(i.dispatch_id) + ",\"kernel_id\":\"" +
+             std::to_string(i.kernel_id) + "\",\"agent_id\":\"" + hex(i.agent_id.handle) +
+             "\",\"queue_id\":" + std::to_string(i.queue_id.handle) + ",\"grid\":\"" + std::to_string(i.grid_size.x) +
+             'x' + std::to_string(i.grid_size.y) + 'x' + std::to_string(i.grid_size.z) + "\",\"workgroup\":\"" +
+             std::to_string(i.workgroup_size.x) + 'x' + std::to_string(i.workgroup_size.y) + 'x' +
+             std::to_string(i.workgroup_size.z) + "\",\"correlation_id\":" + std::to_string(d.corr) + "}}";
     }
     j += "\n]}\n";
     ok = write_file(dir + "/trace.json", j) && ok;
-    std::fprintf(stderr, "[api-trace] %s %s/trace.json, api_trace.csv, kernel_trace.csv (%zu API calls, %zu dispatches)\n",
+    std::fprintf(stderr,
+                 "[api-trace] %s %s/trace.json, api_trace.csv, kernel_trace.csv (%zu API calls, %zu dispatches)\n",
                  ok ? "wrote" : "FAILED to write", dir.c_str(), g_calls.size(), g_dispatches.size());
 }
 

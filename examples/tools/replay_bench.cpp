@@ -150,15 +150,20 @@ void finalize(void*) {
         auto& v = k.pass_ns;
         std::sort(v.begin(), v.end());
         const double mn = v.empty() ? 0 : us(v.front()), mx = v.empty() ? 0 : us(v.back());
-        const double med = v.empty() ? 0 : (v.size() % 2 == 1 ? us(v[v.size() / 2]) : (us(v[v.size() / 2 - 1]) + us(v[v.size() / 2])) / 2);
-        const std::string inputs = !g_verify ? "not checked" : k.mismatched == 0 ? "identical" : std::to_string(k.mismatched) + " differ";
+        const double med = v.empty() ? 0
+                                     : (v.size() % 2 == 1 ? us(v[v.size() / 2])
+                                                          : (us(v[v.size() / 2 - 1]) + us(v[v.size() / 2])) / 2);
+        const std::string inputs = !g_verify           ? "not checked"
+                                   : k.mismatched == 0 ? "identical"
+                                                       : std::to_string(k.mismatched) + " differ";
         std::fprintf(stderr, "%-32s %10" PRIu64 " %8" PRIu64 " %12.2f %12.2f %12.2f  %s\n", name.c_str(), k.dispatches,
                      k.passes, mn, med, mx, inputs.c_str());
         if (csv != nullptr)
-            std::fprintf(csv, "%s,%" PRIu64 ",%" PRIu64 ",%.3f,%.3f,%.3f,%s\n", name.c_str(), k.dispatches, k.passes, mn, med,
-                         mx, inputs.c_str());
+            std::fprintf(csv, "%s,%" PRIu64 ",%" PRIu64 ",%.3f,%.3f,%.3f,%s\n", name.c_str(), k.dispatches, k.passes,
+                         mn, med, mx, inputs.c_str());
     }
-    for (auto& [why, n] : g_declined) std::fprintf(stderr, "[encore-replay] %" PRIu64 " dispatch(es) not replayed: %s\n", n, why.c_str());
+    for (auto& [why, n] : g_declined)
+        std::fprintf(stderr, "[encore-replay] %" PRIu64 " dispatch(es) not replayed: %s\n", n, why.c_str());
     if (csv != nullptr) std::fclose(csv);
 }
 

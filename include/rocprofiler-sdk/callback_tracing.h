@@ -26,99 +26,83 @@
 ROCPROFILER_EXTERN_C_INIT
 
 /** Arguments of an HSA API call: a C struct of the call's parameters, in order. */
-typedef union rocprofiler_hsa_api_args_t
-{
+typedef union rocprofiler_hsa_api_args_t {
     uint64_t encore_raw[32];
 } rocprofiler_hsa_api_args_t;
 
 /** Return value of an HSA API call (valid at EXIT). */
-typedef union rocprofiler_hsa_api_retval_t
-{
-    uint64_t           uint64_t_retval;
-    uint32_t           uint32_t_retval;
+typedef union rocprofiler_hsa_api_retval_t {
+    uint64_t uint64_t_retval;
+    uint32_t uint32_t_retval;
     hsa_signal_value_t hsa_signal_value_t_retval;
-    hsa_status_t       hsa_status_t_retval;
+    hsa_status_t hsa_status_t_retval;
 } rocprofiler_hsa_api_retval_t;
 
 /** Payload of the HSA_*_API kinds. */
-typedef struct rocprofiler_callback_tracing_hsa_api_data_t
-{
-    uint64_t                     size;
-    rocprofiler_hsa_api_args_t   args;
+typedef struct rocprofiler_callback_tracing_hsa_api_data_t {
+    uint64_t size;
+    rocprofiler_hsa_api_args_t args;
     rocprofiler_hsa_api_retval_t retval;
 } rocprofiler_callback_tracing_hsa_api_data_t;
 
 /** Arguments of a HIP API call: a C struct of the call's parameters, in order. */
-typedef union rocprofiler_hip_api_args_t
-{
+typedef union rocprofiler_hip_api_args_t {
     uint64_t encore_raw[32];
 } rocprofiler_hip_api_args_t;
 
 /** Return value of a HIP API call (valid at EXIT). hipError_t is stored as its int value. */
-typedef union rocprofiler_hip_api_retval_t
-{
-    int32_t     hipError_t_retval;
+typedef union rocprofiler_hip_api_retval_t {
+    int32_t hipError_t_retval;
     const char* const_charp_retval;
-    void*       voidp_retval;
-    uint64_t    uint64_t_retval;
-    uint32_t    uint32_t_retval;
-    int32_t     int_retval;
-    uint8_t     encore_raw[24]; /* large enough for hipChannelFormatDesc */
+    void* voidp_retval;
+    uint64_t uint64_t_retval;
+    uint32_t uint32_t_retval;
+    int32_t int_retval;
+    uint8_t encore_raw[24]; /* large enough for hipChannelFormatDesc */
 } rocprofiler_hip_api_retval_t;
 
 /** Payload of the HIP_RUNTIME_API and HIP_COMPILER_API kinds. */
-typedef struct rocprofiler_callback_tracing_hip_api_data_t
-{
-    uint64_t                     size;
-    rocprofiler_hip_api_args_t   args;
+typedef struct rocprofiler_callback_tracing_hip_api_data_t {
+    uint64_t size;
+    rocprofiler_hip_api_args_t args;
     rocprofiler_hip_api_retval_t retval;
 } rocprofiler_callback_tracing_hip_api_data_t;
 
 /** Arguments of a marker (roctx) call: a C struct of the call's parameters, in order. */
-typedef union rocprofiler_marker_api_args_t
-{
+typedef union rocprofiler_marker_api_args_t {
     uint64_t encore_raw[4];
 } rocprofiler_marker_api_args_t;
 
 /** Return value of a marker call (valid at EXIT). */
-typedef union rocprofiler_marker_api_retval_t
-{
-    int32_t  int32_t_retval;
-    int64_t  int64_t_retval;
+typedef union rocprofiler_marker_api_retval_t {
+    int32_t int32_t_retval;
+    int64_t int64_t_retval;
     uint64_t uint64_t_retval; /* roctxRangeStartA: the range id */
 } rocprofiler_marker_api_retval_t;
 
 /** Payload of the MARKER_CORE_API, MARKER_CONTROL_API and MARKER_NAME_API kinds. */
-typedef struct rocprofiler_callback_tracing_marker_api_data_t
-{
-    uint64_t                        size;
-    rocprofiler_marker_api_args_t   args;
+typedef struct rocprofiler_callback_tracing_marker_api_data_t {
+    uint64_t size;
+    rocprofiler_marker_api_args_t args;
     rocprofiler_marker_api_retval_t retval;
 } rocprofiler_callback_tracing_marker_api_data_t;
 
 /** Payload of CODE_OBJECT / CODE_OBJECT_LOAD. */
-typedef struct rocprofiler_callback_tracing_code_object_load_data_t
-{
+typedef struct rocprofiler_callback_tracing_code_object_load_data_t {
     uint64_t size;
     uint64_t code_object_id;
-    ROCPROFILER_ANONYMOUS union
-    {
+    ROCPROFILER_ANONYMOUS union {
         rocprofiler_agent_id_t rocp_agent; /* deprecated name */
         rocprofiler_agent_id_t agent_id;
     };
-    const char*                            uri;
-    uint64_t                               load_base;
-    uint64_t                               load_size;
-    int64_t                                load_delta;
+    const char* uri;
+    uint64_t load_base;
+    uint64_t load_size;
+    int64_t load_delta;
     rocprofiler_code_object_storage_type_t storage_type;
-    ROCPROFILER_ANONYMOUS union
-    {
-        ROCPROFILER_ANONYMOUS struct
-        {
-            int storage_file;
-        };
-        ROCPROFILER_ANONYMOUS struct
-        {
+    ROCPROFILER_ANONYMOUS union {
+        ROCPROFILER_ANONYMOUS struct { int storage_file; };
+        ROCPROFILER_ANONYMOUS struct {
             uint64_t memory_base;
             uint64_t memory_size;
         };
@@ -126,86 +110,78 @@ typedef struct rocprofiler_callback_tracing_code_object_load_data_t
 } rocprofiler_callback_tracing_code_object_load_data_t;
 
 /** Payload of CODE_OBJECT / DEVICE_KERNEL_SYMBOL_REGISTER. */
-typedef struct rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t
-{
-    uint64_t    size;
-    uint64_t    kernel_id;
-    uint64_t    code_object_id;
+typedef struct rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t {
+    uint64_t size;
+    uint64_t kernel_id;
+    uint64_t code_object_id;
     const char* kernel_name;
-    uint64_t    kernel_object;
-    uint32_t    kernarg_segment_size;
-    uint32_t    kernarg_segment_alignment;
-    uint32_t    group_segment_size;
-    uint32_t    private_segment_size;
-    uint32_t    sgpr_count;
-    uint32_t    arch_vgpr_count;
-    uint32_t    accum_vgpr_count;
+    uint64_t kernel_object;
+    uint32_t kernarg_segment_size;
+    uint32_t kernarg_segment_alignment;
+    uint32_t group_segment_size;
+    uint32_t private_segment_size;
+    uint32_t sgpr_count;
+    uint32_t arch_vgpr_count;
+    uint32_t accum_vgpr_count;
 } rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t;
 
 /** Payload of CODE_OBJECT / HOST_KERNEL_SYMBOL_REGISTER. */
-typedef struct rocprofiler_callback_tracing_code_object_host_kernel_symbol_register_data_t
-{
-    uint64_t    size;
-    uint64_t    host_function_id;
-    uint64_t    kernel_id;
-    uint64_t    code_object_id;
+typedef struct rocprofiler_callback_tracing_code_object_host_kernel_symbol_register_data_t {
+    uint64_t size;
+    uint64_t host_function_id;
+    uint64_t kernel_id;
+    uint64_t code_object_id;
     const void* host_function;
     const char* device_function;
 } rocprofiler_callback_tracing_code_object_host_kernel_symbol_register_data_t;
 
 /** Payload of KERNEL_DISPATCH. Timestamps are set at COMPLETE. */
-typedef struct rocprofiler_callback_tracing_kernel_dispatch_data_t
-{
-    uint64_t                           size;
-    rocprofiler_timestamp_t            start_timestamp;
-    rocprofiler_timestamp_t            end_timestamp;
+typedef struct rocprofiler_callback_tracing_kernel_dispatch_data_t {
+    uint64_t size;
+    rocprofiler_timestamp_t start_timestamp;
+    rocprofiler_timestamp_t end_timestamp;
     rocprofiler_kernel_dispatch_info_t dispatch_info;
 } rocprofiler_callback_tracing_kernel_dispatch_data_t;
 
 /** Payload of MEMORY_COPY. Timestamps are non-zero only at EXIT. */
-typedef struct rocprofiler_callback_tracing_memory_copy_data_t
-{
-    uint64_t                size;
+typedef struct rocprofiler_callback_tracing_memory_copy_data_t {
+    uint64_t size;
     rocprofiler_timestamp_t start_timestamp;
     rocprofiler_timestamp_t end_timestamp;
-    rocprofiler_agent_id_t  dst_agent_id;
-    rocprofiler_agent_id_t  src_agent_id;
-    uint64_t                bytes;
-    rocprofiler_address_t   dst_address;
-    rocprofiler_address_t   src_address;
+    rocprofiler_agent_id_t dst_agent_id;
+    rocprofiler_agent_id_t src_agent_id;
+    uint64_t bytes;
+    rocprofiler_address_t dst_address;
+    rocprofiler_address_t src_address;
 } rocprofiler_callback_tracing_memory_copy_data_t;
 
 /** Payload of MEMORY_ALLOCATION. */
-typedef struct rocprofiler_callback_tracing_memory_allocation_data_t
-{
-    uint64_t                size;
+typedef struct rocprofiler_callback_tracing_memory_allocation_data_t {
+    uint64_t size;
     rocprofiler_timestamp_t start_timestamp;
     rocprofiler_timestamp_t end_timestamp;
-    rocprofiler_agent_id_t  agent_id;
-    rocprofiler_address_t   address;
-    uint64_t                allocation_size;
+    rocprofiler_agent_id_t agent_id;
+    rocprofiler_address_t address;
+    uint64_t allocation_size;
 } rocprofiler_callback_tracing_memory_allocation_data_t;
 
 /** Payload of SCRATCH_MEMORY. */
-typedef struct rocprofiler_callback_tracing_scratch_memory_data_t
-{
-    uint64_t               size;
+typedef struct rocprofiler_callback_tracing_scratch_memory_data_t {
+    uint64_t size;
     rocprofiler_agent_id_t agent_id;
     rocprofiler_queue_id_t queue_id;
-    uint32_t               flags;
-    uint64_t               allocation_size;
+    uint32_t flags;
+    uint64_t allocation_size;
 } rocprofiler_callback_tracing_scratch_memory_data_t;
 
 /** Payload of RUNTIME_INITIALIZATION. */
-typedef struct rocprofiler_callback_tracing_runtime_initialization_data_t
-{
+typedef struct rocprofiler_callback_tracing_runtime_initialization_data_t {
     uint64_t size;
     uint64_t version;
     uint64_t instance;
 } rocprofiler_callback_tracing_runtime_initialization_data_t;
 
-typedef struct rocprofiler_stream_id_t
-{
+typedef struct rocprofiler_stream_id_t {
     uint64_t handle;
 } rocprofiler_stream_id_t;
 
@@ -213,18 +189,16 @@ typedef struct rocprofiler_stream_id_t
  *  from 1 in order of first sight; stream_value: the hipStream_t itself. CREATE and DESTROY are
  *  phase NONE, after a successful hipStreamCreate* / hipStreamDestroy; SET is ENTER/EXIT around
  *  every other HIP call that takes a stream (the stream the call runs on). */
-typedef struct rocprofiler_callback_tracing_hip_stream_data_t
-{
-    uint64_t                size;
+typedef struct rocprofiler_callback_tracing_hip_stream_data_t {
+    uint64_t size;
     rocprofiler_stream_id_t stream_id;
-    rocprofiler_address_t   stream_value;
+    rocprofiler_address_t stream_value;
 } rocprofiler_callback_tracing_hip_stream_data_t;
 
 /** Payload of HIP_GRAPH. EXEC_CREATE / EXEC_DESTROY: phase NONE after a successful
  *  hipGraphInstantiate* / hipGraphExecDestroy; EXEC_LAUNCH: ENTER/EXIT around hipGraphLaunch.
  *  graph_exec_id: graph execs numbered from 1 in order of first sight, 0 for NULL. */
-typedef struct rocprofiler_callback_tracing_hip_graph_data_t
-{
+typedef struct rocprofiler_callback_tracing_hip_graph_data_t {
     uint64_t size;
     uint64_t graph_exec_id;
 } rocprofiler_callback_tracing_hip_graph_data_t;
@@ -235,12 +209,11 @@ typedef struct rocprofiler_callback_tracing_hip_graph_data_t
  *  (hipStreamWaitEvent) are ENTER/EXIT around the call; queue ids are HIP_STREAM stream ids (the
  *  HSA queue under a stream is not visible to an interposer); the PHASE_NONE completion record
  *  is not produced yet, so timestamps are always 0. */
-typedef struct rocprofiler_callback_tracing_hip_event_data_t
-{
-    uint64_t                size;
-    uint64_t                event_id;
-    rocprofiler_queue_id_t  queue_id;
-    rocprofiler_queue_id_t  source_queue_id;
+typedef struct rocprofiler_callback_tracing_hip_event_data_t {
+    uint64_t size;
+    uint64_t event_id;
+    rocprofiler_queue_id_t queue_id;
+    rocprofiler_queue_id_t source_queue_id;
     rocprofiler_timestamp_t start_timestamp;
     rocprofiler_timestamp_t end_timestamp;
 } rocprofiler_callback_tracing_hip_event_data_t;
@@ -249,32 +222,21 @@ typedef struct rocprofiler_callback_tracing_hip_event_data_t
  *  correlation id in the record is the top of the context's stack for this thread; a push
  *  during ENTER is what EXIT and the call's asynchronous work see. */
 typedef void (*rocprofiler_callback_tracing_cb_t)(rocprofiler_callback_tracing_record_t record,
-                                                  rocprofiler_user_data_t*              user_data,
-                                                  void* callback_data);
+                                                  rocprofiler_user_data_t* user_data, void* callback_data);
 
 /** Called once per kind by rocprofiler_iterate_callback_tracing_kinds; non-zero stops. */
-typedef int (*rocprofiler_callback_tracing_kind_cb_t)(rocprofiler_callback_tracing_kind_t kind,
-                                                      void*                               data);
+typedef int (*rocprofiler_callback_tracing_kind_cb_t)(rocprofiler_callback_tracing_kind_t kind, void* data);
 
 /** Called once per operation by rocprofiler_iterate_callback_tracing_kind_operations. */
-typedef int (*rocprofiler_callback_tracing_kind_operation_cb_t)(
-    rocprofiler_callback_tracing_kind_t kind,
-    rocprofiler_tracing_operation_t     operation,
-    void*                               data);
+typedef int (*rocprofiler_callback_tracing_kind_operation_cb_t)(rocprofiler_callback_tracing_kind_t kind,
+                                                                rocprofiler_tracing_operation_t operation, void* data);
 
 /** Called once per argument by rocprofiler_iterate_callback_tracing_kind_operation_args;
  *  non-zero stops the iteration. arg_type is a readable C type name (not a mangled one). */
 typedef int (*rocprofiler_callback_tracing_operation_args_cb_t)(
-    rocprofiler_callback_tracing_kind_t kind,
-    rocprofiler_tracing_operation_t     operation,
-    uint32_t                            arg_number,
-    const void* const                   arg_value_addr,
-    int32_t                             arg_indirection_count,
-    const char*                         arg_type,
-    const char*                         arg_name,
-    const char*                         arg_value_str,
-    int32_t                             arg_dereference_count,
-    void*                               data);
+    rocprofiler_callback_tracing_kind_t kind, rocprofiler_tracing_operation_t operation, uint32_t arg_number,
+    const void* const arg_value_addr, int32_t arg_indirection_count, const char* arg_type, const char* arg_name,
+    const char* arg_value_str, int32_t arg_dereference_count, void* data);
 
 /** Configure a callback tracing service for one kind of one context. Only during tool
  *  initialization. operations == NULL selects every operation of the kind.
@@ -282,49 +244,36 @@ typedef int (*rocprofiler_callback_tracing_operation_args_cb_t)(
  *  OPERATION_NOT_FOUND (an operation id the kind does not have), INVALID_ARGUMENT (null callback,
  *  or a non-null operations array with count 0), SERVICE_ALREADY_CONFIGURED (second call for the
  *  same kind on the same context), NOT_IMPLEMENTED (a kind encore does not produce). */
-ROCPROFILER_API rocprofiler_status_t
-rocprofiler_configure_callback_tracing_service(rocprofiler_context_id_t               context_id,
-                                               rocprofiler_callback_tracing_kind_t    kind,
-                                               const rocprofiler_tracing_operation_t* operations,
-                                               unsigned long                     operations_count,
-                                               rocprofiler_callback_tracing_cb_t callback,
-                                               void* callback_args) ROCPROFILER_NOEXCEPT;
+ROCPROFILER_API rocprofiler_status_t rocprofiler_configure_callback_tracing_service(
+    rocprofiler_context_id_t context_id, rocprofiler_callback_tracing_kind_t kind,
+    const rocprofiler_tracing_operation_t* operations, unsigned long operations_count,
+    rocprofiler_callback_tracing_cb_t callback, void* callback_args) ROCPROFILER_NOEXCEPT;
 
 /** Name of a kind: a string literal (never freed). name and name_len may each be NULL. */
-ROCPROFILER_API rocprofiler_status_t
-rocprofiler_query_callback_tracing_kind_name(rocprofiler_callback_tracing_kind_t kind,
-                                             const char**                        name,
-                                             uint64_t* name_len) ROCPROFILER_NOEXCEPT;
+ROCPROFILER_API rocprofiler_status_t rocprofiler_query_callback_tracing_kind_name(
+    rocprofiler_callback_tracing_kind_t kind, const char** name, uint64_t* name_len) ROCPROFILER_NOEXCEPT;
 
 /** Name of an operation of a kind: a string literal. KIND_NOT_FOUND / OPERATION_NOT_FOUND. */
-ROCPROFILER_API rocprofiler_status_t
-rocprofiler_query_callback_tracing_kind_operation_name(rocprofiler_callback_tracing_kind_t kind,
-                                                       rocprofiler_tracing_operation_t operation,
-                                                       const char**                    name,
-                                                       uint64_t* name_len) ROCPROFILER_NOEXCEPT;
+ROCPROFILER_API rocprofiler_status_t rocprofiler_query_callback_tracing_kind_operation_name(
+    rocprofiler_callback_tracing_kind_t kind, rocprofiler_tracing_operation_t operation, const char** name,
+    uint64_t* name_len) ROCPROFILER_NOEXCEPT;
 
 /** Calls callback for every kind except NONE and LAST; a non-zero return stops. */
-ROCPROFILER_API rocprofiler_status_t
-rocprofiler_iterate_callback_tracing_kinds(rocprofiler_callback_tracing_kind_cb_t callback,
-                                           void* data) ROCPROFILER_NOEXCEPT;
+ROCPROFILER_API rocprofiler_status_t rocprofiler_iterate_callback_tracing_kinds(
+    rocprofiler_callback_tracing_kind_cb_t callback, void* data) ROCPROFILER_NOEXCEPT;
 
 /** Calls callback for every operation of kind (not NONE/LAST); a non-zero return stops. */
-ROCPROFILER_API rocprofiler_status_t
-rocprofiler_iterate_callback_tracing_kind_operations(
-    rocprofiler_callback_tracing_kind_t              kind,
-    rocprofiler_callback_tracing_kind_operation_cb_t callback,
-    void*                                            data) ROCPROFILER_NOEXCEPT;
+ROCPROFILER_API rocprofiler_status_t rocprofiler_iterate_callback_tracing_kind_operations(
+    rocprofiler_callback_tracing_kind_t kind, rocprofiler_callback_tracing_kind_operation_cb_t callback,
+    void* data) ROCPROFILER_NOEXCEPT;
 
 /** Calls callback once per argument of the record's call. Pointers are followed at most
  *  max_dereference_count times, through a guarded read: a dangling pointer prints as
  *  "<invalid pointer 0x...>" instead of crashing. Use 1 at ENTER (out-parameters may be
  *  uninitialized) and 2 at EXIT. NOT_IMPLEMENTED for kinds without argument lists. */
-ROCPROFILER_API rocprofiler_status_t
-rocprofiler_iterate_callback_tracing_kind_operation_args(
-    rocprofiler_callback_tracing_record_t            record,
-    rocprofiler_callback_tracing_operation_args_cb_t callback,
-    int32_t                                          max_dereference_count,
-    void*                                            user_data) ROCPROFILER_NOEXCEPT;
+ROCPROFILER_API rocprofiler_status_t rocprofiler_iterate_callback_tracing_kind_operation_args(
+    rocprofiler_callback_tracing_record_t record, rocprofiler_callback_tracing_operation_args_cb_t callback,
+    int32_t max_dereference_count, void* user_data) ROCPROFILER_NOEXCEPT;
 
 /* ---- encore extension (not in the reference SDK) -------------------------------------------- */
 
@@ -332,18 +281,14 @@ rocprofiler_iterate_callback_tracing_kind_operation_args(
  *  by value to rocprofiler_callback_tracing_cb_t, which costs a copy per ENTER and per EXIT; this
  *  form skips it. The record is valid only until the callback returns (copy what you keep). */
 typedef void (*encore_callback_tracing_ptr_cb_t)(const rocprofiler_callback_tracing_record_t* record,
-                                                 rocprofiler_user_data_t*                     user_data,
-                                                 void* callback_data);
+                                                 rocprofiler_user_data_t* user_data, void* callback_data);
 
 /** rocprofiler_configure_callback_tracing_service with an encore_callback_tracing_ptr_cb_t:
  *  the same rules and status codes; a context has one service per kind whichever form
  *  configured it. */
-ROCPROFILER_API rocprofiler_status_t
-encore_configure_callback_tracing_service_ptr(rocprofiler_context_id_t               context_id,
-                                              rocprofiler_callback_tracing_kind_t    kind,
-                                              const rocprofiler_tracing_operation_t* operations,
-                                              unsigned long                    operations_count,
-                                              encore_callback_tracing_ptr_cb_t callback,
-                                              void* callback_args) ROCPROFILER_NOEXCEPT;
+ROCPROFILER_API rocprofiler_status_t encore_configure_callback_tracing_service_ptr(
+    rocprofiler_context_id_t context_id, rocprofiler_callback_tracing_kind_t kind,
+    const rocprofiler_tracing_operation_t* operations, unsigned long operations_count,
+    encore_callback_tracing_ptr_cb_t callback, void* callback_args) ROCPROFILER_NOEXCEPT;
 
 ROCPROFILER_EXTERN_C_FINI

@@ -23,43 +23,34 @@
 ROCPROFILER_EXTERN_C_INIT
 
 /** Returns 0 on success; non-zero marks the tool failed and its contexts are never started. */
-typedef int (*rocprofiler_tool_initialize_t)(rocprofiler_client_finalize_t finalize_func,
-                                             void*                         tool_data);
+typedef int (*rocprofiler_tool_initialize_t)(rocprofiler_client_finalize_t finalize_func, void* tool_data);
 typedef void (*rocprofiler_tool_finalize_t)(void* tool_data);
 
-typedef struct rocprofiler_tool_configure_result_t
-{
-    size_t                        size;
+typedef struct rocprofiler_tool_configure_result_t {
+    size_t size;
     rocprofiler_tool_initialize_t initialize;
-    rocprofiler_tool_finalize_t   finalize;
-    void*                         tool_data;
+    rocprofiler_tool_finalize_t finalize;
+    void* tool_data;
 } rocprofiler_tool_configure_result_t;
 
 /** version = 10000*major + 100*minor + patch of encore's C API; priority = 0 for the first tool. */
 typedef rocprofiler_tool_configure_result_t* (*rocprofiler_configure_func_t)(
-    uint32_t                 version,
-    const char*              runtime_version,
-    uint32_t                 priority,
-    rocprofiler_client_id_t* client_id);
+    uint32_t version, const char* runtime_version, uint32_t priority, rocprofiler_client_id_t* client_id);
 
 /** Implemented by a tool (weak here so that encore itself can look for it). */
-ROCPROFILER_API rocprofiler_tool_configure_result_t*
-rocprofiler_configure(uint32_t                 version,
-                      const char*              runtime_version,
-                      uint32_t                 priority,
-                      rocprofiler_client_id_t* client_id) __attribute__((weak));
+ROCPROFILER_API rocprofiler_tool_configure_result_t* rocprofiler_configure(
+    uint32_t version, const char* runtime_version, uint32_t priority, rocprofiler_client_id_t* client_id)
+    __attribute__((weak));
 
 /** Register a configure function before initialization. CONFIGURATION_LOCKED once encore has
  *  initialized; INVALID_ARGUMENT for NULL. Registering the same function twice is a no-op. */
-ROCPROFILER_API rocprofiler_status_t
-rocprofiler_force_configure(rocprofiler_configure_func_t configure_func) ROCPROFILER_NOEXCEPT;
+ROCPROFILER_API rocprofiler_status_t rocprofiler_force_configure(
+    rocprofiler_configure_func_t configure_func) ROCPROFILER_NOEXCEPT;
 
 /** *status = 1 initialized, 0 not yet, -1 in progress. */
-ROCPROFILER_API rocprofiler_status_t
-rocprofiler_is_initialized(int* status) ROCPROFILER_NOEXCEPT;
+ROCPROFILER_API rocprofiler_status_t rocprofiler_is_initialized(int* status) ROCPROFILER_NOEXCEPT;
 
 /** *status = 1 finalized, 0 not yet, -1 in progress. */
-ROCPROFILER_API rocprofiler_status_t
-rocprofiler_is_finalized(int* status) ROCPROFILER_NOEXCEPT;
+ROCPROFILER_API rocprofiler_status_t rocprofiler_is_finalized(int* status) ROCPROFILER_NOEXCEPT;
 
 ROCPROFILER_EXTERN_C_FINI

@@ -18,23 +18,19 @@
 ROCPROFILER_EXTERN_C_INIT
 
 /** encore's C API version. Any pointer may be NULL. */
-ROCPROFILER_API rocprofiler_status_t
-rocprofiler_get_version(uint32_t* major, uint32_t* minor, uint32_t* patch) ROCPROFILER_NOEXCEPT;
+ROCPROFILER_API rocprofiler_status_t rocprofiler_get_version(uint32_t* major, uint32_t* minor,
+                                                             uint32_t* patch) ROCPROFILER_NOEXCEPT;
 
 /** Current time in nanoseconds (CLOCK_BOOTTIME), the clock of every encore timestamp. */
-ROCPROFILER_API rocprofiler_status_t
-rocprofiler_get_timestamp(rocprofiler_timestamp_t* ts) ROCPROFILER_NOEXCEPT;
+ROCPROFILER_API rocprofiler_status_t rocprofiler_get_timestamp(rocprofiler_timestamp_t* ts) ROCPROFILER_NOEXCEPT;
 
 /** The calling thread's id (gettid), as in records. */
-ROCPROFILER_API rocprofiler_status_t
-rocprofiler_get_thread_id(rocprofiler_thread_id_t* tid) ROCPROFILER_NOEXCEPT;
+ROCPROFILER_API rocprofiler_status_t rocprofiler_get_thread_id(rocprofiler_thread_id_t* tid) ROCPROFILER_NOEXCEPT;
 
 /** The enumerator name of a status ("ROCPROFILER_STATUS_SUCCESS"); NULL for an unknown value. */
-ROCPROFILER_API const char*
-rocprofiler_get_status_name(rocprofiler_status_t status) ROCPROFILER_NOEXCEPT;
+ROCPROFILER_API const char* rocprofiler_get_status_name(rocprofiler_status_t status) ROCPROFILER_NOEXCEPT;
 
 /** A sentence describing a status; NULL for an unknown value. */
-ROCPROFILER_API const char*
-rocprofiler_get_status_string(rocprofiler_status_t status) ROCPROFILER_NOEXCEPT;
+ROCPROFILER_API const char* rocprofiler_get_status_string(rocprofiler_status_t status) ROCPROFILER_NOEXCEPT;
 
 ROCPROFILER_EXTERN_C_FINI

@@ -52,5 +52,5 @@ int roctxNameHipDevice(const char* name, int device_id);
 int roctxNameHipStream(const char* name, const struct ihipStream_t* stream);
 
 #ifdef __cplusplus
-}  /* extern "C" */
+} /* extern "C" */
 #endif

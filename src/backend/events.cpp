@@ -54,7 +54,8 @@ void event::deliver_to(std::uint64_t subset, op_id as_op, rocprofiler_callback_p
         if (!slot.set()) continue;
         rocprofiler_user_data_t* ud = user_data_override != nullptr ? &user_data_override[c] : &user_data[c];
         slot.invoke(rocprofiler_callback_tracing_record_t{rocprofiler_context_id_t{c}, tid,
-                                                          rocprofiler_correlation_id_t{internal, {.value = external[c]}, ancestor},
+                                                          rocprofiler_correlation_id_t{
+                                                              internal, {.value = external[c]}, ancestor},
                                                           static_cast<rocprofiler_callback_tracing_kind_t>(k), as_op,
                                                           phase, payload},
                     ud);

@@ -24,7 +24,7 @@ struct event {
     std::uint64_t mask;      // contexts that get this event's records
     std::uint64_t internal;  // correlation ids
     std::uint64_t ancestor;
-    std::uint64_t tid;       // the thread that caused the event
+    std::uint64_t tid;  // the thread that caused the event
     std::uint64_t external[tracing::max_contexts];
     rocprofiler_user_data_t user_data[tracing::max_contexts];
 

@@ -17,11 +17,11 @@
 #define ENCORE_EXPORT __attribute__((visibility("default")))
 
 #if defined(__x86_64__)
-#    define ENCORE_EXPORT_UNAVAILABLE(D, I, NAME)                                                              \
-        static_assert(!D::op_at<I>::available && D::names[I] == #NAME,                                          \
-                      "ENCORE_EXPORT_UNAVAILABLE: op " #I " is not api::unavailable<\"" #NAME "\">");          \
-        asm(".text\n.globl " #NAME "\n.type " #NAME ", @function\n" #NAME                                      \
-            ":\n\tjmp *encore_unavailable_exports+8*" #I "(%rip)\n.size " #NAME ", .-" #NAME "\n")
+#    define ENCORE_EXPORT_UNAVAILABLE(D, I, NAME)                                                                      \
+        static_assert(!D::op_at<I>::available && D::names[I] == #NAME,                                                 \
+                      "ENCORE_EXPORT_UNAVAILABLE: op " #I " is not api::unavailable<\"" #NAME "\">");                  \
+        asm(".text\n.globl " #NAME "\n.type " #NAME ", @function\n" #NAME ":\n\tjmp *encore_unavailable_exports+8*" #I \
+            "(%rip)\n.size " #NAME ", .-" #NAME "\n")
 #endif
 
 namespace encore::exports {

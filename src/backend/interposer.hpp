@@ -83,7 +83,8 @@ private:
 
 /// Op I's original found by name through the policy's `find_original(const char*)` (dlsym-like).
 template <class B, class D, std::size_t I, class R, class... A>
-R (*by_name() noexcept)(A...) {
+R (*by_name() noexcept)
+(A...) {
     R (*f)(A...) = nullptr;
     void* p = B::find_original(D::template op_at<I>::c_name());
     std::memcpy(&f, &p, sizeof(f));  // object -> function pointer (POSIX dlsym)

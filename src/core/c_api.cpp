@@ -72,9 +72,10 @@ rocprofiler_status_t rocprofiler_query_callback_tracing_kind_name(rocprofiler_ca
     return ROCPROFILER_STATUS_SUCCESS;
 }
 
-rocprofiler_status_t rocprofiler_query_callback_tracing_kind_operation_name(
-    rocprofiler_callback_tracing_kind_t kind, rocprofiler_tracing_operation_t operation, const char** name,
-    uint64_t* name_len) noexcept {
+rocprofiler_status_t rocprofiler_query_callback_tracing_kind_operation_name(rocprofiler_callback_tracing_kind_t kind,
+                                                                            rocprofiler_tracing_operation_t operation,
+                                                                            const char** name,
+                                                                            uint64_t* name_len) noexcept {
     const core::kind_info* k = core::find_kind(kind);
     if (k == nullptr) return ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND;
     if (k->op_names == nullptr) return ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED;

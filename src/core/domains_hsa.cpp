@@ -9,8 +9,7 @@
 
 namespace encore::core {
 namespace {
-const kind_registration<domains::hsa_core, domains::hsa_amd_ext, domains::hsa_image_ext, domains::hsa_finalize_ext>
-    registered;
+const kind_registration<domains::hsa_core, domains::hsa_amd_ext, domains::hsa_image_ext, domains::hsa_finalize_ext> registered;
 }  // namespace
 }  // namespace encore::core
 

@@ -20,8 +20,7 @@ namespace encore::core {
 /// Argument iteration of the C API for one API domain.
 template <class Domain>
 rocprofiler_status_t iterate_args_c(const rocprofiler_callback_tracing_record_t& rec,
-                                    rocprofiler_callback_tracing_operation_args_cb_t cb,
-                                    int32_t max_deref, void* data) {
+                                    rocprofiler_callback_tracing_operation_args_cb_t cb, int32_t max_deref, void* data) {
     using P = tracing::payload_t<Domain>;
     std::uint64_t size = 0;
     // The record may come from anywhere; read its size field without trusting the pointer.
@@ -29,9 +28,10 @@ rocprofiler_status_t iterate_args_c(const rocprofiler_callback_tracing_record_t&
         return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
     const bool known = tracing::for_each_arg<Domain>(rec.operation, rec.payload, max_deref,
                                                      [&](const tracing::arg_info& a) {
-        return cb(rec.kind, rec.operation, a.number, a.address, a.indirection_count, a.type, a.name,
-                  a.value, a.dereference_count, data) != 0;
-    });
+                                                         return cb(rec.kind, rec.operation, a.number, a.address,
+                                                                   a.indirection_count, a.type, a.name, a.value,
+                                                                   a.dereference_count, data) != 0;
+                                                     });
     return known ? ROCPROFILER_STATUS_SUCCESS : ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND;
 }
 

@@ -53,13 +53,13 @@ struct cxx_tool {
 };
 constexpr std::size_t max_cxx_tools = 64;
 std::vector<cxx_tool>* g_cxx_tools = nullptr;  // guarded by g_reg_mutex; never freed (addresses handed out)
-std::vector<tool> g_tools;                           // guarded by g_reg_mutex
+std::vector<tool> g_tools;                     // guarded by g_reg_mutex
 std::atomic<int> g_init_state{0};
 std::atomic<int> g_fini_state{0};
 bool g_atexit_registered = false;
 
-void add_unique(std::vector<std::pair<rocprofiler_configure_func_t, std::string>>& out,
-                rocprofiler_configure_func_t fn, std::string origin) {
+void add_unique(std::vector<std::pair<rocprofiler_configure_func_t, std::string>>& out, rocprofiler_configure_func_t fn,
+                std::string origin) {
     if (fn == nullptr) return;
     for (const auto& [f, o] : out)
         if (f == fn) return;

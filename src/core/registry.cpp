@@ -194,10 +194,8 @@ rocprofiler_status_t stop_context(rocprofiler_context_id_t id) noexcept {
     return ROCPROFILER_STATUS_SUCCESS;
 }
 
-rocprofiler_status_t configure_callback_service(rocprofiler_context_id_t id,
-                                                rocprofiler_callback_tracing_kind_t k,
-                                                const rocprofiler_tracing_operation_t* ops,
-                                                unsigned long count,
+rocprofiler_status_t configure_callback_service(rocprofiler_context_id_t id, rocprofiler_callback_tracing_kind_t k,
+                                                const rocprofiler_tracing_operation_t* ops, unsigned long count,
                                                 tracing::detail::callback_slot cb) noexcept {
     std::lock_guard lk(g_mutex);
     if (!g_config_open.load(std::memory_order_relaxed)) return ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
@@ -242,8 +240,7 @@ rocprofiler_status_t configure_callback_service(rocprofiler_context_id_t id,
 
 rocprofiler_status_t configure_external_request(rocprofiler_context_id_t id,
                                                 const rocprofiler_external_correlation_id_request_kind_t* kinds,
-                                                unsigned long count,
-                                                rocprofiler_external_correlation_id_request_cb_t cb,
+                                                unsigned long count, rocprofiler_external_correlation_id_request_cb_t cb,
                                                 void* data) noexcept {
     std::lock_guard lk(g_mutex);
     if (!g_config_open.load(std::memory_order_relaxed)) return ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
@@ -416,8 +413,8 @@ void exit_many(many_state& s, std::uint64_t mask, thread_fast* t, std::uint64_t 
     for (std::uint64_t m = mask; m != 0; m &= m - 1) {
         const auto c = static_cast<unsigned>(std::countr_zero(m));
         // Re-read: a push during ENTER is what EXIT sees (the seed's rule).
-        const std::uint64_t external =
-            ((s.requested >> c) & 1u) ? s.requested_value[c] : t->top[c].load(std::memory_order_relaxed);
+        const std::uint64_t external = ((s.requested >> c) & 1u) ? s.requested_value[c]
+                                                                 : t->top[c].load(std::memory_order_relaxed);
         const callback_slot& slot = slots[ki][c];
         rocprofiler_callback_tracing_record_t record;
         record_init(record, c, t->tid, internal, external, ancestor, kind_op, payload, ROCPROFILER_CALLBACK_PHASE_EXIT);

@@ -46,8 +46,7 @@ struct kind_info {
     std::size_t op_count = 0;
     const char* const* op_names = nullptr;
     rocprofiler_status_t (*iterate_args)(const rocprofiler_callback_tracing_record_t&,
-                                         rocprofiler_callback_tracing_operation_args_cb_t, int32_t,
-                                         void*) = nullptr;
+                                         rocprofiler_callback_tracing_operation_args_cb_t, int32_t, void*) = nullptr;
 };
 
 /// What the core knows of kind k (its name at least), or null for an id that is no kind.
@@ -69,15 +68,12 @@ void set_configuration_open(bool open, std::uint32_t client) noexcept;
 rocprofiler_status_t create_context(rocprofiler_context_id_t* out) noexcept;
 rocprofiler_status_t start_context(rocprofiler_context_id_t id) noexcept;
 rocprofiler_status_t stop_context(rocprofiler_context_id_t id) noexcept;
-rocprofiler_status_t configure_callback_service(rocprofiler_context_id_t id,
-                                                rocprofiler_callback_tracing_kind_t k,
-                                                const rocprofiler_tracing_operation_t* ops,
-                                                unsigned long count,
+rocprofiler_status_t configure_callback_service(rocprofiler_context_id_t id, rocprofiler_callback_tracing_kind_t k,
+                                                const rocprofiler_tracing_operation_t* ops, unsigned long count,
                                                 tracing::detail::callback_slot cb) noexcept;
 rocprofiler_status_t configure_external_request(rocprofiler_context_id_t id,
                                                 const rocprofiler_external_correlation_id_request_kind_t* kinds,
-                                                unsigned long count,
-                                                rocprofiler_external_correlation_id_request_cb_t cb,
+                                                unsigned long count, rocprofiler_external_correlation_id_request_cb_t cb,
                                                 void* data) noexcept;
 /// Stops every context of a client and marks them invalid (failed or finalized tool).
 void invalidate_client_contexts(std::uint32_t client) noexcept;

@@ -79,8 +79,7 @@ struct deliverer {
         const auto& slot = tracing::detail::slots[replay_kind][ctx];
         if (!slot.set()) return;
         slot.invoke(rocprofiler_callback_tracing_record_t{rocprofiler_context_id_t{ctx}, tid, correlation,
-                                                          ROCPROFILER_CALLBACK_TRACING_KERNEL_REPLAY, op, phase,
-                                                          &payload},
+                                                          ROCPROFILER_CALLBACK_TRACING_KERNEL_REPLAY, op, phase, &payload},
                     &ud);
     }
 };
@@ -254,8 +253,7 @@ void replay_dispatch(const rocprofiler_kernel_dispatch_info_t& info, dispatch_ba
                 std::fprintf(stderr,
                              "[encore] kernel replay: restoring device memory failed part-way before pass %llu of "
                              "dispatch %llu; aborting (continuing would run the kernel on corrupted inputs)\n",
-                             static_cast<unsigned long long>(i + 1),
-                             static_cast<unsigned long long>(info.dispatch_id));
+                             static_cast<unsigned long long>(i + 1), static_cast<unsigned long long>(info.dispatch_id));
                 std::abort();
             }
             deliver(ROCPROFILER_KERNEL_REPLAY_RESTORE, ROCPROFILER_CALLBACK_PHASE_EXIT, r, rud);
@@ -305,8 +303,8 @@ void reset_for_testing() noexcept {
 
 extern "C" {
 
-ROCPROFILER_API rocprofiler_status_t encore_configure_kernel_replay_options(rocprofiler_context_id_t context_id,
-                                                                            const encore_kernel_replay_options_t* options) {
+ROCPROFILER_API rocprofiler_status_t encore_configure_kernel_replay_options(
+    rocprofiler_context_id_t context_id, const encore_kernel_replay_options_t* options) {
     return encore::core::replay::configure_options(context_id, options);
 }
 

@@ -6,7 +6,8 @@
 
 namespace {
 
-#define ENCORE_STATUS(NAME, TEXT) std::pair<const char*, const char*>{"ROCPROFILER_STATUS_" #NAME, TEXT}
+#define ENCORE_STATUS(NAME, TEXT) \
+    std::pair<const char*, const char*> { "ROCPROFILER_STATUS_" #NAME, TEXT }
 // Indexed by status value; a test checks every entry against its enumerator.
 constexpr std::array<std::pair<const char*, const char*>, ROCPROFILER_STATUS_LAST> g_status{
     ENCORE_STATUS(SUCCESS, "Success"),

@@ -62,8 +62,10 @@ struct copy_call {
 
 template <class T>
 CUdeviceptr address(T v) noexcept {
-    if constexpr (std::is_pointer_v<T>) return reinterpret_cast<CUdeviceptr>(v);
-    else return static_cast<CUdeviceptr>(v);
+    if constexpr (std::is_pointer_v<T>)
+        return reinterpret_cast<CUdeviceptr>(v);
+    else
+        return static_cast<CUdeviceptr>(v);
 }
 
 /// One side of a 2-D/3-D descriptor: where it is and the address of its first byte (`offset`:
@@ -79,10 +81,10 @@ inline void describe_side(CUmemorytype type, const void* host, CUdeviceptr devic
 }
 /// The copy a 2-D descriptor asks for: direction from the memory types, bytes = width x height.
 inline void describe(copy_call& c, const CUDA_MEMCPY2D& d) noexcept {
-    describe_side(d.srcMemoryType, d.srcHost, d.srcDevice, d.srcArray, d.srcY * d.srcPitch + d.srcXInBytes,
-                  c.src_side, c.src);
-    describe_side(d.dstMemoryType, d.dstHost, d.dstDevice, d.dstArray, d.dstY * d.dstPitch + d.dstXInBytes,
-                  c.dst_side, c.dst);
+    describe_side(d.srcMemoryType, d.srcHost, d.srcDevice, d.srcArray, d.srcY * d.srcPitch + d.srcXInBytes, c.src_side,
+                  c.src);
+    describe_side(d.dstMemoryType, d.dstHost, d.dstDevice, d.dstArray, d.dstY * d.dstPitch + d.dstXInBytes, c.dst_side,
+                  c.dst);
     c.bytes = d.WidthInBytes * d.Height;
 }
 /// The same for a 3-D descriptor: bytes = width x height x depth.

@@ -40,8 +40,10 @@ using getproc_v2_t = CUresult (*)(const char*, void**, int, cuuint64_t, encore_p
 // Op I's wrapper; null for an op without a prototype in this build (never handed out).
 template <std::size_t I>
 constexpr void* wrapper_call() {
-    if constexpr (cuda_driver::op_at<I>::available) return reinterpret_cast<void*>(&tracing::wrapper<cuda_driver, I>::call);
-    else return nullptr;
+    if constexpr (cuda_driver::op_at<I>::available)
+        return reinterpret_cast<void*>(&tracing::wrapper<cuda_driver, I>::call);
+    else
+        return nullptr;
 }
 template <std::size_t... I>
 constexpr std::array<void*, sizeof...(I)> wrapper_calls(std::index_sequence<I...>) {
@@ -51,7 +53,8 @@ const std::array<void*, cuda_driver::size> g_calls = wrapper_calls(std::make_ind
 // Whether op I has a prototype in this build.
 constexpr auto g_available = []<std::size_t... I>(std::index_sequence<I...>) {
     return std::array<bool, sizeof...(I)>{cuda_driver::op_at<I>::available...};
-}(std::make_index_sequence<cuda_driver::size>{});
+}
+(std::make_index_sequence<cuda_driver::size>{});
 
 // Gives op I's wrapper the real function the driver handed out, while it still holds the lazy
 // resolver (the same real function either way).
@@ -102,7 +105,8 @@ void* substitute(void* real);
 
 }  // namespace encore::cuda
 
-extern "C" ENCORE_EXPORT CUresult encore_getproc_v1(const char* symbol, void** pfn, int version, cuuint64_t flags) __asm__("cuGetProcAddress");
+extern "C" ENCORE_EXPORT CUresult encore_getproc_v1(const char* symbol, void** pfn, int version,
+                                                    cuuint64_t flags) __asm__("cuGetProcAddress");
 extern "C" ENCORE_EXPORT CUresult encore_getproc_v2(const char* symbol, void** pfn, int version, cuuint64_t flags,
                                                     encore_proc_query_result* status) __asm__("cuGetProcAddress_v2");
 

@@ -217,8 +217,10 @@ struct role_layer<role::global> {
         std::size_t* size_out = std::get<1>(t) != nullptr ? std::get<1>(t) : &bytes;
         const CUresult res = f(std::get<0>(t), size_out, std::get<2>(t), std::get<3>(t));
         if (res == CUDA_SUCCESS && std::get<0>(t) != nullptr && *size_out != 0) {
-            if constexpr (op.alloc == alloc_form::managed) tracker::on_alloc(*std::get<0>(t), *size_out, true);
-            else tracker::on_global(*std::get<0>(t), *size_out, std::get<2>(t));
+            if constexpr (op.alloc == alloc_form::managed)
+                tracker::on_alloc(*std::get<0>(t), *size_out, true);
+            else
+                tracker::on_global(*std::get<0>(t), *size_out, std::get<2>(t));
         }
         return res;
     }
@@ -242,8 +244,10 @@ struct role_layer<role::teardown> {
         constexpr op_role op = roles[I];
         const auto forward = [&] { return f(a...); };
         const auto target = std::get<0>(std::tuple<A...>(a...));
-        if constexpr (op.destroys == teardown_of::context) return teardown(target, 0, false, thunk::of(forward));
-        else return teardown(nullptr, target, op.destroys == teardown_of::primary_reset, thunk::of(forward));
+        if constexpr (op.destroys == teardown_of::context)
+            return teardown(target, 0, false, thunk::of(forward));
+        else
+            return teardown(nullptr, target, op.destroys == teardown_of::primary_reset, thunk::of(forward));
     }
 };
 
@@ -263,7 +267,8 @@ struct layer<I, R(A...)> {
 
 /// What op I's wrapper forwards to: the driver's function, or its layer over it.
 template <std::size_t I, class R, class... A>
-R (*route(R (*real)(A...)))(A...) {
+R (*route(R (*real)(A...)))
+(A...) {
     if constexpr (roles[I].role != role::none) {
         if (layered(roles[I].role)) {
             ops::layer<I>::real.store(real, std::memory_order_release);

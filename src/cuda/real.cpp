@@ -67,7 +67,8 @@ constexpr std::size_t forward_count = sizeof(forward_names) / sizeof(forward_nam
 // Whether op I has a prototype in this build (constant: usable from the load constructor).
 constexpr auto g_available = []<std::size_t... I>(std::index_sequence<I...>) {
     return std::array<bool, sizeof...(I)>{cuda_driver::op_at<I>::available...};
-}(std::make_index_sequence<cuda_driver::size>{});
+}
+(std::make_index_sequence<cuda_driver::size>{});
 
 extern "C" CUresult encore_cuda_missing() { return CUDA_ERROR_SHARED_OBJECT_INIT_FAILED; }
 
@@ -83,7 +84,7 @@ __attribute__((visibility("hidden"))) void* encore_cuda_forward_table[encore::cu
 __attribute__((visibility("hidden"))) void* encore_unavailable_exports[cuda_driver::size];
 }
 
-#define ENCORE_CUDA_FORWARD(i, name)                                                                          \
+#define ENCORE_CUDA_FORWARD(i, name)                                                                              \
     asm(".text\n.globl " #name "\n.type " #name ", @function\n" #name ":\n\tjmp *encore_cuda_forward_table+8*" #i \
         "(%rip)\n.size " #name ", .-" #name "\n");
 #include "forward_exports.inc"

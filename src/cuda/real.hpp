@@ -30,8 +30,7 @@ struct real_driver {
     CUresult (*ctx_set_current)(CUcontext) = real_fn<decltype(ctx_set_current)>("cuCtxSetCurrent");
     CUresult (*ctx_get_device)(CUdevice*) = real_fn<decltype(ctx_get_device)>("cuCtxGetDevice");
     CUresult (*ctx_synchronize)() = real_fn<decltype(ctx_synchronize)>("cuCtxSynchronize");
-    CUresult (*primary_state)(CUdevice, unsigned*, int*) =
-        real_fn<decltype(primary_state)>("cuDevicePrimaryCtxGetState");
+    CUresult (*primary_state)(CUdevice, unsigned*, int*) = real_fn<decltype(primary_state)>("cuDevicePrimaryCtxGetState");
     CUresult (*primary_retain)(CUcontext*, CUdevice) = real_fn<decltype(primary_retain)>("cuDevicePrimaryCtxRetain");
     CUresult (*primary_release)(CUdevice) = real_fn<decltype(primary_release)>("cuDevicePrimaryCtxRelease_v2");
     CUresult (*event_create)(CUevent*, unsigned) = real_fn<decltype(event_create)>("cuEventCreate");
@@ -39,10 +38,10 @@ struct real_driver {
     CUresult (*event_query)(CUevent) = real_fn<decltype(event_query)>("cuEventQuery");
     CUresult (*event_elapsed)(float*, CUevent, CUevent) = real_fn<decltype(event_elapsed)>("cuEventElapsedTime");
     CUresult (*stream_create)(CUstream*, unsigned) = real_fn<decltype(stream_create)>("cuStreamCreate");
-    CUresult (*stream_is_capturing)(CUstream, CUstreamCaptureStatus*) =
-        real_fn<decltype(stream_is_capturing)>("cuStreamIsCapturing");
-    CUresult (*pointer_attribute)(void*, CUpointer_attribute, CUdeviceptr) =
-        real_fn<decltype(pointer_attribute)>("cuPointerGetAttribute");
+    CUresult (*stream_is_capturing)(CUstream, CUstreamCaptureStatus*) = real_fn<decltype(stream_is_capturing)>(
+        "cuStreamIsCapturing");
+    CUresult (*pointer_attribute)(void*, CUpointer_attribute,
+                                  CUdeviceptr) = real_fn<decltype(pointer_attribute)>("cuPointerGetAttribute");
     CUresult (*mem_alloc)(CUdeviceptr*, size_t) = real_fn<decltype(mem_alloc)>("cuMemAlloc_v2");
     CUresult (*mem_free)(CUdeviceptr) = real_fn<decltype(mem_free)>("cuMemFree_v2");
     CUresult (*mem_alloc_host)(void**, size_t) = real_fn<decltype(mem_alloc_host)>("cuMemAllocHost_v2");
@@ -52,11 +51,10 @@ struct real_driver {
     CUresult (*htod)(CUdeviceptr, const void*, size_t) = real_fn<decltype(htod)>("cuMemcpyHtoD_v2");
     CUresult (*memset_d8)(CUdeviceptr, unsigned char, size_t) = real_fn<decltype(memset_d8)>("cuMemsetD8_v2");
     CUresult (*module_load_data)(CUmodule*, const void*) = real_fn<decltype(module_load_data)>("cuModuleLoadData");
-    CUresult (*module_get_function)(CUfunction*, CUmodule, const char*) =
-        real_fn<decltype(module_get_function)>("cuModuleGetFunction");
+    CUresult (*module_get_function)(CUfunction*, CUmodule,
+                                    const char*) = real_fn<decltype(module_get_function)>("cuModuleGetFunction");
     CUresult (*launch_kernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-                              CUstream, void**, void**) =
-        real_fn<decltype(launch_kernel)>("cuLaunchKernel");
+                              CUstream, void**, void**) = real_fn<decltype(launch_kernel)>("cuLaunchKernel");
     /// What timing launches and copies with events needs.
     [[nodiscard]] bool timing() const noexcept {
         return ctx_get_current && ctx_set_current && event_create && event_record && event_query && event_elapsed &&

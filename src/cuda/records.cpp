@@ -59,7 +59,7 @@ struct context_timing {
     std::uint64_t base_ns = 0;
     std::uint64_t calibrated_at = 0;  // core::now_ns() then; 0: never
     std::uint64_t error_ns = 0;       // half-width of the base's window
-    std::atomic<long> in_flight{0};  // records not delivered yet
+    std::atomic<long> in_flight{0};   // records not delivered yet
 };
 
 std::mutex g_contexts_mutex;
@@ -185,7 +185,8 @@ void deliver(pending& p, bool timed) noexcept {
             const auto c = static_cast<unsigned>(__builtin_ctzll(m));
             copies[c] = p.ev->user_data[c];
         }
-        p.ev->deliver_to(p.mask, ROCPROFILER_KERNEL_DISPATCH_COMPLETE, ROCPROFILER_CALLBACK_PHASE_NONE, &p.dispatch, copies);
+        p.ev->deliver_to(p.mask, ROCPROFILER_KERNEL_DISPATCH_COMPLETE, ROCPROFILER_CALLBACK_PHASE_NONE, &p.dispatch,
+                         copies);
     } else {
         if (timed) (void)times_of(*p.t, p.start, p.end, p.copy.start_timestamp, p.copy.end_timestamp);
         p.ev->deliver(ROCPROFILER_CALLBACK_PHASE_EXIT, &p.copy);
@@ -374,7 +375,8 @@ CUresult launch_pass(const launch_call& c, std::uint64_t dispatch_id, std::uint6
                      std::uint64_t timeout_ns) noexcept {
     completed = false;
     const std::uint64_t enqueue_mask = subscribed(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE) & contexts;
-    const std::uint64_t complete_mask = subscribed(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_COMPLETE) & contexts;
+    const std::uint64_t complete_mask = subscribed(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_COMPLETE) &
+                                        contexts;
     const CUstream s = c.work_stream();
     const CUcontext ctx = current_context();
     if (ctx == nullptr || !real().timing()) return CUDA_ERROR_INVALID_CONTEXT;

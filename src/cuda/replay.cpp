@@ -179,8 +179,7 @@ public:
         if (u.vmm) return "the context has VMM mappings (cuMemMap), which replay does not cover: the launch runs once";
         CUstreamCaptureStatus cap = CU_STREAM_CAPTURE_STATUS_NONE;
         if (real().stream_is_capturing != nullptr &&
-            real().stream_is_capturing(call_.work_stream(), &cap) == CUDA_SUCCESS &&
-            cap != CU_STREAM_CAPTURE_STATUS_NONE)
+            real().stream_is_capturing(call_.work_stream(), &cap) == CUDA_SUCCESS && cap != CU_STREAM_CAPTURE_STATUS_NONE)
             return "the stream is capturing a graph (the launch is recorded, not run): not replayed";
         if (!exclusive_.acquire(ctx_, std::chrono::nanoseconds(opt_.wait_timeout_ns)))
             return "timed out waiting for exclusive use of the context: the launch runs once";
@@ -204,9 +203,10 @@ public:
         const char* force = std::getenv("ENCORE_CUDA_REPLAY_SHADOW");
         cache_ = &cache_of(ctx_);
         std::size_t free = 0, total = 0;
-        bool device = force != nullptr ? std::string_view(force) == "device"
-                      : cache_->shadow.size >= total_ ||
-                            (real().mem_get_info(&free, &total) == CUDA_SUCCESS && free > total_ + (1ull << 30));
+        bool device = force != nullptr
+                          ? std::string_view(force) == "device"
+                          : cache_->shadow.size >= total_ ||
+                                (real().mem_get_info(&free, &total) == CUDA_SUCCESS && free > total_ + (1ull << 30));
         if (device && total_ > 0) {
             device = cache_->shadow.reserve(total_);
             if (device) shadow_ = cache_->shadow.p;
@@ -244,7 +244,8 @@ public:
         bool completed = false;
         result_ = records::launch_pass(call_, dispatch_id_, contexts, completed, opt_.wait_timeout_ns);
         if (result_ != CUDA_SUCCESS) return "a pass's launch failed: no further passes";
-        if (!completed) return "a pass did not complete within the wait bound (ENCORE_REPLAY_TIMEOUT_MS): no further passes";
+        if (!completed)
+            return "a pass did not complete within the wait bound (ENCORE_REPLAY_TIMEOUT_MS): no further passes";
         return nullptr;
     }
 
@@ -287,7 +288,8 @@ private:
     /// full_copy restores) when the hashing kernels or their buffers are not available.
     bool prepare_chunks() noexcept {
         if (!load_chunk_kernels(*cache_)) {
-            core::replay::warn_once("changed_chunks: encore's hashing kernel did not load on this GPU/driver: full_copy is used");
+            core::replay::warn_once(
+                "changed_chunks: encore's hashing kernel did not load on this GPU/driver: full_copy is used");
             return false;
         }
         const std::size_t chunk = std::max<std::size_t>(opt_.chunk_size, min_chunk);
@@ -318,7 +320,7 @@ private:
         void* restore_args[] = {&descs, &n, &hashes, &stats, &flags};
         const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>(n_chunks_, 1u << 20));
         return real().launch_kernel(fn, blocks, 1, 1, chunk_threads, 1, 1, 0, nullptr,
-                                   restore ? restore_args : hash_args, nullptr) == CUDA_SUCCESS;
+                                    restore ? restore_args : hash_args, nullptr) == CUDA_SUCCESS;
     }
 
     bool restore_chunks(core::replay::memory_stats& out) noexcept {

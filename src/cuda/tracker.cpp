@@ -24,15 +24,15 @@ struct context_marks {
     bool vmm = false;  // cuMemMap was used (mappings are not tracked)
 };
 std::mutex g_tracker_mutex;
-auto* g_tracker = new std::map<CUdeviceptr, allocation>;      // guarded; never destroyed (frees at exit)
-auto* g_marks = new std::map<CUcontext, context_marks>;       // guarded by g_tracker_mutex
+auto* g_tracker = new std::map<CUdeviceptr, allocation>;  // guarded; never destroyed (frees at exit)
+auto* g_marks = new std::map<CUcontext, context_marks>;   // guarded by g_tracker_mutex
 
 struct gate {
     std::shared_mutex lock;
 };
 std::mutex g_gates_mutex;
 auto* g_gates = new std::map<CUcontext, std::unique_ptr<gate>>;  // never destroyed (nor any gate)
-thread_local CUcontext t_exclusive = nullptr;  // the context this thread replays on
+thread_local CUcontext t_exclusive = nullptr;                    // the context this thread replays on
 
 gate& gate_of(CUcontext c) {
     std::lock_guard lk(g_gates_mutex);

@@ -27,9 +27,18 @@ struct table {
 };
 
 // Never destroyed: HIP calls may run during static destruction.
-table& streams() { static auto* t = new table; return *t; }
-table& events() { static auto* t = new table; return *t; }
-table& execs() { static auto* t = new table; return *t; }
+table& streams() {
+    static auto* t = new table;
+    return *t;
+}
+table& events() {
+    static auto* t = new table;
+    return *t;
+}
+table& execs() {
+    static auto* t = new table;
+    return *t;
+}
 
 std::mutex g_recorded_mutex;
 std::unordered_map<const void*, std::uint64_t>& recorded_on() {

@@ -86,7 +86,8 @@ constexpr int stream_param() noexcept {
     int at = -1;
     [&]<std::size_t... J>(std::index_sequence<J...>) {
         ((at = (at < 0 && std::is_same_v<typename op::template arg<J>, hipStream_t>) ? static_cast<int>(J) : at), ...);
-    }(std::make_index_sequence<op::arity>{});
+    }
+    (std::make_index_sequence<op::arity>{});
     return at;
 }
 
@@ -220,10 +221,10 @@ private:
         }
     }
 
-    static void finish(const std::tuple<A...>& t, bool ok, std::uint64_t destroyed_stream,
-                       std::uint64_t destroyed_exec, std::optional<backend::event>& set_pair, void* set,
-                       std::optional<backend::event>& ev_pair, void* ev, std::optional<backend::event>& launch_pair,
-                       void* launch, std::uint64_t returned_at) noexcept {
+    static void finish(const std::tuple<A...>& t, bool ok, std::uint64_t destroyed_stream, std::uint64_t destroyed_exec,
+                       std::optional<backend::event>& set_pair, void* set, std::optional<backend::event>& ev_pair,
+                       void* ev, std::optional<backend::event>& launch_pair, void* launch,
+                       std::uint64_t returned_at) noexcept {
         end(launch_pair, launch);
         if constexpr (ro::event_record)
             if (ok) set_event_stream(arg<0>(t), stream_id(arg<1>(t)));
@@ -294,9 +295,12 @@ struct policy {
     static void on_configured() noexcept { hip::on_configured(); }
     template <class R>
     static R missing_result() noexcept {
-        if constexpr (std::is_same_v<R, hipError_t>) return hipErrorSharedObjectSymbolNotFound;
-        else if constexpr (std::is_same_v<R, const char*>) return "<encore: this function is missing from the HIP runtime>";
-        else if constexpr (!std::is_void_v<R>) return R{};
+        if constexpr (std::is_same_v<R, hipError_t>)
+            return hipErrorSharedObjectSymbolNotFound;
+        else if constexpr (std::is_same_v<R, const char*>)
+            return "<encore: this function is missing from the HIP runtime>";
+        else if constexpr (!std::is_void_v<R>)
+            return R{};
     }
     /// The HIP_STREAM / HIP_EVENT / HIP_GRAPH layer when a context configured the op's kind.
     template <class D, std::size_t I, class R, class... A>

@@ -65,9 +65,7 @@ void deliver_runtime_initialization() noexcept {
 }
 
 // The kinds this library produces, declared when it is loaded (before any tool configures).
-[[gnu::constructor]] void declare_kinds() {
-    core::add_producer(tracing::produced_by::hip);
-}
+[[gnu::constructor]] void declare_kinds() { core::add_producer(tracing::produced_by::hip); }
 
 }  // namespace
 

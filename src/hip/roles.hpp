@@ -55,10 +55,12 @@ inline constexpr hip_role role_of = [] {
 }();
 
 /// Every op the table names exists in the domain (a renamed or removed op fails here).
-static_assert([] {
-    for (const role_entry& e : role_table)
-        if (!domains::hip_runtime::find(e.op)) return false;
-    return true;
-}(), "src/hip/roles.hpp names an op the HIP runtime domain does not have");
+static_assert(
+    [] {
+        for (const role_entry& e : role_table)
+            if (!domains::hip_runtime::find(e.op)) return false;
+        return true;
+    }(),
+    "src/hip/roles.hpp names an op the HIP runtime domain does not have");
 
 }  // namespace encore::hip

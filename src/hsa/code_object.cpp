@@ -148,8 +148,8 @@ hsa_status_t on_symbol(hsa_executable_t, hsa_agent_t agent, hsa_executable_symbo
         std::uint32_t name_length = 0;
         if (symbol_info(sym, HSA_EXECUTABLE_SYMBOL_INFO_NAME_LENGTH, name_length) && name_length > 0) {
             rec->name.resize(name_length);
-            if (runtime().core.hsa_executable_symbol_get_info_fn(sym, HSA_EXECUTABLE_SYMBOL_INFO_NAME, rec->name.data()) !=
-                HSA_STATUS_SUCCESS)
+            if (runtime().core.hsa_executable_symbol_get_info_fn(sym, HSA_EXECUTABLE_SYMBOL_INFO_NAME,
+                                                                 rec->name.data()) != HSA_STATUS_SUCCESS)
                 rec->name.clear();
         }
         (void)symbol_info(sym, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT, p.kernel_object);
@@ -163,7 +163,8 @@ hsa_status_t on_symbol(hsa_executable_t, hsa_agent_t agent, hsa_executable_symbo
         for (auto& co : *w->cos) {
             if (co->agent.handle != agent.handle) continue;
             if (owner == nullptr) owner = co.get();
-            if (p.kernel_object >= co->payload.load_base && p.kernel_object - co->payload.load_base < co->payload.load_size) {
+            if (p.kernel_object >= co->payload.load_base &&
+                p.kernel_object - co->payload.load_base < co->payload.load_size) {
                 owner = co.get();
                 break;
             }
@@ -274,7 +275,8 @@ hsa_status_t executable_destroy(hsa_executable_t exe) noexcept {
     // restore them (agents in ascending order, like every multi-agent hold).
     std::vector<std::unique_ptr<replay_gate::shared_hold>> holds;
     try {
-        for (std::uint64_t a : replay_memory::agents_of(exe)) holds.push_back(std::make_unique<replay_gate::shared_hold>(a));
+        for (std::uint64_t a : replay_memory::agents_of(exe))
+            holds.push_back(std::make_unique<replay_gate::shared_hold>(a));
     } catch (...) {
     }
     replay_memory::on_executable_destroyed(exe);

@@ -51,13 +51,13 @@ struct dispatch_record {
     // signal's value, read and reset without a runtime call (hsa_amd_signal_value_pointer; null:
     // through the API). A call costs a handle lookup on the software runtime.
     volatile hsa_signal_value_t* value = nullptr;
-    hsa_signal_t gate{};              // a gate's dependency, created on first use; 1 while free
-    hsa_signal_t app_signal{};        // the program's completion signal, fired at retirement
+    hsa_signal_t gate{};        // a gate's dependency, created on first use; 1 while free
+    hsa_signal_t app_signal{};  // the program's completion signal, fired at retirement
     queue_state* queue = nullptr;
     std::uint64_t enqueue_mask = 0, complete_mask = 0;
     std::uint64_t runtime_epoch = 0;  // g_runtime_epoch when its signals were created
-    bool counted = false;    // in its agent's replay-gate count
-    bool traced = false;     // ev holds the contexts and correlation captured at ENQUEUE
+    bool counted = false;             // in its agent's replay-gate count
+    bool traced = false;              // ev holds the contexts and correlation captured at ENQUEUE
     bool is_gate = false;
     bool gate_open = false;  // guarded by the queue's mu
     event ev;
@@ -75,7 +75,7 @@ std::atomic<std::int64_t> g_in_flight{0};
 // the runtime. Plain pointers, never freed: the records stay reachable, their signals are the
 // runtime's until it shuts down.
 std::mutex g_spare_mutex;
-dispatch_record* g_spare = nullptr;     // guarded by g_spare_mutex
+dispatch_record* g_spare = nullptr;  // guarded by g_spare_mutex
 // Bumped when the runtime unloads encore (its signals die with it): pooled records of an earlier
 // epoch are dropped, not reused, should this library stay loaded across hsa_shut_down/hsa_init.
 std::atomic<std::uint64_t> g_runtime_epoch{1};
@@ -162,8 +162,8 @@ void remember_program_times(hsa_signal_t app, const hsa_amd_profiling_dispatch_t
 void deliver_complete(dispatch_record& d) noexcept {
     if (!d.traced && d.app_signal.handle == 0) return;
     hsa_amd_profiling_dispatch_time_t t{};
-    const bool timed =
-        runtime().amd.hsa_amd_profiling_get_dispatch_time_fn(d.queue->agent, d.signal, &t) == HSA_STATUS_SUCCESS;
+    const bool timed = runtime().amd.hsa_amd_profiling_get_dispatch_time_fn(d.queue->agent, d.signal, &t) ==
+                       HSA_STATUS_SUCCESS;
     if (timed && d.app_signal.handle != 0) remember_program_times(d.app_signal, t);
     if (!d.traced) return;
     if (timed) {
@@ -176,8 +176,8 @@ void deliver_complete(dispatch_record& d) noexcept {
         const auto c = static_cast<unsigned>(__builtin_ctzll(m));
         copies[c] = d.ev.user_data[c];
     }
-    d.ev.deliver_to(d.complete_mask, ROCPROFILER_KERNEL_DISPATCH_COMPLETE, ROCPROFILER_CALLBACK_PHASE_NONE,
-                    &d.payload, copies);
+    d.ev.deliver_to(d.complete_mask, ROCPROFILER_KERNEL_DISPATCH_COMPLETE, ROCPROFILER_CALLBACK_PHASE_NONE, &d.payload,
+                    copies);
 }
 
 // A completed record's end: its COMPLETE, then the program's signal, then its own signals back
@@ -240,8 +240,8 @@ bool on_completion(hsa_signal_value_t, void* arg) {
     for (;;) {
         if (open) open_gate(*d);
         if (!completed(*d)) {
-            if (runtime().amd.hsa_amd_signal_async_handler_fn(d->signal, HSA_SIGNAL_CONDITION_LT, 1, &on_completion, q) !=
-                HSA_STATUS_SUCCESS) {
+            if (runtime().amd.hsa_amd_signal_async_handler_fn(d->signal, HSA_SIGNAL_CONDITION_LT, 1, &on_completion,
+                                                              q) != HSA_STATUS_SUCCESS) {
                 core::warn("cannot watch a dispatch's completion; COMPLETE records wait for the next dispatch");
                 std::lock_guard lk(q->mu);
                 q->armed = false;
@@ -319,8 +319,7 @@ void fill_info(rocprofiler_callback_tracing_kernel_dispatch_data_t& p, const que
 // The gate is a barrier-AND waiting on a signal the handler opens once the program signals before
 // it fired, so the packet starts after them as it would have without encore. (The gate's own
 // barrier bit is not needed: the packet behind it has one.)
-void gate_if_needed(queue_state& qs, const void* pkt,
-                    hsa_amd_queue_intercept_packet_writer writer) noexcept {
+void gate_if_needed(queue_state& qs, const void* pkt, hsa_amd_queue_intercept_packet_writer writer) noexcept {
     if (!has_barrier_bit(pkt) || qs.unfired.load(std::memory_order_acquire) == 0) return;
     dispatch_record* d = take_record(qs);
     if (d != nullptr && d->gate.handle == 0 &&
@@ -369,9 +368,9 @@ void submit_ordinary(queue_state& qs, const hsa_kernel_dispatch_packet_t& in,
     d->traced = (enqueue_mask | complete_mask) != 0 &&
                 event::capture_into(d->ev, kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, complete_mask);
     if (d->traced) {
-        fill_info(d->payload, qs, in,
-                  dispatch_id != 0 ? dispatch_id : next_dispatch_id());
-        d->ev.deliver_to(enqueue_mask, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, ROCPROFILER_CALLBACK_PHASE_ENTER, &d->payload);
+        fill_info(d->payload, qs, in, dispatch_id != 0 ? dispatch_id : next_dispatch_id());
+        d->ev.deliver_to(enqueue_mask, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, ROCPROFILER_CALLBACK_PHASE_ENTER,
+                         &d->payload);
     }
     if (!d->traced && !count) {
         put_back(qs, d);
@@ -398,7 +397,8 @@ void submit_ordinary(queue_state& qs, const hsa_kernel_dispatch_packet_t& in,
 dispatch_record* begin_pass(queue_state& qs, const hsa_kernel_dispatch_packet_t& pkt, std::uint64_t dispatch_id,
                             std::uint64_t contexts, hsa_kernel_dispatch_packet_t& out) noexcept {
     const std::uint64_t enqueue_mask = subscribed(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE) & contexts;
-    const std::uint64_t complete_mask = subscribed(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_COMPLETE) & contexts;
+    const std::uint64_t complete_mask = subscribed(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_COMPLETE) &
+                                        contexts;
     dispatch_record* d = take_record(qs);
     if (d == nullptr) {
         warn_signal_once();
@@ -444,8 +444,7 @@ void strand(dispatch_record* d) noexcept {
     g_stranded = d;
 }
 
-hsa_status_t profiling_get_dispatch_time(hsa_agent_t agent, hsa_signal_t signal,
-                                         hsa_amd_profiling_dispatch_time_t* time) {
+hsa_status_t profiling_get_dispatch_time(hsa_agent_t agent, hsa_signal_t signal, hsa_amd_profiling_dispatch_time_t* time) {
     if (time != nullptr) {
         std::lock_guard lk(g_program_times_mutex);
         if (const auto it = g_program_times->find(signal.handle); it != g_program_times->end()) {

@@ -34,10 +34,10 @@ struct queue_state : std::enable_shared_from_this<queue_state> {
     std::atomic<std::int64_t> unfired{0};
     // The rest is dispatch_records.cpp's.
     std::mutex mu;
-    dispatch_record* head = nullptr;  // in-flight list, oldest first (guarded by mu)
-    dispatch_record* tail = nullptr;  // (guarded by mu)
-    dispatch_record* free = nullptr;  // this queue's pool (guarded by mu)
-    bool armed = false;               // an async handler watches head->signal (guarded by mu)
+    dispatch_record* head = nullptr;    // in-flight list, oldest first (guarded by mu)
+    dispatch_record* tail = nullptr;    // (guarded by mu)
+    dispatch_record* free = nullptr;    // this queue's pool (guarded by mu)
+    bool armed = false;                 // an async handler watches head->signal (guarded by mu)
     std::shared_ptr<queue_state> self;  // keeps this alive while armed: the handler's argument
 
     ~queue_state();  // its pool goes to the spares of every queue
@@ -75,8 +75,7 @@ void strand(dispatch_record* d) noexcept;
 
 /// hsa_amd_profiling_get_dispatch_time's replacement: for a program signal encore fired, the
 /// times of its kernel (after a replay: the last pass's); any other goes to the runtime.
-hsa_status_t profiling_get_dispatch_time(hsa_agent_t agent, hsa_signal_t signal,
-                                         hsa_amd_profiling_dispatch_time_t* time);
+hsa_status_t profiling_get_dispatch_time(hsa_agent_t agent, hsa_signal_t signal, hsa_amd_profiling_dispatch_time_t* time);
 
 /// The runtime unloads encore: waits (bounded) for the records still in flight to deliver their
 /// COMPLETE, and keeps pooled records of this runtime instance from being reused by a later one.

@@ -240,9 +240,8 @@ hsa_status_t traced_free(void* ptr, Call&& call) noexcept {
 
 hsa_status_t pool_allocate(hsa_amd_memory_pool_t pool, size_t size, uint32_t flags, void** ptr) noexcept {
     const grain g = replay_memory::enabled() ? pool_grain(pool) : grain{};
-    return traced_allocate(pool_owner(pool.handle), size, ptr, g, [&] {
-        return runtime().amd.hsa_amd_memory_pool_allocate_fn(pool, size, flags, ptr);
-    });
+    return traced_allocate(pool_owner(pool.handle), size, ptr, g,
+                           [&] { return runtime().amd.hsa_amd_memory_pool_allocate_fn(pool, size, flags, ptr); });
 }
 
 hsa_status_t pool_free(void* ptr) noexcept {
@@ -251,9 +250,8 @@ hsa_status_t pool_free(void* ptr) noexcept {
 
 hsa_status_t memory_allocate(hsa_region_t region, size_t size, void** ptr) noexcept {
     const grain g = replay_memory::enabled() ? region_grain(region) : grain{};
-    return traced_allocate(region_owner(region.handle), size, ptr, g, [&] {
-        return runtime().core.hsa_memory_allocate_fn(region, size, ptr);
-    });
+    return traced_allocate(region_owner(region.handle), size, ptr, g,
+                           [&] { return runtime().core.hsa_memory_allocate_fn(region, size, ptr); });
 }
 
 hsa_status_t memory_free(void* ptr) noexcept {
@@ -508,14 +506,15 @@ void uninstall_memory_tracing(::HsaApiTable& table) noexcept {
     if (table.core_ == nullptr || table.amd_ext_ == nullptr) return;
     const auto& rt = runtime();
     using backend::unhook;
-    unhook<&AmdExtTable::hsa_amd_memory_pool_allocate_fn>(table.amd_ext_, &pool_allocate, rt.amd.hsa_amd_memory_pool_allocate_fn);
+    unhook<&AmdExtTable::hsa_amd_memory_pool_allocate_fn>(table.amd_ext_, &pool_allocate,
+                                                          rt.amd.hsa_amd_memory_pool_allocate_fn);
     unhook<&AmdExtTable::hsa_amd_memory_pool_free_fn>(table.amd_ext_, &pool_free, rt.amd.hsa_amd_memory_pool_free_fn);
     unhook<&CoreApiTable::hsa_memory_allocate_fn>(table.core_, &memory_allocate, rt.core.hsa_memory_allocate_fn);
     unhook<&CoreApiTable::hsa_memory_free_fn>(table.core_, &memory_free, rt.core.hsa_memory_free_fn);
     unhook<&CoreApiTable::hsa_memory_copy_fn>(table.core_, &memory_copy, rt.core.hsa_memory_copy_fn);
     unhook<&AmdExtTable::hsa_amd_memory_async_copy_fn>(table.amd_ext_, &async_copy, rt.amd.hsa_amd_memory_async_copy_fn);
     unhook<&AmdExtTable::hsa_amd_memory_async_copy_rect_fn>(table.amd_ext_, &async_copy_rect,
-                                                             rt.amd.hsa_amd_memory_async_copy_rect_fn);
+                                                            rt.amd.hsa_amd_memory_async_copy_rect_fn);
     // Nothing left allocated once the runtime closes the library (the maps are plain pointers, not
     // objects with destructors: a program that exits without hsa_shut_down keeps them valid).
     {

@@ -55,7 +55,8 @@ void intercept(const void* pkts, std::uint64_t count, std::uint64_t, void* data,
     if (replay_on && core::replay::service_active()) {
         if (count == 1 && is_kernel_dispatch(in)) {
             if (core::replay::in_replay()) {
-                core::replay::warn_once("a dispatch submitted from a replay callback runs once (nested replays are declined)");
+                core::replay::warn_once(
+                    "a dispatch submitted from a replay callback runs once (nested replays are declined)");
             } else {
                 replay_dispatch(qs, in[0], writer);
                 return;
@@ -63,7 +64,8 @@ void intercept(const void* pkts, std::uint64_t count, std::uint64_t, void* data,
         } else {
             for (std::uint64_t i = 0; i < count; ++i)
                 if (is_kernel_dispatch(&in[i])) {
-                    core::replay::warn_once("a submission of several packets runs once (only single-packet dispatches are replayed)");
+                    core::replay::warn_once(
+                        "a submission of several packets runs once (only single-packet dispatches are replayed)");
                     break;
                 }
         }
@@ -83,7 +85,7 @@ hsa_status_t queue_create(hsa_agent_t agent, uint32_t size, hsa_queue_type32_t t
                           uint32_t private_segment_size, uint32_t group_segment_size, hsa_queue_t** queue) {
     const auto& rt = runtime();
     const hsa_status_t s = rt.amd.hsa_amd_queue_intercept_create_fn(agent, size, type, callback, data,
-                                                                      private_segment_size, group_segment_size, queue);
+                                                                    private_segment_size, group_segment_size, queue);
     if (s != HSA_STATUS_SUCCESS || queue == nullptr || *queue == nullptr) return s;
     auto state = std::make_shared<queue_state>();
     state->agent = agent;
@@ -127,14 +129,15 @@ void uninstall_dispatch_tracing(::HsaApiTable& table) noexcept {
     unhook<&CoreApiTable::hsa_queue_create_fn>(table.core_, &queue_create, rt.core.hsa_queue_create_fn);
     unhook<&CoreApiTable::hsa_queue_destroy_fn>(table.core_, &queue_destroy, rt.core.hsa_queue_destroy_fn);
     unhook<&AmdExtTable::hsa_amd_profiling_get_dispatch_time_fn>(table.amd_ext_, &profiling_get_dispatch_time,
-                                                                  rt.amd.hsa_amd_profiling_get_dispatch_time_fn);
+                                                                 rt.amd.hsa_amd_profiling_get_dispatch_time_fn);
 }
 
 bool install_dispatch_tracing(::HsaApiTable& table) noexcept {
     if (!configured_operations(kind::kernel_dispatch).any() && !core::replay::service_configured()) return false;
     using backend::has_slot;
     // All three or none: intercepted queues need their destroy, and timing its profiling fix-up.
-    if (!has_slot<&CoreApiTable::hsa_queue_create_fn>(table.core_) || !has_slot<&CoreApiTable::hsa_queue_destroy_fn>(table.core_) ||
+    if (!has_slot<&CoreApiTable::hsa_queue_create_fn>(table.core_) ||
+        !has_slot<&CoreApiTable::hsa_queue_destroy_fn>(table.core_) ||
         !has_slot<&AmdExtTable::hsa_amd_profiling_get_dispatch_time_fn>(table.amd_ext_))
         return false;
     backend::hook<&CoreApiTable::hsa_queue_create_fn>(table.core_, &queue_create);

@@ -67,8 +67,7 @@ public:
         // Read here, not per dispatch: most dispatches are never replayed.
         opt_ = core::replay::current_options(default_policy());
         switch (replay_gate::take_exclusive(agent(), std::chrono::nanoseconds(opt_.wait_timeout_ns))) {
-            case replay_gate::exclusive::held:
-                return nullptr;
+            case replay_gate::exclusive::held: return nullptr;
             case replay_gate::exclusive::lock_timed_out:
                 return "timed out waiting for exclusive use of the agent: the dispatch runs once";
             case replay_gate::exclusive::drain_timed_out:

@@ -28,8 +28,8 @@ struct gate_entry {
 };
 gate_entry g_gates[max_gates];
 std::atomic<std::size_t> g_gate_count{0};
-std::mutex g_gates_mutex;  // serializes appends
-agent_gate g_overflow_gate;  // shared by agents past max_gates (never expected)
+std::mutex g_gates_mutex;                          // serializes appends
+agent_gate g_overflow_gate;                        // shared by agents past max_gates (never expected)
 thread_local std::uint64_t t_exclusive_agent = 0;  // the agent this thread replays on
 
 agent_gate& replay_gate_of(std::uint64_t agent) {

@@ -39,9 +39,9 @@ struct region : bi::set_base_hook<bi::optimize_size<true>> {
     std::uintptr_t base = 0;
     std::size_t size = 0;
     std::uint64_t agent = 0;
-    std::uint64_t id = 0;        // unique: a snapshot recognises a region freed and reallocated
+    std::uint64_t id = 0;          // unique: a snapshot recognises a region freed and reallocated
     std::uint64_t executable = 0;  // for module variables; 0 for allocations
-    int slot = -1;               // write-protection slot once armed
+    int slot = -1;                 // write-protection slot once armed
 
     friend bool operator<(const region& a, const region& b) noexcept { return a.base < b.base; }
 };
@@ -52,7 +52,7 @@ struct base_key {
 using region_set = bi::set<region>;
 
 std::atomic<bool> g_enabled{false};
-std::shared_mutex g_mutex;  // frees take it exclusively; restore and checksum shared
+std::shared_mutex g_mutex;    // frees take it exclusively; restore and checksum shared
 region_set* g_set = nullptr;  // guarded by g_mutex; never destroyed (frees may come at exit)
 std::uint64_t g_next_id = 1;
 
@@ -139,7 +139,8 @@ bool install_handler() noexcept {
         sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER;
         sigemptyset(&sa.sa_mask);
         g_handler_ok = ::sigaction(SIGSEGV, &sa, &g_previous) == 0;
-        if (!g_handler_ok) core::warn("kernel replay: cannot install the write-tracking handler; changed_chunks compares instead");
+        if (!g_handler_ok)
+            core::warn("kernel replay: cannot install the write-tracking handler; changed_chunks compares instead");
     });
     return g_handler_ok;
 }
@@ -195,7 +196,8 @@ std::uint64_t owner_of(const void* p) noexcept {
     hsa_amd_pointer_info_t info{};
     info.size = sizeof(info);
     if (runtime().amd.hsa_amd_pointer_info_fn == nullptr ||
-        runtime().amd.hsa_amd_pointer_info_fn(const_cast<void*>(p), &info, nullptr, nullptr, nullptr) != HSA_STATUS_SUCCESS ||
+        runtime().amd.hsa_amd_pointer_info_fn(const_cast<void*>(p), &info, nullptr, nullptr, nullptr) !=
+            HSA_STATUS_SUCCESS ||
         info.type != HSA_EXT_POINTER_TYPE_HSA)
         return 0;
     return info.agentOwner.handle;
@@ -239,9 +241,12 @@ hsa_status_t on_symbol(hsa_executable_t, hsa_agent_t agent, hsa_executable_symbo
     bool is_const = true;
     std::uint64_t addr = 0;
     std::uint32_t size = 0;
-    if (rt.core.hsa_executable_symbol_get_info_fn(sym, HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_IS_CONST, &is_const) != HSA_STATUS_SUCCESS ||
-        rt.core.hsa_executable_symbol_get_info_fn(sym, HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_ADDRESS, &addr) != HSA_STATUS_SUCCESS ||
-        rt.core.hsa_executable_symbol_get_info_fn(sym, HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_SIZE, &size) != HSA_STATUS_SUCCESS)
+    if (rt.core.hsa_executable_symbol_get_info_fn(sym, HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_IS_CONST, &is_const) !=
+            HSA_STATUS_SUCCESS ||
+        rt.core.hsa_executable_symbol_get_info_fn(sym, HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_ADDRESS, &addr) !=
+            HSA_STATUS_SUCCESS ||
+        rt.core.hsa_executable_symbol_get_info_fn(sym, HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_SIZE, &size) !=
+            HSA_STATUS_SUCCESS)
         return HSA_STATUS_SUCCESS;
     // Const and empty variables cannot change; the reference also skips > 1 GiB.
     if (is_const || size == 0 || addr == 0 || size > (1u << 30)) return HSA_STATUS_SUCCESS;
@@ -252,7 +257,7 @@ hsa_status_t on_symbol(hsa_executable_t, hsa_agent_t agent, hsa_executable_symbo
 hsa_status_t on_agent(hsa_agent_t agent, void* data) {
     if (is_gpu(agent.handle))
         (void)runtime().core.hsa_executable_iterate_agent_symbols_fn(static_cast<variable_walk*>(data)->exe, agent,
-                                                                    &on_symbol, data);
+                                                                     &on_symbol, data);
     return HSA_STATUS_SUCCESS;
 }
 
@@ -319,14 +324,16 @@ bool write_tracking_available() noexcept {
 
 snapshot::~snapshot() { release(); }
 
-const char* snapshot::take(std::uint64_t agent, const core::replay::options& opt, core::replay::memory_stats& out) noexcept {
+const char* snapshot::take(std::uint64_t agent, const core::replay::options& opt,
+                           core::replay::memory_stats& out) noexcept {
     release();
     policy_ = opt.policy;
     chunk_ = opt.chunk_size;
     // Shared: frees wait until the copies are done (a region is never copied while freed).
     std::shared_lock lk(g_mutex);
     const std::uint64_t total = bytes_of(live() | on_agent(agent));
-    if (total > opt.memory_budget) return "the snapshot would exceed the memory budget (ENCORE_REPLAY_MEMORY_BUDGET): the dispatch runs once";
+    if (total > opt.memory_budget)
+        return "the snapshot would exceed the memory budget (ENCORE_REPLAY_MEMORY_BUDGET): the dispatch runs once";
     try {
         for (const auto& r : live() | on_agent(agent)) {
             std::unique_ptr<std::byte[]> c(new (std::nothrow) std::byte[r.size]);

@@ -70,7 +70,7 @@ private:
         std::size_t size;
         std::uint64_t id;  // the tracked region it was taken from (re-validated before use)
         std::unique_ptr<std::byte[]> copy;
-        int slot;          // write-protection slot, -1 if none
+        int slot;  // write-protection slot, -1 if none
     };
     std::vector<saved> regions_;
     encore_replay_snapshot_policy_t policy_ = ENCORE_REPLAY_SNAPSHOT_FULL_COPY;

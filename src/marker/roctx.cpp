@@ -29,9 +29,7 @@ __attribute__((tls_model("initial-exec"))) thread_local int t_depth = 0;
 // Process-wide range ids (roctxRangeStartA); never 0, so 0 can mean "no range".
 std::atomic<roctx_range_id_t> g_next_range{1};
 
-[[gnu::constructor]] void declare_kinds() {
-    core::add_producer(tracing::produced_by::marker);
-}
+[[gnu::constructor]] void declare_kinds() { core::add_producer(tracing::produced_by::marker); }
 
 // ---- MARKER_CORE_RANGE_API ---------------------------------------------------------------------
 // A range is one record pair: ENTER at the push/start, EXIT at the matching pop/stop, with the
@@ -78,8 +76,10 @@ struct open_range {
     rocprofiler_callback_tracing_marker_api_data_t payload(std::uint64_t retval) const noexcept {
         const char* m = null_message ? nullptr : message.c_str();
         auto p = range_payload<static_cast<std::size_t>(op_thread_range)>(m);
-        if (ev.op == op_thread_range) p.retval.int32_t_retval = static_cast<std::int32_t>(retval);
-        else p.retval.uint64_t_retval = retval;
+        if (ev.op == op_thread_range)
+            p.retval.int32_t_retval = static_cast<std::int32_t>(retval);
+        else
+            p.retval.uint64_t_retval = retval;
         return p;
     }
 };
@@ -204,11 +204,14 @@ void range_stop(roctx_range_id_t id) {
 
 int get_thread_id(roctx_thread_id_t* tid) {
     auto e = range_wanted(op_thread_id) ? capture_range(op_thread_id) : std::nullopt;
-    auto p = e ? range_payload<static_cast<std::size_t>(op_thread_id)>(tid) : rocprofiler_callback_tracing_marker_api_data_t{};
+    auto p = e ? range_payload<static_cast<std::size_t>(op_thread_id)>(tid)
+               : rocprofiler_callback_tracing_marker_api_data_t{};
     if (e) e->deliver(ROCPROFILER_CALLBACK_PHASE_ENTER, &p);
     int r = 0;
-    if (tid == nullptr) r = -1;
-    else *tid = static_cast<roctx_thread_id_t>(::syscall(SYS_gettid));
+    if (tid == nullptr)
+        r = -1;
+    else
+        *tid = static_cast<roctx_thread_id_t>(::syscall(SYS_gettid));
     if (e) {
         p.retval.int32_t_retval = r;
         e->deliver(ROCPROFILER_CALLBACK_PHASE_EXIT, &p);

@@ -42,9 +42,12 @@ inline constexpr auto name_impl = std::tuple{&name_os_thread, &name_hsa_agent, &
 
 template <class D>
 constexpr const auto& impls() {
-    if constexpr (std::is_same_v<D, domains::marker_core>) return core_impl;
-    else if constexpr (std::is_same_v<D, domains::marker_control>) return control_impl;
-    else return name_impl;
+    if constexpr (std::is_same_v<D, domains::marker_core>)
+        return core_impl;
+    else if constexpr (std::is_same_v<D, domains::marker_control>)
+        return control_impl;
+    else
+        return name_impl;
 }
 static_assert(std::tuple_size_v<decltype(core_impl)> == domains::marker_core::size);
 static_assert(std::tuple_size_v<decltype(control_impl)> == domains::marker_control::size);

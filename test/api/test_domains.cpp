@@ -88,8 +88,7 @@ void check_table_order() {
     // Each op's slot is the i-th function pointer after the version header: every slot covered,
     // in order, none twice.
     api::for_each_op<D>([](auto I) {
-        CHECK_MESSAGE((api::slot_offset<D, I>() == sizeof(ApiTableVersion) + I * sizeof(void*)),
-                      D::names[I]);
+        CHECK_MESSAGE((api::slot_offset<D, I>() == sizeof(ApiTableVersion) + I * sizeof(void*)), D::names[I]);
         // The slot's field name is the op name + "_fn" in ROCr's tables (checked by type identity:
         // the slot's function type equals the declared function's).
     });

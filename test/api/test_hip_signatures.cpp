@@ -12,9 +12,11 @@ namespace {
 template <class Op, auto Fn>
 constexpr bool same_sig = std::is_same_v<typename Op::function_type*, decltype(Fn)>;
 }
-#define ENCORE_HIP_FN(NAME) \
-    static_assert(same_sig<encore::domains::hip_runtime::op_at<encore::domains::hip_runtime::id_of<#NAME>()>, \
-                           static_cast<encore::domains::hip_runtime::op_at<encore::domains::hip_runtime::id_of<#NAME>()>::pointer_type>(&::NAME)>);
+#define ENCORE_HIP_FN(NAME)                                                                                                    \
+    static_assert(                                                                                                             \
+        same_sig<encore::domains::hip_runtime::op_at<encore::domains::hip_runtime::id_of<#NAME>()>,                            \
+                 static_cast<encore::domains::hip_runtime::op_at<encore::domains::hip_runtime::id_of<#NAME>()>::pointer_type>( \
+                     &::NAME)>);
 ENCORE_HIP_FN(hipMalloc)
 ENCORE_HIP_FN(hipFree)
 ENCORE_HIP_FN(hipGetDeviceCount)

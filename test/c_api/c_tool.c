@@ -13,7 +13,12 @@ static rocprofiler_context_id_t g_ctx;
 static int on_arg(rocprofiler_callback_tracing_kind_t kind, rocprofiler_tracing_operation_t op, uint32_t n,
                   const void* const addr, int32_t ind, const char* type, const char* name, const char* value,
                   int32_t deref, void* data) {
-    (void)kind; (void)op; (void)n; (void)ind; (void)deref; (void)data;
+    (void)kind;
+    (void)op;
+    (void)n;
+    (void)ind;
+    (void)deref;
+    (void)data;
     if (addr == NULL || type == NULL || name == NULL || value == NULL) ++g_bad;
     ++g_args;
     return 0;
@@ -24,7 +29,8 @@ static void on_call(rocprofiler_callback_tracing_record_t rec, rocprofiler_user_
     const char* name = NULL;
     uint64_t len = 0;
     if (rocprofiler_query_callback_tracing_kind_operation_name(rec.kind, rec.operation, &name, &len) !=
-            ROCPROFILER_STATUS_SUCCESS || len != strlen(name))
+            ROCPROFILER_STATUS_SUCCESS ||
+        len != strlen(name))
         ++g_bad;
     if (rec.phase == ROCPROFILER_CALLBACK_PHASE_ENTER) {
         ++g_enter;
@@ -37,7 +43,8 @@ static void on_call(rocprofiler_callback_tracing_record_t rec, rocprofiler_user_
 }
 
 static int tool_init(rocprofiler_client_finalize_t fini, void* tool_data) {
-    (void)fini; (void)tool_data;
+    (void)fini;
+    (void)tool_data;
     if (rocprofiler_create_context(&g_ctx) != ROCPROFILER_STATUS_SUCCESS) return 1;
     if (rocprofiler_configure_callback_tracing_service(g_ctx, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, NULL, 0,
                                                        on_call, NULL) != ROCPROFILER_STATUS_SUCCESS)
@@ -69,7 +76,9 @@ __attribute__((visibility("default"))) void c_tool_counts(int* enter, int* exit_
 
 rocprofiler_tool_configure_result_t* rocprofiler_configure(uint32_t version, const char* runtime_version,
                                                            uint32_t priority, rocprofiler_client_id_t* id) {
-    (void)version; (void)runtime_version; (void)priority;
+    (void)version;
+    (void)runtime_version;
+    (void)priority;
     id->name = "c-tool";
     static rocprofiler_tool_configure_result_t result = {sizeof(rocprofiler_tool_configure_result_t), tool_init,
                                                          tool_fini, NULL};

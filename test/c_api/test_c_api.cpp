@@ -91,19 +91,19 @@ TEST_CASE("configure_callback_tracing_service: every documented status") {
             st.push_back(rocprofiler_configure_callback_tracing_service(
                 c, static_cast<rocprofiler_callback_tracing_kind_t>(kind), ops, n, cb, nullptr));
         };
-        cfg(bogus, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, nullptr, 0, noop_cb);                  // 0
-        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_NONE, nullptr, 0, noop_cb);                            // 1
-        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_LAST, nullptr, 0, noop_cb);                            // 2
-        cfg(ctx, 9999, nullptr, 0, noop_cb);                                                          // 3
-        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, nullptr, 0, nullptr);                    // 4
-        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, good, 0, noop_cb);                       // 5
-        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, too_big, 1, noop_cb);                    // 6
-        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, negative, 1, noop_cb);                   // 7
-        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, huge, 1, noop_cb);                       // 8
-        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, good, 2, noop_cb);                       // 9
-        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, nullptr, 0, noop_cb);                    // 10 repeat
-        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_AMD_EXT_API, nullptr, 0, noop_cb);                 // 11 other kind
-        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_RCCL_API, nullptr, 0, noop_cb);                        // 12
+        cfg(bogus, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, nullptr, 0, noop_cb);   // 0
+        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_NONE, nullptr, 0, noop_cb);             // 1
+        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_LAST, nullptr, 0, noop_cb);             // 2
+        cfg(ctx, 9999, nullptr, 0, noop_cb);                                          // 3
+        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, nullptr, 0, nullptr);     // 4
+        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, good, 0, noop_cb);        // 5
+        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, too_big, 1, noop_cb);     // 6
+        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, negative, 1, noop_cb);    // 7
+        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, huge, 1, noop_cb);        // 8
+        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, good, 2, noop_cb);        // 9
+        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, nullptr, 0, noop_cb);     // 10 repeat
+        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_AMD_EXT_API, nullptr, 0, noop_cb);  // 11 other kind
+        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_RCCL_API, nullptr, 0, noop_cb);         // 12
         return 0;
     });
     REQUIRE(st.size() == 13);
@@ -121,8 +121,9 @@ TEST_CASE("configure_callback_tracing_service: every documented status") {
     CHECK(st[11] == ROCPROFILER_STATUS_SUCCESS);
     CHECK(st[12] == ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED);
     // Outside initialization: locked, even for a new kind.
-    CHECK(rocprofiler_configure_callback_tracing_service(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_IMAGE_EXT_API, nullptr, 0,
-                                                         noop_cb, nullptr) == ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED);
+    CHECK(rocprofiler_configure_callback_tracing_service(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_IMAGE_EXT_API, nullptr,
+                                                         0, noop_cb,
+                                                         nullptr) == ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED);
     // The filter took effect: only the two selected ops are configured.
     const auto ops = encore::configured_operations(encore::kind::hsa_core_api);
     CHECK(ops.count() == 2);
@@ -148,7 +149,7 @@ TEST_CASE("encore_configure_callback_tracing_service_ptr: the same statuses; one
         };
         cfg(bogus, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, nullptr, 0, noop_ptr_cb);  // 0
         cfg(ctx, ROCPROFILER_CALLBACK_TRACING_NONE, nullptr, 0, noop_ptr_cb);            // 1
-        cfg(ctx, 9999, nullptr, 0, noop_ptr_cb);                                          // 2
+        cfg(ctx, 9999, nullptr, 0, noop_ptr_cb);                                         // 2
         cfg(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, nullptr, 0, nullptr);        // 3
         cfg(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, good, 0, noop_ptr_cb);       // 4
         cfg(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, bad, 1, noop_ptr_cb);        // 5
@@ -160,7 +161,7 @@ TEST_CASE("encore_configure_callback_tracing_service_ptr: the same statuses; one
                                                                     nullptr, 0, noop_cb, nullptr));  // 9
         st.push_back(rocprofiler_configure_callback_tracing_service(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_AMD_EXT_API,
                                                                     nullptr, 0, noop_cb, nullptr));  // 10
-        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_AMD_EXT_API, nullptr, 0, noop_ptr_cb);  // 11
+        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_AMD_EXT_API, nullptr, 0, noop_ptr_cb);             // 11
         return 0;
     });
     REQUIRE(st.size() == 12);
@@ -176,8 +177,8 @@ TEST_CASE("encore_configure_callback_tracing_service_ptr: the same statuses; one
     CHECK(st[9] == ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED);
     CHECK(st[10] == ROCPROFILER_STATUS_SUCCESS);
     CHECK(st[11] == ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED);
-    CHECK(encore_configure_callback_tracing_service_ptr(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_IMAGE_EXT_API, nullptr,
-                                                        0, noop_ptr_cb,
+    CHECK(encore_configure_callback_tracing_service_ptr(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_IMAGE_EXT_API, nullptr, 0,
+                                                        noop_ptr_cb,
                                                         nullptr) == ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED);
     const auto ops = encore::configured_operations(encore::kind::hsa_core_api);
     CHECK(ops.count() == 1);
@@ -200,14 +201,14 @@ TEST_CASE("kind and operation names") {
     CHECK(rocprofiler_query_callback_tracing_kind_name(ROCPROFILER_CALLBACK_TRACING_LAST, &name, &len) ==
           ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND);
 
-    CHECK(rocprofiler_query_callback_tracing_kind_operation_name(
-              ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, ROCPROFILER_HSA_CORE_API_ID_hsa_queue_create, &name, &len) ==
-          ROCPROFILER_STATUS_SUCCESS);
+    CHECK(rocprofiler_query_callback_tracing_kind_operation_name(ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API,
+                                                                 ROCPROFILER_HSA_CORE_API_ID_hsa_queue_create, &name,
+                                                                 &len) == ROCPROFILER_STATUS_SUCCESS);
     CHECK(std::string(name) == "hsa_queue_create");
     CHECK(len == std::strlen("hsa_queue_create"));
     CHECK(rocprofiler_query_callback_tracing_kind_operation_name(ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API,
-                                                                 ROCPROFILER_HSA_CORE_API_ID_LAST, &name, &len) ==
-          ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND);
+                                                                 ROCPROFILER_HSA_CORE_API_ID_LAST, &name,
+                                                                 &len) == ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND);
     CHECK(rocprofiler_query_callback_tracing_kind_operation_name(ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, -1, &name,
                                                                  &len) == ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND);
     // Non-API kinds are 1-based.
@@ -219,8 +220,8 @@ TEST_CASE("kind and operation names") {
     CHECK(std::string(name) == "KERNEL_DISPATCH_COMPLETE");
     CHECK(rocprofiler_query_callback_tracing_kind_operation_name(ROCPROFILER_CALLBACK_TRACING_NONE, 0, &name, &len) ==
           ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND);
-    CHECK(rocprofiler_query_callback_tracing_kind_operation_name(ROCPROFILER_CALLBACK_TRACING_RCCL_API, 0, &name, &len) ==
-          ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED);
+    CHECK(rocprofiler_query_callback_tracing_kind_operation_name(ROCPROFILER_CALLBACK_TRACING_RCCL_API, 0, &name,
+                                                                 &len) == ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED);
 }
 
 TEST_CASE("iterating kinds and operations cross-checks names against ids") {
@@ -235,9 +236,9 @@ TEST_CASE("iterating kinds and operations cross-checks names against ids") {
     CHECK(kinds.front() == 1);
     CHECK(rocprofiler_iterate_callback_tracing_kinds(nullptr, nullptr) == ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT);
     int seen = 0;
-    CHECK(rocprofiler_iterate_callback_tracing_kinds(
-              [](rocprofiler_callback_tracing_kind_t, void* d) { return ++*static_cast<int*>(d) == 3 ? 1 : 0; }, &seen) ==
-          ROCPROFILER_STATUS_SUCCESS);
+    CHECK(rocprofiler_iterate_callback_tracing_kinds([](rocprofiler_callback_tracing_kind_t,
+                                                        void* d) { return ++*static_cast<int*>(d) == 3 ? 1 : 0; },
+                                                     &seen) == ROCPROFILER_STATUS_SUCCESS);
     CHECK(seen == 3);  // stopped by the callback
 
     for (auto k : {ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, ROCPROFILER_CALLBACK_TRACING_HSA_AMD_EXT_API,
@@ -254,7 +255,8 @@ TEST_CASE("iterating kinds and operations cross-checks names against ids") {
                       uint64_t len = 0;
                       // Name lookup by id agrees with iteration.
                       if (rocprofiler_query_callback_tracing_kind_operation_name(kind, op, &name, &len) !=
-                              ROCPROFILER_STATUS_SUCCESS || name == nullptr || len != std::strlen(name))
+                              ROCPROFILER_STATUS_SUCCESS ||
+                          name == nullptr || len != std::strlen(name))
                           ++st->bad;
                       ++st->n;
                       return 0;
@@ -265,8 +267,8 @@ TEST_CASE("iterating kinds and operations cross-checks names against ids") {
         if (k == ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API) CHECK(s.n == 125);
         if (k == ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY) CHECK(s.n == 4);
     }
-    CHECK(rocprofiler_iterate_callback_tracing_kind_operations(ROCPROFILER_CALLBACK_TRACING_NONE,
-                                                               [](auto, auto, void*) { return 0; }, nullptr) ==
+    CHECK(rocprofiler_iterate_callback_tracing_kind_operations(
+              ROCPROFILER_CALLBACK_TRACING_NONE, [](auto, auto, void*) { return 0; }, nullptr) ==
           ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND);
     CHECK(rocprofiler_iterate_callback_tracing_kind_operations(ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, nullptr,
                                                                nullptr) == ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT);
@@ -354,8 +356,9 @@ TEST_CASE("external correlation id request service") {
     st.clear();
     run_tool([] {
         CHECK(rocprofiler_create_context(&ctx) == ROCPROFILER_STATUS_SUCCESS);
-        auto cb = [](rocprofiler_thread_id_t, rocprofiler_context_id_t, rocprofiler_external_correlation_id_request_kind_t,
-                     rocprofiler_tracing_operation_t, uint64_t, rocprofiler_user_data_t*, void*) { return 1; };
+        auto cb = [](rocprofiler_thread_id_t, rocprofiler_context_id_t,
+                     rocprofiler_external_correlation_id_request_kind_t, rocprofiler_tracing_operation_t, uint64_t,
+                     rocprofiler_user_data_t*, void*) { return 1; };
         const rocprofiler_external_correlation_id_request_kind_t bad[] = {ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_LAST};
         st.push_back(rocprofiler_configure_external_correlation_id_request_service(bogus, nullptr, 0, cb, nullptr));
         st.push_back(rocprofiler_configure_external_correlation_id_request_service(ctx, nullptr, 0, nullptr, nullptr));
@@ -394,27 +397,29 @@ TEST_CASE("registration: force_configure, is_initialized, is_finalized, failing 
             CHECK(rt != nullptr);
             CHECK(prio == 0);
             id->name = "good";
-            static rocprofiler_tool_configure_result_t r{
-                sizeof(r), [](rocprofiler_client_finalize_t, void*) {
-                    ++initialized;
-                    (void)rocprofiler_is_initialized(&in_init_state);
-                    return 0;
-                },
-                [](void*) { ++finalized; }, nullptr};
+            static rocprofiler_tool_configure_result_t r{sizeof(r),
+                                                         [](rocprofiler_client_finalize_t, void*) {
+                                                             ++initialized;
+                                                             (void)rocprofiler_is_initialized(&in_init_state);
+                                                             return 0;
+                                                         },
+                                                         [](void*) { ++finalized; }, nullptr};
             return &r;
         }
     };
     struct bad {
-        static rocprofiler_tool_configure_result_t* configure(uint32_t, const char*, uint32_t prio, rocprofiler_client_id_t* id) {
+        static rocprofiler_tool_configure_result_t* configure(uint32_t, const char*, uint32_t prio,
+                                                              rocprofiler_client_id_t* id) {
             CHECK(prio == 1);
             id->name = "bad";
-            static rocprofiler_tool_configure_result_t r{
-                sizeof(r), [](rocprofiler_client_finalize_t, void*) {
-                    ++bad_init;
-                    (void)rocprofiler_create_context(&bad_ctx);
-                    return -1;  // failed: its context must be disabled
-                },
-                [](void*) { FAIL("finalize of a failed tool must not run"); }, nullptr};
+            static rocprofiler_tool_configure_result_t r{sizeof(r),
+                                                         [](rocprofiler_client_finalize_t, void*) {
+                                                             ++bad_init;
+                                                             (void)rocprofiler_create_context(&bad_ctx);
+                                                             return -1;  // failed: its context must be disabled
+                                                         },
+                                                         [](void*) { FAIL("finalize of a failed tool must not run"); },
+                                                         nullptr};
             return &r;
         }
     };

@@ -10,7 +10,7 @@
 #include <string>
 
 #ifndef ENCORE_MESON_VERSION
-#error "build with -DENCORE_MESON_VERSION=\"<meson.project_version()>\""
+#    error "build with -DENCORE_MESON_VERSION=\"<meson.project_version()>\""
 #endif
 
 TEST_CASE("version macros, rocprofiler_get_version and meson.build agree") {

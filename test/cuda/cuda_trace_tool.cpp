@@ -35,15 +35,15 @@ namespace {
 
 std::mutex g_mutex;
 std::map<std::string, int> g_calls;  // by function
-std::vector<std::string> g_samples;   // argument strings of a few calls
+std::vector<std::string> g_samples;  // argument strings of a few calls
 std::atomic<int> g_enter{0}, g_exit{0}, g_bad{0}, g_init{0};
 std::string g_mode = "count";
 
 void noop(rocprofiler_callback_tracing_record_t, rocprofiler_user_data_t*, void*) {}
 void noop_ptr(const rocprofiler_callback_tracing_record_t*, rocprofiler_user_data_t*, void*) {}
 
-int on_arg(rocprofiler_callback_tracing_kind_t, rocprofiler_tracing_operation_t, uint32_t n, const void* const,
-           int32_t, const char*, const char* name, const char* value, int32_t, void* data) {
+int on_arg(rocprofiler_callback_tracing_kind_t, rocprofiler_tracing_operation_t, uint32_t n, const void* const, int32_t,
+           const char*, const char* name, const char* value, int32_t, void* data) {
     auto* s = static_cast<std::string*>(data);
     *s += (n == 0 ? "" : ", ") + std::string(name) + "=" + value;
     return 0;
@@ -149,7 +149,8 @@ void on_replay(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*
         case ROCPROFILER_KERNEL_REPLAY_PASS:
             if (enter) {
                 std::uint64_t sum = 0;
-                if (std::getenv("ENCORE_CUDA_REPLAY_VERIFY") != nullptr && encore_kernel_replay_checksum(&sum) == ROCPROFILER_STATUS_SUCCESS)
+                if (std::getenv("ENCORE_CUDA_REPLAY_VERIFY") != nullptr &&
+                    encore_kernel_replay_checksum(&sum) == ROCPROFILER_STATUS_SUCCESS)
                     t_sums.push_back(sum);
                 t_pass = now_ns();
             } else {
@@ -267,8 +268,10 @@ void on_record(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*
             ++g_rec.free_;
             auto it = g_rec.live.find(p->address.value);
             // The free's size is the allocation's.
-            if (it == g_rec.live.end() || it->second != p->allocation_size) ++g_rec.alloc_bad;
-            else g_rec.live.erase(it);
+            if (it == g_rec.live.end() || it->second != p->allocation_size)
+                ++g_rec.alloc_bad;
+            else
+                g_rec.live.erase(it);
         }
     }
 }
@@ -304,12 +307,11 @@ int init(rocprofiler_client_finalize_t, void*) {
     if (g_mode == "switch") {
         for (auto& c : g_switch)
             if (rocprofiler_create_context(&c) != ROCPROFILER_STATUS_SUCCESS) return 1;
-        const bool ok = rocprofiler_configure_callback_tracing_service(
-                            g_switch[0], ROCPROFILER_CALLBACK_TRACING_CUDA_DRIVER_API, nullptr, 0, &noop,
-                            nullptr) == ROCPROFILER_STATUS_SUCCESS &&
-                        encore_configure_callback_tracing_service_ptr(
-                            g_switch[1], ROCPROFILER_CALLBACK_TRACING_CUDA_DRIVER_API, nullptr, 0, &noop_ptr,
-                            nullptr) == ROCPROFILER_STATUS_SUCCESS;
+        const bool ok =
+            rocprofiler_configure_callback_tracing_service(g_switch[0], ROCPROFILER_CALLBACK_TRACING_CUDA_DRIVER_API,
+                                                           nullptr, 0, &noop, nullptr) == ROCPROFILER_STATUS_SUCCESS &&
+            encore_configure_callback_tracing_service_ptr(g_switch[1], ROCPROFILER_CALLBACK_TRACING_CUDA_DRIVER_API,
+                                                          nullptr, 0, &noop_ptr, nullptr) == ROCPROFILER_STATUS_SUCCESS;
         return ok ? 0 : 1;
     }
     if (g_mode == "replay") {
@@ -332,8 +334,8 @@ int init(rocprofiler_client_finalize_t, void*) {
     if (g_mode == "dispatch_noop") {  // dispatch records' cost alone (launch benchmark)
         rocprofiler_context_id_t ctx{};
         if (rocprofiler_create_context(&ctx) != ROCPROFILER_STATUS_SUCCESS ||
-            rocprofiler_configure_callback_tracing_service(ctx, ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH, nullptr, 0,
-                                                           &noop, nullptr) != ROCPROFILER_STATUS_SUCCESS)
+            rocprofiler_configure_callback_tracing_service(ctx, ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH, nullptr,
+                                                           0, &noop, nullptr) != ROCPROFILER_STATUS_SUCCESS)
             return 1;
         return rocprofiler_start_context(ctx) == ROCPROFILER_STATUS_SUCCESS ? 0 : 1;
     }
@@ -347,8 +349,8 @@ int init(rocprofiler_client_finalize_t, void*) {
                 std::fprintf(stderr, "cuda-tool: kind %d cannot be configured\n", int(k));
                 return 1;
             }
-        if (rocprofiler_configure_callback_tracing_service(ctx, ROCPROFILER_CALLBACK_TRACING_CUDA_DRIVER_API, nullptr, 0,
-                                                           &on_record_api, nullptr) != ROCPROFILER_STATUS_SUCCESS)
+        if (rocprofiler_configure_callback_tracing_service(ctx, ROCPROFILER_CALLBACK_TRACING_CUDA_DRIVER_API, nullptr,
+                                                           0, &on_record_api, nullptr) != ROCPROFILER_STATUS_SUCCESS)
             return 1;
         return rocprofiler_start_context(ctx) == ROCPROFILER_STATUS_SUCCESS ? 0 : 1;
     }
@@ -366,8 +368,8 @@ int init(rocprofiler_client_finalize_t, void*) {
         return 1;
     }
     if (g_mode == "count")
-        rocprofiler_configure_callback_tracing_service(ctx, ROCPROFILER_CALLBACK_TRACING_RUNTIME_INITIALIZATION, nullptr,
-                                                       0, &on_call, nullptr);
+        rocprofiler_configure_callback_tracing_service(ctx, ROCPROFILER_CALLBACK_TRACING_RUNTIME_INITIALIZATION,
+                                                       nullptr, 0, &on_call, nullptr);
     return rocprofiler_start_context(ctx) == ROCPROFILER_STATUS_SUCCESS ? 0 : 1;
 }
 
@@ -381,8 +383,11 @@ void fini(void*) {
         const double d = g_r.dispatches > 0 ? g_r.dispatches : 1;
         const double fixed = (g_r.total_ns - g_r.pass_ns - g_r.snapshot_ns - g_r.restore_ns) / d;
         std::printf("cuda-replay: %d dispatches replayed, %d passes, inputs %s, %d declined\n", g_r.dispatches,
-                    g_r.passes, std::getenv("ENCORE_CUDA_REPLAY_VERIFY") == nullptr ? "not checked"
-                                : g_r.differ == 0 ? "identical" : "DIFFER", g_r.declined);
+                    g_r.passes,
+                    std::getenv("ENCORE_CUDA_REPLAY_VERIFY") == nullptr ? "not checked"
+                    : g_r.differ == 0                                   ? "identical"
+                                                                        : "DIFFER",
+                    g_r.declined);
         if (g_r.unselected > 0) std::printf("cuda-replay: %d launches not selected (ran once)\n", g_r.unselected);
         if (std::getenv("ENCORE_CUDA_REPLAY_RECORDS") != nullptr) {
             std::map<int, int> by_count;  // COMPLETE records per dispatch id -> dispatch ids
@@ -394,13 +399,13 @@ void fini(void*) {
         std::printf("cuda-replay: per dispatch: total %.3f ms, passes %.3f ms, snapshot %.3f ms (%.1f MiB), "
                     "restore %.3f ms each, fixed %.1f us\n",
                     g_r.total_ns / d / 1e6, g_r.pass_ns / d / 1e6, g_r.snapshot_ns / d / 1e6,
-                    double(g_r.snapshot_bytes) / (1 << 20), g_r.restores > 0 ? g_r.restore_ns / g_r.restores / 1e6 : 0.0,
-                    fixed / 1e3);
+                    double(g_r.snapshot_bytes) / (1 << 20),
+                    g_r.restores > 0 ? g_r.restore_ns / g_r.restores / 1e6 : 0.0, fixed / 1e3);
         auto v = g_r.fixed_ns;
         std::sort(v.begin(), v.end());
         if (!v.empty())
-            std::printf("cuda-replay: fixed cost per dispatch: min %.1f us, median %.1f us, max %.1f us\n", v.front() / 1e3,
-                        v[v.size() / 2] / 1e3, v.back() / 1e3);
+            std::printf("cuda-replay: fixed cost per dispatch: min %.1f us, median %.1f us, max %.1f us\n",
+                        v.front() / 1e3, v[v.size() / 2] / 1e3, v.back() / 1e3);
         return;
     }
     if (g_mode != "count") return;

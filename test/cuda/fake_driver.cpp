@@ -30,7 +30,7 @@
 #include <set>
 #include <string_view>
 
-#undef cuGetProcAddress  // CUDA >= 12: a macro for cuGetProcAddress_v2; the 4-argument one is defined here too
+#undef cuGetProcAddress    // CUDA >= 12: a macro for cuGetProcAddress_v2; the 4-argument one is defined here too
 #undef cuEventElapsedTime  // CUDA >= 12.8: a macro for cuEventElapsedTime_v2; both are defined here
 
 #define FAKE_API extern "C" __attribute__((visibility("default")))
@@ -57,7 +57,7 @@ struct fake_event {
 std::atomic<bool> g_initialized{false};
 thread_local fake_context* t_current = nullptr;
 
-std::mutex g_mutex;  // guards everything below
+std::mutex g_mutex;                                                                           // guards everything below
 std::map<std::uintptr_t, std::size_t>* g_device = new std::map<std::uintptr_t, std::size_t>;  // base -> size
 std::set<void*>* g_host = new std::set<void*>;
 std::set<fake_context*>* g_contexts = new std::set<fake_context*>;
@@ -468,7 +468,8 @@ CUresult copy_rows(const CUDA_MEMCPY3D& d) {
     if (!side_of(d.srcMemoryType, d.srcHost, d.srcDevice, src, src_dev) ||
         !side_of(d.dstMemoryType, d.dstHost, d.dstDevice, dst, dst_dev))
         return CUDA_ERROR_INVALID_VALUE;
-    const std::size_t src_height = d.Depth > 1 ? d.srcHeight : d.Height, dst_height = d.Depth > 1 ? d.dstHeight : d.Height;
+    const std::size_t src_height = d.Depth > 1 ? d.srcHeight : d.Height,
+                      dst_height = d.Depth > 1 ? d.dstHeight : d.Height;
     for (std::size_t z = 0; z < d.Depth; ++z)
         for (std::size_t y = 0; y < d.Height; ++y) {
             const std::size_t so = ((d.srcZ + z) * src_height + d.srcY + y) * d.srcPitch + d.srcXInBytes;
@@ -562,7 +563,8 @@ struct proc {
     const char* name;  // what a program asks for (cuda.h's name before its _v2 macros)
     void* fn;
 };
-#define FAKE_PROC(name, fn) proc{name, reinterpret_cast<void*>(&fn)}
+#define FAKE_PROC(name, fn) \
+    proc { name, reinterpret_cast<void*>(&fn) }
 const proc g_procs[] = {
     FAKE_PROC("cuGetErrorString", cuGetErrorString),
     FAKE_PROC("cuGetErrorName", cuGetErrorName),

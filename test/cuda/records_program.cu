@@ -84,9 +84,11 @@ int main() {
     std::vector<float> rows(64 * 16);
     bool copies_ok = true;
     copies_ok &= cudaMemcpy2D(rows.data(), 64 * sizeof(float), a, 128 * sizeof(float), 64 * sizeof(float), 16,
-                 cudaMemcpyDeviceToHost) == cudaSuccess, ++d2h, bytes_d2h += 64 * sizeof(float) * 16;
+                              cudaMemcpyDeviceToHost) == cudaSuccess,
+        ++d2h, bytes_d2h += 64 * sizeof(float) * 16;
     copies_ok &= cudaMemcpy2DAsync(a, 128 * sizeof(float), rows.data(), 64 * sizeof(float), 64 * sizeof(float), 16,
-                      cudaMemcpyHostToDevice, s1) == cudaSuccess, ++h2d, bytes_h2d += 64 * sizeof(float) * 16;
+                                   cudaMemcpyHostToDevice, s1) == cudaSuccess,
+        ++h2d, bytes_h2d += 64 * sizeof(float) * 16;
     cudaStreamSynchronize(s1);
     cudaMemcpy3DParms p3 = {};
     p3.srcPtr = make_cudaPitchedPtr(b, 256 * sizeof(float), 256, 8);

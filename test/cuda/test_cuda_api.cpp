@@ -71,8 +71,8 @@ trace g_a, g_b;
 std::atomic<int> g_callbacks{0};
 rocprofiler_context_id_t g_trace_a{}, g_trace_b{}, g_replay{};
 
-int on_arg(rocprofiler_callback_tracing_kind_t, rocprofiler_tracing_operation_t, uint32_t n, const void* const,
-           int32_t, const char*, const char* name, const char* value, int32_t, void* data) {
+int on_arg(rocprofiler_callback_tracing_kind_t, rocprofiler_tracing_operation_t, uint32_t n, const void* const, int32_t,
+           const char*, const char* name, const char* value, int32_t, void* data) {
     auto* s = static_cast<std::string*>(data);
     *s += (n == 0 ? "" : ", ") + std::string(name) + "=" + value;
     return 0;
@@ -186,8 +186,8 @@ int tool_init(rocprofiler_client_finalize_t, void*) {
         rocprofiler_create_context(&g_trace_b) != ROCPROFILER_STATUS_SUCCESS ||
         rocprofiler_configure_callback_tracing_service(g_trace_a, ROCPROFILER_CALLBACK_TRACING_CUDA_DRIVER_API, nullptr,
                                                        0, &on_api, &g_a) != ROCPROFILER_STATUS_SUCCESS ||
-        rocprofiler_configure_callback_tracing_service(g_trace_b, ROCPROFILER_CALLBACK_TRACING_CUDA_DRIVER_API, only_b, 2,
-                                                       &on_api, &g_b) != ROCPROFILER_STATUS_SUCCESS)
+        rocprofiler_configure_callback_tracing_service(g_trace_b, ROCPROFILER_CALLBACK_TRACING_CUDA_DRIVER_API, only_b,
+                                                       2, &on_api, &g_b) != ROCPROFILER_STATUS_SUCCESS)
         return 1;
     return rocprofiler_start_context(g_trace_a) == ROCPROFILER_STATUS_SUCCESS &&
                    rocprofiler_start_context(g_trace_b) == ROCPROFILER_STATUS_SUCCESS
@@ -366,14 +366,16 @@ int run_api() {
            "context B's operation filter");
     // Arguments and return values.
     const call* alloc = last_call(g_a, ROCPROFILER_CUDA_DRIVER_API_ID_cuMemAlloc_v2);
-    expect(alloc != nullptr && alloc->args.rfind("dptr=", 0) == 0 && alloc->args.find(", bytesize=64") != std::string::npos &&
-               alloc->retval == CUDA_SUCCESS,
+    expect(alloc != nullptr && alloc->args.rfind("dptr=", 0) == 0 &&
+               alloc->args.find(", bytesize=64") != std::string::npos && alloc->retval == CUDA_SUCCESS,
            "cuMemAlloc_v2(dptr=..., bytesize=64) -> 0: " + (alloc != nullptr ? alloc->args : "none"s));
     const call* launch = last_call(g_a, ROCPROFILER_CUDA_DRIVER_API_ID_cuLaunchKernel);
-    expect(launch != nullptr && launch->args.find("gridDimX=4, gridDimY=1, gridDimZ=1, blockDimX=256") != std::string::npos,
+    expect(launch != nullptr &&
+               launch->args.find("gridDimX=4, gridDimY=1, gridDimZ=1, blockDimX=256") != std::string::npos,
            "cuLaunchKernel's arguments: " + (launch != nullptr ? launch->args : "none"s));
     const call* bad = last_call(g_a, ROCPROFILER_CUDA_DRIVER_API_ID_cuMemcpyDtoH_v2);
-    expect(bad != nullptr && bad->retval == CUDA_ERROR_INVALID_VALUE && bad->args.find("ByteCount=8192") != std::string::npos,
+    expect(bad != nullptr && bad->retval == CUDA_ERROR_INVALID_VALUE &&
+               bad->args.find("ByteCount=8192") != std::string::npos,
            "the failed copy's EXIT has its error and arguments: " + (bad != nullptr ? bad->args : "none"s));
     const call* missing = last_call(g_a, ROCPROFILER_CUDA_DRIVER_API_ID_cuDeviceTotalMem_v2);
     expect(missing != nullptr && missing->retval == CUDA_ERROR_SHARED_OBJECT_INIT_FAILED, "the missing function's EXIT");
@@ -382,8 +384,9 @@ int run_api() {
 }
 
 int run_nodriver() {
-    for (const char* p : {"/usr/lib/x86_64-linux-gnu/libcuda.so.1", "/usr/lib64/libcuda.so.1",
-                          "/usr/local/nvidia/lib64/libcuda.so.1", "/usr/lib/wsl/lib/libcuda.so.1", "/usr/lib/libcuda.so.1"})
+    for (const char* p :
+         {"/usr/lib/x86_64-linux-gnu/libcuda.so.1", "/usr/lib64/libcuda.so.1", "/usr/local/nvidia/lib64/libcuda.so.1",
+          "/usr/lib/wsl/lib/libcuda.so.1", "/usr/lib/libcuda.so.1"})
         if (::access(p, F_OK) == 0) {
             std::printf("a CUDA driver is installed (%s): skipped\n", p);
             return 77;
@@ -557,20 +560,20 @@ int run_records() {
     std::vector<unsigned char> h(8192), back(8192);
     for (std::size_t i = 0; i < h.size(); ++i) h[i] = static_cast<unsigned char>(i * 7 + 1);
 
-    CHECK(cuMemcpyHtoD(a, h.data(), 4096));                  // H2D, 1-D
-    CHECK(cuMemcpyDtoD(b, a, 4096));                         // D2D, 1-D
-    CHECK(cuMemcpyDtoHAsync(back.data(), b, 4096, s));       // D2H, 1-D, asynchronous
-    CUDA_MEMCPY2D h2d{};                                     // H2D, 2-D: 10 rows of 200 bytes
+    CHECK(cuMemcpyHtoD(a, h.data(), 4096));             // H2D, 1-D
+    CHECK(cuMemcpyDtoD(b, a, 4096));                    // D2D, 1-D
+    CHECK(cuMemcpyDtoHAsync(back.data(), b, 4096, s));  // D2H, 1-D, asynchronous
+    CUDA_MEMCPY2D h2d{};                                // H2D, 2-D: 10 rows of 200 bytes
     h2d.srcMemoryType = CU_MEMORYTYPE_HOST, h2d.srcHost = h.data(), h2d.srcPitch = 256;
     h2d.dstMemoryType = CU_MEMORYTYPE_DEVICE, h2d.dstDevice = a, h2d.dstPitch = 512, h2d.dstXInBytes = 8, h2d.dstY = 2;
     h2d.WidthInBytes = 200, h2d.Height = 10;
     CHECK(cuMemcpy2D(&h2d));
-    CUDA_MEMCPY2D d2h{};                                     // D2H, 2-D, asynchronous: 4 rows of 100
+    CUDA_MEMCPY2D d2h{};  // D2H, 2-D, asynchronous: 4 rows of 100
     d2h.srcMemoryType = CU_MEMORYTYPE_DEVICE, d2h.srcDevice = a, d2h.srcPitch = 512;
     d2h.dstMemoryType = CU_MEMORYTYPE_HOST, d2h.dstHost = back.data() + 4096, d2h.dstPitch = 100;
     d2h.WidthInBytes = 100, d2h.Height = 4;
     CHECK(cuMemcpy2DAsync(&d2h, s));
-    CUDA_MEMCPY3D d2d{};                                     // D2D, 3-D: 3 slices of 4 rows of 64
+    CUDA_MEMCPY3D d2d{};  // D2D, 3-D: 3 slices of 4 rows of 64
     d2d.srcMemoryType = CU_MEMORYTYPE_DEVICE, d2d.srcDevice = a, d2d.srcPitch = 128, d2d.srcHeight = 8;
     d2d.dstMemoryType = CU_MEMORYTYPE_DEVICE, d2d.dstDevice = b + 65536, d2d.dstPitch = 128, d2d.dstHeight = 8;
     d2d.dstZ = 1;
@@ -650,12 +653,13 @@ int run_records() {
            "three launches (one from a thread_local destructor): ENQUEUE ENTER/EXIT and one COMPLETE each");
     for (const auto& r : g_records)
         if (r.kind == ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH && r.op == ROCPROFILER_KERNEL_DISPATCH_COMPLETE)
-            expect(r.dispatch.dispatch_info.dispatch_id != 0 && r.dispatch.end_timestamp >= r.dispatch.start_timestamp &&
-                       r.dispatch.start_timestamp != 0,
+            expect(r.dispatch.dispatch_info.dispatch_id != 0 &&
+                       r.dispatch.end_timestamp >= r.dispatch.start_timestamp && r.dispatch.start_timestamp != 0,
                    "COMPLETE: a dispatch id and GPU times");
     int allocs = 0, frees = 0;
     for (const auto& r : g_records) {
-        if (r.kind != ROCPROFILER_CALLBACK_TRACING_MEMORY_ALLOCATION || r.phase != ROCPROFILER_CALLBACK_PHASE_EXIT) continue;
+        if (r.kind != ROCPROFILER_CALLBACK_TRACING_MEMORY_ALLOCATION || r.phase != ROCPROFILER_CALLBACK_PHASE_EXIT)
+            continue;
         const bool is_ab = r.alloc.address.value == a || r.alloc.address.value == b;
         if (r.op == ROCPROFILER_MEMORY_ALLOCATION_ALLOCATE) allocs += is_ab && r.alloc.allocation_size == mib;
         if (r.op == ROCPROFILER_MEMORY_ALLOCATION_FREE) frees += is_ab && r.alloc.allocation_size == mib;

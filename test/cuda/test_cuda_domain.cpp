@@ -20,7 +20,9 @@ static_assert(cuda_driver::id_of<"cuCtxGetDevice_v2">() == ROCPROFILER_CUDA_DRIV
 static_assert(cuda_driver::id_of<"cuGraphicsUnmapResources_ptsz">() == ROCPROFILER_CUDA_DRIVER_API_ID_LAST - 1);
 
 template <class Op>
-concept has_prototype = requires { typename Op::function_type; };
+concept has_prototype = requires {
+    typename Op::function_type;
+};
 
 // cuCtxGetDevice_v2 is CUDA 13's: a prototype there, a name only against an older cuda.h.
 using get_device_v2 = cuda_driver::op_at<cuda_driver::id_of<"cuCtxGetDevice_v2">()>;
@@ -54,6 +56,7 @@ TEST_CASE("CUDA ops without a prototype in this build's cuda.h") {
 TEST_CASE("CUDA op names are unique C identifiers and start with cu") {
     for (std::string_view n : cuda_driver::names) {
         CHECK(n.substr(0, 2) == "cu");
-        CHECK(n.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == std::string_view::npos);
+        CHECK(n.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") ==
+              std::string_view::npos);
     }
 }

@@ -62,9 +62,9 @@ TEST_CASE("CUDA op roles: how many ops have each") {
     for (const op_role& r : roles) ++n[r.role];
     // Against either header (ids and names do not depend on it): 105 ops have a role.
     CHECK(cuda_driver::size - n[role::none] == 105);
-    CHECK(n[role::launch] == 6);   // 3 launches, each with its _ptsz export
-    CHECK(n[role::copy] == 30);    // 15 copies, each with its _ptds/_ptsz export
-    CHECK(n[role::alloc] == 7);    // cuMemAllocAsync and cuMemAllocFromPoolAsync have _ptsz exports
+    CHECK(n[role::launch] == 6);  // 3 launches, each with its _ptsz export
+    CHECK(n[role::copy] == 30);   // 15 copies, each with its _ptds/_ptsz export
+    CHECK(n[role::alloc] == 7);   // cuMemAllocAsync and cuMemAllocFromPoolAsync have _ptsz exports
     CHECK(n[role::free] == 3);
     CHECK(n[role::teardown] == 3);
 }

@@ -60,8 +60,8 @@ __attribute__((visibility("default"))) hipError_t hipStreamDestroy(hipStream_t s
     run_callbacks(s, false);  // HIP finishes a stream's work before destroying it
     return hipSuccess;
 }
-__attribute__((visibility("default"))) hipError_t hipStreamAddCallback(hipStream_t s, hipStreamCallback_t fn, void* data,
-                                                                       unsigned int flags) {
+__attribute__((visibility("default"))) hipError_t hipStreamAddCallback(hipStream_t s, hipStreamCallback_t fn,
+                                                                       void* data, unsigned int flags) {
     if (fn == nullptr || flags != 0) return hipErrorInvalidValue;
     std::lock_guard lk(g_mutex);
     if (g_fail_add) return hipErrorNotSupported;

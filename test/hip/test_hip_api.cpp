@@ -34,17 +34,17 @@ extern "C" void __hipUnregisterFatBinary(void** modules);
 
 namespace {
 
-using test_support::expect;
 using encore::domains::hip_compiler;
 using encore::domains::hip_runtime;
+using test_support::expect;
 
 struct call_record {
     rocprofiler_callback_tracing_kind_t kind;
     int op;
     rocprofiler_callback_phase_t phase;
     std::uint64_t internal, external, ancestor, tid;
-    std::string args;     // "name=value;..." (EXIT only, max_deref 1)
-    std::string retval;   // by name (EXIT only)
+    std::string args;    // "name=value;..." (EXIT only, max_deref 1)
+    std::string retval;  // by name (EXIT only)
     std::uint64_t stream_id = 0, event_id = 0, queue = 0, source_queue = 0, exec_id = 0, version = 0;
     std::uint64_t start_ts = 0, end_ts = 0;
 };
@@ -66,8 +66,15 @@ int collect_arg(rocprofiler_callback_tracing_kind_t, rocprofiler_tracing_operati
 
 template <class Domain>
 void on_api(std::vector<call_record>& out, rocprofiler_callback_tracing_record_t r) {
-    call_record c{r.kind, r.operation, r.phase, r.correlation_id.internal, r.correlation_id.external.value,
-                  r.correlation_id.ancestor, r.thread_id, {}, {}};
+    call_record c{r.kind,
+                  r.operation,
+                  r.phase,
+                  r.correlation_id.internal,
+                  r.correlation_id.external.value,
+                  r.correlation_id.ancestor,
+                  r.thread_id,
+                  {},
+                  {}};
     if (r.phase == ROCPROFILER_CALLBACK_PHASE_EXIT) {
         // The C API path for argument strings, the C++ one for the return value.
         if (rocprofiler_iterate_callback_tracing_kind_operation_args(r, &collect_arg, 1, &c.args) !=
@@ -85,8 +92,15 @@ void on_api(std::vector<call_record>& out, rocprofiler_callback_tracing_record_t
 }
 
 void on_event(std::vector<call_record>& out, rocprofiler_callback_tracing_record_t r) {
-    call_record c{r.kind, r.operation, r.phase, r.correlation_id.internal, r.correlation_id.external.value,
-                  r.correlation_id.ancestor, r.thread_id, {}, {}};
+    call_record c{r.kind,
+                  r.operation,
+                  r.phase,
+                  r.correlation_id.internal,
+                  r.correlation_id.external.value,
+                  r.correlation_id.ancestor,
+                  r.thread_id,
+                  {},
+                  {}};
     switch (r.kind) {
         case ROCPROFILER_CALLBACK_TRACING_HIP_STREAM: {
             const auto* p = static_cast<const rocprofiler_callback_tracing_hip_stream_data_t*>(r.payload);
@@ -125,24 +139,26 @@ int tool_init(rocprofiler_client_finalize_t, void*) {
         for (auto* c : {&g_ctx_a, &g_ctx_b, &g_ctx_c, &g_ctx_d})
             if (context::create(*c) != ROCPROFILER_STATUS_SUCCESS) return 1;
         int bad = 0;
-        bad += g_ctx_a.trace<hip_runtime>(
-                   [](rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*, void*) { on_api<hip_runtime>(g_a, r); },
-                   nullptr) != ROCPROFILER_STATUS_SUCCESS;
-        bad += g_ctx_b.trace<hip_runtime>(
-                   [](rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*, void*) { on_api<hip_runtime>(g_b, r); },
-                   nullptr, encore::ops<hip_runtime, "hipGetDeviceCount", "hipMalloc">()) != ROCPROFILER_STATUS_SUCCESS;
-        bad += g_ctx_c.trace<hip_compiler>(
-                   [](rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*, void*) { on_api<hip_compiler>(g_c, r); },
-                   nullptr) != ROCPROFILER_STATUS_SUCCESS;
+        bad += g_ctx_a.trace<hip_runtime>([](rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*,
+                                             void*) { on_api<hip_runtime>(g_a, r); },
+                                          nullptr) != ROCPROFILER_STATUS_SUCCESS;
+        bad += g_ctx_b.trace<hip_runtime>([](rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*,
+                                             void*) { on_api<hip_runtime>(g_b, r); },
+                                          nullptr, encore::ops<hip_runtime, "hipGetDeviceCount", "hipMalloc">()) !=
+               ROCPROFILER_STATUS_SUCCESS;
+        bad += g_ctx_c.trace<hip_compiler>([](rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*,
+                                              void*) { on_api<hip_compiler>(g_c, r); },
+                                           nullptr) != ROCPROFILER_STATUS_SUCCESS;
         bad += rocprofiler_configure_callback_tracing_service(
                    g_ctx_d.id(), ROCPROFILER_CALLBACK_TRACING_RUNTIME_INITIALIZATION, nullptr, 0,
                    [](rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*, void*) { on_event(g_d, r); },
                    nullptr) != ROCPROFILER_STATUS_SUCCESS;
         // Bad input to the HIP kinds: an op id past the kind, a repeat.
         const rocprofiler_tracing_operation_t past_end = ROCPROFILER_HIP_COMPILER_API_ID_LAST;
-        bad += rocprofiler_configure_callback_tracing_service(g_ctx_d.id(), ROCPROFILER_CALLBACK_TRACING_HIP_COMPILER_API,
-                                                              &past_end, 1, [](rocprofiler_callback_tracing_record_t, rocprofiler_user_data_t*, void*) {},
-                                                              nullptr) != ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND;
+        bad += rocprofiler_configure_callback_tracing_service(
+                   g_ctx_d.id(), ROCPROFILER_CALLBACK_TRACING_HIP_COMPILER_API, &past_end, 1,
+                   [](rocprofiler_callback_tracing_record_t, rocprofiler_user_data_t*, void*) {},
+                   nullptr) != ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND;
         bad += g_ctx_c.trace<hip_compiler>([](rocprofiler_callback_tracing_record_t, rocprofiler_user_data_t*, void*) {},
                                            nullptr) != ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED;
         if (bad != 0) return 1;
@@ -209,55 +225,69 @@ void scenario_api() {
     {
         const auto x = of(g_a, ROCPROFILER_HIP_RUNTIME_API_ID_hipGetDeviceCount, EXIT);
         expect(x.size() == 1, "the first HIP call is traced once");
-        expect(!x.empty() && x[0].retval == "hipErrorNoDevice", "return value by name at EXIT: " + (x.empty() ? "" : x[0].retval));
-        expect(!x.empty() && x[0].args == "count=" + std::to_string(count) + ";", "argument name and dereferenced value: " + (x.empty() ? "" : x[0].args));
+        expect(!x.empty() && x[0].retval == "hipErrorNoDevice",
+               "return value by name at EXIT: " + (x.empty() ? "" : x[0].retval));
+        expect(!x.empty() && x[0].args == "count=" + std::to_string(count) + ";",
+               "argument name and dereferenced value: " + (x.empty() ? "" : x[0].args));
         expect(!x.empty() && x[0].ancestor == 0 && x[0].internal != 0, "top-level call: internal id, no ancestor");
     }
-    expect(of(g_d, ROCPROFILER_RUNTIME_INITIALIZATION_HIP, NONE, ROCPROFILER_CALLBACK_TRACING_RUNTIME_INITIALIZATION).size() == 1,
+    expect(of(g_d, ROCPROFILER_RUNTIME_INITIALIZATION_HIP, NONE, ROCPROFILER_CALLBACK_TRACING_RUNTIME_INITIALIZATION)
+                   .size() == 1,
            "one RUNTIME_INITIALIZATION (HIP) record");
     {
         int rv = 0;
         (void)real<hipError_t (*)(int*)>("hipRuntimeGetVersion")(&rv);
-        const auto ri = of(g_d, ROCPROFILER_RUNTIME_INITIALIZATION_HIP, NONE, ROCPROFILER_CALLBACK_TRACING_RUNTIME_INITIALIZATION);
-        expect(!ri.empty() && ri[0].version == static_cast<std::uint64_t>(rv) && rv > 0, "it carries the runtime's version");
+        const auto ri = of(g_d, ROCPROFILER_RUNTIME_INITIALIZATION_HIP, NONE,
+                           ROCPROFILER_CALLBACK_TRACING_RUNTIME_INITIALIZATION);
+        expect(!ri.empty() && ri[0].version == static_cast<std::uint64_t>(rv) && rv > 0,
+               "it carries the runtime's version");
     }
 
     // A batch of calls: each traced exactly once (internal calls of the runtime are not seen).
     const std::size_t before = size_of(g_a);
     int v1 = 0, v2 = 0, r1 = 0, r2 = 0;
-    expect(hipDriverGetVersion(&v1) == real<hipError_t (*)(int*)>("hipDriverGetVersion")(&r1) && v1 == r1, "hipDriverGetVersion unchanged");
-    expect(hipRuntimeGetVersion(&v2) == real<hipError_t (*)(int*)>("hipRuntimeGetVersion")(&r2) && v2 == r2, "hipRuntimeGetVersion unchanged");
+    expect(hipDriverGetVersion(&v1) == real<hipError_t (*)(int*)>("hipDriverGetVersion")(&r1) && v1 == r1,
+           "hipDriverGetVersion unchanged");
+    expect(hipRuntimeGetVersion(&v2) == real<hipError_t (*)(int*)>("hipRuntimeGetVersion")(&r2) && v2 == r2,
+           "hipRuntimeGetVersion unchanged");
     void* ptr = reinterpret_cast<void*>(0x1);
     const hipError_t e_malloc = hipMalloc(&ptr, 16);
     void* rptr = nullptr;
     expect(e_malloc == real<hipError_t (*)(void**, size_t)>("hipMalloc")(&rptr, 16), "hipMalloc: same error as untraced");
     const char* s1 = hipGetErrorString(hipErrorNoDevice);
-    expect(s1 == real<const char* (*)(hipError_t)>("hipGetErrorString")(hipErrorNoDevice), "hipGetErrorString: same pointer");
+    expect(s1 == real<const char* (*)(hipError_t)>("hipGetErrorString")(hipErrorNoDevice),
+           "hipGetErrorString: same pointer");
     const char* n1 = hipGetErrorName(e_malloc);
     hipStream_t stream = nullptr;
     const hipError_t e_stream = hipStreamCreate(&stream);
     const hipError_t e_sdestroy = hipStreamDestroy(stream);
     const hipError_t e_null_count = hipGetDeviceCount(nullptr);  // a null out-pointer, passed through
     constexpr std::size_t calls = 8;
-    expect(size_of(g_a) == before + 2 * calls, "8 calls, 8 ENTER + 8 EXIT records in context A (got " +
-                                                   std::to_string(size_of(g_a) - before) + ")");
+    expect(size_of(g_a) == before + 2 * calls,
+           "8 calls, 8 ENTER + 8 EXIT records in context A (got " + std::to_string(size_of(g_a) - before) + ")");
     {
         const auto m = of(g_a, ROCPROFILER_HIP_RUNTIME_API_ID_hipMalloc, EXIT);
         expect(m.size() == 1 && m[0].args.find("size=16;") != std::string::npos && m[0].args.rfind("ptr=", 0) == 0,
                "hipMalloc args: " + (m.empty() ? "" : m[0].args));
         const char* name = nullptr;
         for (const auto& [v, n] : encore::api::enum_names<hipError_t>::values)
-            if (v == e_malloc) { name = n; break; }
-        expect(m.size() == 1 && name != nullptr && m[0].retval == name, "hipMalloc EXIT carries " + std::string(name ? name : "?"));
+            if (v == e_malloc) {
+                name = n;
+                break;
+            }
+        expect(m.size() == 1 && name != nullptr && m[0].retval == name,
+               "hipMalloc EXIT carries " + std::string(name ? name : "?"));
         const auto g = of(g_a, ROCPROFILER_HIP_RUNTIME_API_ID_hipGetErrorString, EXIT);
         expect(g.size() == 1 && g[0].args == "hipError=hipErrorNoDevice;" && g[0].retval == "\"" + std::string(s1) + "\"",
-               "hipGetErrorString: enum argument and string result by value: " + (g.empty() ? "" : g[0].args + " -> " + g[0].retval));
+               "hipGetErrorString: enum argument and string result by value: " +
+                   (g.empty() ? "" : g[0].args + " -> " + g[0].retval));
         const auto gn = of(g_a, ROCPROFILER_HIP_RUNTIME_API_ID_hipGetErrorName, EXIT);
         expect(gn.size() == 1 && gn[0].retval == "\"" + std::string(n1) + "\"", "hipGetErrorName traced");
         const auto sc = of(g_a, ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamCreate, EXIT);
         expect(sc.size() == 1 && e_stream != hipSuccess, "hipStreamCreate traced and fails without a GPU");
         const auto sd = of(g_a, ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamDestroy, EXIT);
-        expect(sd.size() == 1 && sd[0].args == "stream=(null);" && e_sdestroy != hipSuccess, "hipStreamDestroy(null) traced: " + (sd.empty() ? "" : sd[0].args));
+        expect(sd.size() == 1 && sd[0].args == "stream=(null);" && e_sdestroy != hipSuccess,
+               "hipStreamDestroy(null) traced: " + (sd.empty() ? "" : sd[0].args));
         const auto nc = of(g_a, ROCPROFILER_HIP_RUNTIME_API_ID_hipGetDeviceCount, EXIT);
         expect(nc.size() == 2 && nc[1].args == "count=(null);" && e_null_count == hipErrorInvalidValue,
                "a null out-pointer prints (null) and the runtime's error passes through");
@@ -267,7 +297,8 @@ void scenario_api() {
         std::lock_guard lk(g_mutex);
         bool only = true;
         for (const auto& c : g_b)
-            only = only && (c.op == ROCPROFILER_HIP_RUNTIME_API_ID_hipGetDeviceCount || c.op == ROCPROFILER_HIP_RUNTIME_API_ID_hipMalloc);
+            only = only && (c.op == ROCPROFILER_HIP_RUNTIME_API_ID_hipGetDeviceCount ||
+                            c.op == ROCPROFILER_HIP_RUNTIME_API_ID_hipMalloc);
         expect(only && g_b.size() == 2 * 3, "context B's filter: 2 hipGetDeviceCount + 1 hipMalloc, ENTER+EXIT each");
     }
     // ENTER/EXIT pairing and correlation: each EXIT's internal id has exactly one ENTER.
@@ -289,7 +320,8 @@ void scenario_api() {
         expect(x.size() == 1 && x[0].external == 4242, "external correlation id in the HIP record");
     }
     rocprofiler_user_data_t popped{};
-    expect(g_ctx_a.pop_external_correlation_id(tid, &popped) == ROCPROFILER_STATUS_SUCCESS && popped.value == 4242, "pop");
+    expect(g_ctx_a.pop_external_correlation_id(tid, &popped) == ROCPROFILER_STATUS_SUCCESS && popped.value == 4242,
+           "pop");
 
     // Stop B mid-run, then restart it.
     expect(g_ctx_b.stop() == ROCPROFILER_STATUS_SUCCESS, "stop B");
@@ -302,8 +334,8 @@ void scenario_api() {
 
     const char* name = nullptr;
     expect(rocprofiler_query_callback_tracing_kind_operation_name(ROCPROFILER_CALLBACK_TRACING_HIP_COMPILER_API,
-                                                                  ROCPROFILER_HIP_COMPILER_API_ID___hipRegisterFatBinary, &name,
-                                                                  nullptr) == ROCPROFILER_STATUS_SUCCESS &&
+                                                                  ROCPROFILER_HIP_COMPILER_API_ID___hipRegisterFatBinary,
+                                                                  &name, nullptr) == ROCPROFILER_STATUS_SUCCESS &&
                std::string(name) == "__hipRegisterFatBinary",
            "HIP_COMPILER_API op names by id");
 
@@ -317,14 +349,19 @@ void scenario_api() {
     __hipUnregisterFatBinary(modules);
     dim3 grid(2, 1, 1), block(64, 1, 1);
     const hipError_t push = __hipPushCallConfiguration(grid, block, 0, nullptr);
-    expect(push == real<hipError_t (*)(dim3, dim3, size_t, hipStream_t)>("__hipPushCallConfiguration")(grid, block, 0, nullptr),
+    expect(push == real<hipError_t (*)(dim3, dim3, size_t, hipStream_t)>("__hipPushCallConfiguration")(grid, block, 0,
+                                                                                                       nullptr),
            "__hipPushCallConfiguration: same status as untraced");
     {
-        const auto f = of(g_c, ROCPROFILER_HIP_COMPILER_API_ID___hipRegisterFatBinary, EXIT, ROCPROFILER_CALLBACK_TRACING_HIP_COMPILER_API);
-        const auto u = of(g_c, ROCPROFILER_HIP_COMPILER_API_ID___hipUnregisterFatBinary, EXIT, ROCPROFILER_CALLBACK_TRACING_HIP_COMPILER_API);
-        const auto p = of(g_c, ROCPROFILER_HIP_COMPILER_API_ID___hipPushCallConfiguration, EXIT, ROCPROFILER_CALLBACK_TRACING_HIP_COMPILER_API);
+        const auto f = of(g_c, ROCPROFILER_HIP_COMPILER_API_ID___hipRegisterFatBinary, EXIT,
+                          ROCPROFILER_CALLBACK_TRACING_HIP_COMPILER_API);
+        const auto u = of(g_c, ROCPROFILER_HIP_COMPILER_API_ID___hipUnregisterFatBinary, EXIT,
+                          ROCPROFILER_CALLBACK_TRACING_HIP_COMPILER_API);
+        const auto p = of(g_c, ROCPROFILER_HIP_COMPILER_API_ID___hipPushCallConfiguration, EXIT,
+                          ROCPROFILER_CALLBACK_TRACING_HIP_COMPILER_API);
         expect(f.size() == 1 && u.size() == 1, "fat binary register/unregister traced as HIP_COMPILER_API");
-        expect(p.size() == 1 && p[0].args.find("gridDim={x=2, y=1, z=1}") != std::string::npos, "push configuration args: " + (p.empty() ? "" : p[0].args));
+        expect(p.size() == 1 && p[0].args.find("gridDim={x=2, y=1, z=1}") != std::string::npos,
+               "push configuration args: " + (p.empty() ? "" : p[0].args));
         expect(of(g_a, ROCPROFILER_HIP_RUNTIME_API_ID___hipPushCallConfiguration, EXIT).empty(),
                "__hipPushCallConfiguration is not also a HIP_RUNTIME_API record");
     }
@@ -347,24 +384,28 @@ void scenario_derived() {
     expect(q.size() == 1 && !set_enter.empty() && set_enter[0].internal == q[0].internal,
            "the SET record carries the enclosing HIP call's correlation id");
     (void)hipDeviceSynchronize();  // no stream argument: no SET
-    expect(of(g_a, ROCPROFILER_HIP_STREAM_SET, ENTER, ROCPROFILER_CALLBACK_TRACING_HIP_STREAM).size() == 1, "no SET without a stream");
+    expect(of(g_a, ROCPROFILER_HIP_STREAM_SET, ENTER, ROCPROFILER_CALLBACK_TRACING_HIP_STREAM).size() == 1,
+           "no SET without a stream");
     (void)hipStreamSynchronize(nullptr);
     const auto null_set = of(g_a, ROCPROFILER_HIP_STREAM_SET, ENTER, ROCPROFILER_CALLBACK_TRACING_HIP_STREAM);
     expect(null_set.size() == 2 && null_set[1].stream_id == 0, "the null stream is id 0");
     expect(hipStreamDestroy(bogus) != hipSuccess, "destroying a bogus stream fails");
-    expect(of(g_a, ROCPROFILER_HIP_STREAM_DESTROY, NONE, ROCPROFILER_CALLBACK_TRACING_HIP_STREAM).empty(), "no DESTROY record for a failed destroy");
+    expect(of(g_a, ROCPROFILER_HIP_STREAM_DESTROY, NONE, ROCPROFILER_CALLBACK_TRACING_HIP_STREAM).empty(),
+           "no DESTROY record for a failed destroy");
 
     // Events: RECORD on a stream, WAIT on another.
     auto* ev = reinterpret_cast<hipEvent_t>(0x2000);
     auto* other = reinterpret_cast<hipStream_t>(0x3000);
     const hipError_t e_record = hipEventRecord(ev, bogus);
-    expect(e_record != hipSuccess && e_record == real<hipError_t (*)(hipEvent_t, hipStream_t)>("hipEventRecord")(ev, bogus),
+    expect(e_record != hipSuccess &&
+               e_record == real<hipError_t (*)(hipEvent_t, hipStream_t)>("hipEventRecord")(ev, bogus),
            "hipEventRecord fails without a GPU, with the runtime's own error");
     (void)hipStreamWaitEvent(other, ev, 0);
     const auto rec = of(g_a, ROCPROFILER_HIP_EVENT_RECORD, ENTER, ROCPROFILER_CALLBACK_TRACING_HIP_EVENT);
     const auto rec_exit = of(g_a, ROCPROFILER_HIP_EVENT_RECORD, EXIT, ROCPROFILER_CALLBACK_TRACING_HIP_EVENT);
     const auto wait = of(g_a, ROCPROFILER_HIP_EVENT_WAIT, ENTER, ROCPROFILER_CALLBACK_TRACING_HIP_EVENT);
-    expect(rec.size() == 1 && rec_exit.size() == 1 && rec[0].event_id == 1 && rec[0].queue == 1 && rec[0].source_queue == 1,
+    expect(rec.size() == 1 && rec_exit.size() == 1 && rec[0].event_id == 1 && rec[0].queue == 1 &&
+               rec[0].source_queue == 1,
            "RECORD: event 1 on stream 1, source = queue");
     expect(wait.size() == 1 && wait[0].event_id == 1 && wait[0].queue == 2 && wait[0].source_queue == 0,
            "WAIT: event 1 on stream 2; the record failed, so its source is unknown (0)");
@@ -376,14 +417,16 @@ void scenario_derived() {
     // Graphs: instantiate fails (no EXEC_CREATE), launch is traced ENTER/EXIT, destroy fails.
     hipGraphExec_t exec = nullptr;
     expect(hipGraphInstantiate(&exec, nullptr, nullptr, nullptr, 0) != hipSuccess, "hipGraphInstantiate fails");
-    expect(of(g_a, ROCPROFILER_HIP_GRAPH_EXEC_CREATE, NONE, ROCPROFILER_CALLBACK_TRACING_HIP_GRAPH).empty(), "no EXEC_CREATE");
+    expect(of(g_a, ROCPROFILER_HIP_GRAPH_EXEC_CREATE, NONE, ROCPROFILER_CALLBACK_TRACING_HIP_GRAPH).empty(),
+           "no EXEC_CREATE");
     auto* bogus_exec = reinterpret_cast<hipGraphExec_t>(0x4000);
     (void)hipGraphLaunch(bogus_exec, nullptr);
     const auto l_in = of(g_a, ROCPROFILER_HIP_GRAPH_EXEC_LAUNCH, ENTER, ROCPROFILER_CALLBACK_TRACING_HIP_GRAPH);
     const auto l_out = of(g_a, ROCPROFILER_HIP_GRAPH_EXEC_LAUNCH, EXIT, ROCPROFILER_CALLBACK_TRACING_HIP_GRAPH);
     expect(l_in.size() == 1 && l_out.size() == 1 && l_in[0].exec_id == 1, "EXEC_LAUNCH ENTER/EXIT with graph exec id 1");
     expect(hipGraphExecDestroy(bogus_exec) != hipSuccess, "destroying a bogus exec fails");
-    expect(of(g_a, ROCPROFILER_HIP_GRAPH_EXEC_DESTROY, NONE, ROCPROFILER_CALLBACK_TRACING_HIP_GRAPH).empty(), "no EXEC_DESTROY");
+    expect(of(g_a, ROCPROFILER_HIP_GRAPH_EXEC_DESTROY, NONE, ROCPROFILER_CALLBACK_TRACING_HIP_GRAPH).empty(),
+           "no EXEC_DESTROY");
 }
 
 // The knobs of the stand-in runtime (fake_hip.cpp).
@@ -458,7 +501,8 @@ void check_event_completion(hipStream_t s1, hipStream_t s2, hipEvent_t ev) {
 
 void scenario_fake() {
     hipStream_t s1 = nullptr, s2 = nullptr;
-    expect(hipStreamCreate(&s1) == hipSuccess && hipStreamCreate(&s2) == hipSuccess && s1 != s2, "the stand-in creates streams");
+    expect(hipStreamCreate(&s1) == hipSuccess && hipStreamCreate(&s2) == hipSuccess && s1 != s2,
+           "the stand-in creates streams");
     const auto created = of(g_a, ROCPROFILER_HIP_STREAM_CREATE, NONE, ROCPROFILER_CALLBACK_TRACING_HIP_STREAM);
     expect(created.size() == 2 && created[0].stream_id == 1 && created[1].stream_id == 2, "CREATE records, ids 1 and 2");
     const auto api = of(g_a, ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamCreate, EXIT);
@@ -468,9 +512,11 @@ void scenario_fake() {
     const auto set = of(g_a, ROCPROFILER_HIP_STREAM_SET, ENTER, ROCPROFILER_CALLBACK_TRACING_HIP_STREAM);
     expect(set.size() == 1 && set[0].stream_id == 2, "SET names the created stream's id");
     auto* ev = reinterpret_cast<hipEvent_t>(0x777);
-    expect(hipEventRecord(ev, s1) == hipSuccess && hipStreamWaitEvent(s2, ev, 0) == hipSuccess, "record and wait succeed");
+    expect(hipEventRecord(ev, s1) == hipSuccess && hipStreamWaitEvent(s2, ev, 0) == hipSuccess,
+           "record and wait succeed");
     const auto wait = of(g_a, ROCPROFILER_HIP_EVENT_WAIT, ENTER, ROCPROFILER_CALLBACK_TRACING_HIP_EVENT);
-    expect(wait.size() == 1 && wait[0].queue == 2 && wait[0].source_queue == 1, "WAIT on stream 2 for an event recorded on stream 1");
+    expect(wait.size() == 1 && wait[0].queue == 2 && wait[0].source_queue == 1,
+           "WAIT on stream 2 for an event recorded on stream 1");
     check_event_completion(s1, s2, ev);
     expect(hipStreamDestroy(s1) == hipSuccess, "destroy");
     const auto destroyed = of(g_a, ROCPROFILER_HIP_STREAM_DESTROY, NONE, ROCPROFILER_CALLBACK_TRACING_HIP_STREAM);
@@ -482,11 +528,13 @@ void scenario_fake() {
     const auto ec = of(g_a, ROCPROFILER_HIP_GRAPH_EXEC_CREATE, NONE, ROCPROFILER_CALLBACK_TRACING_HIP_GRAPH);
     const auto el = of(g_a, ROCPROFILER_HIP_GRAPH_EXEC_LAUNCH, EXIT, ROCPROFILER_CALLBACK_TRACING_HIP_GRAPH);
     const auto ed = of(g_a, ROCPROFILER_HIP_GRAPH_EXEC_DESTROY, NONE, ROCPROFILER_CALLBACK_TRACING_HIP_GRAPH);
-    expect(ec.size() == 1 && el.size() == 1 && ed.size() == 1 && ec[0].exec_id == 1 && el[0].exec_id == 1 && ed[0].exec_id == 1,
+    expect(ec.size() == 1 && el.size() == 1 && ed.size() == 1 && ec[0].exec_id == 1 && el[0].exec_id == 1 &&
+               ed[0].exec_id == 1,
            "EXEC_CREATE / EXEC_LAUNCH / EXEC_DESTROY with one graph exec id");
     // A function the stand-in lacks: a clear error, not a crash.
     int n = 0;
-    expect(hipGetDeviceCount(&n) == hipErrorSharedObjectSymbolNotFound, "missing function: hipErrorSharedObjectSymbolNotFound");
+    expect(hipGetDeviceCount(&n) == hipErrorSharedObjectSymbolNotFound,
+           "missing function: hipErrorSharedObjectSymbolNotFound");
 }
 
 void scenario_nohip() {
@@ -513,10 +561,14 @@ extern "C" __attribute__((visibility("default"))) rocprofiler_tool_configure_res
 
 int main(int argc, char** argv) {
     g_scenario = argc > 1 ? argv[1] : "api";
-    if (g_scenario == "api") scenario_api();
-    else if (g_scenario == "derived") scenario_derived();
-    else if (g_scenario == "nohip") scenario_nohip();
-    else if (g_scenario == "fake") scenario_fake();
+    if (g_scenario == "api")
+        scenario_api();
+    else if (g_scenario == "derived")
+        scenario_derived();
+    else if (g_scenario == "nohip")
+        scenario_nohip();
+    else if (g_scenario == "fake")
+        scenario_fake();
     else {
         std::fprintf(stderr, "unknown scenario %s\n", g_scenario.c_str());
         return 2;

@@ -43,7 +43,8 @@ int tool_init(rocprofiler_client_finalize_t, void*) {
         return 1;
     auto both = [](rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*, void*) { on_record(g_both, r); };
     for (auto k : {ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API})
-        if (rocprofiler_configure_callback_tracing_service(g_ctx.id(), k, nullptr, 0, both, nullptr) != ROCPROFILER_STATUS_SUCCESS)
+        if (rocprofiler_configure_callback_tracing_service(g_ctx.id(), k, nullptr, 0, both, nullptr) !=
+            ROCPROFILER_STATUS_SUCCESS)
             return 1;
     if (rocprofiler_configure_callback_tracing_service(
             g_ctx_hsa.id(), ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, nullptr, 0,
@@ -120,7 +121,8 @@ int main() {
     expect(hipInit(0) == hipSuccess, "hipInit (hsa_init underneath)");
 
     int n = 0;
-    expect(hipGetDeviceCount(&n) == hipSuccess && n == 2, "hipGetDeviceCount: the 2 simulated GPUs (got " + std::to_string(n) + ")");
+    expect(hipGetDeviceCount(&n) == hipSuccess && n == 2,
+           "hipGetDeviceCount: the 2 simulated GPUs (got " + std::to_string(n) + ")");
     {
         const span s = under(ROCPROFILER_HIP_RUNTIME_API_ID_hipGetDeviceCount);
         std::size_t iterate = 0, info = 0;
@@ -131,7 +133,8 @@ int main() {
         expect(s.found && iterate == 2 && info >= 2 * 3,
                "hsa_iterate_agents and hsa_agent_get_info (ENTER+EXIT, one per agent) inside hipGetDeviceCount (" +
                    std::to_string(iterate) + ", " + std::to_string(info) + ")");
-        expect(s.found && s.hip_internal != 0 && nested_ancestors(s), "hsa_iterate_agents has the hipGetDeviceCount call's "
+        expect(s.found && s.hip_internal != 0 && nested_ancestors(s),
+               "hsa_iterate_agents has the hipGetDeviceCount call's "
                "internal id as ancestor; each hsa_agent_get_info, called from its callback, has hsa_iterate_agents' id");
     }
     int v = 0;
@@ -154,11 +157,13 @@ int main() {
         std::lock_guard lk(g_mutex);
         before = g_both.size();
     }
-    expect(hsa_system_get_info(HSA_SYSTEM_INFO_VERSION_MAJOR, &major) == HSA_STATUS_SUCCESS, "hsa_system_get_info directly");
+    expect(hsa_system_get_info(HSA_SYSTEM_INFO_VERSION_MAJOR, &major) == HSA_STATUS_SUCCESS,
+           "hsa_system_get_info directly");
     {
         std::lock_guard lk(g_mutex);
         bool ok = g_both.size() == before + 2;
-        for (std::size_t i = before; i < g_both.size(); ++i) ok = ok && g_both[i].kind == HSA && g_both[i].ancestor == 0;
+        for (std::size_t i = before; i < g_both.size(); ++i)
+            ok = ok && g_both[i].kind == HSA && g_both[i].ancestor == 0;
         expect(ok, "a top-level HSA call: ancestor 0");
     }
 
@@ -171,7 +176,8 @@ int main() {
         const span s = under(ROCPROFILER_HIP_RUNTIME_API_ID_hipGetDeviceCount, 1);
         bool same_thread = s.found && !s.hsa.empty();
         for (const auto& r : s.hsa) same_thread = same_thread && r.tid == s.hsa.front().tid;
-        expect(same_thread && nested_ancestors(s), "a HIP call on another thread: its HSA records descend from that call");
+        expect(same_thread && nested_ancestors(s),
+               "a HIP call on another thread: its HSA records descend from that call");
     }
 
     // A context that traces only HSA sees the same ancestors (the id of a HIP record it does not get).

@@ -96,8 +96,7 @@ int main() {
         char name[64] = {};
         if (i < hsa_agents.size()) hsa_agent_get_info(hsa_agents[i], HSA_AGENT_INFO_NAME, name);
         if (a.name == nullptr || a.name[0] == '\0' || std::strcmp(a.name, name) != 0) names_ok = false;
-        if (a.vendor_name == nullptr || a.product_name == nullptr || a.model_name == nullptr ||
-            a.uuid_string == nullptr)
+        if (a.vendor_name == nullptr || a.product_name == nullptr || a.model_name == nullptr || a.uuid_string == nullptr)
             strings_ok = false;
         if (a.logical_node_id != static_cast<int32_t>(i)) logical_ok = false;
         if (a.logical_node_type_id != (gpu ? gpus : cpus)) logical_ok = false;
@@ -139,7 +138,8 @@ int main() {
 
     // Repeated queries: the same agents (same pointers, same contents).
     query_result again = query();
-    expect(again.status == ROCPROFILER_STATUS_SUCCESS && again.agents == r.agents, "repeated queries give the same agents");
+    expect(again.status == ROCPROFILER_STATUS_SUCCESS && again.agents == r.agents,
+           "repeated queries give the same agents");
 
     // The C++ API agrees.
     auto span = encore::agents();

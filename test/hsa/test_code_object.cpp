@@ -198,8 +198,8 @@ int main(int argc, char** argv) {
         for (auto& c : cos) {
             co_ids.insert(c.code_object_id);
             co_agents.insert(c.agent);
-            co_ok += c.code_object_id != 0 && c.uri.rfind("file://", 0) == 0 &&
-                     c.uri.find(path) != std::string::npos && c.load_base != 0 && c.load_size != 0 &&
+            co_ok += c.code_object_id != 0 && c.uri.rfind("file://", 0) == 0 && c.uri.find(path) != std::string::npos &&
+                     c.load_base != 0 && c.load_size != 0 &&
                      c.storage_type == ROCPROFILER_CODE_OBJECT_STORAGE_TYPE_FILE && c.storage_file == fd;
         }
         expect(co_ids.size() == 2 && co_agents == std::set<std::uint64_t>{gpus[0].handle, gpus[1].handle},
@@ -256,7 +256,8 @@ int main(int argc, char** argv) {
             expect(c[n - 1] == static_cast<float>(n), "the dispatch ran");
             HSA_CHECK(hsa_signal_destroy(done));
             HSA_CHECK(hsa_queue_destroy(q));
-            for (void* p : {static_cast<void*>(a), static_cast<void*>(b), static_cast<void*>(c), static_cast<void*>(args)})
+            for (void* p :
+                 {static_cast<void*>(a), static_cast<void*>(b), static_cast<void*>(c), static_cast<void*>(args)})
                 HSA_CHECK(hsa_amd_memory_pool_free(p));
             std::lock_guard lk(g_mutex);
             expect(g_dispatches.size() == 1 && kernel_id_of_object.count(kernel_object) &&
@@ -266,7 +267,7 @@ int main(int argc, char** argv) {
         }
 
         // A second executable from memory, on one agent.
-        struct stat st{};
+        struct stat st {};
         fstat(fd, &st);
         std::vector<char> bytes(static_cast<std::size_t>(st.st_size));
         expect(pread(fd, bytes.data(), bytes.size(), 0) == static_cast<ssize_t>(bytes.size()), "code object read");
@@ -282,8 +283,8 @@ int main(int argc, char** argv) {
             if (r.op == ROCPROFILER_CODE_OBJECT_LOAD)
                 mem_ok += r.storage_type == ROCPROFILER_CODE_OBJECT_STORAGE_TYPE_MEMORY &&
                           r.memory_base == reinterpret_cast<std::uint64_t>(bytes.data()) &&
-                          r.memory_size == bytes.size() && r.uri.rfind("memory://", 0) == 0 && r.agent == gpus[0].handle &&
-                          !co_ids.count(r.code_object_id);
+                          r.memory_size == bytes.size() && r.uri.rfind("memory://", 0) == 0 &&
+                          r.agent == gpus[0].handle && !co_ids.count(r.code_object_id);
             else
                 mem_syms += !kernel_ids.count(r.kernel_id);
         }
@@ -311,7 +312,8 @@ int main(int argc, char** argv) {
         }
         expect(unloads.size() == loads.size() && phase_ok == static_cast<int>(unloads.size()),
                "destroy: one UNLOAD record per LOAD record");
-        expect(alive == static_cast<int>(unloads.size()), "destroy: UNLOAD records arrive before the runtime destroys it");
+        expect(alive == static_cast<int>(unloads.size()),
+               "destroy: UNLOAD records arrive before the runtime destroys it");
         // Order: for each code object, its symbols then the code object itself.
         int order = 0;
         std::set<std::uint64_t> closed;

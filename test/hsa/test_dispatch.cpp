@@ -39,8 +39,8 @@ struct dispatch_seen {
 
 std::mutex g_mutex;
 std::map<std::uint64_t, dispatch_seen> g_seen;  // by dispatch id
-std::atomic<int> g_completes{0};  // COMPLETE records so far, all dispatches
-std::atomic<bool> g_slow_complete{false};  // COMPLETE callbacks take a while (ordering check)
+std::atomic<int> g_completes{0};                // COMPLETE records so far, all dispatches
+std::atomic<bool> g_slow_complete{false};       // COMPLETE callbacks take a while (ordering check)
 rocprofiler_context_id_t g_ctx{};
 
 
@@ -125,7 +125,8 @@ int main(int argc, char** argv) {
                     rocprofiler_thread_id_t tid = 0;
                     rocprofiler_get_thread_id(&tid);
                     // The tool's external id for this thread shows on its dispatches.
-                    rocprofiler_push_external_correlation_id(g_ctx, tid, {.value = 500 + g * 10 + static_cast<unsigned>(t)});
+                    rocprofiler_push_external_correlation_id(g_ctx, tid,
+                                                             {.value = 500 + g * 10 + static_cast<unsigned>(t)});
                     auto* a = static_cast<float*>(example::alloc_shared(cpu, gpu, n * sizeof(float)));
                     auto* b = static_cast<float*>(example::alloc_shared(cpu, gpu, n * sizeof(float)));
                     auto* c = static_cast<float*>(example::alloc_shared(cpu, gpu, n * sizeof(float)));
@@ -152,7 +153,7 @@ int main(int argc, char** argv) {
                             if (c[j] != static_cast<float>(j + static_cast<uint32_t>(i)) + 1.0f) ++wrong;
                     }
                     g_slow_complete = false;
-            rocprofiler_pop_external_correlation_id(g_ctx, tid, nullptr);
+                    rocprofiler_pop_external_correlation_id(g_ctx, tid, nullptr);
                     hsa_amd_memory_pool_free(a);
                     hsa_amd_memory_pool_free(b);
                     hsa_amd_memory_pool_free(c);
@@ -161,7 +162,8 @@ int main(int argc, char** argv) {
         for (auto& th : pool) th.join();
         expect(wrong.load() == 0, "results are unchanged by tracing");
         expect(fired_early.load() == 0, "a program's signal fires after its dispatch's COMPLETE");
-        expect(untimed.load() == 0, "hsa_amd_profiling_get_dispatch_time on the program's signal gives the kernel's times");
+        expect(untimed.load() == 0,
+               "hsa_amd_profiling_get_dispatch_time on the program's signal gives the kernel's times");
         // A dispatch with a signal, then the program's barrier-AND packet with the barrier bit and
         // its own signal: when the barrier's signal fires, the dispatch's signal has fired too.
         int ordering_broken = 0;

@@ -23,8 +23,8 @@ using Args = example::VectorAddArgs;
 
 std::mutex g_mutex;
 rocprofiler_context_id_t g_a{}, g_b{};
-thread_local std::uint64_t t_api_call = 0;  // internal id of the HSA call in progress on this thread
-std::map<std::uint64_t, std::uint64_t> g_enqueue_corr;  // dispatch id -> correlation id at ENQUEUE (A)
+thread_local std::uint64_t t_api_call = 0;                // internal id of the HSA call in progress on this thread
+std::map<std::uint64_t, std::uint64_t> g_enqueue_corr;    // dispatch id -> correlation id at ENQUEUE (A)
 std::map<std::uint64_t, std::uint64_t> g_api_at_enqueue;  // dispatch id -> API call in progress
 std::set<std::uint64_t> g_a_complete, g_b_enqueue, g_b_complete;
 
@@ -56,8 +56,8 @@ int tool_init(rocprofiler_client_finalize_t, void*) {
     bad += rocprofiler_configure_callback_tracing_service(g_a, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, nullptr, 0,
                                                           &on_api, nullptr) != ROCPROFILER_STATUS_SUCCESS;
     for (auto c : {g_a, g_b})
-        bad += rocprofiler_configure_callback_tracing_service(c, ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH, nullptr, 0,
-                                                              &on_dispatch, nullptr) != ROCPROFILER_STATUS_SUCCESS;
+        bad += rocprofiler_configure_callback_tracing_service(c, ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH, nullptr,
+                                                              0, &on_dispatch, nullptr) != ROCPROFILER_STATUS_SUCCESS;
     bad += rocprofiler_start_context(g_a) != ROCPROFILER_STATUS_SUCCESS;
     bad += rocprofiler_start_context(g_b) != ROCPROFILER_STATUS_SUCCESS;
     return bad;
@@ -112,7 +112,8 @@ int main(int argc, char** argv) {
     int same_as_api = 0;
     for (auto& [id, corr] : g_enqueue_corr) same_as_api += corr != 0 && corr == g_api_at_enqueue[id];
     expect(same_as_api == total, "each dispatch carries the correlation id of the HSA call that submitted it");
-    expect(static_cast<int>(g_b_enqueue.size()) == b_active_submissions, "B saw exactly the dispatches submitted while active");
+    expect(static_cast<int>(g_b_enqueue.size()) == b_active_submissions,
+           "B saw exactly the dispatches submitted while active");
     expect(g_b_complete == g_b_enqueue, "B got a COMPLETE for each, also after it stopped");
     return test_support::finish();
 }

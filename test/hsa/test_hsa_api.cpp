@@ -25,7 +25,7 @@ using encore::domains::hsa_core;
 
 struct counts {
     std::map<std::pair<int, int>, int> by_op_phase;  // (op, phase) -> count
-    std::map<int, int> last_status;                   // op -> hsa_status_t at the last EXIT
+    std::map<int, int> last_status;                  // op -> hsa_status_t at the last EXIT
 };
 std::mutex g_mutex;
 counts g_a, g_b;
@@ -101,7 +101,8 @@ int main() {
         const hsa_status_t bad = hsa_queue_create(hsa_agent_t{0xdead}, 64, HSA_QUEUE_TYPE_SINGLE, nullptr, nullptr,
                                                   UINT32_MAX, UINT32_MAX, &q);
         expect(bad != HSA_STATUS_SUCCESS, "a bogus agent handle fails");
-        expect(g_a.last_status[queue_create] == static_cast<int>(bad) && g_b.last_status[queue_create] == static_cast<int>(bad),
+        expect(g_a.last_status[queue_create] == static_cast<int>(bad) &&
+                   g_b.last_status[queue_create] == static_cast<int>(bad),
                "EXIT carries the runtime's error status");
         const hsa_status_t null_out = hsa_agent_get_info(gpus.at(0), HSA_AGENT_INFO_NAME, nullptr);
         expect(null_out == HSA_STATUS_ERROR_INVALID_ARGUMENT, "a null out-pointer is passed through to the runtime");
@@ -111,7 +112,8 @@ int main() {
         expect(g_ctx_b.stop() == ROCPROFILER_STATUS_SUCCESS, "stop B");
         const int b_now = count(g_b, get_info, ENTER), a_now = count(g_a, get_info, ENTER);
         HSA_CHECK(hsa_agent_get_info(gpus.at(0), HSA_AGENT_INFO_NAME, name));
-        expect(count(g_b, get_info, ENTER) == b_now && count(g_a, get_info, ENTER) == a_now + 1, "stopped B sees nothing");
+        expect(count(g_b, get_info, ENTER) == b_now && count(g_a, get_info, ENTER) == a_now + 1,
+               "stopped B sees nothing");
         expect(g_ctx_b.start() == ROCPROFILER_STATUS_SUCCESS, "restart B");
         HSA_CHECK(hsa_agent_get_info(gpus.at(0), HSA_AGENT_INFO_NAME, name));
         expect(count(g_b, get_info, ENTER) == b_now + 1, "restarted B sees calls again");

@@ -125,7 +125,8 @@ std::vector<call_seen> calls(const std::vector<rec>& rs, rocprofiler_callback_tr
     std::map<std::uint64_t, rec> open;  // by user_data
     for (const auto& r : rs) {
         if (r.kind != k || r.op != op) continue;
-        if (r.phase == ROCPROFILER_CALLBACK_PHASE_ENTER) open[r.ud_seen] = r;
+        if (r.phase == ROCPROFILER_CALLBACK_PHASE_ENTER)
+            open[r.ud_seen] = r;
         else if (r.phase == ROCPROFILER_CALLBACK_PHASE_EXIT) {
             auto it = open.find(r.ud_seen);
             if (it == open.end()) {
@@ -223,8 +224,9 @@ void test_allocations(hsa_agent_t cpu, hsa_agent_t gpu) {
     expect(region_ok == 1, "region allocation: the region's agent, address, size");
     int failed = 0;
     for (auto& c : allocs) {
-        if (c.exit.address == 0 && c.exit.size == 0) ++failed;                                    // size 0
-        if (c.exit.address == 0 && c.exit.size == 64 && c.exit.agent == 0 && c.exit.start <= c.exit.end) ++failed;  // bad pool
+        if (c.exit.address == 0 && c.exit.size == 0) ++failed;  // size 0
+        if (c.exit.address == 0 && c.exit.size == 64 && c.exit.agent == 0 && c.exit.start <= c.exit.end)
+            ++failed;  // bad pool
     }
     expect(failed == 2, "failed allocations: EXIT with address 0");
 
@@ -306,7 +308,8 @@ void test_copies(hsa_agent_t cpu, hsa_agent_t gpu) {
     HSA_CHECK(hsa_amd_memory_pool_allocate(coarse, n, 0, &d2));
     std::vector<unsigned char> m1(n), m2(n);  // memory the runtime does not know: host
     auto fill = [&](void* p, unsigned char seed) {
-        for (std::size_t i = 0; i < n; ++i) static_cast<unsigned char*>(p)[i] = static_cast<unsigned char>(i * 7 + seed);
+        for (std::size_t i = 0; i < n; ++i)
+            static_cast<unsigned char*>(p)[i] = static_cast<unsigned char>(i * 7 + seed);
     };
     auto same = [&](const void* a, const void* b) { return std::memcmp(a, b, n) == 0; };
 
@@ -362,7 +365,8 @@ void test_copies(hsa_agent_t cpu, hsa_agent_t gpu) {
             g_signal_of_dst[u(w.dst)] = s;
         }
         const hsa_agent_t dst_agent{w.dst_agent}, src_agent{w.src_agent};
-        HSA_CHECK(hsa_amd_memory_async_copy(const_cast<void*>(w.dst), dst_agent, w.src, src_agent, w.bytes, 0, nullptr, s));
+        HSA_CHECK(hsa_amd_memory_async_copy(const_cast<void*>(w.dst), dst_agent, w.src, src_agent, w.bytes, 0, nullptr,
+                                            s));
         example::wait_done(s);
         {
             std::lock_guard lk(g_mutex);
@@ -472,7 +476,8 @@ void test_copies(hsa_agent_t cpu, hsa_agent_t gpu) {
     rs = take();
     int enters = 0, exits = 0, at_one = 0;
     for (auto& r : rs) {
-        if (r.kind != ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY || r.op != ROCPROFILER_MEMORY_COPY_HOST_TO_DEVICE) continue;
+        if (r.kind != ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY || r.op != ROCPROFILER_MEMORY_COPY_HOST_TO_DEVICE)
+            continue;
         enters += r.phase == ROCPROFILER_CALLBACK_PHASE_ENTER;
         exits += r.phase == ROCPROFILER_CALLBACK_PHASE_EXIT;
         at_one += r.phase == ROCPROFILER_CALLBACK_PHASE_EXIT && r.app_signal_at_exit == 1;

@@ -20,7 +20,8 @@ int main() {
         std::fprintf(stderr, "OnLoad refused a valid table\n");
         ++failures;
     }
-    if (std::memcmp(&core_before, &t.core, sizeof(core_before)) != 0 || std::memcmp(&amd_before, &t.amd, sizeof(amd_before)) != 0) {
+    if (std::memcmp(&core_before, &t.core, sizeof(core_before)) != 0 ||
+        std::memcmp(&amd_before, &t.amd, sizeof(amd_before)) != 0) {
         std::fprintf(stderr, "OnLoad changed the table although no context configured anything\n");
         ++failures;
     }

@@ -59,7 +59,7 @@ struct replay_seen {
     std::uint64_t correlation = 0;
     bool correlation_same = true;
     const char* declined = nullptr;
-    std::vector<std::uint64_t> checksums;     // at each PASS ENTER
+    std::vector<std::uint64_t> checksums;      // at each PASS ENTER
     std::vector<std::uint64_t> ud_pass_enter;  // user_data seen at PASS ENTER
     std::vector<std::uint64_t> ud_pass_exit;
     std::vector<std::uint64_t> ud_continue;
@@ -125,16 +125,26 @@ void on_replay(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*
         // Toggles and checksum are illegal outside PASS ENTER.
         expect(p->current_pass == 0 && p->total_passes == 0, "pass fields are zero at CONFIG ENTER");
         std::uint64_t c = 0;
-        expect(encore_kernel_replay_checksum(&c) == ROCPROFILER_STATUS_ERROR_CONTEXT_ERROR, "checksum outside PASS ENTER");
+        expect(encore_kernel_replay_checksum(&c) == ROCPROFILER_STATUS_ERROR_CONTEXT_ERROR,
+               "checksum outside PASS ENTER");
         ud->value = 100;
         if (g_mode == "rules") {
             switch (g_nth++) {
-                case 0: p->replay_pass_count = &pass_count_fixed3; p->replay_continue = &continue_always; break;
-                case 1: p->replay_pass_count = &pass_count_5; p->replay_continue = &continue_until_1; break;
-                case 2: p->replay_pass_count = &pass_count_0; p->replay_continue = &continue_until_3; break;
+                case 0:
+                    p->replay_pass_count = &pass_count_fixed3;
+                    p->replay_continue = &continue_always;
+                    break;
+                case 1:
+                    p->replay_pass_count = &pass_count_5;
+                    p->replay_continue = &continue_until_1;
+                    break;
+                case 2:
+                    p->replay_pass_count = &pass_count_0;
+                    p->replay_continue = &continue_until_3;
+                    break;
                 case 3: break;  // opt out
                 case 4: p->replay_pass_count = &pass_count_1; break;
-                case 5: p->replay_pass_count = &pass_count_0; break;  // no continue: declined
+                case 5: p->replay_pass_count = &pass_count_0; break;       // no continue: declined
                 case 6: p->replay_pass_count = &pass_count_fixed3; break;  // local toggles
                 default: p->replay_pass_count = &pass_count_2; break;
             }
@@ -169,7 +179,8 @@ void on_replay(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*
             if (pass == 2) {
                 expect(p->replay_start_context(g_trace_b) == ROCPROFILER_STATUS_SUCCESS, "local start");
                 // A globally stopped context stays stopped.
-                expect(p->replay_start_context(g_stopped_c) == ROCPROFILER_STATUS_SUCCESS, "local start of a stopped context");
+                expect(p->replay_start_context(g_stopped_c) == ROCPROFILER_STATUS_SUCCESS,
+                       "local start of a stopped context");
             }
             expect(p->replay_stop_context(rocprofiler_context_id_t{999}) == ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND,
                    "local stop of an unknown context");
@@ -181,7 +192,8 @@ void on_replay(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*
         }
         if (g_mode == "nested" && p->current_pass == 1 && g_nested_hook) g_nested_hook();
         if (g_mode == "stop_midway" && p->current_pass == 1)
-            expect(rocprofiler_stop_context(g_replay_ctx) == ROCPROFILER_STATUS_SUCCESS, "stop the replay context mid-sequence");
+            expect(rocprofiler_stop_context(g_replay_ctx) == ROCPROFILER_STATUS_SUCCESS,
+                   "stop the replay context mid-sequence");
         lk.lock();
         s.checksums.push_back(c);
         ud->value = 200 + p->current_pass;  // scoped to this pass
@@ -214,7 +226,8 @@ void on_dispatch(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_
         ++g_seen[id].dispatch_records[r.context_id.handle];
         if (r.context_id.handle == g_replay_ctx.handle) {
             auto& s = g_seen[id];
-            if (s.correlation != 0) s.correlation_same = s.correlation_same && s.correlation == r.correlation_id.internal;
+            if (s.correlation != 0)
+                s.correlation_same = s.correlation_same && s.correlation == r.correlation_id.internal;
         }
     }
     if (r.operation == ROCPROFILER_KERNEL_DISPATCH_COMPLETE && r.context_id.handle == g_replay_ctx.handle) {
@@ -237,11 +250,11 @@ int tool_init(rocprofiler_client_finalize_t, void*) {
     o.size = sizeof(o);
     expect(encore_configure_kernel_replay_options(g_replay_ctx, &o) == ROCPROFILER_STATUS_ERROR_CONTEXT_ERROR,
            "options before the context has the replay service");
-    expect(rocprofiler_configure_callback_tracing_service(g_replay_ctx, ROCPROFILER_CALLBACK_TRACING_KERNEL_REPLAY, nullptr,
-                                                          0, &both, nullptr) == ROCPROFILER_STATUS_SUCCESS,
+    expect(rocprofiler_configure_callback_tracing_service(g_replay_ctx, ROCPROFILER_CALLBACK_TRACING_KERNEL_REPLAY,
+                                                          nullptr, 0, &both, nullptr) == ROCPROFILER_STATUS_SUCCESS,
            "replay service");
-    expect(rocprofiler_configure_callback_tracing_service(second, ROCPROFILER_CALLBACK_TRACING_KERNEL_REPLAY, nullptr, 0,
-                                                          &on_replay, nullptr) ==
+    expect(rocprofiler_configure_callback_tracing_service(second, ROCPROFILER_CALLBACK_TRACING_KERNEL_REPLAY, nullptr,
+                                                          0, &on_replay, nullptr) ==
                ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED,
            "exactly one context may configure KERNEL_REPLAY");
     expect(rocprofiler_configure_callback_tracing_service(g_replay_ctx, ROCPROFILER_CALLBACK_TRACING_KERNEL_REPLAY,
@@ -265,7 +278,7 @@ int tool_init(rocprofiler_client_finalize_t, void*) {
     if (const char* pol = std::getenv("TEST_REPLAY_POLICY"); pol != nullptr) {
         // The C++ face of the same call (a repeated call replaces the options).
         const auto policy = std::strcmp(pol, "full_copy") == 0 ? ENCORE_REPLAY_SNAPSHOT_FULL_COPY
-                                                                : ENCORE_REPLAY_SNAPSHOT_CHANGED_CHUNKS;
+                                                               : ENCORE_REPLAY_SNAPSHOT_CHANGED_CHUNKS;
         expect(encore::context(g_replay_ctx).replay_options(policy, 8192) == ROCPROFILER_STATUS_SUCCESS,
                "C++ replay options");
     }
@@ -330,9 +343,9 @@ void setup(device_state& d, const char* co_path, int agent_index, int iterations
 void teardown(device_state& d) {
     HSA_CHECK(hsa_signal_destroy(d.done));
     HSA_CHECK(hsa_queue_destroy(d.queue));
-    for (void* p : {static_cast<void*>(d.x), static_cast<void*>(d.y), static_cast<void*>(d.out),
-                    static_cast<void*>(d.index), static_cast<void*>(d.saxpy), static_cast<void*>(d.cargs),
-                    static_cast<void*>(d.app)})
+    for (void* p :
+         {static_cast<void*>(d.x), static_cast<void*>(d.y), static_cast<void*>(d.out), static_cast<void*>(d.index),
+          static_cast<void*>(d.saxpy), static_cast<void*>(d.cargs), static_cast<void*>(d.app)})
         HSA_CHECK(hsa_amd_memory_pool_free(p));
     delete d.co;
 }
@@ -408,8 +421,7 @@ int rules(const char* co) {
             expect(s.ud_pass_exit[i] == 200 + i, "a write in PASS ENTER reaches that pass's EXIT");
         // ctx A traces each pass's dispatch once (one dispatch id for all passes).
         const int passes = s.pass_enter == 0 ? 1 : s.pass_enter;
-        expect(s.dispatch_records.count(g_replay_ctx.handle) == 1 &&
-                   s.dispatch_records.at(g_replay_ctx.handle) == passes,
+        expect(s.dispatch_records.count(g_replay_ctx.handle) == 1 && s.dispatch_records.at(g_replay_ctx.handle) == passes,
                "one ENQUEUE per pass under one dispatch id");
         expect(g_complete_by_dispatch[id] == passes, "one COMPLETE per pass");
         expect(s.dispatch_records.count(g_stopped_c.handle) == 0, "a globally stopped context sees nothing");
@@ -576,7 +588,8 @@ int declines(const char* co) {
     {
         const uint64_t idx = hsa_queue_add_write_index_screlease(d.queue, 2);
         for (uint64_t k = 0; k < 2; ++k) {
-            auto* p = static_cast<hsa_kernel_dispatch_packet_t*>(d.queue->base_address) + ((idx + k) & (d.queue->size - 1));
+            auto* p = static_cast<hsa_kernel_dispatch_packet_t*>(d.queue->base_address) +
+                      ((idx + k) & (d.queue->size - 1));
             std::memset(reinterpret_cast<char*>(p) + 4, 0, sizeof(*p) - 4);
             p->workgroup_size_x = 64;
             p->workgroup_size_y = p->workgroup_size_z = 1;
@@ -585,11 +598,13 @@ int declines(const char* co) {
             p->kernel_object = d.k_saxpy;
             p->kernarg_address = d.saxpy;
             p->completion_signal = d.done;
-            const uint16_t header = (HSA_PACKET_TYPE_KERNEL_DISPATCH << HSA_PACKET_HEADER_TYPE) | (1 << HSA_PACKET_HEADER_BARRIER) |
+            const uint16_t header = (HSA_PACKET_TYPE_KERNEL_DISPATCH << HSA_PACKET_HEADER_TYPE) |
+                                    (1 << HSA_PACKET_HEADER_BARRIER) |
                                     (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE) |
                                     (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE);
             const uint16_t setup_bits = 1 << HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS;
-            __atomic_store_n(reinterpret_cast<uint32_t*>(p), header | (static_cast<uint32_t>(setup_bits) << 16), __ATOMIC_RELEASE);
+            __atomic_store_n(reinterpret_cast<uint32_t*>(p), header | (static_cast<uint32_t>(setup_bits) << 16),
+                             __ATOMIC_RELEASE);
         }
         hsa_signal_store_screlease(d.queue->doorbell_signal, static_cast<hsa_signal_value_t>(idx + 1));
     }
@@ -627,7 +642,8 @@ int stop_midway(const char* co) {
     expect(g_order.size() == 1, "no CONFIG once the context is stopped");
     if (g_order.empty()) return 1;
     const auto& s = g_seen[g_order[0]];
-    expect(s.pass_enter == 3 && s.pass_exit == 3 && s.config_exit == 1, "the stopped context still gets the rest of its sequence");
+    expect(s.pass_enter == 3 && s.pass_exit == 3 && s.config_exit == 1,
+           "the stopped context still gets the rest of its sequence");
     return 0;
 }
 
@@ -712,7 +728,8 @@ int stress(const char* co) {
             expect(false, "one COMPLETE per pass, none lost or duplicated");
             break;
         }
-        for (std::size_t i = 1; i < s.checksums.size(); ++i) expect(s.checksums[i] == s.checksums[0], "identical inputs");
+        for (std::size_t i = 1; i < s.checksums.size(); ++i)
+            expect(s.checksums[i] == s.checksums[0], "identical inputs");
     }
     expect(replayed > total / 4, "a fraction of the dispatches was replayed");
     std::printf("stress: %d dispatches, %d replayed, %d async copies\n", total, replayed, copies.load());

@@ -64,7 +64,8 @@ void on_marker(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*
     if (r.phase == ROCPROFILER_CALLBACK_PHASE_EXIT) {
         rocprofiler_iterate_callback_tracing_kind_operation_args(r, &collect_arg, 1, &x.args);
         const auto* p = static_cast<const rocprofiler_callback_tracing_marker_api_data_t*>(r.payload);
-        x.ret = r.kind == ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API && r.operation == ROCPROFILER_MARKER_CORE_API_ID_roctxRangeStartA
+        x.ret = r.kind == ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API &&
+                        r.operation == ROCPROFILER_MARKER_CORE_API_ID_roctxRangeStartA
                     ? static_cast<std::int64_t>(p->retval.uint64_t_retval)
                     : p->retval.int32_t_retval;
     }
@@ -77,7 +78,8 @@ void on_range(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t* 
     rec x{r.kind, r.operation, r.phase, r.thread_id, r.correlation_id.internal, {}, 0, r.correlation_id.ancestor, 0};
     if (r.phase == ROCPROFILER_CALLBACK_PHASE_ENTER) ud->value = g_user_seq.fetch_add(1);
     x.user = ud->value;
-    if (rocprofiler_iterate_callback_tracing_kind_operation_args(r, &collect_arg, 1, &x.args) != ROCPROFILER_STATUS_SUCCESS)
+    if (rocprofiler_iterate_callback_tracing_kind_operation_args(r, &collect_arg, 1, &x.args) !=
+        ROCPROFILER_STATUS_SUCCESS)
         x.args = "<iterate failed>";
     if (r.phase == ROCPROFILER_CALLBACK_PHASE_EXIT) {
         const auto* p = static_cast<const rocprofiler_callback_tracing_marker_api_data_t*>(r.payload);
@@ -106,24 +108,27 @@ int tool_init(rocprofiler_client_finalize_t, void*) {
     encore::context other;
     if (encore::context::create(other) != ROCPROFILER_STATUS_SUCCESS) return 1;
     const rocprofiler_tracing_operation_t past_end = ROCPROFILER_MARKER_CORE_API_ID_LAST;
-    if (rocprofiler_configure_callback_tracing_service(other.id(), ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API, &past_end, 1,
-                                                       &on_marker, nullptr) != ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND)
+    if (rocprofiler_configure_callback_tracing_service(other.id(), ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API,
+                                                       &past_end, 1, &on_marker,
+                                                       nullptr) != ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND)
         return 1;
-    if (rocprofiler_configure_callback_tracing_service(g_ctx.id(), ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API, nullptr, 0,
-                                                       &on_marker, nullptr) != ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED)
+    if (rocprofiler_configure_callback_tracing_service(g_ctx.id(), ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API,
+                                                       nullptr, 0, &on_marker,
+                                                       nullptr) != ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED)
         return 1;
-    if (rocprofiler_configure_callback_tracing_service(other.id(), ROCPROFILER_CALLBACK_TRACING_MARKER_NAME_API, nullptr, 0,
-                                                       nullptr, nullptr) != ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT)
+    if (rocprofiler_configure_callback_tracing_service(other.id(), ROCPROFILER_CALLBACK_TRACING_MARKER_NAME_API, nullptr,
+                                                       0, nullptr, nullptr) != ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT)
         return 1;
     // The range kind, in a context of its own; an op id past it is refused.
     if (encore::context::create(g_range_ctx) != ROCPROFILER_STATUS_SUCCESS) return 1;
     const rocprofiler_tracing_operation_t range_past_end = ROCPROFILER_MARKER_CORE_RANGE_API_ID_LAST;
     if (rocprofiler_configure_callback_tracing_service(other.id(), ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_RANGE_API,
-                                                       &range_past_end, 1, &on_range, nullptr) !=
-        ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND)
+                                                       &range_past_end, 1, &on_range,
+                                                       nullptr) != ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND)
         return 1;
-    if (rocprofiler_configure_callback_tracing_service(g_range_ctx.id(), ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_RANGE_API,
-                                                       nullptr, 0, &on_range, nullptr) != ROCPROFILER_STATUS_SUCCESS)
+    if (rocprofiler_configure_callback_tracing_service(g_range_ctx.id(),
+                                                       ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_RANGE_API, nullptr, 0,
+                                                       &on_range, nullptr) != ROCPROFILER_STATUS_SUCCESS)
         return 1;
     return g_ctx.start() == ROCPROFILER_STATUS_SUCCESS && g_range_ctx.start() == ROCPROFILER_STATUS_SUCCESS ? 0 : 1;
 }
@@ -197,25 +202,26 @@ void scenario_traced() {
     const char* name = nullptr;
     std::uint64_t len = 0;
     expect(rocprofiler_query_callback_tracing_kind_operation_name(ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API,
-                                                                  ROCPROFILER_MARKER_CORE_API_ID_roctxRangePushA, &name, &len) ==
-                   ROCPROFILER_STATUS_SUCCESS &&
+                                                                  ROCPROFILER_MARKER_CORE_API_ID_roctxRangePushA, &name,
+                                                                  &len) == ROCPROFILER_STATUS_SUCCESS &&
                std::string(name) == "roctxRangePushA" && len == 15,
            "op names by id");
     expect(rocprofiler_query_callback_tracing_kind_operation_name(ROCPROFILER_CALLBACK_TRACING_MARKER_NAME_API,
-                                                                  ROCPROFILER_MARKER_NAME_API_ID_LAST, &name, &len) ==
-               ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND,
+                                                                  ROCPROFILER_MARKER_NAME_API_ID_LAST, &name,
+                                                                  &len) == ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND,
            "an op id past the kind: OPERATION_NOT_FOUND");
     expect(rocprofiler_query_callback_tracing_kind_operation_name(ROCPROFILER_CALLBACK_TRACING_MARKER_CONTROL_API,
-                                                                  ROCPROFILER_MARKER_CONTROL_API_ID_NONE, &name, &len) ==
-               ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND,
+                                                                  ROCPROFILER_MARKER_CONTROL_API_ID_NONE, &name,
+                                                                  &len) == ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND,
            "op id NONE (-1): OPERATION_NOT_FOUND");
 
     const auto push = select(CORE, ROCPROFILER_MARKER_CORE_API_ID_roctxRangePushA, EXIT, me);
-    expect(push.size() == 3 && push[0].args == "message=\"outer\";" && push[0].ret == 0 && push[1].args == "message=\"inner\";" &&
-               push[1].ret == 1 && push[2].args == "message=(null);",
+    expect(push.size() == 3 && push[0].args == "message=\"outer\";" && push[0].ret == 0 &&
+               push[1].args == "message=\"inner\";" && push[1].ret == 1 && push[2].args == "message=(null);",
            "push records on the main thread: messages and levels");
     const auto pop = select(CORE, ROCPROFILER_MARKER_CORE_API_ID_roctxRangePop, EXIT, me);
-    expect(pop.size() == 5 && pop[0].ret == 1 && pop[1].ret == 0 && pop[2].ret == -1 && pop[3].ret == -1 && pop[4].ret == 0,
+    expect(pop.size() == 5 && pop[0].ret == 1 && pop[1].ret == 0 && pop[2].ret == -1 && pop[3].ret == -1 &&
+               pop[4].ret == 0,
            "pop records: levels, -1 for the unbalanced ones");
     const auto start = select(CORE, ROCPROFILER_MARKER_CORE_API_ID_roctxRangeStartA, EXIT, me);
     const auto stop = select(CORE, ROCPROFILER_MARKER_CORE_API_ID_roctxRangeStop, EXIT, me);
@@ -223,9 +229,11 @@ void scenario_traced() {
                stop[1].args == "id=" + std::to_string(start[0].ret) + ";",
            "start returns the id that stop carries");
     expect(select(CORE, ROCPROFILER_MARKER_CORE_API_ID_roctxMarkA, ENTER, me).size() == 2, "marks traced");
-    expect(select(ROCPROFILER_CALLBACK_TRACING_MARKER_NAME_API, ROCPROFILER_MARKER_NAME_API_ID_roctxNameOsThread, EXIT, me).size() == 2,
+    expect(select(ROCPROFILER_CALLBACK_TRACING_MARKER_NAME_API, ROCPROFILER_MARKER_NAME_API_ID_roctxNameOsThread, EXIT, me)
+                   .size() == 2,
            "MARKER_NAME_API records");
-    const auto pause = select(ROCPROFILER_CALLBACK_TRACING_MARKER_CONTROL_API, ROCPROFILER_MARKER_CONTROL_API_ID_roctxProfilerPause, EXIT, me);
+    const auto pause = select(ROCPROFILER_CALLBACK_TRACING_MARKER_CONTROL_API,
+                              ROCPROFILER_MARKER_CONTROL_API_ID_roctxProfilerPause, EXIT, me);
     expect(pause.size() == 1 && pause[0].args == "tid=0;", "MARKER_CONTROL_API records");
 
     // The threads: per thread, push/pop records alternate as a well-nested sequence.
@@ -286,12 +294,13 @@ void check_ranges() {
     constexpr int PROCESS = ROCPROFILER_MARKER_CORE_RANGE_API_ID_roctxProcessRangeA;
     const std::uint64_t me = gettid_now();
     const char* name = nullptr;
-    expect(rocprofiler_query_callback_tracing_kind_operation_name(ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_RANGE_API, THREAD,
-                                                                  &name, nullptr) == ROCPROFILER_STATUS_SUCCESS &&
+    expect(rocprofiler_query_callback_tracing_kind_operation_name(ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_RANGE_API,
+                                                                  THREAD, &name, nullptr) == ROCPROFILER_STATUS_SUCCESS &&
                std::string(name) == "roctxThreadRangeA",
            "range op names by id (the reference's numbering)");
     static_assert(encore::domains::marker_core_range::id_of<"roctxProcessRangeA">() == PROCESS);
-    static_assert(encore::domains::marker_core_range::id_of<"roctxGetThreadId">() == ROCPROFILER_MARKER_CORE_RANGE_API_ID_roctxGetThreadId);
+    static_assert(encore::domains::marker_core_range::id_of<"roctxGetThreadId">() ==
+                  ROCPROFILER_MARKER_CORE_RANGE_API_ID_roctxGetThreadId);
 
     // Main thread: push outer, push inner, pop, pop, pop (unbalanced), push NULL, pop.
     {
@@ -317,8 +326,8 @@ void check_ranges() {
     }
     // Ancestor: the range's own id; its ancestor is the MARKER_CORE_API push record (context 1).
     {
-        const auto push = select(ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API, ROCPROFILER_MARKER_CORE_API_ID_roctxRangePushA,
-                                 ROCPROFILER_CALLBACK_PHASE_ENTER, me);
+        const auto push = select(ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API,
+                                 ROCPROFILER_MARKER_CORE_API_ID_roctxRangePushA, ROCPROFILER_CALLBACK_PHASE_ENTER, me);
         const auto r = ranges(THREAD, ENTER, me);
         expect(!push.empty() && !r.empty() && r[0].ancestor == push[0].internal && r[0].internal != push[0].internal,
                "the range's ancestor is the roctxRangePushA call it opened in");
@@ -326,12 +335,15 @@ void check_ranges() {
     // Process ranges: b stopped first, then a; 0 (never started): no record.
     {
         const auto s_in = ranges(PROCESS, ENTER, me), s_out = ranges(PROCESS, EXIT, me);
-        expect(s_in.size() == 2 && s_out.size() == 2 && s_in[0].args == "message=\"a\";" && s_out[0].internal == s_in[1].internal &&
-                   s_out[1].internal == s_in[0].internal && s_out[0].args == "message=\"b\";",
+        expect(s_in.size() == 2 && s_out.size() == 2 && s_in[0].args == "message=\"a\";" &&
+                   s_out[0].internal == s_in[1].internal && s_out[1].internal == s_in[0].internal &&
+                   s_out[0].args == "message=\"b\";",
                "start/stop: ENTER at start, EXIT at stop, paired by range id; no record for an unknown id");
-        const auto core_start = select(ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API, ROCPROFILER_MARKER_CORE_API_ID_roctxRangeStartA,
-                                       ROCPROFILER_CALLBACK_PHASE_EXIT, me);
-        expect(s_out.size() == 2 && core_start.size() == 2 && s_out[1].ret == core_start[0].ret && s_out[0].ret == core_start[1].ret,
+        const auto core_start = select(ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API,
+                                       ROCPROFILER_MARKER_CORE_API_ID_roctxRangeStartA, ROCPROFILER_CALLBACK_PHASE_EXIT,
+                                       me);
+        expect(s_out.size() == 2 && core_start.size() == 2 && s_out[1].ret == core_start[0].ret &&
+                   s_out[0].ret == core_start[1].ret,
                "the EXIT's return value is the range id roctxRangeStartA returned");
     }
     expect(ranges(ROCPROFILER_MARKER_CORE_RANGE_API_ID_roctxMarkA, ENTER, me).size() == 2 &&
@@ -363,9 +375,9 @@ void check_ranges() {
             }
             nested = nested && open.empty() && ranges_closed == 402;
         }
-        expect(nested, "4 threads: ranges nest per thread (LIFO pairs, levels), 402 each, no record for their unbalanced pops");
+        expect(nested,
+               "4 threads: ranges nest per thread (LIFO pairs, levels), 402 each, no record for their unbalanced pops");
     }
-
 }
 
 // MARKER_CORE_RANGE_API with calls of its own (run after the MARKER_CORE_API checks, which count
@@ -396,8 +408,9 @@ void check_ranges_live() {
             const rec &in1 = all_in[all_in.size() - 2], &in2 = all_in.back();
             const rec &out1 = all_out[all_out.size() - 2], &out2 = all_out.back();
             ok = in1.tid == me && out1.internal == in1.internal && out1.tid == me && out1.user == in1.user &&
-                 static_cast<roctx_range_id_t>(out1.ret) == here && in2.tid == other_tid && out2.internal == in2.internal &&
-                 out2.tid == other_tid && static_cast<roctx_range_id_t>(out2.ret) == there;
+                 static_cast<roctx_range_id_t>(out1.ret) == here && in2.tid == other_tid &&
+                 out2.internal == in2.internal && out2.tid == other_tid &&
+                 static_cast<roctx_range_id_t>(out2.ret) == there;
         }
         expect(ok, "a process range stopped on another thread: EXIT paired with its ENTER, on the starting thread's id");
     }
@@ -423,8 +436,8 @@ void check_ranges_live() {
             roctxRangePop();
         }).join();
         const auto in = ranges(THREAD, ENTER, exiting_tid), out = ranges(THREAD, EXIT, exiting_tid);
-        expect(in.size() == 3 && out.size() == 3 && out[1].internal == in[2].internal && out[2].internal == in[1].internal &&
-                   out[1].args == "message=\"exit inner\";" && out[2].ret == 0,
+        expect(in.size() == 3 && out.size() == 3 && out[1].internal == in[2].internal &&
+                   out[2].internal == in[1].internal && out[1].args == "message=\"exit inner\";" && out[2].ret == 0,
                "ranges pushed and popped from a thread_local destructor at thread exit: paired and nested");
     }
 

@@ -21,5 +21,6 @@ void on_call(const encore::record& r, rocprofiler_user_data_t&) {
 int selection_hip_only_init() {
     encore::context ctx;
     if (encore::context::create(ctx) != ROCPROFILER_STATUS_SUCCESS) return 1;
-    return ctx.trace<hip_runtime>(encore::ops<hip_runtime, "hipMalloc">(), &on_call) == ROCPROFILER_STATUS_SUCCESS ? 0 : 1;
+    return ctx.trace<hip_runtime>(encore::ops<hip_runtime, "hipMalloc">(), &on_call) == ROCPROFILER_STATUS_SUCCESS ? 0
+                                                                                                                   : 1;
 }

@@ -19,38 +19,37 @@ std::vector<std::string> g_failed;
 bool g_table_ok = false;
 
 hsa_status_t counting_get_info(hsa_agent_t agent, hsa_agent_info_t attribute, void* value) {
-  g_calls.fetch_add(1);
-  return g_next(agent, attribute, value);
+    g_calls.fetch_add(1);
+    return g_next(agent, attribute, value);
 }
 
 template <typename T>
 bool all_slots_set(const T* t) {
-  if (t->version.major_id != 1 || t->version.minor_id != sizeof(T)) return false;
-  const char* begin = reinterpret_cast<const char*>(t) + sizeof(ApiTableVersion);
-  const char* end = reinterpret_cast<const char*>(t) + sizeof(T);
-  for (const char* p = begin; p + sizeof(void*) <= end; p += sizeof(void*)) {
-    void* slot;
-    __builtin_memcpy(&slot, p, sizeof slot);
-    if (!slot) return false;
-  }
-  return true;
+    if (t->version.major_id != 1 || t->version.minor_id != sizeof(T)) return false;
+    const char* begin = reinterpret_cast<const char*>(t) + sizeof(ApiTableVersion);
+    const char* end = reinterpret_cast<const char*>(t) + sizeof(T);
+    for (const char* p = begin; p + sizeof(void*) <= end; p += sizeof(void*)) {
+        void* slot;
+        __builtin_memcpy(&slot, p, sizeof slot);
+        if (!slot) return false;
+    }
+    return true;
 }
 }  // namespace
 
 extern "C" {
 __attribute__((visibility("default"))) bool OnLoad(HsaApiTable* table, uint64_t runtime_version,
-                                                   uint64_t failed_tool_count,
-                                                   const char* const* failed_tool_names) {
-  g_loads.fetch_add(1);
-  g_failed_count = failed_tool_count;
-  for (uint64_t i = 0; i < failed_tool_count; ++i) g_failed.emplace_back(failed_tool_names[i]);
-  g_table_ok = runtime_version >= 1 && table->version.major_id == HSA_API_TABLE_MAJOR_VERSION &&
-               table->version.minor_id == sizeof(HsaApiTable) && all_slots_set(table->core_) &&
-               all_slots_set(table->amd_ext_) && all_slots_set(table->finalizer_ext_) &&
-               all_slots_set(table->image_ext_);
-  g_next = table->core_->hsa_agent_get_info_fn;
-  table->core_->hsa_agent_get_info_fn = counting_get_info;
-  return true;
+                                                   uint64_t failed_tool_count, const char* const* failed_tool_names) {
+    g_loads.fetch_add(1);
+    g_failed_count = failed_tool_count;
+    for (uint64_t i = 0; i < failed_tool_count; ++i) g_failed.emplace_back(failed_tool_names[i]);
+    g_table_ok = runtime_version >= 1 && table->version.major_id == HSA_API_TABLE_MAJOR_VERSION &&
+                 table->version.minor_id == sizeof(HsaApiTable) && all_slots_set(table->core_) &&
+                 all_slots_set(table->amd_ext_) && all_slots_set(table->finalizer_ext_) &&
+                 all_slots_set(table->image_ext_);
+    g_next = table->core_->hsa_agent_get_info_fn;
+    table->core_->hsa_agent_get_info_fn = counting_get_info;
+    return true;
 }
 
 __attribute__((visibility("default"))) void OnUnload() { g_unloaded.fetch_add(1); }
@@ -61,6 +60,6 @@ __attribute__((visibility("default"))) int test_tool_loads() { return g_loads.lo
 __attribute__((visibility("default"))) int test_tool_table_ok() { return g_table_ok ? 1 : 0; }
 __attribute__((visibility("default"))) uint64_t test_tool_failed_count() { return g_failed_count; }
 __attribute__((visibility("default"))) const char* test_tool_failed_name(uint64_t i) {
-  return i < g_failed.size() ? g_failed[i].c_str() : nullptr;
+    return i < g_failed.size() ? g_failed[i].c_str() : nullptr;
 }
 }

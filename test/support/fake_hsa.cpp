@@ -7,15 +7,20 @@ namespace {
 
 hsa_queue_t g_queue{};
 
-hsa_status_t init() { ++calls().init; return HSA_STATUS_SUCCESS; }
-hsa_status_t shut_down() { ++calls().shut_down; return HSA_STATUS_SUCCESS; }
+hsa_status_t init() {
+    ++calls().init;
+    return HSA_STATUS_SUCCESS;
+}
+hsa_status_t shut_down() {
+    ++calls().shut_down;
+    return HSA_STATUS_SUCCESS;
+}
 hsa_signal_value_t signal_load_relaxed(hsa_signal_t s) {
     ++calls().signal_load;
     return s.handle == 0 ? -1 : signal_value;
 }
 hsa_status_t queue_create(hsa_agent_t agent, uint32_t size, hsa_queue_type32_t type,
-                          void (*)(hsa_status_t, hsa_queue_t*, void*), void*, uint32_t, uint32_t,
-                          hsa_queue_t** queue) {
+                          void (*)(hsa_status_t, hsa_queue_t*, void*), void*, uint32_t, uint32_t, hsa_queue_t** queue) {
     ++calls().queue_create;
     if (agent.handle == 0) return HSA_STATUS_ERROR_INVALID_AGENT;
     if (queue == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
@@ -62,7 +67,8 @@ tables::tables(std::uint32_t core_size) {
     core.version = {HSA_CORE_API_TABLE_MAJOR_VERSION, core_size, HSA_CORE_API_TABLE_STEP_VERSION, 0};
     amd.version = {HSA_AMD_EXT_API_TABLE_MAJOR_VERSION, sizeof(::AmdExtTable), HSA_AMD_EXT_API_TABLE_STEP_VERSION, 0};
     image.version = {HSA_IMAGE_API_TABLE_MAJOR_VERSION, sizeof(::ImageExtTable), HSA_IMAGE_API_TABLE_STEP_VERSION, 0};
-    finalizer.version = {HSA_FINALIZER_API_TABLE_MAJOR_VERSION, sizeof(::FinalizerExtTable), HSA_FINALIZER_API_TABLE_STEP_VERSION, 0};
+    finalizer.version = {HSA_FINALIZER_API_TABLE_MAJOR_VERSION, sizeof(::FinalizerExtTable),
+                         HSA_FINALIZER_API_TABLE_STEP_VERSION, 0};
     root.core_ = &core;
     root.amd_ext_ = &amd;
     root.image_ext_ = &image;

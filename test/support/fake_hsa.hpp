@@ -10,8 +10,8 @@
 namespace fake_hsa {
 
 struct counters {
-    std::atomic<int> init{0}, shut_down{0}, signal_load{0}, queue_create{0}, agent_get_info{0},
-        signal_create{0}, get_symbol{0}, pool_allocate{0};
+    std::atomic<int> init{0}, shut_down{0}, signal_load{0}, queue_create{0}, agent_get_info{0}, signal_create{0},
+        get_symbol{0}, pool_allocate{0};
 };
 counters& calls();
 

@@ -114,7 +114,7 @@ TEST_CASE("enums print by name, out-of-range enums as numbers") {
     payload.size = sizeof(payload);
     ::new (static_cast<void*>(&payload.args))
         api::captured_args<hsa_core::op_at<agent_get_info>>(std::in_place, hsa_agent_t{1}, HSA_AGENT_INFO_NAME,
-                                                             static_cast<void*>(name));
+                                                            static_cast<void*>(name));
     const std::int32_t raw = 0x7fff0001;
     std::memcpy(reinterpret_cast<std::byte*>(&payload.args) + hsa_core::op_at<agent_get_info>::layout::offsets[1], &raw,
                 sizeof(raw));

@@ -21,11 +21,14 @@ static_assert(kind_name(kind::memory_copy) == std::string_view("MEMORY_COPY"));
 static_assert(kind_name(kind::cuda_driver_api) == std::string_view("CUDA_DRIVER_API"));
 static_assert(kind_name(kind::none) == nullptr && kind_name(kind::last) == nullptr);
 static_assert(std::is_same_v<payload_of<kind::hip_compiler_api>::type, rocprofiler_callback_tracing_hip_api_data_t>);
-static_assert(std::is_same_v<payload_of<kind::marker_core_range_api>::type, rocprofiler_callback_tracing_marker_api_data_t>);
+static_assert(
+    std::is_same_v<payload_of<kind::marker_core_range_api>::type, rocprofiler_callback_tracing_marker_api_data_t>);
 static_assert(std::is_same_v<payload_of<kind::kernel_dispatch>::type, rocprofiler_callback_tracing_kernel_dispatch_data_t>);
 static_assert(std::is_same_v<payload_of<kind::cuda_driver_api>::type, generic_api_data>);
-static_assert(request_kind_of(kind::hsa_finalize_ext_api) == ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_HSA_FINALIZE_EXT_API);
-static_assert(request_kind_of(kind::marker_core_range_api) == ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MARKER_CORE_RANGE_API);
+static_assert(request_kind_of(kind::hsa_finalize_ext_api) ==
+              ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_HSA_FINALIZE_EXT_API);
+static_assert(request_kind_of(kind::marker_core_range_api) ==
+              ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MARKER_CORE_RANGE_API);
 static_assert(request_kind_of(kind::code_object) == ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_NONE);
 static_assert(request_kind_of(kind::hip_event) == ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_NONE);
 static_assert(producers_of(kind::kernel_dispatch) == (produced_by::hsa | produced_by::cuda));
@@ -52,7 +55,8 @@ TEST_CASE("the request kinds named in the list are every request kind, each once
         CHECK_FALSE(seen[r]);
         seen[r] = true;
     }
-    for (int r = ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_NONE + 1; r < ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_LAST; ++r) {
+    for (int r = ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_NONE + 1; r < ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_LAST;
+         ++r) {
         CAPTURE(r);
         CHECK(seen[r]);
     }
@@ -61,18 +65,22 @@ TEST_CASE("the request kinds named in the list are every request kind, each once
 TEST_CASE("a kind is configurable once a library that produces it is present") {
     // This program loads libencore only (not libencore-hip, -roctx, -hsa or -cuda): the HSA API
     // kinds (libencore's own wrappers) configure, the others are NOT_IMPLEMENTED.
-    const rocprofiler_callback_tracing_kind_t kinds[] = {
-        ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API,    ROCPROFILER_CALLBACK_TRACING_HSA_FINALIZE_EXT_API,
-        ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API, ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API,
-        ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH, ROCPROFILER_CALLBACK_TRACING_SCRATCH_MEMORY,
-        ROCPROFILER_CALLBACK_TRACING_OMPT,            ROCPROFILER_CALLBACK_TRACING_CUDA_DRIVER_API};
+    const rocprofiler_callback_tracing_kind_t kinds[] = {ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API,
+                                                         ROCPROFILER_CALLBACK_TRACING_HSA_FINALIZE_EXT_API,
+                                                         ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API,
+                                                         ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API,
+                                                         ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH,
+                                                         ROCPROFILER_CALLBACK_TRACING_SCRATCH_MEMORY,
+                                                         ROCPROFILER_CALLBACK_TRACING_OMPT,
+                                                         ROCPROFILER_CALLBACK_TRACING_CUDA_DRIVER_API};
     std::vector<rocprofiler_status_t> st;
     test_support::run_tool([&] {
         rocprofiler_context_id_t ctx{};
         REQUIRE(rocprofiler_create_context(&ctx) == ROCPROFILER_STATUS_SUCCESS);
         for (auto k : kinds)
             st.push_back(rocprofiler_configure_callback_tracing_service(
-                ctx, k, nullptr, 0, [](rocprofiler_callback_tracing_record_t, rocprofiler_user_data_t*, void*) {}, nullptr));
+                ctx, k, nullptr, 0, [](rocprofiler_callback_tracing_record_t, rocprofiler_user_data_t*, void*) {},
+                nullptr));
         return 0;
     });
     REQUIRE(st.size() == 8);

@@ -29,7 +29,7 @@ struct event {
     rocprofiler_correlation_id_t corr;
     std::uint64_t user_data_seen;  // user_data value when the callback ran
     std::uint64_t thread;
-    int retval;                    // hsa_status_t at EXIT, -1 otherwise
+    int retval;  // hsa_status_t at EXIT, -1 otherwise
 };
 
 struct recorder {
@@ -45,7 +45,8 @@ void record_cb(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*
     if (r.phase == ROCPROFILER_CALLBACK_PHASE_EXIT && r.kind == ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API &&
         r.operation != hsa_core::id_of<"hsa_signal_load_relaxed">())
         ret = static_cast<const rocprofiler_callback_tracing_hsa_api_data_t*>(r.payload)->retval.hsa_status_t_retval;
-    rec->events.push_back({r.context_id.handle, r.kind, r.operation, r.phase, r.correlation_id, ud->value, r.thread_id, ret});
+    rec->events.push_back({r.context_id.handle, r.kind, r.operation, r.phase, r.correlation_id, ud->value, r.thread_id,
+                           ret});
     if (r.phase == ROCPROFILER_CALLBACK_PHASE_ENTER) ud->value = ++rec->mark;
 }
 
@@ -88,7 +89,8 @@ TEST_CASE("ENTER/EXIT pairs, user_data retained, return values at EXIT") {
     CHECK((tracing::wrapper<hsa_core, hsa_core::id_of<"hsa_queue_create">()>::next.load() == original_create));
 
     hsa_queue_t* q = nullptr;
-    CHECK(t.core.hsa_queue_create_fn(hsa_agent_t{7}, 64, HSA_QUEUE_TYPE_SINGLE, nullptr, nullptr, 0, 0, &q) == HSA_STATUS_SUCCESS);
+    CHECK(t.core.hsa_queue_create_fn(hsa_agent_t{7}, 64, HSA_QUEUE_TYPE_SINGLE, nullptr, nullptr, 0, 0, &q) ==
+          HSA_STATUS_SUCCESS);
     REQUIRE(q != nullptr);
     CHECK(q->id == fake_hsa::queue_handle_base + 7);
     CHECK(t.core.hsa_queue_create_fn(hsa_agent_t{0}, 64, HSA_QUEUE_TYPE_SINGLE, nullptr, nullptr, 0, 0, &q) ==
@@ -209,7 +211,8 @@ TEST_CASE("external correlation ids: pushed by the tool, per thread, visible at 
     tracing::hsa_all::install(t.root);
     rocprofiler_thread_id_t tid = 0;
     REQUIRE(rocprofiler_get_thread_id(&tid) == ROCPROFILER_STATUS_SUCCESS);
-    REQUIRE(g_ext_ctx.push_external_correlation_id(tid, rocprofiler_user_data_t{.value = 5}) == ROCPROFILER_STATUS_SUCCESS);
+    REQUIRE(g_ext_ctx.push_external_correlation_id(tid, rocprofiler_user_data_t{.value = 5}) ==
+            ROCPROFILER_STATUS_SUCCESS);
     (void)t.core.hsa_signal_load_relaxed_fn(hsa_signal_t{1});
     REQUIRE(g_ext.events.size() == 2);
     CHECK(g_ext.events[0].corr.external.value == 5);

@@ -20,7 +20,8 @@ static void on_hsa(rocprofiler_callback_tracing_record_t rec, rocprofiler_user_d
     const char* name = NULL;
     (void)data;
     if (rocprofiler_query_callback_tracing_kind_operation_name(rec.kind, rec.operation, &name, NULL) !=
-            ROCPROFILER_STATUS_SUCCESS || name == NULL || strncmp(name, "hsa_", 4) != 0)
+            ROCPROFILER_STATUS_SUCCESS ||
+        name == NULL || strncmp(name, "hsa_", 4) != 0)
         ++g_bad;
     if (rec.phase == ROCPROFILER_CALLBACK_PHASE_ENTER) {
         ud->value = rec.correlation_id.internal;
@@ -33,7 +34,8 @@ static void on_hsa(rocprofiler_callback_tracing_record_t rec, rocprofiler_user_d
 static void on_dispatch(rocprofiler_callback_tracing_record_t rec, rocprofiler_user_data_t* ud, void* data) {
     const rocprofiler_callback_tracing_kernel_dispatch_data_t* d =
         (const rocprofiler_callback_tracing_kernel_dispatch_data_t*)rec.payload;
-    (void)ud; (void)data;
+    (void)ud;
+    (void)data;
     if (rec.operation == ROCPROFILER_KERNEL_DISPATCH_ENQUEUE && rec.phase == ROCPROFILER_CALLBACK_PHASE_EXIT) {
         ++g_enqueued;
     } else if (rec.operation == ROCPROFILER_KERNEL_DISPATCH_COMPLETE) {
@@ -46,7 +48,8 @@ static void on_dispatch(rocprofiler_callback_tracing_record_t rec, rocprofiler_u
 }
 
 static int tool_init(rocprofiler_client_finalize_t fini, void* tool_data) {
-    (void)fini; (void)tool_data;
+    (void)fini;
+    (void)tool_data;
     if (rocprofiler_create_context(&g_ctx) != ROCPROFILER_STATUS_SUCCESS) return 1;
     if (rocprofiler_configure_callback_tracing_service(g_ctx, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, NULL, 0,
                                                        on_hsa, NULL) != ROCPROFILER_STATUS_SUCCESS)
@@ -63,7 +66,8 @@ static void tool_fini(void* tool_data) {
     if (rocprofiler_get_version(&major, &minor, &patch) != ROCPROFILER_STATUS_SUCCESS) ++g_bad;
     /* The library's version (run time) next to the headers' (compile time). */
     printf("c_api_tool: encore %u.%u.%u (headers %s), %lu HSA core calls, %lu dispatches, %lu completed, bad=%lu\n",
-           major, minor, patch, ROCPROFILER_VERSION_STRING, atomic_load(&g_calls), atomic_load(&g_enqueued), atomic_load(&g_completed), atomic_load(&g_bad));
+           major, minor, patch, ROCPROFILER_VERSION_STRING, atomic_load(&g_calls), atomic_load(&g_enqueued),
+           atomic_load(&g_completed), atomic_load(&g_bad));
     fflush(stdout);
 }
 
@@ -71,7 +75,8 @@ rocprofiler_tool_configure_result_t* rocprofiler_configure(uint32_t version, con
                                                            uint32_t priority, rocprofiler_client_id_t* id) {
     static rocprofiler_tool_configure_result_t result = {sizeof(rocprofiler_tool_configure_result_t), tool_init,
                                                          tool_fini, NULL};
-    (void)runtime_version; (void)priority;
+    (void)runtime_version;
+    (void)priority;
     /* Refuse a library older than the headers this tool was built with. */
     if (version < ROCPROFILER_SDK_VERSION) return NULL;
     id->name = "c_api_tool";

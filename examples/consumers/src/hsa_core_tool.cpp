@@ -54,18 +54,16 @@ void finalize(void*) {
     std::printf("hsa_core_tool: %llu calls, %llu enter, %llu exit, hsa_queue_create=%llu (size=%llu), "
                 "other kinds=%llu, bad=%llu\n",
                 static_cast<unsigned long long>(exits), static_cast<unsigned long long>(g_enters.load()),
-                static_cast<unsigned long long>(exits),
-                static_cast<unsigned long long>(g_exits[queue_create].load()),
+                static_cast<unsigned long long>(exits), static_cast<unsigned long long>(g_exits[queue_create].load()),
                 static_cast<unsigned long long>(g_queue_size.load()),
-                static_cast<unsigned long long>(g_other_kinds.load()),
-                static_cast<unsigned long long>(g_bad.load()));
+                static_cast<unsigned long long>(g_other_kinds.load()), static_cast<unsigned long long>(g_bad.load()));
     std::fflush(stdout);
 }
 
 }  // namespace
 
 extern "C" rocprofiler_tool_configure_result_t* rocprofiler_configure(uint32_t, const char*, uint32_t,
-                                                                       rocprofiler_client_id_t* id) {
+                                                                      rocprofiler_client_id_t* id) {
     id->name = "hsa_core_tool";
     static rocprofiler_tool_configure_result_t result{sizeof(result), &initialize, &finalize, nullptr};
     return &result;

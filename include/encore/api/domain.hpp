@@ -122,9 +122,8 @@ struct event_domain {
 /// Calls f(std::integral_constant<std::size_t, I>{}) for every operation of D, in id order.
 template <class D, class F>
 constexpr void for_each_op(F&& f) {
-    [&]<std::size_t... I>(std::index_sequence<I...>) {
-        (f(std::integral_constant<std::size_t, I>{}), ...);
-    }(std::make_index_sequence<D::size>{});
+    [&]<std::size_t... I>(std::index_sequence<I...>) { (f(std::integral_constant<std::size_t, I>{}), ...); }
+    (std::make_index_sequence<D::size>{});
 }
 
 namespace detail {
@@ -151,8 +150,7 @@ bool visit(op_id o, F&& f) {
 
 /// Byte offset of operation I's slot in D's table.
 template <class D, std::size_t I>
-    requires D::has_table
-[[nodiscard]] std::size_t slot_offset() noexcept {
+requires D::has_table [[nodiscard]] std::size_t slot_offset() noexcept {
     using T = typename D::table_type;
     // offsetof for a pointer-to-member, measured on a zeroed object.
     alignas(T) static const std::byte probe[sizeof(T)]{};
@@ -163,8 +161,7 @@ template <class D, std::size_t I>
 /// Whether the runtime's table is large enough to hold operation I's slot. Tables report their
 /// size in `version.minor_id`; an older runtime's table lacks the later slots.
 template <class D, std::size_t I>
-    requires D::has_table
-[[nodiscard]] bool slot_present(const typename D::table_type& t) noexcept {
+requires D::has_table [[nodiscard]] bool slot_present(const typename D::table_type& t) noexcept {
     return slot_offset<D, I>() + sizeof(void*) <= static_cast<std::size_t>(t.version.minor_id);
 }
 

@@ -19,7 +19,9 @@ template <class E>
 struct enum_names;
 
 template <class E>
-concept named_enum = requires { enum_names<E>::values; };
+concept named_enum = requires {
+    enum_names<E>::values;
+};
 
 /// The first name whose value equals the raw value v, or nullptr. Takes the underlying integer:
 /// a traced call may pass any bit pattern, and loading one outside the enum's range as the enum

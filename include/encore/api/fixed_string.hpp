@@ -14,7 +14,9 @@ template <std::size_t N>
 struct fixed_string {
     char value[N]{};
 
-    constexpr fixed_string(const char (&s)[N]) noexcept { std::copy_n(s, N, value); }  // NOLINT(google-explicit-constructor)
+    constexpr fixed_string(const char (&s)[N]) noexcept {
+        std::copy_n(s, N, value);
+    }  // NOLINT(google-explicit-constructor)
 
     [[nodiscard]] constexpr std::string_view view() const noexcept { return {value, N - 1}; }
     [[nodiscard]] constexpr const char* c_str() const noexcept { return value; }

@@ -84,9 +84,8 @@ struct signature {
 
 template <class T>
 struct slot_signature {
-    static_assert(sizeof(T) == 0,
-                  "encore: op<Name, Slot, ...> needs Slot = &Table::field, where the field is a "
-                  "function pointer `R (*)(A...)`");
+    static_assert(sizeof(T) == 0, "encore: op<Name, Slot, ...> needs Slot = &Table::field, where the field is a "
+                                  "function pointer `R (*)(A...)`");
 };
 template <class T, class R, class... A>
 struct slot_signature<R (*T::*)(A...)> : signature<R, A...> {
@@ -95,9 +94,8 @@ struct slot_signature<R (*T::*)(A...)> : signature<R, A...> {
 
 template <class S>
 struct fn_signature {
-    static_assert(sizeof(S) == 0,
-                  "encore: fn<Name, Sig, ...> needs Sig to be a function type such as "
-                  "`hipError_t(void**, size_t)`");
+    static_assert(sizeof(S) == 0, "encore: fn<Name, Sig, ...> needs Sig to be a function type such as "
+                                  "`hipError_t(void**, size_t)`");
 };
 template <class R, class... A>
 struct fn_signature<R(A...)> : signature<R, A...> {};
@@ -171,8 +169,7 @@ struct captured_args<Op, type_list<A...>> {
     }
     template <std::size_t I>
     [[nodiscard]] const auto& get() const noexcept {
-        return *std::launder(
-            reinterpret_cast<const typename Op::template arg<I>*>(storage + layout::offsets[I]));
+        return *std::launder(reinterpret_cast<const typename Op::template arg<I>*>(storage + layout::offsets[I]));
     }
 };
 

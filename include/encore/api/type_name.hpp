@@ -42,7 +42,10 @@ struct type_name_storage {
         std::array<char, raw.size() + 1> out{};
         for (std::size_t i = 0; i < raw.size(); ++i) out[i] = raw[i];
         for (std::size_t i = 0; i < raw.size();) {
-            if (!ident_char(raw[i])) { ++i; continue; }
+            if (!ident_char(raw[i])) {
+                ++i;
+                continue;
+            }
             std::size_t j = i;
             while (j < raw.size() && ident_char(raw[j])) ++j;
             const auto word = raw.substr(i, j - i);

@@ -15,6 +15,7 @@ namespace encore::domains {
 
 struct cuda_driver : api::domain<"CUDA_DRIVER_API", kind::cuda_driver_api, api::no_table,
 #include <encore/domains/cuda_driver_ops.inc>
-                                 > {};
+                                 > {
+};
 
 }  // namespace encore::domains

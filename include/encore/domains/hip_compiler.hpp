@@ -17,24 +17,25 @@
 
 namespace encore::domains {
 
-struct hip_compiler : api::domain<"HIP_COMPILER_API", kind::hip_compiler_api, api::no_table,
-    api::fn<"__hipPopCallConfiguration", hipError_t(dim3*, dim3*, size_t*, hipStream_t*),
-            "gridDim", "blockDim", "sharedMem", "stream">,
-    api::fn<"__hipPushCallConfiguration", hipError_t(dim3, dim3, size_t, hipStream_t),
-            "gridDim", "blockDim", "sharedMem", "stream">,
-    api::fn<"__hipRegisterFatBinary", void**(const void*), "data">,
-    api::fn<"__hipRegisterFunction",
-            void(void**, const void*, char*, const char*, unsigned int, void*, void*, dim3*, dim3*, int*),
-            "modules", "hostFunction", "deviceFunction", "deviceName", "threadLimit", "tid", "bid",
-            "blockDim", "gridDim", "wSize">,
-    api::fn<"__hipRegisterManagedVar", void(void*, void**, void*, const char*, size_t, unsigned int),
-            "hipModule", "pointer", "init_value", "name", "size", "align">,
-    api::fn<"__hipRegisterSurface", void(void**, void*, char*, char*, int, int),
-            "modules", "var", "hostVar", "deviceVar", "type", "ext">,
-    api::fn<"__hipRegisterTexture", void(void**, void*, char*, char*, int, int, int),
-            "modules", "var", "hostVar", "deviceVar", "type", "norm", "ext">,
-    api::fn<"__hipRegisterVar", void(void**, void*, char*, char*, int, size_t, int, int),
-            "modules", "var", "hostVar", "deviceVar", "ext", "size", "constant", "global">,
-    api::fn<"__hipUnregisterFatBinary", void(void**), "modules">> {};
+struct hip_compiler
+    : api::domain<"HIP_COMPILER_API", kind::hip_compiler_api, api::no_table,
+                  api::fn<"__hipPopCallConfiguration", hipError_t(dim3*, dim3*, size_t*, hipStream_t*), "gridDim",
+                          "blockDim", "sharedMem", "stream">,
+                  api::fn<"__hipPushCallConfiguration", hipError_t(dim3, dim3, size_t, hipStream_t), "gridDim",
+                          "blockDim", "sharedMem", "stream">,
+                  api::fn<"__hipRegisterFatBinary", void**(const void*), "data">,
+                  api::fn<"__hipRegisterFunction",
+                          void(void**, const void*, char*, const char*, unsigned int, void*, void*, dim3*, dim3*, int*),
+                          "modules", "hostFunction", "deviceFunction", "deviceName", "threadLimit", "tid", "bid",
+                          "blockDim", "gridDim", "wSize">,
+                  api::fn<"__hipRegisterManagedVar", void(void*, void**, void*, const char*, size_t, unsigned int),
+                          "hipModule", "pointer", "init_value", "name", "size", "align">,
+                  api::fn<"__hipRegisterSurface", void(void**, void*, char*, char*, int, int), "modules", "var",
+                          "hostVar", "deviceVar", "type", "ext">,
+                  api::fn<"__hipRegisterTexture", void(void**, void*, char*, char*, int, int, int), "modules", "var",
+                          "hostVar", "deviceVar", "type", "norm", "ext">,
+                  api::fn<"__hipRegisterVar", void(void**, void*, char*, char*, int, size_t, int, int), "modules",
+                          "var", "hostVar", "deviceVar", "ext", "size", "constant", "global">,
+                  api::fn<"__hipUnregisterFatBinary", void(void**), "modules">> {};
 
 }  // namespace encore::domains

@@ -13,6 +13,7 @@ namespace encore::domains {
 
 struct hip_runtime : api::domain<"HIP_RUNTIME_API", kind::hip_runtime_api, api::no_table,
 #include <encore/domains/hip_runtime_ops.inc>
-                                 > {};
+                                 > {
+};
 
 }  // namespace encore::domains

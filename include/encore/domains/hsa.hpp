@@ -28,18 +28,19 @@ struct encore::arg_fields<hsa_dim3_t> {
 };
 template <>
 struct encore::arg_fields<hsa_queue_t> {
-    static constexpr auto value = std::tuple{
-        field{"type", &hsa_queue_t::type}, field{"features", &hsa_queue_t::features},
-        field{"base_address", &hsa_queue_t::base_address},
-        field{"doorbell_signal", &hsa_queue_t::doorbell_signal}, field{"size", &hsa_queue_t::size},
-        field{"id", &hsa_queue_t::id}};
+    static constexpr auto value = std::tuple{field{"type", &hsa_queue_t::type},
+                                             field{"features", &hsa_queue_t::features},
+                                             field{"base_address", &hsa_queue_t::base_address},
+                                             field{"doorbell_signal", &hsa_queue_t::doorbell_signal},
+                                             field{"size", &hsa_queue_t::size},
+                                             field{"id", &hsa_queue_t::id}};
 };
 template <>
 struct encore::arg_fields<hsa_amd_pointer_info_t> {
-    static constexpr auto value = std::tuple{
-        field{"size", &hsa_amd_pointer_info_t::size}, field{"type", &hsa_amd_pointer_info_t::type},
-        field{"agentBaseAddress", &hsa_amd_pointer_info_t::agentBaseAddress},
-        field{"hostBaseAddress", &hsa_amd_pointer_info_t::hostBaseAddress},
-        field{"sizeInBytes", &hsa_amd_pointer_info_t::sizeInBytes},
-        field{"agentOwner", &hsa_amd_pointer_info_t::agentOwner}};
+    static constexpr auto value = std::tuple{field{"size", &hsa_amd_pointer_info_t::size},
+                                             field{"type", &hsa_amd_pointer_info_t::type},
+                                             field{"agentBaseAddress", &hsa_amd_pointer_info_t::agentBaseAddress},
+                                             field{"hostBaseAddress", &hsa_amd_pointer_info_t::hostBaseAddress},
+                                             field{"sizeInBytes", &hsa_amd_pointer_info_t::sizeInBytes},
+                                             field{"agentOwner", &hsa_amd_pointer_info_t::agentOwner}};
 };

@@ -16,31 +16,31 @@
 
 namespace encore::domains {
 
-struct marker_core : api::domain<"MARKER_CORE_API", kind::marker_core_api, api::no_table,
-    api::fn<"roctxMarkA", void(const char*), "message">,
-    api::fn<"roctxRangePushA", int(const char*), "message">,
-    api::fn<"roctxRangePop", int()>,
-    api::fn<"roctxRangeStartA", roctx_range_id_t(const char*), "message">,
-    api::fn<"roctxRangeStop", void(roctx_range_id_t), "id">,
-    api::fn<"roctxGetThreadId", int(roctx_thread_id_t*), "tid">> {};
+struct marker_core
+    : api::domain<"MARKER_CORE_API", kind::marker_core_api, api::no_table, api::fn<"roctxMarkA", void(const char*), "message">,
+                  api::fn<"roctxRangePushA", int(const char*), "message">, api::fn<"roctxRangePop", int()>,
+                  api::fn<"roctxRangeStartA", roctx_range_id_t(const char*), "message">,
+                  api::fn<"roctxRangeStop", void(roctx_range_id_t), "id">,
+                  api::fn<"roctxGetThreadId", int(roctx_thread_id_t*), "tid">> {};
 
 struct marker_control : api::domain<"MARKER_CONTROL_API", kind::marker_control_api, api::no_table,
-    api::fn<"roctxProfilerPause", int(roctx_thread_id_t), "tid">,
-    api::fn<"roctxProfilerResume", int(roctx_thread_id_t), "tid">> {};
+                                    api::fn<"roctxProfilerPause", int(roctx_thread_id_t), "tid">,
+                                    api::fn<"roctxProfilerResume", int(roctx_thread_id_t), "tid">> {};
 
 struct marker_name : api::domain<"MARKER_NAME_API", kind::marker_name_api, api::no_table,
-    api::fn<"roctxNameOsThread", int(const char*), "name">,
-    api::fn<"roctxNameHsaAgent", int(const char*, const hsa_agent_s*), "name", "agent">,
-    api::fn<"roctxNameHipDevice", int(const char*, int), "name", "device_id">,
-    api::fn<"roctxNameHipStream", int(const char*, const ihipStream_t*), "name", "stream">> {};
+                                 api::fn<"roctxNameOsThread", int(const char*), "name">,
+                                 api::fn<"roctxNameHsaAgent", int(const char*, const hsa_agent_s*), "name", "agent">,
+                                 api::fn<"roctxNameHipDevice", int(const char*, int), "name", "device_id">,
+                                 api::fn<"roctxNameHipStream", int(const char*, const ihipStream_t*), "name", "stream">> {
+};
 
 // No function has these names: the reference names the range operations after what they span.
 // The signatures are the opening call's (the message in, the push level / range id out), which
 // is what each record's payload carries at ENTER and (with the return value) at EXIT.
 struct marker_core_range : api::domain<"MARKER_CORE_RANGE_API", kind::marker_core_range_api, api::no_table,
-    api::fn<"roctxMarkA", void(const char*), "message">,
-    api::fn<"roctxThreadRangeA", int(const char*), "message">,
-    api::fn<"roctxProcessRangeA", roctx_range_id_t(const char*), "message">,
-    api::fn<"roctxGetThreadId", int(roctx_thread_id_t*), "tid">> {};
+                                       api::fn<"roctxMarkA", void(const char*), "message">,
+                                       api::fn<"roctxThreadRangeA", int(const char*), "message">,
+                                       api::fn<"roctxProcessRangeA", roctx_range_id_t(const char*), "message">,
+                                       api::fn<"roctxGetThreadId", int(roctx_thread_id_t*), "tid">> {};
 
 }  // namespace encore::domains

@@ -55,21 +55,32 @@ const void* address_of(T* p) noexcept {
 }
 
 template <class T>
-concept has_formatter = requires(format_context& c, const T& v) { arg_formatter<T>::format(c, v); };
+concept has_formatter = requires(format_context& c, const T& v) {
+    arg_formatter<T>::format(c, v);
+};
 template <class T>
-concept has_adl_hook = requires(format_context& c, const T& v) { encore_format_arg(c, v); };
+concept has_adl_hook = requires(format_context& c, const T& v) {
+    encore_format_arg(c, v);
+};
 template <class T>
-concept has_fields = requires { arg_fields<T>::value; };
+concept has_fields = requires {
+    arg_fields<T>::value;
+};
 template <class T>
-concept handle_like = std::is_class_v<T> && sizeof(T) == sizeof(std::uint64_t) &&
-                      requires(const T& v) { { v.handle } -> std::convertible_to<std::uint64_t>; };
+concept handle_like = std::is_class_v<T> && sizeof(T) == sizeof(std::uint64_t) && requires(const T& v) {
+    { v.handle } -> std::convertible_to<std::uint64_t>;
+};
+// clang-format 14 breaks this concept's template arguments apart:
+// clang-format off
 template <class T>
 concept c_string = std::is_same_v<std::remove_cv_t<T>, char*> || std::is_same_v<std::remove_cv_t<T>, const char*>;
+// clang-format on
 
 template <class T>
 concept followable_pointer = std::is_pointer_v<T> && !std::is_void_v<std::remove_pointer_t<T>> &&
-                             !std::is_function_v<std::remove_pointer_t<T>> &&
-                             requires { sizeof(std::remove_pointer_t<T>); };  // complete types only
+                             !std::is_function_v<std::remove_pointer_t<T>> && requires {
+    sizeof(std::remove_pointer_t<T>);
+};  // complete types only
 
 inline void format_pointer_value(format_context& ctx, const void* p) {
     if (p == nullptr)
@@ -134,10 +145,13 @@ void format_value(format_context& ctx, const auto& v) {
     } else if constexpr (d::has_fields<T>) {
         ctx.out += '{';
         bool first = true;
-        std::apply([&](const auto&... f) {
-            ((ctx.out += first ? "" : ", ", first = false, ctx.out += f.name, ctx.out += '=',
-              format_value(ctx, v.*(f.member))), ...);
-        }, arg_fields<T>::value);
+        std::apply(
+            [&](const auto&... f) {
+                ((ctx.out += first ? "" : ", ", first = false, ctx.out += f.name, ctx.out += '=',
+                  format_value(ctx, v.*(f.member))),
+                 ...);
+            },
+            arg_fields<T>::value);
         ctx.out += '}';
     } else if constexpr (d::followable_pointer<T>) {
         using P = std::remove_cv_t<std::remove_pointer_t<T>>;
@@ -168,7 +182,8 @@ void format_value(format_context& ctx, const auto& v) {
         // An object with no declared fields: its bytes, so nothing is hidden.
         const auto* b = reinterpret_cast<const unsigned char*>(&v);
         ctx.out += "{bytes:";
-        for (std::size_t i = 0; i < sizeof(T) && i < 64; ++i) fmt::format_to(std::back_inserter(ctx.out), "{:02x}", b[i]);
+        for (std::size_t i = 0; i < sizeof(T) && i < 64; ++i)
+            fmt::format_to(std::back_inserter(ctx.out), "{:02x}", b[i]);
         if (sizeof(T) > 64) ctx.out += "...";
         ctx.out += '}';
     }
@@ -187,13 +202,13 @@ constexpr int indirection_count() {
 
 /// One argument of a traced call, as argument iteration reports it.
 struct arg_info {
-    std::uint32_t number;        // 0-based position
-    const void* address;         // the captured copy of the value
-    int indirection_count;       // pointer depth of the parameter's type
-    const char* type;            // readable type name
-    const char* name;            // parameter name from the declaration
-    const char* value;           // the value as a string
-    int dereference_count;       // dereferences actually done while formatting `value`
+    std::uint32_t number;   // 0-based position
+    const void* address;    // the captured copy of the value
+    int indirection_count;  // pointer depth of the parameter's type
+    const char* type;       // readable type name
+    const char* name;       // parameter name from the declaration
+    const char* value;      // the value as a string
+    int dereference_count;  // dereferences actually done while formatting `value`
 };
 
 /// Calls f(const arg_info&) for each argument of operation I of Domain in `payload`, in order;
@@ -212,16 +227,21 @@ void for_each_arg(const void* payload, int max_deref, F&& f) {
             value.clear();
             format_context ctx{value, max_deref < 0 ? 0 : max_deref};
             format_value(ctx, args.template get<j>());
-            const arg_info info{static_cast<std::uint32_t>(j()), &args.template get<j>(),
-                                indirection_count<T>(), api::type_name_c_str<T>(),
-                                op::param_c_names[j], value.c_str(), ctx.deref_max_seen};
+            const arg_info info{static_cast<std::uint32_t>(j()),
+                                &args.template get<j>(),
+                                indirection_count<T>(),
+                                api::type_name_c_str<T>(),
+                                op::param_c_names[j],
+                                value.c_str(),
+                                ctx.deref_max_seen};
             if constexpr (std::is_void_v<decltype(f(info))>)
                 f(info);
             else
                 stop = static_cast<bool>(f(info));
         };
         (one(std::integral_constant<std::size_t, J>{}), ...);
-    }(std::make_index_sequence<op::arity>{});
+    }
+    (std::make_index_sequence<op::arity>{});
 }
 
 /// Runtime op id form of for_each_arg. Returns false for an op id the domain does not have.

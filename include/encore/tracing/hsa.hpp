@@ -23,10 +23,14 @@ typename Domain::table_type* table_of(::HsaApiTable& t) noexcept {
         const auto off = reinterpret_cast<std::size_t>(&(static_cast<::HsaApiTable*>(nullptr)->*member));
         return off + sizeof(void*) <= t.version.minor_id;
     };
-    if constexpr (std::is_same_v<T, ::CoreApiTable>) return has(&::HsaApiTable::core_) ? t.core_ : nullptr;
-    else if constexpr (std::is_same_v<T, ::AmdExtTable>) return has(&::HsaApiTable::amd_ext_) ? t.amd_ext_ : nullptr;
-    else if constexpr (std::is_same_v<T, ::ImageExtTable>) return has(&::HsaApiTable::image_ext_) ? t.image_ext_ : nullptr;
-    else return has(&::HsaApiTable::finalizer_ext_) ? t.finalizer_ext_ : nullptr;
+    if constexpr (std::is_same_v<T, ::CoreApiTable>)
+        return has(&::HsaApiTable::core_) ? t.core_ : nullptr;
+    else if constexpr (std::is_same_v<T, ::AmdExtTable>)
+        return has(&::HsaApiTable::amd_ext_) ? t.amd_ext_ : nullptr;
+    else if constexpr (std::is_same_v<T, ::ImageExtTable>)
+        return has(&::HsaApiTable::image_ext_) ? t.image_ext_ : nullptr;
+    else
+        return has(&::HsaApiTable::finalizer_ext_) ? t.finalizer_ext_ : nullptr;
 }
 
 template <class... Domains>

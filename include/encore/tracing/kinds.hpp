@@ -143,8 +143,8 @@ struct nth_decl<I, api::type_list<D...>> {
 
 /// The declaration of kind K (the list is in id order: the (K-1)th entry).
 template <kind K>
-    requires(K > kind::none && K < kind::last)
-using kind_decl_of = typename detail::nth_decl<static_cast<std::size_t>(K) - 1, kind_list>::type;
+requires(K > kind::none &&
+         K < kind::last) using kind_decl_of = typename detail::nth_decl<static_cast<std::size_t>(K) - 1, kind_list>::type;
 
 namespace detail {
 /// One value per kind, indexed by kind id (index 0: kind::none), from a projection of its decl.
@@ -159,10 +159,12 @@ consteval std::array<T, kind_count> per_kind(Project project) {
 }  // namespace detail
 
 static_assert(kind_list::size == kind_count - 1, "kind_list: one declaration per kind, none missing");
-static_assert([]<class... D>(api::type_list<D...>) {
-    std::size_t i = 0;
-    return ((static_cast<std::size_t>(D::id) == ++i) && ...);
-}(kind_list{}), "kind_list: declarations in id order");
+static_assert(
+    []<class... D>(api::type_list<D...>) {
+        std::size_t i = 0;
+        return ((static_cast<std::size_t>(D::id) == ++i) && ...);
+    }(kind_list{}),
+    "kind_list: declarations in id order");
 
 /// The name of kind k ("HSA_CORE_API"), or null for none/last/out of range.
 [[nodiscard]] constexpr const char* kind_name(kind k) noexcept {
@@ -173,8 +175,9 @@ static_assert([]<class... D>(api::type_list<D...>) {
 
 /// The external correlation id request kind that covers kind k (NONE: requests never cover it).
 [[nodiscard]] constexpr rocprofiler_external_correlation_id_request_kind_t request_kind_of(kind k) noexcept {
-    constexpr auto requests = detail::per_kind<rocprofiler_external_correlation_id_request_kind_t>(
-        []<class D>() { return D::request; });
+    constexpr auto requests = detail::per_kind<rocprofiler_external_correlation_id_request_kind_t>([]<class D>() {
+        return D::request;
+    });
     const auto i = static_cast<std::size_t>(k);
     return i > 0 && i < kind_count ? requests[i] : ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_NONE;
 }

@@ -41,8 +41,7 @@ template <class Domain, std::size_t I>
 constexpr void check_fits() {
     using P = payload_t<Domain>;
     using Op = typename Domain::template op_at<I>;
-    static_assert(sizeof(api::captured_args<Op>) <= sizeof(P::args) &&
-                      alignof(api::captured_args<Op>) <= 8,
+    static_assert(sizeof(api::captured_args<Op>) <= sizeof(P::args) && alignof(api::captured_args<Op>) <= 8,
                   "encore: an operation's arguments do not fit the kind's payload args union");
     if constexpr (!std::is_void_v<typename Op::return_type>)
         static_assert(sizeof(typename Op::return_type) <= sizeof(P::retval),

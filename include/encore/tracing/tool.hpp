@@ -90,8 +90,9 @@ public:
     /// Same with any callable `f(const encore::record&, rocprofiler_user_data_t&)`. The callable
     /// lives as long as the process (contexts are never destroyed).
     template <class Domain, class F>
-        requires std::is_invocable_v<F&, const record&, rocprofiler_user_data_t&>
-    status trace(std::span<const rocprofiler_tracing_operation_t> selection, F&& f) const noexcept {
+    requires std::is_invocable_v<F&, const record&, rocprofiler_user_data_t&> status trace(
+        std::span<const rocprofiler_tracing_operation_t> selection, F&& f)
+    const noexcept {
         using holder = detail::callback_holder<std::decay_t<F>>;
         auto* h = new (std::nothrow) holder{std::forward<F>(f)};
         if (h == nullptr) return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
@@ -100,10 +101,8 @@ public:
         return s;
     }
     template <class Domain, class F>
-        requires std::is_invocable_v<F&, const record&, rocprofiler_user_data_t&>
-    status trace(F&& f) const noexcept {
-        return trace<Domain>(std::span<const rocprofiler_tracing_operation_t>{}, std::forward<F>(f));
-    }
+    requires std::is_invocable_v<F&, const record&, rocprofiler_user_data_t&> status trace(F&& f)
+    const noexcept { return trace<Domain>(std::span<const rocprofiler_tracing_operation_t>{}, std::forward<F>(f)); }
 
     /// encore's options for this context's KERNEL_REPLAY service (configure that first; only
     /// during tool initialization). Zeros keep the defaults (docs/replay.md).

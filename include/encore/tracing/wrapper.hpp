@@ -146,8 +146,8 @@ private:
     }
 
     // Kind and operation are constants here: packed as the record's kind/operation pair.
-    static constexpr std::uint64_t kind_op =
-        static_cast<std::uint32_t>(Domain::id) | (static_cast<std::uint64_t>(I) << 32);
+    static constexpr std::uint64_t kind_op = static_cast<std::uint32_t>(Domain::id) |
+                                             (static_cast<std::uint64_t>(I) << 32);
 
     /// Calls the original, stores its return value in the payload, runs `leave` (the EXIT
     /// callbacks) and returns the value.
@@ -169,8 +169,7 @@ private:
 /// original in wrapper<D, I>::next. Slots past the size the runtime reports
 /// (table.version.minor_id) and null slots are left alone. Returns how many slots were replaced.
 template <class Domain, class Pred>
-    requires Domain::has_table
-ENCORE_API std::size_t install(typename Domain::table_type& table, Pred&& wants) {
+requires Domain::has_table ENCORE_API std::size_t install(typename Domain::table_type& table, Pred&& wants) {
     std::size_t n = 0;
     api::for_each_op<Domain>([&](auto I) {
         using op = typename Domain::template op_at<I>;
@@ -187,8 +186,7 @@ ENCORE_API std::size_t install(typename Domain::table_type& table, Pred&& wants)
 
 /// Puts back the originals saved by install(). Returns how many slots were restored.
 template <class Domain>
-    requires Domain::has_table
-ENCORE_API std::size_t uninstall(typename Domain::table_type& table) {
+requires Domain::has_table ENCORE_API std::size_t uninstall(typename Domain::table_type& table) {
     std::size_t n = 0;
     api::for_each_op<Domain>([&](auto I) {
         using op = typename Domain::template op_at<I>;

@@ -31,14 +31,13 @@ ROCPROFILER_EXTERN_C_INIT
 
 /** Tool-provided: the number of passes for a dispatch (see above for 0 and 1). */
 typedef uint64_t (*rocprofiler_kernel_replay_pass_count_cb_t)(rocprofiler_kernel_dispatch_info_t dispatch_info,
-                                                              rocprofiler_user_data_t            user_data);
+                                                              rocprofiler_user_data_t user_data);
 
 /** Tool-provided: called after each pass's PASS EXIT (never after the last pass of a fixed
  *  count); returning 0 ends the loop. */
 typedef int (*rocprofiler_kernel_replay_continue_cb_t)(rocprofiler_kernel_dispatch_info_t dispatch_info,
-                                                       uint64_t                           current_pass,
-                                                       uint64_t                           total_passes,
-                                                       rocprofiler_user_data_t            user_data);
+                                                       uint64_t current_pass, uint64_t total_passes,
+                                                       rocprofiler_user_data_t user_data);
 
 /** SDK-provided: enables / disables a context for the passes of the current replay loop. Legal
  *  only during PASS ENTER (ROCPROFILER_STATUS_ERROR_CONTEXT_ERROR otherwise); sticky across
@@ -48,24 +47,23 @@ typedef rocprofiler_status_t (*rocprofiler_kernel_replay_context_cb_t)(rocprofil
 /** Payload of every KERNEL_REPLAY record. One flat struct: fields unused by an operation are 0.
  *  The members up to replay_stop_context are the reference's; encore appends the rest (size
  *  tells a tool which are present). */
-typedef struct rocprofiler_callback_tracing_kernel_replay_data_t
-{
-    uint64_t                                  size;
-    rocprofiler_kernel_dispatch_info_t        dispatch_info;
-    uint64_t                                  current_pass;  /**< 0-based; PASS only */
-    uint64_t                                  total_passes;  /**< 0 = indefinite; PASS and CONFIG EXIT */
-    rocprofiler_kernel_replay_pass_count_cb_t replay_pass_count;  /**< tool sets in CONFIG ENTER */
-    rocprofiler_kernel_replay_continue_cb_t   replay_continue;    /**< tool sets in CONFIG ENTER;
+typedef struct rocprofiler_callback_tracing_kernel_replay_data_t {
+    uint64_t size;
+    rocprofiler_kernel_dispatch_info_t dispatch_info;
+    uint64_t current_pass;                                       /**< 0-based; PASS only */
+    uint64_t total_passes;                                       /**< 0 = indefinite; PASS and CONFIG EXIT */
+    rocprofiler_kernel_replay_pass_count_cb_t replay_pass_count; /**< tool sets in CONFIG ENTER */
+    rocprofiler_kernel_replay_continue_cb_t replay_continue;     /**< tool sets in CONFIG ENTER;
                                                                      PASS EXIT may override for its pass */
-    rocprofiler_kernel_replay_context_cb_t    replay_start_context;  /**< SDK sets in PASS ENTER */
-    rocprofiler_kernel_replay_context_cb_t    replay_stop_context;   /**< SDK sets in PASS ENTER */
+    rocprofiler_kernel_replay_context_cb_t replay_start_context; /**< SDK sets in PASS ENTER */
+    rocprofiler_kernel_replay_context_cb_t replay_stop_context;  /**< SDK sets in PASS ENTER */
     /* ---- encore ---- */
-    uint64_t    passes_run;       /**< CONFIG EXIT: passes actually submitted (1 when not replayed) */
-    uint64_t    bytes;            /**< SNAPSHOT: bytes captured; RESTORE: bytes written back */
-    uint64_t    regions;          /**< SNAPSHOT / RESTORE: memory regions covered */
-    uint64_t    start_timestamp;  /**< SNAPSHOT / RESTORE EXIT: ns, CLOCK_BOOTTIME */
-    uint64_t    end_timestamp;
-    const char* decline_reason;   /**< CONFIG EXIT: why the dispatch was not replayed (NULL if it
+    uint64_t passes_run;      /**< CONFIG EXIT: passes actually submitted (1 when not replayed) */
+    uint64_t bytes;           /**< SNAPSHOT: bytes captured; RESTORE: bytes written back */
+    uint64_t regions;         /**< SNAPSHOT / RESTORE: memory regions covered */
+    uint64_t start_timestamp; /**< SNAPSHOT / RESTORE EXIT: ns, CLOCK_BOOTTIME */
+    uint64_t end_timestamp;
+    const char* decline_reason; /**< CONFIG EXIT: why the dispatch was not replayed (NULL if it
                                        was, or the tool opted out); a static string */
 } rocprofiler_callback_tracing_kernel_replay_data_t;
 
@@ -73,20 +71,18 @@ typedef struct rocprofiler_callback_tracing_kernel_replay_data_t
 
 /** How memory is reset between passes. */
 typedef enum encore_replay_snapshot_policy_t  // NOLINT(performance-enum-size)
-{
-    ENCORE_REPLAY_SNAPSHOT_DEFAULT = 0,    /**< the backend's measured default (docs/replay.md) */
-    ENCORE_REPLAY_SNAPSHOT_FULL_COPY,      /**< write every covered byte back (the reference) */
-    ENCORE_REPLAY_SNAPSHOT_CHANGED_CHUNKS, /**< write back only the chunks a pass changed */
-    ENCORE_REPLAY_SNAPSHOT_LAST,
+{ ENCORE_REPLAY_SNAPSHOT_DEFAULT = 0,         /**< the backend's measured default (docs/replay.md) */
+  ENCORE_REPLAY_SNAPSHOT_FULL_COPY,           /**< write every covered byte back (the reference) */
+  ENCORE_REPLAY_SNAPSHOT_CHANGED_CHUNKS,      /**< write back only the chunks a pass changed */
+  ENCORE_REPLAY_SNAPSHOT_LAST,
 } encore_replay_snapshot_policy_t;
 
-typedef struct encore_kernel_replay_options_t
-{
-    uint64_t                        size;          /**< sizeof(encore_kernel_replay_options_t) */
+typedef struct encore_kernel_replay_options_t {
+    uint64_t size; /**< sizeof(encore_kernel_replay_options_t) */
     encore_replay_snapshot_policy_t policy;
-    uint64_t                        chunk_size;    /**< changed_chunks granularity, rounded up to pages; 0 = default (one page) */
-    uint64_t                        memory_budget; /**< max bytes one snapshot may hold; 0 = default (half of RAM) */
-    uint64_t                        wait_timeout_ns; /**< bound of each lock / drain / pass wait; 0 = 60 s */
+    uint64_t chunk_size;      /**< changed_chunks granularity, rounded up to pages; 0 = default (one page) */
+    uint64_t memory_budget;   /**< max bytes one snapshot may hold; 0 = default (half of RAM) */
+    uint64_t wait_timeout_ns; /**< bound of each lock / drain / pass wait; 0 = 60 s */
 } encore_kernel_replay_options_t;
 
 /** Options of the replay service of `context_id`. Only during tool initialization
@@ -94,9 +90,8 @@ typedef struct encore_kernel_replay_options_t
  *  (CONTEXT_ERROR otherwise). Environment variables ENCORE_REPLAY_POLICY (full_copy |
  *  changed_chunks), ENCORE_REPLAY_CHUNK_SIZE, ENCORE_REPLAY_MEMORY_BUDGET and
  *  ENCORE_REPLAY_TIMEOUT_MS override what a tool sets. */
-ROCPROFILER_API rocprofiler_status_t
-encore_configure_kernel_replay_options(rocprofiler_context_id_t              context_id,
-                                       const encore_kernel_replay_options_t* options);
+ROCPROFILER_API rocprofiler_status_t encore_configure_kernel_replay_options(
+    rocprofiler_context_id_t context_id, const encore_kernel_replay_options_t* options);
 
 /** A 64-bit checksum of every byte the current replay's snapshot covers, as it is now. Legal
  *  only on the replaying thread during PASS ENTER (CONTEXT_ERROR otherwise): a tool checks that

@@ -134,10 +134,10 @@ ENCORE_API bool request_external(thread_fast* t, unsigned c, kind k, op_id op, s
 /// on store forwarding (measured at ~10 ns per callback); a callback that copies the record
 /// (most tools) reads it the same way. `phase` ENTER unless given; record_exit turns an ENTER
 /// record into the EXIT one by rewriting two halves.
-[[gnu::always_inline]] inline void record_init(rocprofiler_callback_tracing_record_t& rec, std::uint64_t c,
-                                               std::uint64_t tid, std::uint64_t internal, std::uint64_t external,
-                                               std::uint64_t ancestor, std::uint64_t kind_op, void* payload,
-                                               rocprofiler_callback_phase_t phase = ROCPROFILER_CALLBACK_PHASE_ENTER) noexcept {
+[[gnu::always_inline]] inline void record_init(
+    rocprofiler_callback_tracing_record_t& rec, std::uint64_t c, std::uint64_t tid, std::uint64_t internal,
+    std::uint64_t external, std::uint64_t ancestor, std::uint64_t kind_op, void* payload,
+    rocprofiler_callback_phase_t phase = ROCPROFILER_CALLBACK_PHASE_ENTER) noexcept {
     static_assert(sizeof(rec) == 64 && offsetof(rocprofiler_callback_tracing_record_t, payload) == 56, "record layout");
 #if defined(__SSE2__)
     auto* v = reinterpret_cast<__m128i*>(&rec);
@@ -146,7 +146,13 @@ ENCORE_API bool request_external(thread_fast* t, unsigned c, kind k, op_id op, s
     _mm_storeu_si128(v + 2, _mm_set_epi64x(static_cast<long long>(kind_op), static_cast<long long>(ancestor)));
     _mm_storeu_si128(v + 3, _mm_set_epi64x(static_cast<long long>(reinterpret_cast<std::uintptr_t>(payload)), phase));
 #else
-    const std::uint64_t words[8] = {c, tid, internal, external, ancestor, kind_op, static_cast<std::uint64_t>(phase),
+    const std::uint64_t words[8] = {c,
+                                    tid,
+                                    internal,
+                                    external,
+                                    ancestor,
+                                    kind_op,
+                                    static_cast<std::uint64_t>(phase),
                                     reinterpret_cast<std::uintptr_t>(payload)};
     std::memcpy(&rec, words, sizeof(rec));
 #endif
@@ -155,9 +161,9 @@ ENCORE_API bool request_external(thread_fast* t, unsigned c, kind k, op_id op, s
 /// record_init for a callback that gets the record's address: it reads fields, so plain 8-byte
 /// stores (fewer instructions than assembling 16-byte halves) forward to its loads.
 [[gnu::always_inline]] inline void record_init_fields(rocprofiler_callback_tracing_record_t& rec, std::uint64_t c,
-                                                      std::uint64_t tid, std::uint64_t internal,
-                                                      std::uint64_t external, std::uint64_t ancestor,
-                                                      std::uint64_t kind_op, void* payload) noexcept {
+                                                      std::uint64_t tid, std::uint64_t internal, std::uint64_t external,
+                                                      std::uint64_t ancestor, std::uint64_t kind_op,
+                                                      void* payload) noexcept {
     rec.context_id.handle = c;
     rec.thread_id = tid;
     rec.correlation_id.internal = internal;
