@@ -9,6 +9,8 @@
 
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -25,6 +27,11 @@ using tracing::detail::subscribers;
 
 constexpr auto replay_kind = static_cast<std::size_t>(kind::kernel_replay);
 
+// Bounds of the options (kernel_replay.h): a chunk is at most 1 GiB (rounding it up to pages
+// then cannot wrap), a wait at most a day (so milliseconds -> ns cannot overflow).
+constexpr std::uint64_t max_chunk_size = std::uint64_t{1} << 30;
+constexpr std::uint64_t max_wait_timeout_ns = 86'400'000ull * 1'000'000;
+
 // Options a tool set (guarded by g_options_mutex; written during configuration only).
 std::mutex g_options_mutex;
 bool g_options_set = false;
@@ -39,13 +46,28 @@ struct loop_state {
 };
 thread_local loop_state* t_loop = nullptr;
 
-std::uint64_t env_u64(const char* name, std::uint64_t fallback) noexcept {
+// Ignores a bad variable with a message once per distinct setting (options are read per
+// replayed dispatch).
+void ignore_env(const char* name, const char* value, const char* why) noexcept {
+    char key[256];
+    std::snprintf(key, sizeof key, "replay env %s=%s", name, value);
+    if (first_time(key)) warn("ignoring %s=%s (%s)", name, value, why);
+}
+
+// A decimal (or 0x hexadecimal) number in [0, max] (0: the default, as in the C options);
+// anything else, a sign included, is ignored with a message and `fallback` kept.
+std::uint64_t env_u64(const char* name, std::uint64_t fallback, std::uint64_t max, const char* range) noexcept {
     const char* v = std::getenv(name);
     if (v == nullptr || *v == '\0') return fallback;
+    if (*v < '0' || *v > '9') {
+        ignore_env(name, v, range);
+        return fallback;
+    }
     char* end = nullptr;
+    errno = 0;
     const unsigned long long x = std::strtoull(v, &end, 0);
-    if (end == v || *end != '\0') {
-        std::fprintf(stderr, "[encore] ignoring %s=%s (not a number)\n", name, v);
+    if (end == v || *end != '\0' || errno == ERANGE || x > max) {
+        ignore_env(name, v, range);
         return fallback;
     }
     return x;
@@ -103,11 +125,13 @@ options current_options(encore_replay_snapshot_policy_t backend_default) noexcep
         else if (std::strcmp(p, "changed_chunks") == 0)
             o.policy = ENCORE_REPLAY_SNAPSHOT_CHANGED_CHUNKS;
         else
-            std::fprintf(stderr, "[encore] ignoring ENCORE_REPLAY_POLICY=%s (full_copy or changed_chunks)\n", p);
+            ignore_env("ENCORE_REPLAY_POLICY", p, "full_copy or changed_chunks");
     }
-    o.chunk_size = env_u64("ENCORE_REPLAY_CHUNK_SIZE", o.chunk_size);
-    o.memory_budget = env_u64("ENCORE_REPLAY_MEMORY_BUDGET", o.memory_budget);
-    o.wait_timeout_ns = env_u64("ENCORE_REPLAY_TIMEOUT_MS", o.wait_timeout_ns / 1'000'000) * 1'000'000;
+    o.chunk_size = env_u64("ENCORE_REPLAY_CHUNK_SIZE", o.chunk_size, max_chunk_size, "a number of bytes, at most 2^30");
+    o.memory_budget = env_u64("ENCORE_REPLAY_MEMORY_BUDGET", o.memory_budget, UINT64_MAX, "a number of bytes");
+    o.wait_timeout_ns = env_u64("ENCORE_REPLAY_TIMEOUT_MS", o.wait_timeout_ns / 1'000'000, max_wait_timeout_ns / 1'000'000,
+                                "milliseconds, at most 86400000") *
+                        1'000'000;
     // Chunks are whole pages (write tracking works on pages), at least one.
     const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
     if (o.chunk_size < page) o.chunk_size = page;
@@ -285,7 +309,8 @@ rocprofiler_status_t configure_options(rocprofiler_context_id_t id, const encore
     std::underlying_type_t<encore_replay_snapshot_policy_t> policy = 0;
     std::memcpy(&policy, &o->policy, sizeof(policy));
     if (o->size < sizeof(encore_kernel_replay_options_t) || policy < ENCORE_REPLAY_SNAPSHOT_DEFAULT ||
-        policy >= ENCORE_REPLAY_SNAPSHOT_LAST)
+        policy >= ENCORE_REPLAY_SNAPSHOT_LAST || o->chunk_size > max_chunk_size ||
+        o->wait_timeout_ns > max_wait_timeout_ns)
         return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
     std::lock_guard lk(g_options_mutex);
     g_options = *o;

@@ -271,6 +271,21 @@ int tool_init(rocprofiler_client_finalize_t, void*) {
     bad.size = 8;
     expect(encore_configure_kernel_replay_options(g_replay_ctx, &bad) == ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT,
            "short options struct");
+    // Out of range (a chunk size that wrapped to 0 when rounded up to pages divided by zero).
+    for (std::uint64_t chunk : {UINT64_MAX, (std::uint64_t{1} << 30) + 1}) {
+        bad = o;
+        bad.chunk_size = chunk;
+        expect(encore_configure_kernel_replay_options(g_replay_ctx, &bad) == ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT,
+               "chunk_size over 2^30");
+    }
+    bad = o;
+    bad.wait_timeout_ns = UINT64_MAX;
+    expect(encore_configure_kernel_replay_options(g_replay_ctx, &bad) == ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT,
+           "wait_timeout_ns over a day");
+    bad = o;
+    bad.chunk_size = std::uint64_t{1} << 30;
+    expect(encore_configure_kernel_replay_options(g_replay_ctx, &bad) == ROCPROFILER_STATUS_SUCCESS,
+           "chunk_size of 2^30 (the bound)");
     expect(encore_configure_kernel_replay_options(rocprofiler_context_id_t{999}, &o) ==
                ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND,
            "options of an unknown context");

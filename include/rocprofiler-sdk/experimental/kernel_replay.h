@@ -80,16 +80,18 @@ typedef enum encore_replay_snapshot_policy_t  // NOLINT(performance-enum-size)
 typedef struct encore_kernel_replay_options_t {
     uint64_t size; /**< sizeof(encore_kernel_replay_options_t) */
     encore_replay_snapshot_policy_t policy;
-    uint64_t chunk_size;      /**< changed_chunks granularity, rounded up to pages; 0 = default (one page) */
+    uint64_t chunk_size;      /**< changed_chunks granularity, rounded up to pages, at most 2^30; 0 = default (one page) */
     uint64_t memory_budget;   /**< max bytes one snapshot may hold; 0 = default (half of RAM) */
-    uint64_t wait_timeout_ns; /**< bound of each lock / drain / pass wait; 0 = 60 s */
+    uint64_t wait_timeout_ns; /**< bound of each lock / drain / pass wait, at most a day; 0 = 60 s */
 } encore_kernel_replay_options_t;
 
 /** Options of the replay service of `context_id`. Only during tool initialization
  *  (CONFIGURATION_LOCKED otherwise), after that context configured KERNEL_REPLAY
  *  (CONTEXT_ERROR otherwise). Environment variables ENCORE_REPLAY_POLICY (full_copy |
  *  changed_chunks), ENCORE_REPLAY_CHUNK_SIZE, ENCORE_REPLAY_MEMORY_BUDGET and
- *  ENCORE_REPLAY_TIMEOUT_MS override what a tool sets. */
+ *  ENCORE_REPLAY_TIMEOUT_MS override what a tool sets; a value out of range is ignored with a
+ *  message (once per value). INVALID_ARGUMENT: a null `options`, a size smaller than this
+ *  struct's, an unknown policy, chunk_size > 2^30 or wait_timeout_ns > a day. */
 ROCPROFILER_API rocprofiler_status_t encore_configure_kernel_replay_options(
     rocprofiler_context_id_t context_id, const encore_kernel_replay_options_t* options);
 
