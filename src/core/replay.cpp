@@ -129,8 +129,8 @@ options current_options(encore_replay_snapshot_policy_t backend_default) noexcep
     }
     o.chunk_size = env_u64("ENCORE_REPLAY_CHUNK_SIZE", o.chunk_size, max_chunk_size, "a number of bytes, at most 2^30");
     o.memory_budget = env_u64("ENCORE_REPLAY_MEMORY_BUDGET", o.memory_budget, UINT64_MAX, "a number of bytes");
-    o.wait_timeout_ns = env_u64("ENCORE_REPLAY_TIMEOUT_MS", o.wait_timeout_ns / 1'000'000, max_wait_timeout_ns / 1'000'000,
-                                "milliseconds, at most 86400000") *
+    o.wait_timeout_ns = env_u64("ENCORE_REPLAY_TIMEOUT_MS", o.wait_timeout_ns / 1'000'000,
+                                max_wait_timeout_ns / 1'000'000, "milliseconds, at most 86400000") *
                         1'000'000;
     // Chunks are whole pages (write tracking works on pages), at least one.
     const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
