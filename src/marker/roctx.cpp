@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -105,6 +106,27 @@ std::unordered_map<roctx_range_id_t, std::unique_ptr<open_range>>& process_range
     return *m;
 }
 
+// Longest message a range keeps; a message without a NUL within it (or before an unreadable
+// page) is cut there.
+constexpr std::size_t max_message = 64 * 1024;
+
+// The caller's message copied without trusting the pointer (the program may pass a dangling or
+// unterminated one and expect roctx to survive it, as roctxMarkA does): an unreadable one is
+// kept as "<invalid pointer 0x...>", the way argument printing shows it.
+void copy_message(std::string& out, const char* message) {
+    out.resize(max_message + 1);
+    bool truncated = false;
+    const long n = tracing::detail::guarded_read_string(out.data(), message, max_message, truncated);
+    if (n < 0) {
+        char text[48];
+        std::snprintf(text, sizeof text, "<invalid pointer %p>", static_cast<const void*>(message));
+        out = text;
+        return;
+    }
+    out.resize(static_cast<std::size_t>(n));
+    out.shrink_to_fit();
+}
+
 std::unique_ptr<open_range> begin_range(op_id op, const char* message) noexcept {
     auto e = capture_range(op);
     if (!e) return nullptr;
@@ -112,7 +134,7 @@ std::unique_ptr<open_range> begin_range(op_id op, const char* message) noexcept 
     if (r == nullptr) return nullptr;
     if (message != nullptr) {
         try {
-            r->message = message;
+            copy_message(r->message, message);
         } catch (...) {
             return nullptr;  // out of memory: this range goes unrecorded
         }

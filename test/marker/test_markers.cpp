@@ -9,6 +9,8 @@
 //            context traces MARKER_CORE_RANGE_API: push/pop and start/stop pairs as one range
 //            each (ENTER at the opening call, EXIT at the closing one), per thread and across
 //            threads, no record for an unbalanced pop or an unknown stop
+//   bad_messages  the traced setup; range messages that are unmapped or unterminated: no crash,
+//            the records keep what could be read
 #include "../support/check.hpp"
 
 #include <encore/domains/marker.hpp>
@@ -16,11 +18,13 @@
 #include <rocprofiler-sdk/marker/api_id.h>
 #include <roctracer/roctx.h>
 
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <set>
@@ -467,11 +471,50 @@ void check_ranges_live() {
            "the traced range closes at its own pop");
 }
 
+// Messages a careless program passes while the ranges are traced: unmapped, and not terminated
+// before an unreadable page. The range records keep what could be read (the copy used to read
+// the caller's string unguarded: SIGSEGV).
+void scenario_bad_messages() {
+    const long page = ::sysconf(_SC_PAGESIZE);
+    auto* two = static_cast<char*>(::mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    expect(two != MAP_FAILED, "mmap");
+    if (two == MAP_FAILED) return;
+    std::memset(two, 'x', page);  // no NUL in the first page
+    expect(::mprotect(two + page, page, PROT_NONE) == 0, "mprotect");
+    const char* unterminated = two + page - 10;  // ten bytes, then the unreadable page
+    auto* gone = static_cast<char*>(::mmap(nullptr, page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    ::munmap(gone, page);
+    const std::size_t before = [] {
+        std::lock_guard lk(g_mutex);
+        return g_range.size();
+    }();
+    expect(roctxRangePushA(gone) == 0, "push with an unmapped message");
+    expect(roctxRangePop() == 0, "its pop");
+    expect(roctxRangePushA(unterminated) == 0, "push with an unterminated message");
+    expect(roctxRangePop() == 0, "its pop");
+    const roctx_range_id_t id = roctxRangeStartA(gone);
+    expect(id != 0, "start with an unmapped message");
+    roctxRangeStop(id);
+    std::lock_guard lk(g_mutex);
+    std::vector<std::string> exits;
+    for (std::size_t i = before; i < g_range.size(); ++i)
+        if (g_range[i].phase == ROCPROFILER_CALLBACK_PHASE_EXIT) exits.push_back(g_range[i].args);
+    char invalid[64];
+    std::snprintf(invalid, sizeof invalid, "message=\"<invalid pointer %p>\";", static_cast<const void*>(gone));
+    expect(exits.size() == 3, "three ranges recorded");
+    if (exits.size() == 3) {
+        expect(exits[0] == invalid, "an unmapped message is kept as <invalid pointer ...>");
+        expect(exits[1] == "message=\"xxxxxxxxxx\";", "an unterminated message is cut at the unreadable page");
+        expect(exits[2] == invalid, "the same for a process range");
+    }
+    ::munmap(two, 2 * page);
+}
+
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) rocprofiler_tool_configure_result_t* rocprofiler_configure(
     uint32_t, const char*, uint32_t, rocprofiler_client_id_t* id) {
-    if (g_scenario != "traced") return nullptr;  // "notool": decline, no tool in the process
+    if (g_scenario == "notool") return nullptr;  // decline: no tool in the process
     id->name = "test-markers";
     static rocprofiler_tool_configure_result_t r{sizeof(r), &tool_init, nullptr, nullptr};
     return &r;
@@ -481,6 +524,8 @@ int main(int argc, char** argv) {
     g_scenario = argc > 1 ? argv[1] : "traced";
     if (g_scenario == "traced") {
         scenario_traced();
+    } else if (g_scenario == "bad_messages") {
+        scenario_bad_messages();
     } else if (g_scenario == "notool") {
         check_results();
         std::lock_guard lk(g_mutex);
