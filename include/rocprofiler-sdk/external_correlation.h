@@ -28,7 +28,8 @@ typedef int (*rocprofiler_external_correlation_id_request_cb_t)(
     rocprofiler_external_correlation_id_request_kind_t kind, rocprofiler_tracing_operation_t operation,
     uint64_t internal_corr_id_value, rocprofiler_user_data_t* external_corr_id_value, void* data);
 
-/** Experimental in the reference. encore: NOT_IMPLEMENTED (documented in docs/tracing.md). */
+/** Experimental in the reference; implemented in encore (docs/correlation.md): the callback may
+ *  supply a traced call's external id at ENTER. Only during tool initialization. */
 ROCPROFILER_API rocprofiler_status_t rocprofiler_configure_external_correlation_id_request_service(
     rocprofiler_context_id_t context_id, const rocprofiler_external_correlation_id_request_kind_t* kinds,
     unsigned long kinds_count, rocprofiler_external_correlation_id_request_cb_t callback,

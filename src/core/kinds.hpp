@@ -13,6 +13,8 @@
 #include <encore/tracing/format.hpp>
 #include <encore/tracing/kinds.hpp>
 
+#include <cstddef>
+#include <cstring>
 #include <string_view>
 
 namespace encore::core {
@@ -22,10 +24,13 @@ template <class Domain>
 rocprofiler_status_t iterate_args_c(const rocprofiler_callback_tracing_record_t& rec,
                                     rocprofiler_callback_tracing_operation_args_cb_t cb, int32_t max_deref, void* data) {
     using P = tracing::payload_t<Domain>;
+    // The record may come from anywhere: the whole payload must be readable (a forged record
+    // with the right size field may end at an unmapped page), read without trusting the pointer.
+    alignas(P) std::byte probe[sizeof(P)];
     std::uint64_t size = 0;
-    // The record may come from anywhere; read its size field without trusting the pointer.
-    if (!tracing::detail::guarded_read(&size, rec.payload, sizeof(size)) || size != sizeof(P))
-        return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    if (!tracing::detail::guarded_read(probe, rec.payload, sizeof(P))) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    std::memcpy(&size, probe, sizeof(size));
+    if (size != sizeof(P)) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
     const bool known = tracing::for_each_arg<Domain>(rec.operation, rec.payload, max_deref,
                                                      [&](const tracing::arg_info& a) {
                                                          return cb(rec.kind, rec.operation, a.number, a.address,

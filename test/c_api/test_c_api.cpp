@@ -8,6 +8,9 @@
 
 #include <doctest/doctest.h>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <cstring>
 #include <string>
@@ -293,6 +296,23 @@ TEST_CASE("argument iteration rejects bad records") {
     r.operation = 999;
     CHECK(rocprofiler_iterate_callback_tracing_kind_operation_args(r, cb, 1, nullptr) ==
           ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND);
+    {
+        // A forged record: the size field is right, the payload ends at an unmapped page.
+        const long page = ::sysconf(_SC_PAGESIZE);
+        auto* two = static_cast<std::byte*>(::mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE,
+                                                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+        REQUIRE(two != MAP_FAILED);
+        REQUIRE(::mprotect(two + page, page, PROT_NONE) == 0);
+        auto* forged = two + page - 16;  // the size field and 8 more bytes are readable
+        const std::uint64_t size = sizeof(rocprofiler_callback_tracing_hsa_api_data_t);
+        std::memcpy(forged, &size, sizeof(size));
+        r.payload = forged;
+        r.operation = ROCPROFILER_HSA_CORE_API_ID_hsa_queue_create;  // 8 arguments to read
+        CHECK(rocprofiler_iterate_callback_tracing_kind_operation_args(r, cb, 1, nullptr) ==
+              ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT);
+        ::munmap(two, 2 * page);
+        r.operation = 999;
+    }
     r.payload = reinterpret_cast<void*>(0x10);  // unreadable: reported, not dereferenced
     CHECK(rocprofiler_iterate_callback_tracing_kind_operation_args(r, cb, 1, nullptr) ==
           ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT);
