@@ -113,12 +113,8 @@ struct role {
 
 // ---- the derived-kinds layer ------------------------------------------------------------------
 
-/// Contexts subscribed to (k, op) now: the subscriber mask, relaxed (a hint: event::capture
-/// loads it again with acquire before any slot is read).
-inline std::uint64_t subscribed(kind k, int op) noexcept {
-    return tracing::detail::subscribers[static_cast<std::size_t>(k)][static_cast<std::size_t>(op)].load(
-        std::memory_order_relaxed);
-}
+// Contexts subscribed to (k, op) now (the kit's; on x86 its acquire load is a plain load).
+using backend::subscribed;
 
 /// Delivers one phase-NONE record of an event kind to every context subscribed to (k, op), with
 /// this thread's correlation (the enclosing traced HIP call's internal id, else a new one).
