@@ -34,6 +34,8 @@ static_assert(request_kind_of(kind::hip_event) == ROCPROFILER_EXTERNAL_CORRELATI
 static_assert(producers_of(kind::kernel_dispatch) == (produced_by::hsa | produced_by::cuda));
 static_assert(producers_of(kind::scratch_memory) == produced_by::nothing);
 static_assert(kind_decl_of<kind::hsa_core_api>::iterates_args && !kind_decl_of<kind::memory_copy>::iterates_args);
+static_assert(operations_of(kind::cuda_driver_api) == operations::at_load &&
+              operations_of(kind::ompt) == operations::none);
 
 TEST_CASE("every kind's name in the list is the C API's name query") {
     for (int k = ROCPROFILER_CALLBACK_TRACING_NONE + 1; k < ROCPROFILER_CALLBACK_TRACING_LAST; ++k) {
@@ -43,6 +45,29 @@ TEST_CASE("every kind's name in the list is the C API's name query") {
         REQUIRE(rocprofiler_query_callback_tracing_kind_name(kk, &name, &len) == ROCPROFILER_STATUS_SUCCESS);
         CAPTURE(k);
         CHECK(std::string_view(name, len) == kind_name(static_cast<kind>(k)));
+    }
+}
+
+TEST_CASE("a kind has operations in this process exactly where the list says libencore declares them") {
+    // This program loads libencore only: a backend's own domain (CUDA, registered at its load)
+    // is not here, so its kind is a name like the kinds nothing declares yet.
+    for (int k = ROCPROFILER_CALLBACK_TRACING_NONE + 1; k < ROCPROFILER_CALLBACK_TRACING_LAST; ++k) {
+        int n = 0;
+        const auto st = rocprofiler_iterate_callback_tracing_kind_operations(
+            static_cast<rocprofiler_callback_tracing_kind_t>(k),
+            [](rocprofiler_callback_tracing_kind_t, rocprofiler_tracing_operation_t, void* count) {
+                ++*static_cast<int*>(count);
+                return 0;
+            },
+            &n);
+        CAPTURE(k);
+        if (operations_of(static_cast<kind>(k)) == operations::domain) {
+            CHECK(st == ROCPROFILER_STATUS_SUCCESS);
+            CHECK(n > 0);
+        } else {
+            CHECK(st == ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED);
+            CHECK(n == 0);
+        }
     }
 }
 

@@ -189,6 +189,13 @@ static_assert(
     return i > 0 && i < kind_count ? producers[i] : produced_by::nothing;
 }
 
+/// Where kind k's operations come from.
+[[nodiscard]] constexpr operations operations_of(kind k) noexcept {
+    constexpr auto ops = detail::per_kind<operations>([]<class D>() { return D::ops; });
+    const auto i = static_cast<std::size_t>(k);
+    return i > 0 && i < kind_count ? ops[i] : operations::none;
+}
+
 /// The payload struct kind K's records point at.
 template <kind K>
 struct payload_of {
