@@ -50,4 +50,16 @@ void register_kind_info(kind k, const kind_info* info) noexcept {
 
 void add_producer(std::uint32_t produced_by) noexcept { g_present.fetch_or(produced_by, std::memory_order_acq_rel); }
 
+namespace {
+std::atomic<std::uint32_t> g_attached{0};  // produced_by:: bits of backends attached to their runtime now
+}
+
+bool attach_backend(std::uint32_t produced_by) noexcept {
+    return (g_attached.fetch_or(produced_by, std::memory_order_acq_rel) & produced_by) == 0;
+}
+
+void detach_backend(std::uint32_t produced_by) noexcept {
+    g_attached.fetch_and(~produced_by, std::memory_order_acq_rel);
+}
+
 }  // namespace encore::core

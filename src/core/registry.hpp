@@ -57,6 +57,11 @@ struct kind_info {
 /// A backend library declares itself present when it loads (tracing::produced_by:: bits): the
 /// kinds it produces become configurable.
 ENCORE_API void add_producer(std::uint32_t produced_by) noexcept;
+/// A backend attaching to its runtime (HSA OnLoad): true for the first, false while another
+/// instance (the same library listed twice, or a second copy of it) is attached, which must
+/// then stay out of the way. detach_backend when the attached one lets go (OnUnload).
+ENCORE_API bool attach_backend(std::uint32_t produced_by) noexcept;
+ENCORE_API void detach_backend(std::uint32_t produced_by) noexcept;
 /// Gives the core a kind's names and argument iteration (core/kinds.hpp: kind_registration).
 /// `info` lives as long as the process.
 ENCORE_API void register_kind_info(kind k, const kind_info* info) noexcept;

@@ -41,6 +41,15 @@ extern "C" ENCORE_API bool OnLoad(::HsaApiTable* table, uint64_t runtime_version
         core::warn("OnLoad called without an API table; tracing disabled");
         return false;
     }
+    // Listed twice in HSA_TOOLS_LIB (one file under two names is one library, whose OnLoad the
+    // runtime then calls twice; or two copies): a second install would wrap encore's own
+    // wrappers, each calling the other forever. The first one attached serves; the rest stay idle.
+    if (hsa::g_table != nullptr || !core::attach_backend(tracing::produced_by::hsa)) {
+        static core::warn_once twice;
+        twice("libencore-hsa is loaded more than once (listed twice in HSA_TOOLS_LIB?): the first one traces, "
+              "the others stay idle");
+        return true;
+    }
     for (uint64_t i = 0; i < failed_tool_count && failed_tool_names != nullptr; ++i)
         core::warn("the HSA runtime could not load tool %s", failed_tool_names[i]);
     hsa::adopt_runtime(*table);
@@ -70,6 +79,7 @@ extern "C" ENCORE_API void OnUnload() {
         hsa::uninstall_dispatch_tracing(*hsa::g_table);
         hsa::uninstall_memory_tracing(*hsa::g_table);
         hsa::uninstall_code_object_tracing(*hsa::g_table);
+        hsa::g_table = nullptr;
+        core::detach_backend(tracing::produced_by::hsa);  // a later OnLoad (hsa_init again) attaches anew
     }
-    hsa::g_table = nullptr;
 }
