@@ -30,16 +30,18 @@ std::optional<event> event::capture(kind k, op_id op) noexcept {
     return e;
 }
 
-std::unique_ptr<event> event::capture_heap(kind k, op_id op, std::uint64_t also_op_mask) noexcept {
-    const std::uint64_t mask = subscribed(k, op) | also_op_mask;
+std::unique_ptr<event> event::capture_heap(kind k, op_id op) noexcept {
+    return capture_heap_for(k, op, subscribed(k, op));
+}
+
+std::unique_ptr<event> event::capture_heap_for(kind k, op_id op, std::uint64_t mask) noexcept {
     if (mask == 0) return nullptr;
     std::unique_ptr<event> e(new (std::nothrow) event);
     if (e) fill(*e, k, op, mask);
     return e;
 }
 
-bool event::capture_into(event& out, kind k, op_id op, std::uint64_t also_op_mask) noexcept {
-    const std::uint64_t mask = subscribed(k, op) | also_op_mask;
+bool event::capture_into_for(event& out, kind k, op_id op, std::uint64_t mask) noexcept {
     if (mask == 0) return false;
     fill(out, k, op, mask);
     return true;
@@ -53,12 +55,12 @@ void event::deliver_to(std::uint64_t subset, op_id as_op, rocprofiler_callback_p
         const auto& slot = tracing::detail::slots[ki][c];
         if (!slot.set()) continue;
         rocprofiler_user_data_t* ud = user_data_override != nullptr ? &user_data_override[c] : &user_data[c];
-        slot.invoke(rocprofiler_callback_tracing_record_t{rocprofiler_context_id_t{c}, tid,
-                                                          rocprofiler_correlation_id_t{
-                                                              internal, {.value = external[c]}, ancestor},
-                                                          static_cast<rocprofiler_callback_tracing_kind_t>(k), as_op,
-                                                          phase, payload},
-                    ud);
+        slot.call(rocprofiler_callback_tracing_record_t{rocprofiler_context_id_t{c}, tid,
+                                                        rocprofiler_correlation_id_t{
+                                                            internal, {.value = external[c]}, ancestor},
+                                                        static_cast<rocprofiler_callback_tracing_kind_t>(k), as_op,
+                                                        phase, payload},
+                  ud);
     }
 }
 

@@ -31,11 +31,15 @@ struct event {
     /// The contexts subscribed to (k, op) right now and this thread's correlation, or nothing
     /// when no active context wants the event (the common, cheap case: one relaxed load).
     [[nodiscard]] static std::optional<event> capture(kind k, op_id op) noexcept;
-    /// Same on the heap, for events completed on another thread (dispatch COMPLETE).
-    [[nodiscard]] static std::unique_ptr<event> capture_heap(kind k, op_id op, std::uint64_t also_op_mask = 0) noexcept;
+    /// Same on the heap, for events completed on another thread (a copy's completion).
+    [[nodiscard]] static std::unique_ptr<event> capture_heap(kind k, op_id op) noexcept;
+    /// The contexts of `mask` (the caller read it: for a dispatch, the ENQUEUE and COMPLETE
+    /// subscribers as of one moment, subscribed_pair) and this thread's correlation, on the
+    /// heap; null when `mask` is 0.
+    [[nodiscard]] static std::unique_ptr<event> capture_heap_for(kind k, op_id op, std::uint64_t mask) noexcept;
     /// Same into storage the caller keeps (pooled dispatch records: nothing allocated per
-    /// event); false, and `out` unused, when no active context wants the event.
-    [[nodiscard]] static bool capture_into(event& out, kind k, op_id op, std::uint64_t also_op_mask = 0) noexcept;
+    /// event); false, and `out` unused, when `mask` is 0.
+    [[nodiscard]] static bool capture_into_for(event& out, kind k, op_id op, std::uint64_t mask) noexcept;
 
     /// Runs the callbacks of every captured context for operation `as_op` (default: the captured
     /// one) with each context's user_data, which persists across phases of this event.
@@ -61,6 +65,30 @@ void deliver_runtime_initialization(rocprofiler_runtime_initialization_operation
 [[nodiscard]] inline std::uint64_t subscribed(kind k, op_id op) noexcept {
     return tracing::detail::subscribers[static_cast<std::size_t>(k)][static_cast<std::size_t>(op)].load(
         std::memory_order_acquire);
+}
+
+/// The subscriber masks of two operations of kind k as of one moment: no context start or stop
+/// falls between them (a seqlock read over subscriptions_generation, tracing/detail/core.hpp).
+/// Two separate loads could see a context started between them in the second only: a dispatch
+/// with a COMPLETE and no ENQUEUE, or the reverse.
+struct mask_pair {
+    std::uint64_t first, second;
+};
+[[nodiscard]] inline mask_pair subscribed_pair(kind k, op_id a, op_id b) noexcept {
+    const auto& generation = tracing::detail::subscriptions_generation;
+    for (;;) {
+        const std::uint64_t g = generation.load(std::memory_order_acquire);
+        if ((g & 1u) != 0) {
+            // A start or stop is changing masks (under the core's lock, a few hundred stores).
+#if defined(__SSE2__)
+            _mm_pause();
+#endif
+            continue;
+        }
+        const mask_pair m{subscribed(k, a), subscribed(k, b)};
+        std::atomic_thread_fence(std::memory_order_acquire);
+        if (generation.load(std::memory_order_relaxed) == g) return m;
+    }
 }
 
 }  // namespace encore::backend

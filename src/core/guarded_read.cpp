@@ -4,9 +4,17 @@
 // dereferences them directly and can crash the traced process. encore reads through
 // process_vm_readv on its own pid: the kernel copies what is mapped and reports EFAULT for what
 // is not, with no signal. Where the syscall is unavailable (seccomp, old kernels), it falls back
-// to write(2) into a pipe, which also returns EFAULT instead of faulting.
+// to write(2) into a pipe, which also returns EFAULT instead of faulting (one pipe, kept open).
+// Memory in the calling thread's own stack between its stack pointer and the stack's top is
+// readable by construction and copied directly, with no syscall: that covers the payload of
+// every API record while its callback runs (the traced call's frame), so iterating a genuine
+// record's arguments works even where both probes are unavailable (seccomp and no free fd).
 #include <encore/tracing/detail/core.hpp>
 
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -14,6 +22,10 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <mutex>
+#include <new>
+
+extern "C" void* __libc_stack_end;  // glibc: the main thread's stack top (as the kernel set it up)
 
 namespace encore::tracing::detail {
 namespace {
@@ -25,9 +37,59 @@ std::size_t page_size() noexcept {
     return p;
 }
 
+// This thread's stack, [low, high), found once per thread without opening a file (glibc's
+// pthread_getattr_np reads /proc/self/maps for the main thread, which needs a free fd).
+struct stack_bounds {
+    std::uintptr_t low = 0, high = 0;
+    bool known = false;
+};
+
+stack_bounds find_stack() noexcept {
+    stack_bounds b;
+    if (::syscall(SYS_gettid) == ::getpid()) {
+        rlimit lim{};
+        if (::getrlimit(RLIMIT_STACK, &lim) != 0) return b;
+        b.high = reinterpret_cast<std::uintptr_t>(__libc_stack_end);
+        const std::uintptr_t size = lim.rlim_cur == RLIM_INFINITY || lim.rlim_cur > b.high ? b.high : lim.rlim_cur;
+        b.low = b.high - size;
+    } else {
+        pthread_attr_t attr;
+        if (::pthread_getattr_np(::pthread_self(), &attr) != 0) return b;
+        void* addr = nullptr;
+        std::size_t size = 0;
+        const bool ok = ::pthread_attr_getstack(&attr, &addr, &size) == 0;
+        ::pthread_attr_destroy(&attr);
+        if (!ok) return b;
+        b.low = reinterpret_cast<std::uintptr_t>(addr);
+        b.high = b.low + size;
+    }
+    b.known = b.high > b.low;
+    return b;
+}
+
+// Whether [src, src + n) lies between this thread's stack pointer and its stack's top: pages
+// in use by live frames, mapped and readable. The stack pointer must be in the thread's stack
+// itself (not a signal or coroutine stack, where the span up to the top would cross a gap).
+[[gnu::noinline]] bool in_live_stack(const void* src, std::size_t n) noexcept {
+    thread_local stack_bounds bounds = find_stack();
+    if (!bounds.known) return false;
+    const auto sp = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
+    const auto a = reinterpret_cast<std::uintptr_t>(src);
+    return sp >= bounds.low && sp < bounds.high && a >= sp && a < bounds.high && n <= bounds.high - a;
+}
+
+// The fallback's pipe, opened on first use and kept (a pipe per read would need two free fds
+// each time). One reader at a time: the bytes of two reads must not mix.
+std::mutex g_pipe_mutex;
+int g_pipe[2] = {-1, -1};
+
 // Copies up to n bytes; returns the number of readable bytes copied from the start of src.
 std::size_t copy_prefix(void* dst, const void* src, std::size_t n) noexcept {
     if (n == 0) return 0;
+    if (in_live_stack(src, n)) {
+        std::memcpy(dst, src, n);
+        return n;
+    }
     if (g_use_pipe.load(std::memory_order_relaxed) == 0) {
         iovec local{dst, n};
         iovec remote{const_cast<void*>(src), n};
@@ -37,8 +99,12 @@ std::size_t copy_prefix(void* dst, const void* src, std::size_t n) noexcept {
         g_use_pipe.store(1, std::memory_order_relaxed);  // ENOSYS / EPERM: fall back for good
     }
     // Fallback: page by page through a pipe; write() fails with EFAULT on unmapped memory.
-    int fds[2];
-    if (::pipe(fds) != 0) return 0;
+    std::lock_guard lk(g_pipe_mutex);
+    if (g_pipe[0] < 0 && ::pipe2(g_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
+        g_pipe[0] = g_pipe[1] = -1;
+        return 0;  // no fd now: a later read tries again
+    }
+    const int fds[2] = {g_pipe[0], g_pipe[1]};
     std::size_t done = 0;
     auto* out = static_cast<unsigned char*>(dst);
     const auto* in = static_cast<const unsigned char*>(src);
@@ -49,15 +115,29 @@ std::size_t copy_prefix(void* dst, const void* src, std::size_t n) noexcept {
         if (chunk > 4096) chunk = 4096;  // stay within the pipe's buffer
         const ssize_t w = ::write(fds[1], in + done, chunk);
         if (w <= 0) break;
-        if (::read(fds[0], out + done, static_cast<std::size_t>(w)) != w) break;
+        if (::read(fds[0], out + done, static_cast<std::size_t>(w)) != w) {
+            // Never leave bytes behind for the next read to take as its own.
+            char sink[512];
+            while (::read(fds[0], sink, sizeof sink) > 0) {
+            }
+            break;
+        }
         done += static_cast<std::size_t>(w);
     }
-    ::close(fds[0]);
-    ::close(fds[1]);
     return done;
 }
 
 }  // namespace
+
+// The child of a fork shares the parent's pipe: two processes' reads would mix their bytes. It
+// gets its own on first use; the lock may have been held by a thread the child does not have.
+void guarded_read_after_fork_child() noexcept {
+    ::new (&g_pipe_mutex) std::mutex();
+    for (int& fd : g_pipe) {
+        if (fd >= 0) ::close(fd);
+        fd = -1;
+    }
+}
 
 bool guarded_read(void* dst, const void* src, std::size_t n) noexcept {
     if (src == nullptr) return n == 0;

@@ -8,6 +8,7 @@
 #include "registration.hpp"
 
 #include "registry.hpp"
+#include "warn.hpp"
 
 #include <encore/tracing/tool.hpp>
 #include <rocprofiler-sdk/version.h>
@@ -19,7 +20,9 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <mutex>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -111,11 +114,33 @@ std::vector<std::pair<rocprofiler_configure_func_t, std::string>> discover() {
     return found;
 }
 
+// What the exception being handled says (call only inside a catch block).
+std::string current_exception_text() noexcept {
+    try {
+        throw;
+    } catch (const std::exception& e) {
+        try {
+            return std::string("an exception: ") + e.what();
+        } catch (...) {
+            return "an exception";
+        }
+    } catch (...) {
+        return "an exception of a type that is not std::exception";
+    }
+}
+
+const char* tool_name(const tool& t) noexcept { return t.id.name != nullptr ? t.id.name : "<unnamed>"; }
+
 void finalize_tool(tool& t) {
     if (t.finalized) return;
     t.finalized = true;
     invalidate_client_contexts(t.id.handle);
-    if (!t.failed && t.result != nullptr && t.result->finalize != nullptr) t.result->finalize(t.result->tool_data);
+    if (t.failed || t.result == nullptr || t.result->finalize == nullptr) return;
+    try {
+        t.result->finalize(t.result->tool_data);
+    } catch (...) {
+        warn("tool %s (%s) threw %s from its finalize", tool_name(t), t.origin.c_str(), current_exception_text().c_str());
+    }
 }
 
 // rocprofiler_client_finalize_t handed to initialize: lets a tool finalize itself early.
@@ -154,7 +179,13 @@ void initialize() noexcept {
         t.origin = origin;
         t.id.size = sizeof(rocprofiler_client_id_t);
         t.id.handle = static_cast<std::uint32_t>(g_tools.size()) + 1;  // 0 = "no client"
-        t.result = fn(ROCPROFILER_SDK_VERSION, ENCORE_VERSION_STRING, priority, &t.id);
+        try {
+            t.result = fn(ROCPROFILER_SDK_VERSION, ENCORE_VERSION_STRING, priority, &t.id);
+        } catch (...) {
+            warn("tool from %s threw %s from rocprofiler_configure; it is not loaded", origin.c_str(),
+                 current_exception_text().c_str());
+            continue;
+        }
         if (t.result == nullptr) continue;  // the tool declined
         if (t.result->size < sizeof(rocprofiler_tool_configure_result_t) - sizeof(void*)) {
             std::fprintf(stderr, "[encore] tool from %s returned a configure result of unknown size %zu; ignored\n",
@@ -168,7 +199,18 @@ void initialize() noexcept {
     for (auto& t : g_tools) {
         if (t.result->initialize == nullptr) continue;
         set_configuration_open(true, t.id.handle);
-        const int rc = t.result->initialize(&client_finalize, t.result->tool_data);
+        int rc = 0;
+        try {
+            rc = t.result->initialize(&client_finalize, t.result->tool_data);
+        } catch (...) {
+            // The tool boundary: the tool is disabled, not the process.
+            set_configuration_open(false, 0);
+            t.failed = true;
+            warn("tool %s (%s) threw %s from its initialize; its contexts are disabled", tool_name(t), t.origin.c_str(),
+                 current_exception_text().c_str());
+            invalidate_client_contexts(t.id.handle);
+            continue;
+        }
         set_configuration_open(false, 0);
         if (rc != 0) {
             t.failed = true;
@@ -197,6 +239,10 @@ void finalize() noexcept {
 int init_state() noexcept { return g_init_state.load(std::memory_order_acquire); }
 int fini_state() noexcept { return g_fini_state.load(std::memory_order_acquire); }
 
+void lock_registration_for_fork() noexcept { g_reg_mutex.lock(); }
+void unlock_registration_after_fork() noexcept { g_reg_mutex.unlock(); }
+void reset_registration_lock_in_child() noexcept { ::new (&g_reg_mutex) std::recursive_mutex(); }
+
 rocprofiler_status_t force_configure(rocprofiler_configure_func_t fn) noexcept {
     if (fn == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
     std::lock_guard lk(g_reg_mutex);
@@ -216,6 +262,42 @@ void reset_registration_for_testing() noexcept {
 }
 
 }  // namespace encore::core
+
+namespace encore::tracing::detail {
+
+void callback_threw(std::uint64_t c, std::uint32_t k) noexcept {
+    const core::context* ctx = core::find_context(rocprofiler_context_id_t{c});
+    const std::uint32_t client = ctx != nullptr ? ctx->client : 0;
+    // Disabled first: whatever happens to the report, no callback of this tool runs again.
+    if (ctx != nullptr) core::invalidate_client_contexts(client);
+    try {
+        if (!core::first_time("callback threw, client " + std::to_string(client))) return;
+        std::string name = "<unknown>";
+        {
+            // try_lock: a callback may throw while another thread initializes tools under it.
+            std::unique_lock lk(core::g_reg_mutex, std::try_to_lock);
+            if (lk.owns_lock())
+                for (const auto& t : core::g_tools)
+                    if (t.id.handle == client) name = core::tool_name(t);
+        }
+        const core::kind_info* info = core::find_kind(static_cast<rocprofiler_callback_tracing_kind_t>(k));
+        core::warn("tool %s threw %s from its %s callback (context %llu); its contexts are stopped and disabled, "
+                   "the program goes on",
+                   name.c_str(), core::current_exception_text().c_str(),
+                   info != nullptr && info->name != nullptr ? info->name : "?", static_cast<unsigned long long>(c));
+    } catch (...) {
+        // No memory for the report: the tool is disabled all the same.
+    }
+}
+
+void nesting_exceeded() noexcept {
+    static core::warn_once deep;
+    deep("traced calls nested more than %u deep on one thread (a callback calling what it traces, recursively?): "
+         "deeper calls run untraced",
+         max_nesting);
+}
+
+}  // namespace encore::tracing::detail
 
 namespace encore {
 

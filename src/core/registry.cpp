@@ -2,7 +2,9 @@
 // the ENTER/EXIT dispatch of traced calls. All mutable tracing state of encore lives here.
 #include "registry.hpp"
 #include "exit_safe_local.hpp"
+#include "registration.hpp"
 #include "replay.hpp"
+#include "warn.hpp"
 
 #include <encore/tracing/tool.hpp>
 
@@ -10,6 +12,8 @@
 #include <encore/tracing/kinds.hpp>
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -18,7 +22,10 @@
 #include <cstddef>
 #include <bit>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <memory>
+#include <new>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -27,6 +34,7 @@ namespace encore::tracing::detail {
 std::atomic<std::uint64_t> subscribers[kind_count][max_ops_per_kind];
 callback_slot slots[kind_count][max_contexts];
 std::atomic<std::uint64_t> request_contexts{0};
+std::atomic<std::uint64_t> subscriptions_generation{0};
 namespace in_core {
 // Hidden names of the three objects above (core.hpp). A misspelt target fails to link.
 extern std::atomic<std::uint64_t> subscribers[kind_count][max_ops_per_kind]
@@ -36,6 +44,10 @@ extern std::atomic<std::uint64_t> request_contexts __attribute__((alias("_ZN6enc
 }  // namespace in_core
 __attribute__((tls_model("initial-exec"))) constinit thread_local thread_fast* t_thread = nullptr;
 }  // namespace encore::tracing::detail
+
+namespace encore::tracing::detail {
+void guarded_read_after_fork_child() noexcept;  // guarded_read.cpp
+}
 
 namespace encore::core {
 namespace {
@@ -61,10 +73,25 @@ std::atomic<std::uint64_t> g_next_id_block{1};
 // A thread's state: the fast part the inlined traced path reads (first, so a thread_fast* is a
 // thread_state*), then the external correlation stacks. Pushes may come from other threads (the
 // API takes a thread id), so the stacks are guarded; fast.top mirrors each stack's top.
+// A state a push made for a thread that has not made a traced call yet is "unattached": nothing
+// runs when that thread exits, so the state must know its thread (task_fd) to be found stale.
 struct thread_state {
     tracing::detail::thread_fast fast{};
     std::mutex mutex;
     std::vector<rocprofiler_user_data_t> stacks[max_contexts];
+    // Guarded by g_threads_mutex. A state a push made for another thread is not attached until
+    // that thread's first traced call; until then task_fd (or start_time) tells that thread
+    // from a later one that reuses its tid.
+    bool attached = false;
+    int task_fd = -1;              // an unattached state's handle on its thread (open_task)
+    std::uint64_t start_time = 0;  // its start time, where no handle could be had
+
+    thread_state() = default;
+    thread_state(const thread_state&) = delete;
+    thread_state& operator=(const thread_state&) = delete;
+    ~thread_state() {
+        if (task_fd >= 0) ::close(task_fd);
+    }
 };
 static_assert(offsetof(thread_state, fast) == 0);
 
@@ -74,18 +101,103 @@ std::unordered_map<std::uint64_t, std::shared_ptr<thread_state>>& threads() {
     return *m;
 }
 
-std::shared_ptr<thread_state> state_for_tid(std::uint64_t tid, bool create) {
+std::uint64_t gettid_now() noexcept { return static_cast<std::uint64_t>(::syscall(SYS_gettid)); }
+
+// When thread `tid` of this process started (clock ticks since boot, /proc/self/task/<tid>/stat
+// field 22), or 0 if it cannot be read (no such thread, /proc not mounted).
+std::uint64_t task_start_time(std::uint64_t tid) noexcept {
+    char path[64];
+    std::snprintf(path, sizeof path, "/proc/self/task/%llu/stat", static_cast<unsigned long long>(tid));
+    std::FILE* f = std::fopen(path, "re");
+    if (f == nullptr) return 0;
+    char buf[1024];
+    const std::size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+    std::fclose(f);
+    buf[n] = '\0';
+    // The command name (field 2) may hold spaces and parentheses: fields go on after the last ')'.
+    const char* p = std::strrchr(buf, ')');
+    if (p == nullptr) return 0;
+    for (int field = 2; field < 22 && *p != '\0'; ++p)
+        if (*p == ' ') ++field;
+    return std::strtoull(p, nullptr, 10);
+}
+
+enum class lookup { find, attach, for_push };
+
+// A handle on thread `tid` itself, not on its number: a /proc/self/task/<tid> directory opened
+// now keeps naming that thread, and lookups under it fail once it has exited, even after a new
+// thread got the same tid. -1 if it cannot be opened (no fd free, no /proc).
+int open_task(std::uint64_t tid) noexcept {
+    char path[64];
+    std::snprintf(path, sizeof path, "/proc/self/task/%llu", static_cast<unsigned long long>(tid));
+    return ::open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
+// Whether the thread a state a push made for has exited (its tid may now be another thread's).
+bool pushed_for_exited_thread(const thread_state& st) noexcept {
+    if (st.attached) return false;
+    if (st.task_fd >= 0) return ::faccessat(st.task_fd, "stat", F_OK, 0) != 0;
+    // No handle: the start time tells threads apart unless both started in one clock tick.
+    return st.start_time != 0 && task_start_time(st.fast.tid) != st.start_time;
+}
+
+// Open task handles (guarded by g_threads_mutex): each costs an fd for as long as its thread
+// makes no traced call, so past a bound the states of exited threads are swept first, and past
+// it still new ones fall back to the start time.
+constexpr std::size_t max_task_handles = 256;
+std::size_t g_task_handles = 0;
+
+void drop_task_handle(thread_state& st) noexcept {
+    if (st.task_fd < 0) return;
+    ::close(st.task_fd);
+    st.task_fd = -1;
+    --g_task_handles;
+}
+
+void sweep_exited(std::unordered_map<std::uint64_t, std::shared_ptr<thread_state>>& m) noexcept {
+    for (auto it = m.begin(); it != m.end();) {
+        if (pushed_for_exited_thread(*it->second)) {
+            drop_task_handle(*it->second);
+            it = m.erase(it);
+        } else {
+            ++it;
+        }
+    }
+}
+
+// The state of thread `tid`: found, or created (attach: by the thread itself; for_push: by a
+// push from another thread). A state a push made for a thread that has since exited without a
+// traced call is dropped when found, so a later thread with the same tid starts clean.
+std::shared_ptr<thread_state> state_for_tid(std::uint64_t tid, lookup how) {
     std::lock_guard lk(g_threads_mutex);
     auto& m = threads();
-    if (auto it = m.find(tid); it != m.end()) return it->second;
-    if (!create) return nullptr;
+    if (auto it = m.find(tid); it != m.end()) {
+        thread_state& st = *it->second;
+        if (!pushed_for_exited_thread(st)) {
+            if (how == lookup::attach) {
+                st.attached = true;
+                drop_task_handle(st);  // the thread's own exit hook takes over (thread_owner)
+            }
+            return it->second;
+        }
+        drop_task_handle(st);
+        m.erase(it);  // a pusher holding it keeps its copy alive; nobody finds it again
+    }
+    if (how == lookup::find) return nullptr;
     auto s = std::make_shared<thread_state>();
     s->fast.tid = tid;
+    s->attached = how == lookup::attach;
+    if (!s->attached) {
+        if (g_task_handles >= max_task_handles) sweep_exited(m);
+        if (g_task_handles < max_task_handles) s->task_fd = open_task(tid);
+        if (s->task_fd >= 0)
+            ++g_task_handles;
+        else
+            s->start_time = task_start_time(tid);
+    }
     m.emplace(tid, s);
     return s;
 }
-
-std::uint64_t gettid_now() noexcept { return static_cast<std::uint64_t>(::syscall(SYS_gettid)); }
 
 // Who frees a thread's state when it exits: an exit_safe_local, so the thread's C++
 // thread_local destructors (the program's, a runtime's: they make HSA/HIP calls) trace with it
@@ -111,12 +223,71 @@ struct thread_owner {
 thread_state* self() noexcept {
     if (tracing::detail::t_thread != nullptr) [[likely]]
         return reinterpret_cast<thread_state*>(tracing::detail::t_thread);
-    std::shared_ptr<thread_state> s = state_for_tid(gettid_now(), true);
+    std::shared_ptr<thread_state> s = state_for_tid(gettid_now(), lookup::attach);
     // Out of memory for the owner: the map's reference keeps the state, never freed.
     if (thread_owner* o = exit_safe_local<thread_owner>::get()) o->state = s;
     tracing::detail::t_thread = &s->fast;
     return s.get();
 }
+
+// fork(): the child has one thread, a copy of the forking one. A lock another thread held at the
+// fork would stay locked in the child for good, so every lock of the configuration and thread
+// paths is taken around the fork (outermost first: the order their users nest them in), and
+// the child's thread gets its own tid in its records and in the thread map.
+void fork_prepare() noexcept {
+    lock_registration_for_fork();
+    g_mutex.lock();
+    g_threads_mutex.lock();
+    lock_warnings_for_fork();
+}
+
+void fork_parent() noexcept {
+    unlock_warnings_after_fork();
+    g_threads_mutex.unlock();
+    g_mutex.unlock();
+    unlock_registration_after_fork();
+}
+
+// In the child every lock is made anew rather than unlocked: only this thread exists, and a
+// lock that records its owner (the recursive registration lock) names the parent's tid.
+void fork_child() noexcept {
+    reset_warnings_lock_in_child();
+    tracing::detail::guarded_read_after_fork_child();
+    auto& m = threads();
+    std::shared_ptr<thread_state> mine;
+    if (tracing::detail::t_thread != nullptr) {
+        if (auto it = m.find(tracing::detail::t_thread->tid); it != m.end()) mine = it->second;
+    }
+    // The other threads' states name threads that do not exist here; their locks may be held
+    // for good. Kept, never freed (a leak per fork), so no locked mutex is destroyed.
+    static auto* orphans = new std::vector<std::shared_ptr<thread_state>>();
+    for (auto& [tid, st] : m)
+        if (st != mine) {
+            try {
+                orphans->push_back(std::move(st));
+            } catch (...) {
+                (void)new std::shared_ptr<thread_state>(std::move(st));  // still never destroyed
+            }
+        }
+    m.clear();
+    g_task_handles = 0;  // the orphans' stay open, uncounted
+    if (mine) {
+        // Its stack lock may have been held by a pusher on another thread at the fork.
+        ::new (&mine->mutex) std::mutex();
+        mine->fast.tid = gettid_now();
+        mine->start_time = 0;
+        try {
+            m.emplace(mine->fast.tid, mine);
+        } catch (...) {
+            // The state stays this thread's (t_thread); pushes naming the tid find it through self().
+        }
+    }
+    ::new (&g_threads_mutex) std::mutex();
+    ::new (&g_mutex) std::mutex();
+    reset_registration_lock_in_child();
+}
+
+[[gnu::constructor]] void install_fork_handlers() { ::pthread_atfork(&fork_prepare, &fork_parent, &fork_child); }
 
 bool thread_exists(std::uint64_t tid) noexcept {
     if (tid == 0 || tid > static_cast<std::uint64_t>(INT32_MAX)) return false;
@@ -124,7 +295,17 @@ bool thread_exists(std::uint64_t tid) noexcept {
     return ::access(path.c_str(), F_OK) == 0;
 }
 
+// Brackets a change of subscriber masks for seqlock readers (subscriptions_generation, core.hpp):
+// odd while the masks change. Held under g_mutex, so writers never overlap.
+struct masks_change {
+    masks_change() noexcept { tracing::detail::subscriptions_generation.fetch_add(1, std::memory_order_acq_rel); }
+    ~masks_change() { tracing::detail::subscriptions_generation.fetch_add(1, std::memory_order_release); }
+    masks_change(const masks_change&) = delete;
+    masks_change& operator=(const masks_change&) = delete;
+};
+
 void set_subscriptions(std::uint32_t c, bool on) noexcept {
+    const masks_change change;
     const std::uint64_t bit = std::uint64_t{1} << c;
     const context& ctx = g_contexts[c];
     for (std::size_t k = 0; k < kind_count; ++k) {
@@ -231,6 +412,7 @@ rocprofiler_status_t configure_callback_service(rocprofiler_context_id_t id, roc
     tracing::detail::slots[static_cast<std::size_t>(k)][id.handle] = cb;
     // A context started before this service was added must subscribe it too.
     if (c->active.load(std::memory_order_relaxed)) {
+        const masks_change change;
         const std::uint64_t bit = std::uint64_t{1} << id.handle;
         for (std::size_t o = 0; o < max_ops_per_kind; ++o)
             if (selected.test(o)) subscribers[static_cast<std::size_t>(k)][o].fetch_or(bit, std::memory_order_release);
@@ -293,8 +475,11 @@ void reset_for_testing() noexcept {
     stop_all_contexts();
     replay::reset_for_testing();
     std::lock_guard lk(g_mutex);
-    for (auto& row : subscribers)
-        for (auto& m : row) m.store(0, std::memory_order_relaxed);
+    {
+        const masks_change change;
+        for (auto& row : subscribers)
+            for (auto& m : row) m.store(0, std::memory_order_relaxed);
+    }
     for (auto& c : g_contexts) {
         c.valid.store(false, std::memory_order_relaxed);
         c.client = 0;
@@ -326,7 +511,7 @@ namespace {
 thread_state* state_of(std::uint64_t tid, std::shared_ptr<thread_state>& hold) noexcept {
     thread_state* const me = self();
     if (tid == me->fast.tid) return me;
-    hold = state_for_tid(tid, false);
+    hold = state_for_tid(tid, lookup::find);
     return hold.get();
 }
 }  // namespace
@@ -338,7 +523,7 @@ rocprofiler_status_t push_external(rocprofiler_context_id_t ctx, rocprofiler_thr
     thread_state* ts = state_of(tid, hold);
     if (ts == nullptr) {
         if (!thread_exists(tid)) return ROCPROFILER_STATUS_ERROR_THREAD_NOT_FOUND;
-        hold = state_for_tid(tid, true);
+        hold = state_for_tid(tid, lookup::for_push);
         ts = hold.get();
     }
     std::lock_guard lk(ts->mutex);
@@ -403,7 +588,7 @@ void enter_many(many_state& s, std::uint64_t mask, thread_fast* t, std::uint64_t
         const callback_slot& slot = slots[ki][c];
         rocprofiler_callback_tracing_record_t record;
         record_init(record, c, t->tid, internal, external, ancestor, kind_op, payload);
-        slot.invoke(record, &s.user_data[c]);
+        slot.call(record, &s.user_data[c]);
     }
 }
 
@@ -418,7 +603,7 @@ void exit_many(many_state& s, std::uint64_t mask, thread_fast* t, std::uint64_t 
         const callback_slot& slot = slots[ki][c];
         rocprofiler_callback_tracing_record_t record;
         record_init(record, c, t->tid, internal, external, ancestor, kind_op, payload, ROCPROFILER_CALLBACK_PHASE_EXIT);
-        slot.invoke(record, &s.user_data[c]);
+        slot.call(record, &s.user_data[c]);
     }
 }
 
@@ -430,9 +615,14 @@ bool request_external(thread_fast* t, unsigned c, kind k, op_id op, std::uint64_
         !ctx.external_request.kinds.test(rk))
         return false;
     rocprofiler_user_data_t v{.value = external};
-    if (ctx.external_request.callback(t->tid, rocprofiler_context_id_t{c}, rk, op, internal, &v,
-                                      ctx.external_request.data) != 0)
+    try {
+        if (ctx.external_request.callback(t->tid, rocprofiler_context_id_t{c}, rk, op, internal, &v,
+                                          ctx.external_request.data) != 0)
+            return false;
+    } catch (...) {
+        callback_threw(c, static_cast<std::uint32_t>(k));
         return false;
+    }
     external = v.value;
     return true;
 }

@@ -100,9 +100,9 @@ struct deliverer {
         if (((ops >> op) & 1u) == 0) return;
         const auto& slot = tracing::detail::slots[replay_kind][ctx];
         if (!slot.set()) return;
-        slot.invoke(rocprofiler_callback_tracing_record_t{rocprofiler_context_id_t{ctx}, tid, correlation,
-                                                          ROCPROFILER_CALLBACK_TRACING_KERNEL_REPLAY, op, phase, &payload},
-                    &ud);
+        slot.call(rocprofiler_callback_tracing_record_t{rocprofiler_context_id_t{ctx}, tid, correlation,
+                                                        ROCPROFILER_CALLBACK_TRACING_KERNEL_REPLAY, op, phase, &payload},
+                  &ud);
     }
 };
 

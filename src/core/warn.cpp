@@ -4,6 +4,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <mutex>
+#include <new>
 #include <set>
 #include <string>
 
@@ -24,10 +25,17 @@ void warn(const char* format, ...) noexcept {
     std::fputs(line, stderr);
 }
 
+namespace {
+std::mutex g_seen_mutex;
+}
+
+void lock_warnings_for_fork() noexcept { g_seen_mutex.lock(); }
+void unlock_warnings_after_fork() noexcept { g_seen_mutex.unlock(); }
+void reset_warnings_lock_in_child() noexcept { ::new (&g_seen_mutex) std::mutex(); }
+
 bool first_time(std::string_view key) noexcept {
-    static std::mutex m;
     static auto* seen = new std::set<std::string, std::less<>>;  // never destroyed: used at exit
-    std::lock_guard lk(m);
+    std::lock_guard lk(g_seen_mutex);
     if (seen->find(key) != seen->end()) return false;
     try {
         seen->emplace(key);

@@ -20,6 +20,11 @@ ENCORE_API void warn(const char* format, ...) noexcept __attribute__((format(pri
 /// for the key that cannot be had counts as "seen before": a warning is lost, never repeated.
 ENCORE_API bool first_time(std::string_view key) noexcept;
 
+/// fork(): first_time's lock held across it (registry.cpp's pthread_atfork handlers).
+void lock_warnings_for_fork() noexcept;
+void unlock_warnings_after_fork() noexcept;
+void reset_warnings_lock_in_child() noexcept;
+
 /// One cause's warning: printed by the first call only. Declare it static where the cause is
 /// detected; a later call costs one relaxed exchange (the message needs no ordering with
 /// anything else).

@@ -342,13 +342,16 @@ rocprofiler_kernel_dispatch_info_t dispatch_info(const launch_call& c, std::uint
 }
 
 CUresult launch(const launch_call& c, std::uint64_t dispatch_id) noexcept {
-    const std::uint64_t enqueue_mask = subscribed(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE);
-    const std::uint64_t complete_mask = subscribed(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_COMPLETE);
+    // Both as of one moment (backend::subscribed_pair): every COMPLETE has its ENQUEUE.
+    const auto [enqueue_mask, complete_mask] = backend::subscribed_pair(kind::kernel_dispatch,
+                                                                        ROCPROFILER_KERNEL_DISPATCH_ENQUEUE,
+                                                                        ROCPROFILER_KERNEL_DISPATCH_COMPLETE);
     if ((enqueue_mask | complete_mask) == 0) return c.submit();
     const CUstream s = c.work_stream();
     if (capturing(s)) return c.submit();  // recorded into a graph, not run now
     auto p = std::make_unique<pending>();
-    p->ev = event::capture_heap(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, complete_mask);
+    p->ev = event::capture_heap_for(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE,
+                                    enqueue_mask | complete_mask);
     if (!p->ev) return c.submit();
     p->mask = complete_mask & p->ev->mask;
     fill_dispatch(p->dispatch, c, current_device(), dispatch_id != 0 ? dispatch_id : next_dispatch_id());
@@ -374,16 +377,18 @@ CUresult launch(const launch_call& c, std::uint64_t dispatch_id) noexcept {
 CUresult launch_pass(const launch_call& c, std::uint64_t dispatch_id, std::uint64_t contexts, bool& completed,
                      std::uint64_t timeout_ns) noexcept {
     completed = false;
-    const std::uint64_t enqueue_mask = subscribed(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE) & contexts;
-    const std::uint64_t complete_mask = subscribed(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_COMPLETE) &
-                                        contexts;
+    const auto both = backend::subscribed_pair(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE,
+                                               ROCPROFILER_KERNEL_DISPATCH_COMPLETE);
+    const std::uint64_t enqueue_mask = both.first & contexts;
+    const std::uint64_t complete_mask = both.second & contexts;
     const CUstream s = c.work_stream();
     const CUcontext ctx = current_context();
     if (ctx == nullptr || !real().timing()) return CUDA_ERROR_INVALID_CONTEXT;
     pending p;
     p.t = timing_of(ctx);
     if ((enqueue_mask | complete_mask) != 0) {
-        p.ev = event::capture_heap(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, complete_mask);
+        p.ev = event::capture_heap_for(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE,
+                                       enqueue_mask | complete_mask);
         if (p.ev) {
             p.mask = complete_mask & p.ev->mask;
             fill_dispatch(p.dispatch, c, static_cast<std::uint64_t>(p.t->device), dispatch_id);

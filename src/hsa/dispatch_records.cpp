@@ -365,8 +365,8 @@ void submit_ordinary(queue_state& qs, const hsa_kernel_dispatch_packet_t& in,
     d->complete_mask = complete_mask;
     d->counted = count;
     d->is_gate = false;
-    d->traced = (enqueue_mask | complete_mask) != 0 &&
-                event::capture_into(d->ev, kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, complete_mask);
+    d->traced = event::capture_into_for(d->ev, kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE,
+                                        enqueue_mask | complete_mask);
     if (d->traced) {
         fill_info(d->payload, qs, in, dispatch_id != 0 ? dispatch_id : next_dispatch_id());
         d->ev.deliver_to(enqueue_mask, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, ROCPROFILER_CALLBACK_PHASE_ENTER,
@@ -396,9 +396,10 @@ void submit_ordinary(queue_state& qs, const hsa_kernel_dispatch_packet_t& in,
 
 dispatch_record* begin_pass(queue_state& qs, const hsa_kernel_dispatch_packet_t& pkt, std::uint64_t dispatch_id,
                             std::uint64_t contexts, hsa_kernel_dispatch_packet_t& out) noexcept {
-    const std::uint64_t enqueue_mask = subscribed(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE) & contexts;
-    const std::uint64_t complete_mask = subscribed(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_COMPLETE) &
-                                        contexts;
+    const auto both = backend::subscribed_pair(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE,
+                                               ROCPROFILER_KERNEL_DISPATCH_COMPLETE);
+    const std::uint64_t enqueue_mask = both.first & contexts;
+    const std::uint64_t complete_mask = both.second & contexts;
     dispatch_record* d = take_record(qs);
     if (d == nullptr) {
         warn_signal_once();
@@ -409,8 +410,8 @@ dispatch_record* begin_pass(queue_state& qs, const hsa_kernel_dispatch_packet_t&
     d->complete_mask = complete_mask;
     d->counted = d->is_gate = false;
     d->app_signal = {};
-    d->traced = (enqueue_mask | complete_mask) != 0 &&
-                event::capture_into(d->ev, kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, complete_mask);
+    d->traced = event::capture_into_for(d->ev, kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE,
+                                        enqueue_mask | complete_mask);
     if (d->traced) {
         fill_info(d->payload, qs, pkt, dispatch_id);  // every pass: the same dispatch id
         d->ev.deliver_to(enqueue_mask, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, ROCPROFILER_CALLBACK_PHASE_ENTER,

@@ -29,7 +29,6 @@
 
 namespace encore::hsa {
 
-using backend::subscribed;
 namespace {
 
 std::mutex g_queues_mutex;
@@ -42,8 +41,11 @@ constexpr std::chrono::microseconds destroy_nap{50};
 void intercept(const void* pkts, std::uint64_t count, std::uint64_t, void* data,
                hsa_amd_queue_intercept_packet_writer writer) {
     auto* q = static_cast<queue_state*>(data);
-    const std::uint64_t enqueue_mask = subscribed(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE);
-    const std::uint64_t complete_mask = subscribed(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_COMPLETE);
+    // Both as of one moment: a context started or stopped between two loads would get a
+    // COMPLETE without its ENQUEUE, or the reverse.
+    const auto [enqueue_mask, complete_mask] = backend::subscribed_pair(kind::kernel_dispatch,
+                                                                        ROCPROFILER_KERNEL_DISPATCH_ENQUEUE,
+                                                                        ROCPROFILER_KERNEL_DISPATCH_COMPLETE);
     const bool replay_on = replay_gate::enabled();
     // Program signals still to fire on this queue (tracing stopped since) still gate barrier-bit packets.
     if ((enqueue_mask | complete_mask) == 0 && !replay_on && q->unfired.load(std::memory_order_acquire) == 0) {

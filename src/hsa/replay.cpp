@@ -58,9 +58,10 @@ public:
     }
 
     void run_once() noexcept override {
-        using backend::subscribed;
-        submit_ordinary(*qs_, pkt_, writer_, subscribed(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE),
-                        subscribed(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_COMPLETE), dispatch_id_);
+        const auto [enqueue_mask, complete_mask] = backend::subscribed_pair(kind::kernel_dispatch,
+                                                                            ROCPROFILER_KERNEL_DISPATCH_ENQUEUE,
+                                                                            ROCPROFILER_KERNEL_DISPATCH_COMPLETE);
+        submit_ordinary(*qs_, pkt_, writer_, enqueue_mask, complete_mask, dispatch_id_);
     }
 
     const char* acquire() noexcept override {

@@ -85,8 +85,15 @@ struct ENCORE_API wrapper<Domain, I, R(A...)> {
         ::new (static_cast<void*>(&payload.args)) api::captured_args<op>(std::in_place, a...);
 
         detail::thread_fast* const t = detail::this_thread();
+        if (t->depth >= detail::max_nesting) [[unlikely]] {
+            detail::nesting_exceeded();
+            return next.load(std::memory_order_relaxed)(a...);
+        }
         const std::uint64_t internal = detail::next_id(t);
-        const std::uint64_t ancestor = t->current;
+        // The enclosing call is this thread's current one again however this call ends (an
+        // exception from the original included): see nesting.
+        const nesting scope(t, t->current);
+        const std::uint64_t ancestor = scope.ancestor;
         t->current = internal;
 
         // One context and no external-id request service: the usual case, kept to what it needs
@@ -106,15 +113,27 @@ struct ENCORE_API wrapper<Domain, I, R(A...)> {
         detail::many_state state;
         detail::enter_many(state, mask, t, kind_op, internal, ancestor, &payload);
         return forward(
-            payload,
-            [&] {
-                detail::exit_many(state, mask, t, kind_op, internal, ancestor, &payload);
-                t->current = ancestor;
-            },
-            a...);
+            payload, [&] { detail::exit_many(state, mask, t, kind_op, internal, ancestor, &payload); }, a...);
     }
 
 private:
+    /// One traced call's place on its thread: depth and current call while it runs, both put
+    /// back when it ends (on every path, so a later call never names this one as its ancestor).
+    struct nesting {
+        detail::thread_fast* t;
+        std::uint64_t ancestor;
+        [[gnu::always_inline]] nesting(detail::thread_fast* th, std::uint64_t current) noexcept
+            : t(th), ancestor(current) {
+            ++t->depth;
+        }
+        [[gnu::always_inline]] ~nesting() {
+            t->current = ancestor;
+            --t->depth;
+        }
+        nesting(const nesting&) = delete;
+        nesting& operator=(const nesting&) = delete;
+    };
+
     /// ENTER, the original and EXIT for one context whose callback takes the record by address
     /// (ByAddress) or by value.
     template <bool ByAddress>
@@ -129,7 +148,9 @@ private:
             detail::record_init_fields(record, c, t->tid, internal, external, ancestor, kind_op, &payload);
         else
             detail::record_init(record, c, t->tid, internal, external, ancestor, kind_op, &payload);
-        slot.invoke_as<ByAddress>(record, &user_data);
+        // The tool boundary: an exception from the callback stops here (the tool is disabled;
+        // EXIT still goes to it, as to any context stopped between ENTER and EXIT).
+        slot.call_as<ByAddress>(record, &user_data);
         const auto leave = [&] {
             // Re-read: a push during ENTER is what EXIT sees (the seed's rule).
             const std::uint64_t external_now = t->top[c].load(std::memory_order_relaxed);
@@ -139,8 +160,7 @@ private:
             } else {
                 detail::record_exit(record, internal, external_now, &payload);
             }
-            slot.invoke_as<ByAddress>(record, &user_data);
-            t->current = ancestor;
+            slot.call_as<ByAddress>(record, &user_data);
         };
         return forward(payload, leave, a...);
     }

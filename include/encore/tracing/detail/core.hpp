@@ -67,6 +67,13 @@ struct callback_slot {
         else
             invoke_as<false>(r, user_data);
     }
+    /// invoke_as / invoke with the tool boundary: an exception from the callback stops at it
+    /// (callback_threw). The try block costs nothing until something throws.
+    template <bool ByAddress>
+    [[gnu::always_inline]] void call_as(const rocprofiler_callback_tracing_record_t& r,
+                                        rocprofiler_user_data_t* user_data) const noexcept;
+    [[gnu::always_inline]] void call(const rocprofiler_callback_tracing_record_t& r,
+                                     rocprofiler_user_data_t* user_data) const noexcept;
 };
 extern ENCORE_API callback_slot slots[kind_count][max_contexts];
 
@@ -95,10 +102,19 @@ struct thread_fast {
     std::uint64_t end_id;   // end of the block
     std::uint64_t current;  // internal id of the innermost traced call on this thread, 0 if none
     std::uint64_t tid;
+    // Traced calls in progress on this thread (nested: a callback or the runtime itself making
+    // traced calls). Past max_nesting a call runs untraced, so a callback that calls what it
+    // traces recursively ends instead of overflowing the stack.
+    std::uint32_t depth;
+    std::uint32_t reserved;
     // Top of each context's external correlation stack for this thread (0 when empty). Written
     // by push/pop (any thread, under the core's lock, release); read relaxed by this thread.
     std::atomic<std::uint64_t> top[max_contexts];
 };
+
+/// How deep traced calls may nest on one thread; deeper ones run untraced (warned once). Real
+/// nesting is a few levels (a HIP call making HSA calls, a callback making one traced call).
+inline constexpr std::uint32_t max_nesting = 64;
 
 /// This thread's state, or null before its first traced call. initial-exec: one load from the
 /// thread pointer (a __tls_get_addr call otherwise). It takes 8 bytes of the static TLS surplus
@@ -106,6 +122,35 @@ struct thread_fast {
 /// constinit: without it every reader tests for a TLS init function (_ZTH, a GOT load and a
 /// branch per traced call), since an extern thread_local might have a dynamic initializer.
 extern ENCORE_API __attribute__((tls_model("initial-exec"))) constinit thread_local thread_fast* t_thread;
+
+/// Incremented (to odd) before and (to even) after the core changes subscriber masks: a backend
+/// that needs two masks of one kind as of one moment (a dispatch's ENQUEUE and COMPLETE) reads
+/// them as a seqlock reader (backend/events.hpp: subscribed_pair).
+extern ENCORE_API std::atomic<std::uint64_t> subscriptions_generation;
+
+/// Called from the catch block around a tool's callback (context c, kind k): reports the
+/// exception once per tool and stops and disables the tool's contexts; the program goes on.
+ENCORE_API void callback_threw(std::uint64_t c, std::uint32_t k) noexcept;
+/// A traced call nested deeper than max_nesting: warns once.
+[[gnu::cold]] ENCORE_API void nesting_exceeded() noexcept;
+
+template <bool ByAddress>
+inline void callback_slot::call_as(const rocprofiler_callback_tracing_record_t& r,
+                                   rocprofiler_user_data_t* user_data) const noexcept {
+    try {
+        invoke_as<ByAddress>(r, user_data);
+    } catch (...) {
+        callback_threw(r.context_id.handle, static_cast<std::uint32_t>(r.kind));
+    }
+}
+inline void callback_slot::call(const rocprofiler_callback_tracing_record_t& r,
+                                rocprofiler_user_data_t* user_data) const noexcept {
+    try {
+        invoke(r, user_data);
+    } catch (...) {
+        callback_threw(r.context_id.handle, static_cast<std::uint32_t>(r.kind));
+    }
+}
 
 /// Creates this thread's state (first traced call on the thread).
 ENCORE_API thread_fast* attach_thread() noexcept;
