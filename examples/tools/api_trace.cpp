@@ -12,14 +12,21 @@
 //                              compiler APIs: needs libencore-hip in the process), marker (roctx:
 //                              needs libencore-roctx); default hsa. encore-trace sets it.
 //   ENCORE_TRACE_QUIET=1       print only the summary
-//   ENCORE_TRACE_OUTPUT=DIR    also write, at exit, into DIR (which must exist):
-//     trace.json        Chrome trace-event JSON (open it in https://ui.perfetto.dev): API calls
-//                       on their threads, roctx push/pop ranges as slices on their threads,
-//                       kernel dispatches on one track per queue under "GPU agent <n>"; ts/dur
-//                       in microseconds
+//   ENCORE_TRACE_OUTPUT=DIR    also write into DIR (created if missing; checked at start: if a
+//                              file cannot be created there the tool says why and traces nothing):
+//     trace.json        Chrome trace-event JSON, array format (open it in https://ui.perfetto.dev):
+//                       API calls on their threads, roctx push/pop ranges as slices on their
+//                       threads, kernel dispatches on one track per queue under "GPU agent <n>";
+//                       ts/dur in microseconds
 //     api_trace.csv     one row per API call
 //     kernel_trace.csv  one row per kernel dispatch
-//   Everything is kept in memory until exit.
+//   Each record is written (write(2)) before the traced call or the dispatch callback returns, so
+//   what the program did survives _exit, SIGKILL and crashes. At exit, and on a fatal signal or
+//   SIGINT/SIGTERM/SIGHUP/SIGQUIT (see dying_output.hpp), trace.json gets its end (an "end of
+//   trace" instant event and the closing `]`); a file cut short (SIGKILL, _exit) lacks only the
+//   `]`, which trace-event readers add themselves.
+#include "dying_output.hpp"
+
 #include <encore/domains/hip.hpp>
 #include <encore/domains/hsa.hpp>
 #include <encore/domains/marker.hpp>
@@ -27,13 +34,18 @@
 #include <encore/tracing/agents.hpp>
 #include <rocprofiler-sdk/marker/api_id.h>
 
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <string>
@@ -59,33 +71,22 @@ constexpr const char* group_of() {
         return "marker";
 }
 
-struct api_call {
-    std::uint64_t corr = 0, tid = 0, start = 0, end = 0;
-    rocprofiler_callback_tracing_kind_t kind{};
-    const char* op = "";
-    std::string ret;  // empty for void functions
-    std::vector<std::pair<std::string, std::string>> args;
-};
-
-struct kernel_dispatch {
-    rocprofiler_kernel_dispatch_info_t info{};
-    std::uint64_t start = 0, end = 0, corr = 0;
-};
-
 struct kernel_stats {
     std::size_t count = 0;
     std::uint64_t total_ns = 0;
 };
 
+// Calls per operation, per domain: atomics in static storage, so the signal path can read them.
+template <class Domain>
+std::array<std::atomic<std::size_t>, Domain::size> g_op_counts{};
+
 std::mutex g_mutex;
-std::map<std::string, std::size_t> g_counts;      // guarded by g_mutex
 std::map<std::uint64_t, kernel_stats> g_kernels;  // by kernel id; guarded by g_mutex
-std::vector<api_call> g_calls;                    // only with an output dir; guarded by g_mutex
-std::vector<kernel_dispatch> g_dispatches;        // only with an output dir; guarded by g_mutex
 bool g_finalized = false;                         // guarded by g_mutex
 bool g_quiet = false;
 std::string g_output;           // ENCORE_TRACE_OUTPUT ("" = no files)
 std::string g_domains = "hsa";  // ENCORE_TRACE_DOMAINS
+std::uint64_t g_pid = 0;
 
 bool selected(std::string_view group) {
     std::string_view list = g_domains;
@@ -102,137 +103,47 @@ bool selected(std::string_view group) {
 // g_mutex.
 std::map<std::uint64_t, std::vector<std::pair<std::string, std::uint64_t>>> g_open_ranges;
 
+// GPU tracks of trace.json: one process per GPU agent, one thread per queue; named by metadata
+// events written with the first dispatch on each. Guarded by g_mutex.
+std::map<std::uint64_t, std::pair<std::uint64_t, std::string>> g_agent_pids;    // handle -> pid, label
+std::map<std::pair<std::uint64_t, std::uint64_t>, std::uint64_t> g_queue_tids;  // (agent, queue) -> tid
+
 std::uint64_t now_ns() {
     rocprofiler_timestamp_t t = 0;
     rocprofiler_get_timestamp(&t);
     return t;
 }
 
-template <class Domain>
-void on_call(const encore::record& r, rocprofiler_user_data_t& ud) {
-    if (r.phase == ROCPROFILER_CALLBACK_PHASE_ENTER) {
-        ud.value = now_ns();  // handed back at EXIT
-        return;
-    }
-    if (r.phase != ROCPROFILER_CALLBACK_PHASE_EXIT) return;
-    const std::uint64_t end = now_ns();
-    const bool keep = !g_output.empty();
-    api_call call;
-    std::string line;
-    struct arg_sink {
-        std::string* line;
-        api_call* call;
-        bool keep;
-    } sink{&line, &call, keep};
-    line += Domain::names[static_cast<std::size_t>(r.operation)];
-    line += '(';
-    // Arguments through the C API (libencore instantiates every domain's printers once).
-    rocprofiler_iterate_callback_tracing_kind_operation_args(
-        r,
-        [](rocprofiler_callback_tracing_kind_t, rocprofiler_tracing_operation_t, uint32_t n, const void* const, int32_t,
-           const char*, const char* name, const char* value, int32_t, void* data) {
-            auto* k = static_cast<arg_sink*>(data);
-            if (n != 0) *k->line += ", ";
-            *k->line += name;
-            *k->line += '=';
-            *k->line += value;
-            if (k->keep) k->call->args.emplace_back(name, value);
-            return 0;
-        },
-        2, &sink);
-    line += ')';
-    encore::api::visit<Domain>(r.operation, [&](auto I) {
-        using op = typename Domain::template op_at<I>;
-        if constexpr (!std::is_void_v<typename op::return_type>) {
-            encore::format_context ctx{call.ret, 1};  // 1: a returned string prints as text
-            encore::format_value(ctx, encore::tracing::retval_of<Domain, I>(r.payload));
-            line += " -> ";
-            line += call.ret;
-        }
-    });
-    const char* name = Domain::c_names[static_cast<std::size_t>(r.operation)];
-    std::lock_guard lk(g_mutex);
-    if (g_finalized) return;
-    ++g_counts[std::string(Domain::names[static_cast<std::size_t>(r.operation)])];
-    if (!g_quiet)
-        std::fprintf(stderr, "[api-trace] tid=%llu corr=%llu %s\n", static_cast<unsigned long long>(r.thread_id),
-                     static_cast<unsigned long long>(r.correlation_id.internal), line.c_str());
-    if constexpr (std::is_same_v<Domain, d::marker_core>) {
-        // roctx push/pop: a range slice on the thread, from the push's start to the pop's end.
-        if (keep && r.operation == ROCPROFILER_MARKER_CORE_API_ID_roctxRangePushA) {
-            std::string msg = call.args.empty() ? std::string() : call.args[0].second;
-            g_open_ranges[r.thread_id].emplace_back(std::move(msg), ud.value);
-        } else if (keep && r.operation == ROCPROFILER_MARKER_CORE_API_ID_roctxRangePop) {
-            auto& open = g_open_ranges[r.thread_id];
-            if (!open.empty()) {
-                api_call range;
-                range.tid = r.thread_id;
-                range.start = open.back().second;
-                range.end = end;
-                range.kind = ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API;
-                range.op = "roctx range";
-                range.args.emplace_back("message", open.back().first);
-                range.corr = r.correlation_id.internal;
-                open.pop_back();
-                g_calls.push_back(std::move(range));
-            }
-        }
-    }
-    if (keep) {
-        call.corr = r.correlation_id.internal;
-        call.tid = r.thread_id;
-        call.start = ud.value;
-        call.end = end;
-        call.kind = r.kind;
-        call.op = name;
-        g_calls.push_back(std::move(call));
-    }
-}
+// ---- the output files, written as records come ---------------------------------------------------
 
-void on_dispatch(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*, void*) {
-    if (r.operation != ROCPROFILER_KERNEL_DISPATCH_COMPLETE) return;
-    const auto* p = static_cast<const rocprofiler_callback_tracing_kernel_dispatch_data_t*>(r.payload);
-    std::lock_guard lk(g_mutex);
-    if (g_finalized) return;
-    auto& k = g_kernels[p->dispatch_info.kernel_id];
-    ++k.count;
-    if (p->end_timestamp >= p->start_timestamp) k.total_ns += p->end_timestamp - p->start_timestamp;
-    if (!g_output.empty())
-        g_dispatches.push_back({p->dispatch_info, p->start_timestamp, p->end_timestamp, r.correlation_id.internal});
-}
+// A record is written whole or not at all: `writers` counts the threads between their check of
+// `closed` and the end of their writes, so whoever finishes the trace (exit, a signal) sets
+// `closed`, waits for `writers` to drain, and only then writes the end; a record that finds
+// `closed` set is dropped (counted). Both are seq_cst: a writer sees `closed` or the finisher
+// sees the writer.
+struct outputs {
+    int json = -1, api = -1, kernel = -1;
+    std::atomic<int> writers{0};
+    std::atomic<bool> closed{false};
+    std::atomic<bool> ended{false};  // the end is written
+    off_t json_before_end = -1;      // trace.json's size before the end, to take it back (resume)
+    std::atomic<std::uint64_t> api_records{0}, dispatch_records{0}, dropped{0}, write_errors{0};
+};
+outputs g_out;
 
-int initialize(rocprofiler_client_finalize_t, void*) {
-    g_quiet = std::getenv("ENCORE_TRACE_QUIET") != nullptr;
-    if (const char* dom = std::getenv("ENCORE_TRACE_DOMAINS"); dom != nullptr && *dom != '\0') g_domains = dom;
-    if (const char* out = std::getenv("ENCORE_TRACE_OUTPUT"); out != nullptr) g_output = out;
-    encore::context ctx;
-    if (encore::context::create(ctx) != ROCPROFILER_STATUS_SUCCESS) return 1;
-    int failed = 0;
-    std::apply(
-        [&](auto... dom) {
-            (
-                [&](auto x) {
-                    using D = decltype(x);
-                    if (!selected(group_of<D>())) return;
-                    const auto st = ctx.trace<D>(&on_call<D>);
-                    if (st == ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED)
-                        std::fprintf(stderr, "[api-trace] %s is not produced in this process (is %s loaded?)\n",
-                                     D::c_name(),
-                                     std::string_view(group_of<D>()) == "hip" ? "libencore-hip" : "libencore-roctx");
-                    else if (st != ROCPROFILER_STATUS_SUCCESS)
-                        ++failed;
-                }(dom),
-                ...);
-        },
-        traced{});
-    // Kernel dispatches exist where libencore-hsa is loaded; elsewhere the kind is not produced.
-    const rocprofiler_status_t s = rocprofiler_configure_callback_tracing_service(
-        ctx.id(), ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH, nullptr, 0, &on_dispatch, nullptr);
-    if (s != ROCPROFILER_STATUS_SUCCESS && s != ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED) ++failed;
-    return failed == 0 && ctx.start() == ROCPROFILER_STATUS_SUCCESS ? 0 : 1;
+bool emit(std::string_view json, int csv_fd, std::string_view csv) {
+    g_out.writers.fetch_add(1);
+    bool ok = false;
+    if (!g_out.closed.load()) {
+        ok = dying_output::write_all(g_out.json, json);
+        ok = dying_output::write_all(csv_fd, csv) && ok;
+        if (!ok) g_out.write_errors.fetch_add(1, std::memory_order_relaxed);
+    } else {
+        g_out.dropped.fetch_add(1, std::memory_order_relaxed);
+    }
+    g_out.writers.fetch_sub(1);
+    return ok;
 }
-
-// ---- output files -------------------------------------------------------------------------------
 
 void json_string(std::string& out, std::string_view s) {
     out += '"';
@@ -257,15 +168,17 @@ void json_string(std::string& out, std::string_view s) {
     out += '"';
 }
 
-std::string csv_field(std::string_view s) {
-    if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
-    std::string out = "\"";
+void csv_field(std::string& out, std::string_view s) {
+    if (s.find_first_of(",\"\r\n") == std::string_view::npos) {
+        out += s;
+        return;
+    }
+    out += '"';
     for (const char c : s) {
         if (c == '"') out += '"';
         out += c;
     }
     out += '"';
-    return out;
 }
 
 // Microseconds with nanosecond precision, as Chrome trace-event ts/dur want them.
@@ -289,16 +202,6 @@ const char* kind_name(rocprofiler_callback_tracing_kind_t k) {
     return rocprofiler_query_callback_tracing_kind_name(k, &n, nullptr) == ROCPROFILER_STATUS_SUCCESS && n ? n : "?";
 }
 
-bool write_file(const std::string& path, const std::string& text) {
-    std::FILE* f = std::fopen(path.c_str(), "w");
-    if (f == nullptr) {
-        std::fprintf(stderr, "[api-trace] cannot write %s\n", path.c_str());
-        return false;
-    }
-    const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-    return (std::fclose(f) == 0) && ok;
-}
-
 // The GPU agent's index among GPU agents (-1 if unknown) and a label for its process track.
 std::pair<int, std::string> gpu_label(rocprofiler_agent_id_t id) {
     if (const rocprofiler_agent_v0_t* a = encore::find_agent(id); a != nullptr)
@@ -306,122 +209,384 @@ std::pair<int, std::string> gpu_label(rocprofiler_agent_id_t id) {
     return {-1, "GPU agent " + hex(id.handle)};
 }
 
-void write_outputs() {
-    const std::string dir = g_output;
-    const auto pid = static_cast<std::uint64_t>(::getpid());
-    // api_trace.csv
-    std::string csv = "correlation_id,thread_id,kind,operation,start_ns,end_ns,return_value\n";
-    for (const auto& c : g_calls)
-        csv += std::to_string(c.corr) + ',' + std::to_string(c.tid) + ',' + csv_field(kind_name(c.kind)) + ',' +
-               csv_field(c.op) + ',' + std::to_string(c.start) + ',' + std::to_string(c.end) + ',' + csv_field(c.ret) +
-               '\n';
-    bool ok = write_file(dir + "/api_trace.csv", csv);
+// A metadata event naming a process or thread track, as an element after the first.
+void json_meta(std::string& j, const char* what, std::uint64_t p, std::uint64_t t, const std::string& name) {
+    j += ",\n{\"ph\":\"M\",\"name\":\"";
+    j += what;
+    j += "\",\"pid\":" + std::to_string(p) + ",\"tid\":" + std::to_string(t) + ",\"args\":{\"name\":";
+    json_string(j, name);
+    j += "}}";
+}
 
-    // kernel_trace.csv; the JSON tracks: one process per GPU agent, one thread per queue.
-    std::map<std::uint64_t, std::pair<std::uint64_t, std::string>> agent_pids;    // handle -> pid, label
-    std::map<std::pair<std::uint64_t, std::uint64_t>, std::uint64_t> queue_tids;  // (agent, queue) -> tid
-    csv = "dispatch_id,agent_id,agent,queue_id,kernel_id,kernel_name,grid_x,grid_y,grid_z,workgroup_x,workgroup_y,workgroup_z,"
-          "start_ns,end_ns,duration_ns,correlation_id\n";
-    for (const auto& d : g_dispatches) {
-        const auto& i = d.info;
-        auto [index, label] = gpu_label(i.agent_id);
-        // GPU tracks: pids above any real pid (pid_max <= 2^22), ordered by agent index.
-        if (!agent_pids.contains(i.agent_id.handle))
-            agent_pids[i.agent_id.handle] = {
-                (1ull << 30) + static_cast<std::uint64_t>(index >= 0 ? index : 4096 + static_cast<int>(agent_pids.size())),
-                label};
+// An API call (or a roctx range) as a trace.json element (after the first) and an api_trace.csv row.
+void format_call(std::string& j, std::string& csv, const char* kind, const char* op, std::uint64_t corr,
+                 std::uint64_t tid, std::uint64_t start, std::uint64_t end, std::string_view args_json,
+                 std::string_view ret) {
+    j += ",\n{\"ph\":\"X\",\"cat\":";
+    json_string(j, kind);
+    j += ",\"name\":";
+    json_string(j, op);
+    j += ",\"pid\":" + std::to_string(g_pid) + ",\"tid\":" + std::to_string(tid) + ",\"ts\":" + us(start) +
+         ",\"dur\":" + us(end >= start ? end - start : 0) + ",\"args\":{";
+    j += args_json;
+    if (!ret.empty()) {
+        j += "\"return\":";
+        json_string(j, ret);
+        j += ',';
+    }
+    j += "\"correlation_id\":" + std::to_string(corr) + "}}";
+    csv += std::to_string(corr) + ',' + std::to_string(tid) + ',';
+    csv_field(csv, kind);
+    csv += ',';
+    csv_field(csv, op);
+    csv += ',' + std::to_string(start) + ',' + std::to_string(end) + ',';
+    csv_field(csv, ret);
+    csv += '\n';
+}
+
+template <class Domain>
+void on_call(const encore::record& r, rocprofiler_user_data_t& ud) {
+    if (r.phase == ROCPROFILER_CALLBACK_PHASE_ENTER) {
+        ud.value = now_ns();  // handed back at EXIT
+        return;
+    }
+    if (r.phase != ROCPROFILER_CALLBACK_PHASE_EXIT) return;
+    const std::uint64_t end = now_ns();
+    const bool keep = g_out.json >= 0;
+    std::string line, args_json, first_arg, ret;
+    struct arg_sink {
+        std::string* line;
+        std::string* args_json;
+        std::string* first_arg;
+        bool print, keep;
+    } sink{&line, &args_json, &first_arg, !g_quiet, keep};
+    if (!g_quiet) {
+        line += Domain::names[static_cast<std::size_t>(r.operation)];
+        line += '(';
+    }
+    // Arguments through the C API (libencore instantiates every domain's printers once).
+    if (!g_quiet || keep)
+        rocprofiler_iterate_callback_tracing_kind_operation_args(
+            r,
+            [](rocprofiler_callback_tracing_kind_t, rocprofiler_tracing_operation_t, uint32_t n, const void* const,
+               int32_t, const char*, const char* name, const char* value, int32_t, void* data) {
+                auto* k = static_cast<arg_sink*>(data);
+                if (k->print) {
+                    if (n != 0) *k->line += ", ";
+                    *k->line += name;
+                    *k->line += '=';
+                    *k->line += value;
+                }
+                if (k->keep) {
+                    if (n == 0) *k->first_arg = value;
+                    json_string(*k->args_json, name);
+                    *k->args_json += ':';
+                    json_string(*k->args_json, value);
+                    *k->args_json += ',';
+                }
+                return 0;
+            },
+            2, &sink);
+    if (!g_quiet || keep)
+        encore::api::visit<Domain>(r.operation, [&](auto I) {
+            using op = typename Domain::template op_at<I>;
+            if constexpr (!std::is_void_v<typename op::return_type>) {
+                encore::format_context ctx{ret, 1};  // 1: a returned string prints as text
+                encore::format_value(ctx, encore::tracing::retval_of<Domain, I>(r.payload));
+            }
+        });
+    g_op_counts<Domain>[static_cast<std::size_t>(r.operation)].fetch_add(1, std::memory_order_relaxed);
+    std::string j, csv;
+    if (keep) {
+        static const char* const kind = kind_name(r.kind);  // one kind per domain
+        format_call(j, csv, kind, Domain::c_names[static_cast<std::size_t>(r.operation)], r.correlation_id.internal,
+                    r.thread_id, ud.value, end, args_json, ret);
+    }
+    // The lock only to print (whole lines, in order) and for roctx ranges.
+    if (!g_quiet || (keep && std::is_same_v<Domain, d::marker_core>)) {
+        std::lock_guard lk(g_mutex);
+        if (g_finalized) return;
+        if (!g_quiet) {
+            line += ')';
+            if (!ret.empty()) line += " -> " + ret;
+            std::fprintf(stderr, "[api-trace] tid=%llu corr=%llu %s\n", static_cast<unsigned long long>(r.thread_id),
+                         static_cast<unsigned long long>(r.correlation_id.internal), line.c_str());
+        }
+        if constexpr (std::is_same_v<Domain, d::marker_core>) {
+            // roctx push/pop: a range slice on the thread, from the push's start to the pop's end.
+            if (keep && r.operation == ROCPROFILER_MARKER_CORE_API_ID_roctxRangePushA) {
+                g_open_ranges[r.thread_id].emplace_back(std::move(first_arg), ud.value);
+            } else if (keep && r.operation == ROCPROFILER_MARKER_CORE_API_ID_roctxRangePop) {
+                auto& open = g_open_ranges[r.thread_id];
+                if (!open.empty()) {
+                    std::string arg;
+                    json_string(arg, "message");
+                    arg += ':';
+                    json_string(arg, open.back().first);
+                    arg += ',';
+                    format_call(j, csv, kind_name(ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API), "roctx range",
+                                r.correlation_id.internal, r.thread_id, open.back().second, end, arg, "");
+                    open.pop_back();
+                }
+            }
+        }
+    }
+    if (keep && emit(j, g_out.api, csv)) g_out.api_records.fetch_add(1, std::memory_order_relaxed);
+}
+
+void on_dispatch(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*, void*) {
+    if (r.operation != ROCPROFILER_KERNEL_DISPATCH_COMPLETE) return;
+    const auto* p = static_cast<const rocprofiler_callback_tracing_kernel_dispatch_data_t*>(r.payload);
+    const auto& i = p->dispatch_info;
+    std::string j, csv;
+    std::uint64_t gpu_pid = 0, queue_tid = 0;
+    std::string agent;
+    {
+        std::lock_guard lk(g_mutex);
+        if (g_finalized) return;
+        auto& k = g_kernels[i.kernel_id];
+        ++k.count;
+        if (p->end_timestamp >= p->start_timestamp) k.total_ns += p->end_timestamp - p->start_timestamp;
+        if (g_out.json < 0) return;
+        auto it = g_agent_pids.find(i.agent_id.handle);
+        if (it == g_agent_pids.end()) {
+            auto [index, label] = gpu_label(i.agent_id);
+            // GPU tracks: pids above any real pid (pid_max <= 2^22), ordered by agent index.
+            const std::uint64_t pid = (1ull << 30) +
+                                      static_cast<std::uint64_t>(index >= 0
+                                                                     ? index
+                                                                     : 4096 + static_cast<int>(g_agent_pids.size()));
+            json_meta(j, "process_name", pid, 0, label);
+            it = g_agent_pids
+                     .emplace(i.agent_id.handle, std::make_pair(pid, index >= 0 ? "GPU " + std::to_string(index) : label))
+                     .first;
+        }
+        gpu_pid = it->second.first;
+        agent = it->second.second;
         const auto qkey = std::make_pair(i.agent_id.handle, i.queue_id.handle);
-        if (!queue_tids.contains(qkey)) queue_tids[qkey] = queue_tids.size() + 1;
-        csv += std::to_string(i.dispatch_id) + ',' + hex(i.agent_id.handle) + ',' +
-               csv_field(index >= 0 ? "GPU " + std::to_string(index) : label) + ',' + std::to_string(i.queue_id.handle) +
-               ',' + std::to_string(i.kernel_id) + ',' + csv_field(kernel_name(i.kernel_id)) + ',' +
-               std::to_string(i.grid_size.x) + ',' + std::to_string(i.grid_size.y) + ',' + std::to_string(i.grid_size.z) +
-               ',' + std::to_string(i.workgroup_size.x) + ',' + std::to_string(i.workgroup_size.y) + ',' +
-               std::to_string(i.workgroup_size.z) + ',' + std::to_string(d.start) + ',' + std::to_string(d.end) + ',' +
-               std::to_string(d.end >= d.start ? d.end - d.start : 0) + ',' + std::to_string(d.corr) + '\n';
+        auto q = g_queue_tids.find(qkey);
+        if (q == g_queue_tids.end()) {
+            q = g_queue_tids.emplace(qkey, g_queue_tids.size() + 1).first;
+            json_meta(j, "thread_name", gpu_pid, q->second, "queue " + std::to_string(i.queue_id.handle));
+        }
+        queue_tid = q->second;
     }
-    ok = write_file(dir + "/kernel_trace.csv", csv) && ok;
+    const std::uint64_t start = p->start_timestamp, end = p->end_timestamp, dur = end >= start ? end - start : 0;
+    const std::string grid = std::to_string(i.grid_size.x) + 'x' + std::to_string(i.grid_size.y) + 'x' +
+                             std::to_string(i.grid_size.z);
+    const std::string wg = std::to_string(i.workgroup_size.x) + 'x' + std::to_string(i.workgroup_size.y) + 'x' +
+                           std::to_string(i.workgroup_size.z);
+    j += ",\n{\"ph\":\"X\",\"cat\":\"KERNEL_DISPATCH\",\"name\":";
+    json_string(j, kernel_name(i.kernel_id));
+    j += ",\"pid\":" + std::to_string(gpu_pid) + ",\"tid\":" + std::to_string(queue_tid) + ",\"ts\":" + us(start) +
+         ",\"dur\":" + us(dur) + ",\"args\":{\"dispatch_id\":" + std::to_string(i.dispatch_id) + ",\"kernel_id\":\"" +
+         std::to_string(i.kernel_id) + "\",\"agent_id\":\"" + hex(i.agent_id.handle) +
+         "\",\"queue_id\":" + std::to_string(i.queue_id.handle) + ",\"grid\":\"" + grid + "\",\"workgroup\":\"" + wg +
+         "\",\"correlation_id\":" + std::to_string(r.correlation_id.internal) + "}}";
+    csv += std::to_string(i.dispatch_id) + ',' + hex(i.agent_id.handle) + ',';
+    csv_field(csv, agent);
+    csv += ',' + std::to_string(i.queue_id.handle) + ',' + std::to_string(i.kernel_id) + ',';
+    csv_field(csv, kernel_name(i.kernel_id));
+    csv += ',' + std::to_string(i.grid_size.x) + ',' + std::to_string(i.grid_size.y) + ',' +
+           std::to_string(i.grid_size.z) + ',' + std::to_string(i.workgroup_size.x) + ',' +
+           std::to_string(i.workgroup_size.y) + ',' + std::to_string(i.workgroup_size.z) + ',' + std::to_string(start) +
+           ',' + std::to_string(end) + ',' + std::to_string(dur) + ',' + std::to_string(r.correlation_id.internal) + '\n';
+    if (emit(j, g_out.kernel, csv)) g_out.dispatch_records.fetch_add(1, std::memory_order_relaxed);
+}
 
-    // trace.json
-    std::string j = "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
-    bool first = true;
-    auto sep = [&] {
-        if (!first) j += ",\n";
-        first = false;
-    };
-    auto meta = [&](const char* what, std::uint64_t p, std::uint64_t t, const std::string& name) {
-        sep();
-        j += "{\"ph\":\"M\",\"name\":\"";
-        j += what;
-        j += "\",\"pid\":" + std::to_string(p) + ",\"tid\":" + std::to_string(t) + ",\"args\":{\"name\":";
-        json_string(j, name);
-        j += "}}";
-    };
-    meta("process_name", pid, 0, "host (pid " + std::to_string(pid) + ")");
-    for (const auto& [handle, pl] : agent_pids) meta("process_name", pl.first, 0, pl.second);
-    for (const auto& [key, tid] : queue_tids)
-        meta("thread_name", agent_pids[key.first].first, tid, "queue " + std::to_string(key.second));
-    for (const auto& c : g_calls) {
-        sep();
-        j += "{\"ph\":\"X\",\"cat\":";
-        json_string(j, kind_name(c.kind));
-        j += ",\"name\":";
-        json_string(j, c.op);
-        j += ",\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(c.tid) + ",\"ts\":" + us(c.start) +
-             ",\"dur\":" + us(c.end >= c.start ? c.end - c.start : 0) + ",\"args\":{";
-        for (const auto& [name, value] : c.args) {
-            json_string(j, name);
-            j += ':';
-            json_string(j, value);
-            j += ',';
-        }
-        if (!c.ret.empty()) {
-            j += "\"return\":";
-            json_string(j, c.ret);
-            j += ',';
-        }
-        j += "\"correlation_id\":" + std::to_string(c.corr) + "}}";
+// Creates DIR if missing and the three files in it (truncated), each with its header; trace.json
+// starts its array with the host process's name, so every later element begins with ",\n" and the
+// file cut after any whole record is a valid array but for its closing bracket.
+bool open_outputs(const std::string& dir) {
+    if (::mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST) {
+        std::fprintf(stderr, "encore-trace: cannot write %s: %s (not tracing)\n", dir.c_str(), std::strerror(errno));
+        return false;
     }
-    for (const auto& d : g_dispatches) {
-        const auto& i = d.info;
-        sep();
-        j += "{\"ph\":\"X\",\"cat\":\"KERNEL_DISPATCH\",\"name\":";
-        json_string(j, kernel_name(i.kernel_id));
-        j += ",\"pid\":" + std::to_string(agent_pids[i.agent_id.handle].first) +
-             ",\"tid\":" + std::to_string(queue_tids[{i.agent_id.handle, i.queue_id.handle}]) +
-             ",\"ts\":" + us(d.start) + ",\"dur\":" + us(d.end >= d.start ? d.end - d.start : 0) +
-             ",\"args\":{\"dispatch_id\":" + std::to_string(i.dispatch_id) + ",\"kernel_id\":\"" +
-             std::to_string(i.kernel_id) + "\",\"agent_id\":\"" + hex(i.agent_id.handle) +
-             "\",\"queue_id\":" + std::to_string(i.queue_id.handle) + ",\"grid\":\"" + std::to_string(i.grid_size.x) +
-             'x' + std::to_string(i.grid_size.y) + 'x' + std::to_string(i.grid_size.z) + "\",\"workgroup\":\"" +
-             std::to_string(i.workgroup_size.x) + 'x' + std::to_string(i.workgroup_size.y) + 'x' +
-             std::to_string(i.workgroup_size.z) + "\",\"correlation_id\":" + std::to_string(d.corr) + "}}";
+    int* fds[] = {&g_out.json, &g_out.api, &g_out.kernel};
+    const char* names[] = {"trace.json", "api_trace.csv", "kernel_trace.csv"};
+    for (int n = 0; n < 3; ++n) {
+        const std::string path = dir + '/' + names[n];
+        *fds[n] = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0666);
+        if (*fds[n] < 0) {
+            std::fprintf(stderr, "encore-trace: cannot write %s: %s (not tracing)\n", path.c_str(), std::strerror(errno));
+            for (int k = 0; k < n; ++k) {
+                ::close(*fds[k]);
+                *fds[k] = -1;
+            }
+            return false;
+        }
     }
-    j += "\n]}\n";
-    ok = write_file(dir + "/trace.json", j) && ok;
-    std::fprintf(stderr,
-                 "[api-trace] %s %s/trace.json, api_trace.csv, kernel_trace.csv (%zu API calls, %zu dispatches)\n",
-                 ok ? "wrote" : "FAILED to write", dir.c_str(), g_calls.size(), g_dispatches.size());
+    std::string j = "[\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" + std::to_string(g_pid) +
+                    ",\"tid\":0,\"args\":{\"name\":";
+    json_string(j, "host (pid " + std::to_string(g_pid) + ")");
+    j += "}}";
+    const bool ok =
+        dying_output::write_all(g_out.json, j) &&
+        dying_output::write_all(g_out.api, "correlation_id,thread_id,kind,operation,start_ns,end_ns,return_value\n") &&
+        dying_output::write_all(g_out.kernel,
+                                "dispatch_id,agent_id,agent,queue_id,kernel_id,kernel_name,grid_x,grid_y,grid_z,"
+                                "workgroup_x,workgroup_y,workgroup_z,start_ns,end_ns,duration_ns,correlation_id\n");
+    if (!ok) {
+        std::fprintf(stderr, "encore-trace: cannot write %s: %s (not tracing)\n", dir.c_str(), std::strerror(errno));
+        for (int* fd : fds) {
+            ::close(*fd);
+            *fd = -1;
+        }
+    }
+    return ok;
+}
+
+// Finishes trace.json: stops the writers, appends an "end of trace" instant event (why, and what
+// was written) and the closing bracket. Async-signal-safe; once (false if it was already done).
+bool end_trace(const char* why) noexcept {
+    if (g_out.json < 0 || g_out.closed.exchange(true)) return false;
+    // A writer interrupted by this very signal on this thread never drains: wait a bounded time.
+    for (int n = 0; n < 4000 && g_out.writers.load() != 0; ++n) dying_output::pause_us(50);
+    g_out.json_before_end = ::lseek(g_out.json, 0, SEEK_END);
+    dying_output::fixed_text<512> t;
+    t.add(",\n{\"ph\":\"i\",\"s\":\"g\",\"name\":\"end of trace (")
+        .add(why)
+        .add(")\",\"pid\":")
+        .add(g_pid)
+        .add(",\"tid\":0,\"ts\":")
+        .add_us(dying_output::boottime_ns())
+        .add(",\"args\":{\"api_calls\":")
+        .add(g_out.api_records.load())
+        .add(",\"kernel_dispatches\":")
+        .add(g_out.dispatch_records.load())
+        .add("}}\n]\n");
+    dying_output::write_all(g_out.json, t.view());
+    g_out.ended.store(true);
+    return true;
+}
+
+// The signal path (dying_output::hooks): the end of trace.json, then a summary on stderr when the
+// program is about to die of the signal.
+void on_fatal(int sig, bool dying) noexcept {
+    if (!end_trace(dying_output::signal_name(sig)))
+        for (int n = 0; n < 4000 && !g_out.ended.load(); ++n) dying_output::pause_us(50);  // another thread's
+    if (!dying) return;
+    dying_output::fixed_text<1024> t;
+    t.add("[api-trace] ")
+        .add(dying_output::signal_name(sig))
+        .add(": the program dies; ")
+        .add(g_out.api_records.load())
+        .add(" API calls and ")
+        .add(g_out.dispatch_records.load())
+        .add(" kernel dispatches are in ")
+        .add(g_output)
+        .add("/trace.json (ended), api_trace.csv, kernel_trace.csv\n");
+    dying_output::write_all(2, t.view());
+    // The calls per function, in the order of the domains' tables (no sorting here).
+    std::apply(
+        [](auto... dom) {
+            (
+                [](auto x) {
+                    using D = decltype(x);
+                    for (std::size_t op = 0; op < D::size; ++op) {
+                        const std::size_t n = g_op_counts<D>[op].load(std::memory_order_relaxed);
+                        if (n == 0) continue;
+                        dying_output::fixed_text<256> l;
+                        l.add("[api-trace] ").add_right(n, 8).add("  ").add(D::names[op]).add("\n");
+                        dying_output::write_all(2, l.view());
+                    }
+                }(dom),
+                ...);
+        },
+        traced{});
+}
+
+// The program's own handler took the signal and returned: take the end back, go on writing.
+void on_resume(int) noexcept {
+    if (!g_out.ended.load() || g_out.json_before_end < 0) return;
+    if (::ftruncate(g_out.json, g_out.json_before_end) != 0) return;  // then the trace stays ended
+    g_out.ended.store(false);
+    g_out.closed.store(false);
+}
+
+int initialize(rocprofiler_client_finalize_t, void*) {
+    g_quiet = std::getenv("ENCORE_TRACE_QUIET") != nullptr;
+    g_pid = static_cast<std::uint64_t>(::getpid());
+    if (const char* dom = std::getenv("ENCORE_TRACE_DOMAINS"); dom != nullptr && *dom != '\0') g_domains = dom;
+    if (const char* out = std::getenv("ENCORE_TRACE_OUTPUT"); out != nullptr && *out != '\0') {
+        g_output = out;
+        // Checked now, not at exit: a run that cannot keep its trace is not traced.
+        if (!open_outputs(g_output)) return 1;
+    }
+    encore::context ctx;
+    if (encore::context::create(ctx) != ROCPROFILER_STATUS_SUCCESS) return 1;
+    int failed = 0;
+    std::apply(
+        [&](auto... dom) {
+            (
+                [&](auto x) {
+                    using D = decltype(x);
+                    if (!selected(group_of<D>())) return;
+                    const auto st = ctx.trace<D>(&on_call<D>);
+                    if (st == ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED)
+                        std::fprintf(stderr, "[api-trace] %s is not produced in this process (is %s loaded?)\n",
+                                     D::c_name(),
+                                     std::string_view(group_of<D>()) == "hip" ? "libencore-hip" : "libencore-roctx");
+                    else if (st != ROCPROFILER_STATUS_SUCCESS)
+                        ++failed;
+                }(dom),
+                ...);
+        },
+        traced{});
+    // Kernel dispatches exist where libencore-hsa is loaded; elsewhere the kind is not produced.
+    const rocprofiler_status_t s = rocprofiler_configure_callback_tracing_service(
+        ctx.id(), ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH, nullptr, 0, &on_dispatch, nullptr);
+    if (s != ROCPROFILER_STATUS_SUCCESS && s != ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED) ++failed;
+    if (failed != 0 || ctx.start() != ROCPROFILER_STATUS_SUCCESS) return 1;
+    if (g_out.json >= 0) dying_output::install({&on_fatal, &on_resume});
+    // A forked child that goes on without exec must not write into the parent's files.
+    if (g_out.json >= 0) ::pthread_atfork(nullptr, nullptr, [] { g_out.closed.store(true); });
+    return 0;
 }
 
 void finalize(void*) {
     std::lock_guard lk(g_mutex);
     if (g_finalized) return;
     g_finalized = true;
-    std::vector<std::pair<std::string, std::size_t>> rows(g_counts.begin(), g_counts.end());
-    std::sort(rows.begin(), rows.end(), [](auto& a, auto& b) { return a.second > b.second; });
+    std::vector<std::pair<std::string_view, std::size_t>> rows;
+    std::apply(
+        [&](auto... dom) {
+            (
+                [&](auto x) {
+                    using D = decltype(x);
+                    for (std::size_t op = 0; op < D::size; ++op)
+                        if (const std::size_t n = g_op_counts<D>[op].load(); n != 0) rows.emplace_back(D::names[op], n);
+                }(dom),
+                ...);
+        },
+        traced{});
+    std::stable_sort(rows.begin(), rows.end(), [](auto& a, auto& b) { return a.second > b.second; });
     std::size_t total = 0;
     for (auto& [n, c] : rows) total += c;
     std::fprintf(stderr, "[api-trace] %zu API calls traced (%s), %zu distinct functions\n", total, g_domains.c_str(),
                  rows.size());
-    for (auto& [name, count] : rows) std::fprintf(stderr, "[api-trace] %8zu  %s\n", count, name.c_str());
+    for (auto& [name, count] : rows)
+        std::fprintf(stderr, "[api-trace] %8zu  %.*s\n", count, static_cast<int>(name.size()), name.data());
     std::size_t dispatches = 0;
     for (auto& [id, k] : g_kernels) dispatches += k.count;
     std::fprintf(stderr, "[api-trace] %zu kernel dispatches, %zu distinct kernels\n", dispatches, g_kernels.size());
     for (auto& [id, k] : g_kernels)
         std::fprintf(stderr, "[api-trace] %8zu  %s  total %s us, mean %s us\n", k.count, kernel_name(id).c_str(),
                      us(k.total_ns).c_str(), us(k.count != 0 ? k.total_ns / k.count : 0).c_str());
-    if (!g_output.empty()) write_outputs();
+    if (g_out.json >= 0) {
+        end_trace("exit");
+        // The files stay open: a late record (a thread still running at exit) finds `closed` and is
+        // dropped; the kernel closes them when the process ends.
+        const std::uint64_t errors = g_out.write_errors.load(), dropped = g_out.dropped.load();
+        std::fprintf(stderr,
+                     "[api-trace] %s %s/trace.json, api_trace.csv, kernel_trace.csv (%" PRIu64 " API calls, %" PRIu64
+                     " dispatches)\n",
+                     errors == 0 ? "wrote" : "FAILED to write some records to", g_output.c_str(),
+                     g_out.api_records.load(), g_out.dispatch_records.load());
+        if (dropped != 0)
+            std::fprintf(stderr, "[api-trace] %" PRIu64 " records came after the trace ended and are not in it\n",
+                         dropped);
+    }
 }
 
 }  // namespace

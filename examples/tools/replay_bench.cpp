@@ -12,12 +12,23 @@
 //   ENCORE_REPLAY_KERNEL=TEXT    replay only kernels whose name contains TEXT (default: all)
 //   ENCORE_REPLAY_VERIFY=1       checksum the covered memory before each pass; a dispatch whose
 //                                passes did not all start from the same bytes is reported
-//   ENCORE_REPLAY_REPORT=FILE    write the report (CSV) to FILE; the table always goes to stderr
+//   ENCORE_REPLAY_REPORT=FILE    also write one CSV row per replayed dispatch to FILE, as each
+//                                dispatch's replay ends (checked at start: if FILE cannot be
+//                                created the tool says why and does not replay); the per-kernel
+//                                table always goes to stderr: at exit, or, shorter, when a fatal
+//                                signal or SIGINT/SIGTERM/SIGHUP/SIGQUIT ends the program
+//                                (dying_output.hpp)
+#include "dying_output.hpp"
+
 #include <encore/domains/events.hpp>
 #include <encore/encore.hpp>
 #include <rocprofiler-sdk/experimental/kernel_replay.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -51,6 +62,67 @@ std::uint64_t g_passes = 5;
 std::string g_pattern;
 bool g_verify = false;
 bool g_done = false;
+std::string g_report_path;  // ENCORE_REPLAY_REPORT ("" = none)
+int g_report_fd = -1;
+
+// What the signal path prints: counts and a per-kernel table in static storage, written under
+// g_mutex as each dispatch's replay ends and read without it by the handler (the median needs
+// every pass: only the table at exit has it).
+struct kernel_line {
+    char name[96];
+    std::atomic<std::uint64_t> dispatches, passes, min_ns, max_ns;
+};
+constexpr std::size_t max_kernel_lines = 256;
+kernel_line g_lines[max_kernel_lines];
+std::atomic<std::size_t> g_line_count{0};
+std::map<std::string, std::size_t> g_line_of;  // kernel name -> index in g_lines; guarded by g_mutex
+std::atomic<std::uint64_t> g_replayed{0}, g_replayed_passes{0}, g_declined_count{0};
+
+double us(std::uint64_t ns) { return static_cast<double>(ns) / 1000.0; }
+
+double median_us(std::vector<std::uint64_t> v) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 == 1 ? us(v[v.size() / 2]) : (us(v[v.size() / 2 - 1]) + us(v[v.size() / 2])) / 2;
+}
+
+// A replayed dispatch's end (under g_mutex): its CSV row, written before the replay callback
+// returns (so it survives the program's death), and its line of the signal path's table.
+void record_dispatch(std::uint64_t dispatch_id, const dispatch_run& run, bool differ) {
+    const auto& v = run.pass_ns;
+    const std::uint64_t mn = v.empty() ? 0 : *std::min_element(v.begin(), v.end());
+    const std::uint64_t mx = v.empty() ? 0 : *std::max_element(v.begin(), v.end());
+    if (g_report_fd >= 0) {
+        char row[512];
+        const int len = std::snprintf(row, sizeof(row), "%" PRIu64 ",%s,%zu,%.3f,%.3f,%.3f,%s\n", dispatch_id,
+                                      run.kernel.c_str(), v.size(), us(mn), median_us(v), us(mx),
+                                      !g_verify ? "not checked"
+                                      : differ  ? "differ"
+                                                : "identical");
+        if (len > 0)
+            dying_output::write_all(g_report_fd, row,
+                                    std::min<std::size_t>(static_cast<std::size_t>(len), sizeof(row) - 1));
+    }
+    auto at = g_line_of.find(run.kernel);
+    if (at == g_line_of.end()) {
+        const std::size_t n = g_line_count.load(std::memory_order_relaxed);
+        if (n < max_kernel_lines) {
+            std::snprintf(g_lines[n].name, sizeof(g_lines[n].name), "%s", run.kernel.c_str());
+            g_lines[n].min_ns.store(UINT64_MAX, std::memory_order_relaxed);
+            g_line_count.store(n + 1, std::memory_order_release);  // the name is written before it is seen
+        }
+        at = g_line_of.emplace(run.kernel, n).first;
+    }
+    if (at->second < max_kernel_lines) {
+        auto& l = g_lines[at->second];
+        l.dispatches.fetch_add(1, std::memory_order_relaxed);
+        l.passes.fetch_add(v.size(), std::memory_order_relaxed);
+        if (mn < l.min_ns.load(std::memory_order_relaxed)) l.min_ns.store(mn, std::memory_order_relaxed);
+        if (mx > l.max_ns.load(std::memory_order_relaxed)) l.max_ns.store(mx, std::memory_order_relaxed);
+    }
+    g_replayed_passes.fetch_add(v.size(), std::memory_order_relaxed);
+    g_replayed.fetch_add(1, std::memory_order_relaxed);
+}
 
 std::string name_of(std::uint64_t kernel_id) {
     const auto it = g_names.find(kernel_id);
@@ -86,7 +158,10 @@ void on_replay(const encore::record& r, rocprofiler_user_data_t&) {
     } else if (r.operation == ROCPROFILER_KERNEL_REPLAY_CONFIG && r.phase == ROCPROFILER_CALLBACK_PHASE_EXIT) {
         std::lock_guard lk(g_mutex);
         const auto it = g_running.find(id);
-        if (p->decline_reason != nullptr) ++g_declined[p->decline_reason];
+        if (p->decline_reason != nullptr) {
+            ++g_declined[p->decline_reason];
+            g_declined_count.fetch_add(1, std::memory_order_relaxed);
+        }
         if (it == g_running.end()) return;
         auto& k = g_report[it->second.kernel];
         if (p->passes_run > 1) {
@@ -94,7 +169,9 @@ void on_replay(const encore::record& r, rocprofiler_user_data_t&) {
             k.passes += it->second.pass_ns.size();
             k.pass_ns.insert(k.pass_ns.end(), it->second.pass_ns.begin(), it->second.pass_ns.end());
             const auto& c = it->second.checksums;
-            if (std::adjacent_find(c.begin(), c.end(), std::not_equal_to<>()) != c.end()) ++k.mismatched;
+            const bool differ = std::adjacent_find(c.begin(), c.end(), std::not_equal_to<>()) != c.end();
+            if (differ) ++k.mismatched;
+            record_dispatch(id, it->second, differ);
         }
         g_running.erase(it);
     }
@@ -109,6 +186,65 @@ void on_dispatch(const encore::record& r, rocprofiler_user_data_t&) {
     if (it != g_running.end()) it->second.pass_ns.push_back(p->end_timestamp - p->start_timestamp);
 }
 
+// Opens the report file at start (truncated, with its header): a report that cannot be written is
+// said now, with the reason, not at exit.
+bool open_report() {
+    const char* f = std::getenv("ENCORE_REPLAY_REPORT");
+    if (f == nullptr || *f == '\0') return true;
+    g_report_path = f;
+    g_report_fd = ::open(f, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0666);
+    if (g_report_fd < 0 ||
+        !dying_output::write_all(g_report_fd, "dispatch_id,kernel,passes,min_us,median_us,max_us,inputs\n")) {
+        std::fprintf(stderr, "encore-replay: cannot write %s: %s (not replaying)\n", f, std::strerror(errno));
+        if (g_report_fd >= 0) ::close(g_report_fd);
+        g_report_fd = -1;
+        return false;
+    }
+    return true;
+}
+
+// The signal path (dying_output::hooks): the rows are in the file already; say so, with what
+// was replayed so far, when the program is about to die of the signal.
+void on_fatal(int sig, bool dying) noexcept {
+    if (!dying) return;
+    dying_output::fixed_text<512> t;
+    t.add("\n[encore-replay] interrupted by ")
+        .add(dying_output::signal_name(sig))
+        .add(": ")
+        .add(g_replayed.load(std::memory_order_relaxed))
+        .add(" dispatches replayed so far (")
+        .add(g_replayed_passes.load(std::memory_order_relaxed))
+        .add(" passes), ")
+        .add(g_declined_count.load(std::memory_order_relaxed))
+        .add(" not replayed");
+    if (g_report_fd >= 0) t.add("; one row per replayed dispatch in ").add(g_report_path);
+    t.add("\n");
+    dying_output::write_all(2, t.view());
+    const std::size_t n = g_line_count.load(std::memory_order_acquire);
+    if (n == 0) return;
+    dying_output::write_all(2, "kernel                           dispatches   passes       min_us       max_us\n");
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto& l = g_lines[i];
+        dying_output::fixed_text<256> r;
+        r.add(l.name).pad_to(0, 32).add(" ");
+        dying_output::fixed_text<24> mn, mx;
+        const std::uint64_t min_ns = l.min_ns.load(std::memory_order_relaxed);
+        mn.add_us(min_ns == UINT64_MAX ? 0 : min_ns, 2);
+        mx.add_us(l.max_ns.load(std::memory_order_relaxed), 2);
+        r.add_right(l.dispatches.load(std::memory_order_relaxed), 10)
+            .add(" ")
+            .add_right(l.passes.load(std::memory_order_relaxed), 8)
+            .add(" ")
+            .add_right(mn.view(), 12)
+            .add(" ")
+            .add_right(mx.view(), 12);
+        r.add("\n");
+        dying_output::write_all(2, r.view());
+    }
+}
+
+void on_resume(int) noexcept {}  // nothing to take back: the rows stay valid
+
 int initialize(rocprofiler_client_finalize_t, void*) {
     if (const char* v = std::getenv("ENCORE_REPLAY_PASSES"); v != nullptr && *v != '\0') {
         g_passes = std::strtoull(v, nullptr, 10);
@@ -119,6 +255,7 @@ int initialize(rocprofiler_client_finalize_t, void*) {
     }
     if (const char* v = std::getenv("ENCORE_REPLAY_KERNEL"); v != nullptr) g_pattern = v;
     if (const char* v = std::getenv("ENCORE_REPLAY_VERIFY"); v != nullptr) g_verify = std::strcmp(v, "0") != 0;
+    if (!open_report()) return 1;
     encore::context ctx;
     if (encore::context::create(ctx) != ROCPROFILER_STATUS_SUCCESS) return 1;
     if (ctx.trace<d::kernel_replay>(&on_replay) != ROCPROFILER_STATUS_SUCCESS ||
@@ -127,21 +264,15 @@ int initialize(rocprofiler_client_finalize_t, void*) {
         std::fprintf(stderr, "[encore-replay] this encore cannot replay (is libencore-hsa the HSA tools library?)\n");
         return 1;
     }
-    return ctx.start() == ROCPROFILER_STATUS_SUCCESS ? 0 : 1;
+    if (ctx.start() != ROCPROFILER_STATUS_SUCCESS) return 1;
+    dying_output::install({&on_fatal, &on_resume});
+    return 0;
 }
-
-double us(std::uint64_t ns) { return static_cast<double>(ns) / 1000.0; }
 
 void finalize(void*) {
     std::lock_guard lk(g_mutex);
     if (g_done) return;
     g_done = true;
-    FILE* csv = nullptr;
-    if (const char* f = std::getenv("ENCORE_REPLAY_REPORT"); f != nullptr && *f != '\0') {
-        csv = std::fopen(f, "w");
-        if (csv == nullptr) std::perror(f);
-    }
-    if (csv != nullptr) std::fprintf(csv, "kernel,dispatches,passes,min_us,median_us,max_us,inputs\n");
     std::fprintf(stderr, "\n[encore-replay] %" PRIu64 " passes per dispatch%s\n", g_passes,
                  g_verify ? ", inputs verified" : "");
     std::fprintf(stderr, "%-32s %10s %8s %12s %12s %12s  %s\n", "kernel", "dispatches", "passes", "min_us", "median_us",
@@ -150,21 +281,18 @@ void finalize(void*) {
         auto& v = k.pass_ns;
         std::sort(v.begin(), v.end());
         const double mn = v.empty() ? 0 : us(v.front()), mx = v.empty() ? 0 : us(v.back());
-        const double med = v.empty() ? 0
-                                     : (v.size() % 2 == 1 ? us(v[v.size() / 2])
-                                                          : (us(v[v.size() / 2 - 1]) + us(v[v.size() / 2])) / 2);
+        const double med = median_us(v);
         const std::string inputs = !g_verify           ? "not checked"
                                    : k.mismatched == 0 ? "identical"
                                                        : std::to_string(k.mismatched) + " differ";
         std::fprintf(stderr, "%-32s %10" PRIu64 " %8" PRIu64 " %12.2f %12.2f %12.2f  %s\n", name.c_str(), k.dispatches,
                      k.passes, mn, med, mx, inputs.c_str());
-        if (csv != nullptr)
-            std::fprintf(csv, "%s,%" PRIu64 ",%" PRIu64 ",%.3f,%.3f,%.3f,%s\n", name.c_str(), k.dispatches, k.passes,
-                         mn, med, mx, inputs.c_str());
     }
     for (auto& [why, n] : g_declined)
         std::fprintf(stderr, "[encore-replay] %" PRIu64 " dispatch(es) not replayed: %s\n", n, why.c_str());
-    if (csv != nullptr) std::fclose(csv);
+    if (g_report_fd >= 0)
+        std::fprintf(stderr, "[encore-replay] %" PRIu64 " rows (one per replayed dispatch) in %s\n", g_replayed.load(),
+                     g_report_path.c_str());
 }
 
 }  // namespace

@@ -27,7 +27,7 @@ with tempfile.TemporaryDirectory() as out:
     print(r.stderr[-3000:])
     expect(r.returncode == 0, "traced run exits 0")
     expect(r.stdout == untraced.stdout, "the program prints the same with and without tracing")
-    events = json.load(open(os.path.join(out, "trace.json")))["traceEvents"]
+    events = json.load(open(os.path.join(out, "trace.json")))  # the trace-event array format
     calls = [e for e in events if e.get("ph") == "X"]
     names = [(e["cat"], e["name"]) for e in calls]
     expect(("HIP_RUNTIME_API", "hipGetDeviceCount") in names, "hipGetDeviceCount in trace.json")

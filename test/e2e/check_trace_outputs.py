@@ -5,7 +5,8 @@ usage: check_trace_outputs.py ENCORE_TRACE PROGRAM [ARGS...]
 
 Runs `ENCORE_TRACE --sim --quiet -o TMPDIR PROGRAM ARGS` (the caller sets ENCORE_SIM_GPU_AGENTS)
 and checks:
-  - trace.json parses, has "traceEvents" and displayTimeUnit "ns";
+  - trace.json parses: a trace-event array (the array format, written record by record) ending
+    with one "end of trace (exit)" event;
   - complete ("X") events for API calls and for kernel dispatches; as many kernel events as
     the program made dispatches (it prints "N GPU agent(s), D dispatches per queue" for two
     queues); every X event has numeric ts >= 0 and dur >= 0, a name, pid, tid and args;
@@ -70,10 +71,12 @@ def main():
             check(False, f"trace.json parses as JSON: {e}")
             return finish()
         check(True, "trace.json parses as JSON")
-        check(doc.get("displayTimeUnit") == "ns", "displayTimeUnit is ns")
-        events = doc.get("traceEvents")
-        if not check(isinstance(events, list) and events, "traceEvents is a non-empty list"):
+        events = doc
+        if not check(isinstance(events, list) and events, "trace.json is a non-empty trace-event array"):
             return finish()
+        ends = [e for e in events if str(e.get("name", "")).startswith("end of trace")]
+        check(len(ends) == 1 and ends[0]["name"] == "end of trace (exit)" and ends[0] is events[-1],
+              "one end-of-trace event, the last, for a normal exit")
         xs = [e for e in events if e.get("ph") == "X"]
         meta = [e for e in events if e.get("ph") == "M"]
         kernels = [e for e in xs if e.get("cat") == "KERNEL_DISPATCH"]

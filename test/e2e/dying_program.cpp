@@ -1,0 +1,149 @@
+// test/e2e/dying_program.cpp — an HSA program that makes calls and kernel dispatches, then dies
+// the way it is told, for the tests of what encore-trace -o and encore-replay -o keep then.
+//   dying_program <vector_add code object> <how> [dispatches]
+// It makes `dispatches` (default 3) vector_add dispatches (each waited for), prints
+// "dispatched N" on stdout, then:
+//   exit          returns from main (hsa_shut_down first)
+//   _exit         _exit(3)
+//   abort         abort()
+//   segv          writes to a PROT_NONE page (a real fault: no sanitizer sees a null pointer)
+//   segv-handled  the same, with the program's own SIGSEGV handler (installed before hsa_init)
+//                 that prints "handled" and _exit(42)s
+//   segv-recover  the same, with a handler that makes the page writable and returns: the program
+//                 goes on, makes one more dispatch and exits normally
+//   sigint, sigterm, sighup, sigquit, sigkill   raise()s that signal
+//   sigint-handled  installs its own SIGINT handler (before hsa_init) that counts, raises
+//                 SIGINT, then exits normally with status 0 after the handler ran
+//   bench         after the dispatches, times 1000 x `dispatches` hsa_system_get_info calls
+//                 (the per-record cost of a tool) and exits normally
+//   wait          prints "ready" and keeps making calls and dispatches (with ~1 ms pauses) until
+//                 a signal from outside ends it
+#include "hsa_example.hpp"
+
+#include <signal.h>
+#include <sys/mman.h>
+
+#include <atomic>
+#include <csignal>
+#include <string_view>
+
+namespace {
+
+void* g_page = nullptr;
+volatile sig_atomic_t g_sigints = 0;
+
+void handled_segv(int) {
+    static const char msg[] = "handled\n";
+    (void)!::write(1, msg, sizeof(msg) - 1);
+    ::_exit(42);
+}
+
+void recover_segv(int) { ::mprotect(g_page, 4096, PROT_READ | PROT_WRITE); }
+
+void count_sigint(int) { g_sigints = g_sigints + 1; }
+
+void install(int sig, void (*fn)(int)) {
+    struct sigaction sa {};
+    sa.sa_handler = fn;
+    sigemptyset(&sa.sa_mask);
+    ::sigaction(sig, &sa, nullptr);
+}
+
+void fault() {
+    // The write faults; with segv-recover the handler makes the page writable and it is retried.
+    *static_cast<volatile int*>(g_page) = 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 3) {
+        std::fprintf(stderr, "usage: %s <code object> <how> [dispatches]\n", argv[0]);
+        return 2;
+    }
+    const std::string_view how = argv[2];
+    const int dispatches = argc > 3 ? std::atoi(argv[3]) : 3;
+    g_page = ::mmap(nullptr, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (how == "segv-handled") install(SIGSEGV, &handled_segv);
+    if (how == "segv-recover") install(SIGSEGV, &recover_segv);
+    if (how == "sigint-handled") install(SIGINT, &count_sigint);
+
+    HSA_CHECK(hsa_init());
+    {
+        hsa_agent_t cpu = example::agents(HSA_DEVICE_TYPE_CPU).at(0);
+        hsa_agent_t gpu = example::agents(HSA_DEVICE_TYPE_GPU).at(0);
+        example::CodeObject co(argv[1], gpu);
+        const uint64_t kernel = co.kernel("vector_add", gpu);
+        const uint32_t n = 1024;
+        auto* a = static_cast<float*>(example::alloc_shared(cpu, gpu, n * sizeof(float)));
+        auto* b = static_cast<float*>(example::alloc_shared(cpu, gpu, n * sizeof(float)));
+        auto* c = static_cast<float*>(example::alloc_shared(cpu, gpu, n * sizeof(float)));
+        for (uint32_t i = 0; i < n; ++i) {
+            a[i] = static_cast<float>(i);
+            b[i] = 1.0f;
+        }
+        auto* args = static_cast<example::VectorAddArgs*>(example::alloc_kernarg(cpu, gpu,
+                                                                                 sizeof(example::VectorAddArgs)));
+        *args = {a, b, c, n};
+        hsa_queue_t* queue = nullptr;
+        HSA_CHECK(hsa_queue_create(gpu, 64, HSA_QUEUE_TYPE_SINGLE, nullptr, nullptr, UINT32_MAX, UINT32_MAX, &queue));
+        hsa_signal_t done{};
+        HSA_CHECK(hsa_signal_create(1, 0, nullptr, &done));
+        auto dispatch = [&] {
+            hsa_signal_store_screlease(done, 1);
+            example::dispatch_1d(queue, kernel, args, n, 64, done);
+            example::wait_done(done);
+        };
+        for (int i = 0; i < dispatches; ++i) dispatch();
+        std::printf("dispatched %d\n", dispatches);
+        std::fflush(stdout);
+
+        if (how == "_exit") ::_exit(3);
+        if (how == "abort") std::abort();
+        if (how == "segv" || how == "segv-handled") fault();
+        if (how == "segv-recover") {
+            fault();
+            dispatch();
+            std::printf("recovered, dispatched %d\n", dispatches + 1);
+        }
+        if (how == "sigint") std::raise(SIGINT);
+        if (how == "sigterm") std::raise(SIGTERM);
+        if (how == "sighup") std::raise(SIGHUP);
+        if (how == "sigquit") std::raise(SIGQUIT);
+        if (how == "sigkill") std::raise(SIGKILL);
+        if (how == "sigint-handled") {
+            std::raise(SIGINT);
+            dispatch();
+            std::printf("sigint handled %d times, dispatched %d\n", static_cast<int>(g_sigints), dispatches + 1);
+        }
+        if (how == "bench") {
+            // The cost of one traced call: `dispatches` calls of hsa_system_get_info, timed.
+            timespec t0{}, t1{};
+            clock_gettime(CLOCK_MONOTONIC, &t0);
+            for (int i = 0; i < dispatches * 1000; ++i) {
+                uint16_t major = 0;
+                hsa_system_get_info(HSA_SYSTEM_INFO_VERSION_MAJOR, &major);
+            }
+            clock_gettime(CLOCK_MONOTONIC, &t1);
+            const double ns = (t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec);
+            std::printf("bench: %d calls, %.1f ns per call\n", dispatches * 1000, ns / (dispatches * 1000.0));
+        }
+        if (how == "wait") {
+            std::printf("ready\n");
+            std::fflush(stdout);
+            for (;;) {
+                dispatch();
+                uint16_t major = 0;
+                hsa_system_get_info(HSA_SYSTEM_INFO_VERSION_MAJOR, &major);
+                ::usleep(1000);
+            }
+        }
+
+        HSA_CHECK(hsa_signal_destroy(done));
+        HSA_CHECK(hsa_queue_destroy(queue));
+        for (void* p : {static_cast<void*>(a), static_cast<void*>(b), static_cast<void*>(c), static_cast<void*>(args)})
+            HSA_CHECK(hsa_amd_memory_pool_free(p));
+    }
+    HSA_CHECK(hsa_shut_down());
+    return 0;
+}
