@@ -8,7 +8,9 @@
 // gives kernel names.
 //
 // Environment:
-//   ENCORE_REPLAY_PASSES=N       passes per replayed dispatch (default 5, at least 2)
+//   ENCORE_REPLAY_PASSES=N       passes per replayed dispatch (decimal, default 5, at least 2; a bad
+//                                value is ignored with a message; libencore caps it, see
+//                                ENCORE_REPLAY_MAX_PASSES in docs/replay.md)
 //   ENCORE_REPLAY_KERNEL=TEXT    replay only kernels whose name contains TEXT (default: all)
 //   ENCORE_REPLAY_VERIFY=1       checksum the covered memory before each pass; a dispatch whose
 //                                passes did not all start from the same bytes is reported
@@ -29,6 +31,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
+#include <cerrno>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -247,11 +251,19 @@ void on_resume(int) noexcept {}  // nothing to take back: the rows stay valid
 
 int initialize(rocprofiler_client_finalize_t, void*) {
     if (const char* v = std::getenv("ENCORE_REPLAY_PASSES"); v != nullptr && *v != '\0') {
-        g_passes = std::strtoull(v, nullptr, 10);
-        if (g_passes < 2) {
-            std::fprintf(stderr, "[encore-replay] ENCORE_REPLAY_PASSES=%s: at least 2 passes\n", v);
-            return 1;
-        }
+        // Decimal digits only, the whole string, in range: strtoull alone takes "-1" as 2^64-1 and
+        // an overflow as 2^64-1 (a replay without end), and "5x" as 5. A bad value is ignored with
+        // one message, as libencore ignores its bad ENCORE_REPLAY_* variables.
+        char* end = nullptr;
+        errno = 0;
+        const unsigned long long x = std::isdigit(static_cast<unsigned char>(*v)) ? std::strtoull(v, &end, 10) : 0;
+        if (end == nullptr || *end != '\0' || errno == ERANGE || x < 2)
+            std::fprintf(stderr,
+                         "[encore-replay] ignoring ENCORE_REPLAY_PASSES=%s (a decimal number of passes, at least 2); "
+                         "using %" PRIu64 "\n",
+                         v, g_passes);
+        else
+            g_passes = x;
     }
     if (const char* v = std::getenv("ENCORE_REPLAY_KERNEL"); v != nullptr) g_pattern = v;
     if (const char* v = std::getenv("ENCORE_REPLAY_VERIFY"); v != nullptr) g_verify = std::strcmp(v, "0") != 0;

@@ -4,7 +4,8 @@
 //   1. functions registered with rocprofiler_force_configure / encore::register_tool, in order;
 //   2. `rocprofiler_configure` exported by any object already loaded in the process
 //      (the executable first, then each library in link-map order);
-//   3. libraries listed in ROCP_TOOL_LIBRARIES (':' or ' ' separated), loaded with dlopen.
+//   3. libraries listed in ROCP_TOOL_LIBRARIES (':' separated, as the reference splits it: a path
+//      may hold spaces), loaded with dlopen.
 #include "registration.hpp"
 
 #include "registry.hpp"
@@ -92,8 +93,7 @@ std::vector<std::pair<rocprofiler_configure_func_t, std::string>> discover() {
     }
 
     if (const char* env = std::getenv("ROCP_TOOL_LIBRARIES"); env != nullptr) {
-        std::string list = env;
-        std::replace(list.begin(), list.end(), ' ', ':');
+        const std::string list = env;
         std::size_t at = 0;
         while (at <= list.size()) {
             const auto end = std::min(list.find(':', at), list.size());

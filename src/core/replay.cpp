@@ -9,6 +9,7 @@
 
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -31,6 +32,17 @@ constexpr auto replay_kind = static_cast<std::size_t>(kind::kernel_replay);
 // then cannot wrap), a wait at most a day (so milliseconds -> ns cannot overflow).
 constexpr std::uint64_t max_chunk_size = std::uint64_t{1} << 30;
 constexpr std::uint64_t max_wait_timeout_ns = 86'400'000ull * 1'000'000;
+
+// The most passes one dispatch is replayed (ENCORE_REPLAY_MAX_PASSES): a pass count of 2^64-1 or a
+// replay_continue that never returns 0 would otherwise hold the program on its first replayed
+// dispatch forever. 10000 is far above what replay is for (a pass per counter group, tens of
+// timing repeats, a sweep of a few hundred) and still ends: a small kernel's pass and restore take
+// tens of microseconds on the software runtime, a GPU's a few milliseconds at 64 MiB (the
+// reference's measured ~3 ms per pass), so the cap is reached in seconds to about a minute.
+constexpr std::uint64_t default_max_passes = 10'000;
+// A replay that runs longer than this prints a progress line, then again every such interval
+// (ENCORE_REPLAY_PROGRESS_MS): checked between passes, one clock read each.
+constexpr std::uint64_t default_progress_ms = 10'000;
 
 // Options a tool set (guarded by g_options_mutex; written during configuration only).
 std::mutex g_options_mutex;
@@ -55,22 +67,37 @@ void ignore_env(const char* name, const char* value, const char* why) noexcept {
 }
 
 // A decimal (or 0x hexadecimal) number in [0, max] (0: the default, as in the C options);
-// anything else, a sign included, is ignored with a message and `fallback` kept.
+// anything else, a sign or space included, is ignored with a message and `fallback` kept. Leading
+// zeros are decimal ("010" is 10, not octal 8: nobody means octal in a timeout).
 std::uint64_t env_u64(const char* name, std::uint64_t fallback, std::uint64_t max, const char* range) noexcept {
     const char* v = std::getenv(name);
     if (v == nullptr || *v == '\0') return fallback;
-    if (*v < '0' || *v > '9') {
+    const bool hex = v[0] == '0' && (v[1] == 'x' || v[1] == 'X');
+    const char* digits = hex ? v + 2 : v;
+    // strtoull itself would skip spaces and take a sign: the first character must be a digit.
+    if (!(hex ? std::isxdigit(static_cast<unsigned char>(*digits)) : std::isdigit(static_cast<unsigned char>(*digits)))) {
         ignore_env(name, v, range);
         return fallback;
     }
     char* end = nullptr;
     errno = 0;
-    const unsigned long long x = std::strtoull(v, &end, 0);
-    if (end == v || *end != '\0' || errno == ERANGE || x > max) {
+    const unsigned long long x = std::strtoull(digits, &end, hex ? 16 : 10);
+    if (*end != '\0' || errno == ERANGE || x > max) {
         ignore_env(name, v, range);
         return fallback;
     }
     return x;
+}
+
+// The pass cap in effect (read per replayed dispatch, as the other variables are).
+std::uint64_t max_passes() noexcept {
+    const std::uint64_t v = env_u64("ENCORE_REPLAY_MAX_PASSES", default_max_passes, UINT64_MAX,
+                                    "a number of passes, at least 2");
+    if (v == 1) {
+        ignore_env("ENCORE_REPLAY_MAX_PASSES", std::getenv("ENCORE_REPLAY_MAX_PASSES"), "a number of passes, at least 2");
+        return default_max_passes;
+    }
+    return v == 0 ? default_max_passes : v;
 }
 
 rocprofiler_status_t local_toggle(rocprofiler_context_id_t id, bool on) noexcept {
@@ -231,6 +258,28 @@ void replay_dispatch(const rocprofiler_kernel_dispatch_info_t& info, dispatch_ba
         if (acquired) backend.finish();
         backend.run_once();
     } else {
+        // The cap: a fixed count above it runs `cap` passes; an indefinite loop stops after `cap`
+        // passes. Either way the loop ends like a fixed one (no continue or restore after the last
+        // pass), so the program's memory is what one run leaves. total_passes says what runs.
+        const std::uint64_t cap = max_passes();
+        const std::uint64_t requested = n;
+        const bool over = n > cap;
+        if (over) n = cap;
+        const std::uint64_t limit = n != 0 ? n : cap;
+        if (over) {
+            char key[64];
+            std::snprintf(key, sizeof key, "replay cap kernel %llu", static_cast<unsigned long long>(info.kernel_id));
+            if (first_time(key))
+                warn("kernel replay: dispatch %llu (kernel id %llu) asked for %llu passes, more than the cap: at most "
+                     "%llu are run (ENCORE_REPLAY_MAX_PASSES sets the cap; said once per kernel)",
+                     static_cast<unsigned long long>(info.dispatch_id), static_cast<unsigned long long>(info.kernel_id),
+                     static_cast<unsigned long long>(requested), static_cast<unsigned long long>(cap));
+        }
+        std::uint64_t progress_ms = env_u64("ENCORE_REPLAY_PROGRESS_MS", default_progress_ms,
+                                            max_wait_timeout_ns / 1'000'000, "milliseconds, at most 86400000");
+        if (progress_ms == 0) progress_ms = default_progress_ms;
+        const std::uint64_t started = core::now_ns();
+        std::uint64_t next_progress = started + progress_ms * 1'000'000;
         loop_state loop{&backend, 0, false};
         t_loop = &loop;
         passes_run = 0;
@@ -258,7 +307,33 @@ void replay_dispatch(const rocprofiler_kernel_dispatch_info_t& info, dispatch_ba
                 break;
             }
             if (n != 0 && i + 1 == n) break;  // continue is not consulted after the last fixed pass
+            if (i + 1 == limit) {
+                // Only an indefinite loop gets here (a fixed one broke above).
+                char key[64];
+                std::snprintf(key, sizeof key, "replay cap kernel %llu", static_cast<unsigned long long>(info.kernel_id));
+                if (first_time(key))
+                    warn("kernel replay: dispatch %llu (kernel id %llu): replay_continue did not return 0 within "
+                         "%llu passes, the cap; the loop stops there (ENCORE_REPLAY_MAX_PASSES sets the cap; said "
+                         "once per kernel)",
+                         static_cast<unsigned long long>(info.dispatch_id),
+                         static_cast<unsigned long long>(info.kernel_id), static_cast<unsigned long long>(cap));
+                break;
+            }
             if (pp.replay_continue != nullptr && pp.replay_continue(info, i, n, ud_pass) == 0) break;
+            if (const std::uint64_t now = core::now_ns(); now >= next_progress) {
+                if (n != 0)
+                    warn("kernel replay: dispatch %llu (kernel id %llu): pass %llu of %llu done, %.1f s",
+                         static_cast<unsigned long long>(info.dispatch_id),
+                         static_cast<unsigned long long>(info.kernel_id), static_cast<unsigned long long>(i + 1),
+                         static_cast<unsigned long long>(n), static_cast<double>(now - started) / 1e9);
+                else
+                    warn("kernel replay: dispatch %llu (kernel id %llu): pass %llu done (until replay_continue "
+                         "returns 0, at most %llu), %.1f s",
+                         static_cast<unsigned long long>(info.dispatch_id),
+                         static_cast<unsigned long long>(info.kernel_id), static_cast<unsigned long long>(i + 1),
+                         static_cast<unsigned long long>(cap), static_cast<double>(now - started) / 1e9);
+                next_progress = now + progress_ms * 1'000'000;
+            }
             rocprofiler_callback_tracing_kernel_replay_data_t r{};
             r.size = sizeof(r);
             r.dispatch_info = info;

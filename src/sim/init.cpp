@@ -19,18 +19,31 @@ struct Tool {
 };
 auto& g_tools = leaky<std::vector<Tool>>();
 
+// HSA_TOOLS_LIB as ROCr reads it: names separated by spaces (not ':', tabs or newlines); a
+// backslash makes the next character literal; "..." quotes a name with spaces and ends it.
+// Unlike ROCr (which loops forever there), a trailing lone backslash is dropped; empty names
+// are skipped.
 std::vector<std::string> split_tools(const char* env) {
     std::vector<std::string> out;
     std::string cur;
-    for (const char* p = env;; ++p) {
-        if (*p == '\0' || *p == ' ' || *p == ':' || *p == '\t' || *p == '\n') {
-            if (!cur.empty()) out.push_back(cur);
-            cur.clear();
-            if (*p == '\0') break;
+    bool quoted = false;
+    auto flush = [&] {
+        if (!cur.empty()) out.push_back(cur);
+        cur.clear();
+    };
+    for (const char* p = env; *p != '\0'; ++p) {
+        if (*p == '\\') {
+            if (p[1] != '\0') cur += *++p;
+        } else if (*p == '"') {
+            if (quoted) flush();
+            quoted = !quoted;
+        } else if (*p == ' ' && !quoted) {
+            flush();
         } else {
             cur += *p;
         }
     }
+    flush();
     return out;
 }
 

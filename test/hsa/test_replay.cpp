@@ -17,6 +17,10 @@
 //   nested        a dispatch submitted from a PASS callback on the same agent: no deadlock
 //   stress        threads x queues x two agents, thousands of dispatches, a fraction replayed,
 //                 async copies during replays: nothing lost or duplicated, results match.
+//   cap           runs itself as a child: a pass count of 2^64-1 and a replay_continue that
+//                 never returns 0 stop at the pass cap (TEST_REPLAY_CAP passes: the
+//                 ENCORE_REPLAY_MAX_PASSES the test sets, or the default), warned once per kernel,
+//                 with progress lines; the program's results as without replay.
 #include "../../examples/hsa/hsa_example.hpp"
 #include "../support/check.hpp"
 
@@ -89,6 +93,7 @@ std::uint64_t pass_count_5(rocprofiler_kernel_dispatch_info_t, rocprofiler_user_
 std::uint64_t pass_count_0(rocprofiler_kernel_dispatch_info_t, rocprofiler_user_data_t) { return 0; }
 std::uint64_t pass_count_1(rocprofiler_kernel_dispatch_info_t, rocprofiler_user_data_t) { return 1; }
 std::uint64_t pass_count_2(rocprofiler_kernel_dispatch_info_t, rocprofiler_user_data_t) { return 2; }
+std::uint64_t pass_count_max(rocprofiler_kernel_dispatch_info_t, rocprofiler_user_data_t) { return UINT64_MAX; }
 
 int continue_always(rocprofiler_kernel_dispatch_info_t info, uint64_t, uint64_t, rocprofiler_user_data_t ud) {
     std::lock_guard lk(g_mutex);
@@ -150,6 +155,19 @@ void on_replay(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*
             }
         } else if (g_mode == "declines" && p->dispatch_info.queue_id.handle == g_optout_queue.load()) {
             // opt out: this queue's dispatch stays in flight behind a barrier
+        } else if (g_mode == "cap_child") {
+            switch (g_nth++) {
+                case 0:  // saxpy: far more passes than the cap
+                case 3:  // saxpy again: capped, not warned again
+                    p->replay_pass_count = &pass_count_max;
+                    p->replay_continue = &continue_always;
+                    break;
+                case 1:  // counter: an indefinite loop whose continue never says stop
+                    p->replay_pass_count = &pass_count_0;
+                    p->replay_continue = &continue_always;
+                    break;
+                default: p->replay_pass_count = &pass_count_2; break;  // append: a valid count, as ever
+            }
         } else if (g_mode == "stress") {
             // Every third dispatch is replayed with 2 passes.
             if (id % 3 == 0) p->replay_pass_count = &pass_count_2;
@@ -662,33 +680,100 @@ int stop_midway(const char* co) {
     return 0;
 }
 
-int restore_fail_parent(const char* self, const char* co) {
+// Runs this program as `mode` with `extra_env` added; its stderr in `err`, its wait status returned.
+int run_child(const char* self, const char* co, const char* mode, const char* extra_env, std::string& err) {
     int pipefd[2];
-    if (pipe(pipefd) != 0) return 2;
+    if (pipe(pipefd) != 0) return -1;
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, pipefd[1], 2);
     posix_spawn_file_actions_addclose(&fa, pipefd[0]);
     std::vector<std::string> envs;
     for (char** e = environ; *e != nullptr; ++e) envs.emplace_back(*e);
-    envs.emplace_back("ENCORE_REPLAY_TEST_FAIL_RESTORE=1");
+    if (extra_env != nullptr) envs.emplace_back(extra_env);
     std::vector<char*> envp;
     for (auto& e : envs) envp.push_back(e.data());
     envp.push_back(nullptr);
-    std::string a0 = self, a1 = co, a2 = "restore_fail_child";
+    std::string a0 = self, a1 = co, a2 = mode;
     char* argv[] = {a0.data(), a1.data(), a2.data(), nullptr};
     pid_t pid = 0;
     expect(posix_spawn(&pid, self, &fa, nullptr, argv, envp.data()) == 0, "spawn the child");
     posix_spawn_file_actions_destroy(&fa);
     close(pipefd[1]);
-    std::string err;
     char buf[4096];
     for (ssize_t k; (k = read(pipefd[0], buf, sizeof(buf))) > 0;) err.append(buf, static_cast<std::size_t>(k));
+    close(pipefd[0]);
     int status = 0;
     waitpid(pid, &status, 0);
+    return status;
+}
+
+int restore_fail_parent(const char* self, const char* co) {
+    std::string err;
+    const int status = run_child(self, co, "restore_fail_child", "ENCORE_REPLAY_TEST_FAIL_RESTORE=1", err);
     expect(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT, "a failed restore aborts the process");
     expect(err.find("restoring device memory failed part-way") != std::string::npos, "with the reason on stderr");
     if (!(WIFSIGNALED(status))) std::fprintf(stderr, "child stderr:\n%s\n", err.c_str());
+    return 0;
+}
+
+std::uint64_t expected_cap() {
+    const char* v = std::getenv("TEST_REPLAY_CAP");
+    return v != nullptr ? std::strtoull(v, nullptr, 10) : 10000;
+}
+
+// The child of `cap`: four dispatches (see on_replay), each as one run leaves memory.
+int cap_child(const char* co) {
+    device_state d{};
+    setup(d, co, 0, 1);
+    run_one(d, 0, 0);  // saxpy: 2^64-1 passes asked
+    run_one(d, 1, 0);  // counter: indefinite, continue never 0
+    run_one(d, 2, 0);  // append: 2 passes
+    run_one(d, 0, 0);  // saxpy again
+    check_results(d, 2, 1, 1);
+    teardown(d);
+    const std::uint64_t cap = expected_cap();
+    std::lock_guard lk(g_mutex);
+    expect(g_order.size() == 4, "four dispatches through CONFIG");
+    if (g_order.size() != 4) return 1;
+    for (std::size_t k : {0, 1, 3}) {
+        const auto& s = g_seen[g_order[k]];
+        expect(s.pass_enter == static_cast<int>(cap) && s.pass_exit == static_cast<int>(cap) && s.passes_run == cap &&
+                   s.config_exit == 1,
+               "stopped at the cap, the sequence complete");
+        expect(s.declined == nullptr, "capped is replayed, not declined");
+        expect(s.restore == static_cast<int>(cap) - 1, "no restore after the last pass");
+        expect(s.continue_calls == static_cast<int>(cap) - 1, "continue not consulted after the last pass");
+        for (std::size_t i = 1; i < s.checksums.size(); ++i)
+            expect(s.checksums[i] == s.checksums[0], "every pass starts from identical inputs");
+    }
+    expect(g_seen[g_order[0]].total == cap && g_seen[g_order[3]].total == cap, "total_passes: the capped count");
+    expect(g_seen[g_order[1]].total == 0, "an indefinite loop still reports 0");
+    const auto& two = g_seen[g_order[2]];
+    expect(two.pass_enter == 2 && two.passes_run == 2 && two.total == 2, "a count under the cap is unchanged");
+    return 0;
+}
+
+int cap_parent(const char* self, const char* co) {
+    std::string err;
+    const int status = run_child(self, co, "cap_child", "ENCORE_REPLAY_PROGRESS_MS=1", err);
+    expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the capped program finishes with its checks held");
+    const std::string cap = std::to_string(expected_cap());
+    auto count = [&](const std::string& what) {
+        int k = 0;
+        for (std::size_t at = err.find(what); at != std::string::npos; at = err.find(what, at + 1)) ++k;
+        return k;
+    };
+    expect(count("asked for 18446744073709551615 passes, more than the cap: at most " + cap + " are run") == 1,
+           "the fixed count over the cap is warned once for its kernel");
+    expect(count("replay_continue did not return 0 within " + cap + " passes, the cap") == 1,
+           "the endless continue is warned once");
+    expect(count(" of " + cap + " done, ") >= 1, "progress lines of a fixed count");
+    expect(count(" done (until replay_continue returns 0, at most " + cap + "), ") >= 1,
+           "progress lines of an indefinite loop");
+    if (const char* bad = std::getenv("TEST_REPLAY_BAD_MAX"); bad != nullptr)
+        expect(count(std::string("ignoring ENCORE_REPLAY_MAX_PASSES=") + bad) == 1, "a bad cap is ignored, said once");
+    if (test_support::checks_failed.load() != 0) std::fprintf(stderr, "child stderr:\n%s\n", err.c_str());
     return 0;
 }
 
@@ -766,6 +851,7 @@ int main(int argc, char** argv) {
     }
     g_mode = argv[2];
     if (g_mode == "restore_fail") return restore_fail_parent(argv[0], argv[1]) | test_support::finish();
+    if (g_mode == "cap") return cap_parent(argv[0], argv[1]) | test_support::finish();
     HSA_CHECK(hsa_init());
     int rc = 2;
     if (g_mode == "rules") rc = rules(argv[1]);
@@ -775,6 +861,7 @@ int main(int argc, char** argv) {
     if (g_mode == "nested") rc = nested(argv[1]);
     if (g_mode == "declines") rc = declines(argv[1]);
     if (g_mode == "stop_midway") rc = stop_midway(argv[1]);
+    if (g_mode == "cap_child") rc = cap_child(argv[1]);
     if (g_mode == "restore_fail_child") {
         device_state d{};
         setup(d, argv[1], 0, 1);
