@@ -22,7 +22,11 @@ run() {
     timeout "$bound" "$replay" --sim -k saxpy -o "$tmp/report.csv" "$@" "$program" "$co" 2 >"$tmp/out" 2>"$tmp/err"
 }
 passes_were() {  # $1: label, $2: expected passes of the 2 saxpy dispatches together
-    if ! grep -q "^saxpy_accumulate,2,$2," "$tmp/report.csv" 2>/dev/null; then
+    # One report row per replayed dispatch: dispatch_id,kernel,passes,...
+    local rows total
+    rows=$(grep -c ',saxpy_accumulate,' "$tmp/report.csv" 2>/dev/null || true)
+    total=$(awk -F, '$2 == "saxpy_accumulate" { n += $3 } END { print n + 0 }' "$tmp/report.csv" 2>/dev/null || echo 0)
+    if [[ $rows != 2 || $total != "$2" ]]; then
         cat "$tmp/report.csv" "$tmp/err" >&2 2>/dev/null || true
         fail "$1: $2 passes in all"
     fi
