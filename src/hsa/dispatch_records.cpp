@@ -184,7 +184,10 @@ void deliver_complete(dispatch_record& d) noexcept {
 // to 1 for reuse.
 void retire(queue_state& q, dispatch_record& d) noexcept {
     const auto& rt = runtime();
-    deliver_complete(d);
+    {
+        const replay_gate::completion_scope in_handler;  // a drain waits for these callbacks
+        deliver_complete(d);
+    }
     if (d.app_signal.handle != 0) {
         // What the packet processor does with a packet's completion signal.
         rt.core.hsa_signal_subtract_screlease_fn(d.app_signal, 1);

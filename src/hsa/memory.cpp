@@ -351,7 +351,10 @@ void complete_copy(copy_record* raw) noexcept {
         r->payload.start_timestamp = r->submit_ns;
         r->payload.end_timestamp = core::now_ns();
     }
-    if (r->ev) r->ev->deliver(ROCPROFILER_CALLBACK_PHASE_EXIT, &r->payload);
+    if (r->ev) {
+        const replay_gate::completion_scope in_handler;  // a drain waits for these callbacks
+        r->ev->deliver(ROCPROFILER_CALLBACK_PHASE_EXIT, &r->payload);
+    }
     // Only now does the program see its copy done.
     rt.core.hsa_signal_subtract_screlease_fn(r->app, 1);
     rt.core.hsa_signal_destroy_fn(r->mine);

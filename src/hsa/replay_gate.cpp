@@ -31,6 +31,7 @@ std::atomic<std::size_t> g_gate_count{0};
 std::mutex g_gates_mutex;                          // serializes appends
 agent_gate g_overflow_gate;                        // shared by agents past max_gates (never expected)
 thread_local std::uint64_t t_exclusive_agent = 0;  // the agent this thread replays on
+thread_local int t_completion_depth = 0;           // inside a completion handler's callbacks (completion_scope)
 
 agent_gate& replay_gate_of(std::uint64_t agent) {
     std::size_t n = g_gate_count.load(std::memory_order_acquire);
@@ -51,6 +52,23 @@ agent_gate& replay_gate_of(std::uint64_t agent) {
 // default): they hold up the program's dispatch.
 constexpr std::chrono::microseconds replay_nap{50};
 
+// From a completion handler (completion_scope): the agent's lock shared if no replay holds it;
+// else, while that replay still drains (its count above 0: the handler's own dispatch or copy,
+// or work whose completion queues behind this handler on the runtime's one completion thread),
+// the work joins the count instead, so the drain waits for it rather than it for the drain
+// (which would wait for it: the deadlock the wait bound used to end). Once the count is 0 the
+// replay no longer waits for this thread, and the work waits for the lock like any other.
+bool join_drain(agent_gate& g) noexcept {
+    for (;;) {
+        if (g.lock.try_lock_shared()) return false;
+        std::int64_t c = g.in_flight.load(std::memory_order_acquire);
+        while (c > 0)
+            if (g.in_flight.compare_exchange_weak(c, c + 1, std::memory_order_acq_rel)) return true;
+        if (backend::wait_until([&] { return g.lock.try_lock_shared(); }, std::chrono::milliseconds(1), replay_nap))
+            return false;
+    }
+}
+
 }  // namespace
 
 void enable() noexcept { g_replay_enabled.store(true, std::memory_order_release); }
@@ -64,15 +82,28 @@ shared_hold::shared_hold(std::uint64_t a, std::uint64_t b) noexcept {
     int i = 0;
     for (std::uint64_t x : {a, b}) {
         if (x == 0 || x == t_exclusive_agent) continue;
-        replay_gate_of(x).lock.lock_shared();
+        auto& g = replay_gate_of(x);
+        if (t_completion_depth > 0)
+            joined_[i] = join_drain(g);
+        else
+            g.lock.lock_shared();
         held_[i++] = x;
     }
 }
 
 shared_hold::~shared_hold() {
-    for (std::uint64_t x : held_)
-        if (x != 0) replay_gate_of(x).lock.unlock_shared();
+    for (int i = 0; i < 2; ++i) {
+        if (held_[i] == 0) continue;
+        auto& g = replay_gate_of(held_[i]);
+        if (joined_[i])
+            g.in_flight.fetch_sub(1, std::memory_order_acq_rel);
+        else
+            g.lock.unlock_shared();
+    }
 }
+
+completion_scope::completion_scope() noexcept { ++t_completion_depth; }
+completion_scope::~completion_scope() { --t_completion_depth; }
 
 void started(std::uint64_t agent) noexcept {
     if (enabled() && agent != 0) replay_gate_of(agent).in_flight.fetch_add(1, std::memory_order_acq_rel);

@@ -22,6 +22,8 @@ void enable() noexcept;
 
 /// Holds the locks of up to two agents shared for a submission (nothing when replay is off, for
 /// agent 0, or for an agent this thread holds exclusively: a callback of its replay submitting).
+/// Inside a completion_scope, an agent whose replay is still draining is not locked: the work
+/// joins that agent's in-flight count instead, so the drain waits for it (replay_gate.cpp).
 class shared_hold {
 public:
     explicit shared_hold(std::uint64_t a, std::uint64_t b = 0) noexcept;
@@ -31,6 +33,18 @@ public:
 
 private:
     std::uint64_t held_[2] = {0, 0};
+    bool joined_[2] = {false, false};  // counted in held_[i]'s drain instead of holding its lock
+};
+
+/// Marks the calling thread as running a completion handler's callbacks (a dispatch's COMPLETE,
+/// an async copy's EXIT) for its lifetime: a drain waits for that handler, so work the callbacks
+/// submit must not wait for the drain.
+class completion_scope {
+public:
+    completion_scope() noexcept;
+    ~completion_scope();
+    completion_scope(const completion_scope&) = delete;
+    completion_scope& operator=(const completion_scope&) = delete;
 };
 
 /// Work on `agent` submitted / completed (no-op when replay is off or agent is 0).

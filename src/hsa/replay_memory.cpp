@@ -1,5 +1,6 @@
 // src/hsa/replay_memory.cpp — what a kernel replay snapshots and restores on HSA (replay_memory.hpp):
-// the tracker of covered memory, snapshots, restores and the write-tracking SIGSEGV handler.
+// the tracker of covered memory, snapshots, restores and write tracking (userfaultfd
+// write-protection read back with PAGEMAP_SCAN; a SIGSEGV handler where the kernel has neither).
 #include "replay_memory.hpp"
 
 #include "runtime.hpp"
@@ -14,18 +15,26 @@
 #include <range/v3/view/filter.hpp>
 #include <range/v3/view/transform.hpp>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <hsa/hsa_ext_amd.h>
+#include <linux/userfaultfd.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <mutex>
 #include <new>
 #include <shared_mutex>
+#include <utility>
 
 namespace encore::hsa::replay_memory {
 
@@ -42,6 +51,9 @@ struct region : bi::set_base_hook<bi::optimize_size<true>> {
     std::uint64_t id = 0;          // unique: a snapshot recognises a region freed and reallocated
     std::uint64_t executable = 0;  // for module variables; 0 for allocations
     int slot = -1;                 // write-protection slot once armed
+    // userfaultfd: pages the last replay here wrote, left unprotected at the next arm (below).
+    std::vector<std::pair<std::uintptr_t, std::uintptr_t>> warm;
+    unsigned warm_arms = 0;
 
     friend bool operator<(const region& a, const region& b) noexcept { return a.base < b.base; }
 };
@@ -76,6 +88,14 @@ region* find_exact(std::uintptr_t base) noexcept {
 }
 
 // ---- write protection (changed_chunks where device memory is ours) ----------------------------
+// Two ways to learn which pages a replay's passes wrote, chosen per region:
+//   - userfaultfd write-protection in asynchronous mode (Linux 6.7+): the kernel resolves a
+//     write to a protected page itself, without a signal or a handler thread, and PAGEMAP_SCAN
+//     on /proc/self/pagemap reports the pages written since. Nothing of the program's (its own
+//     SIGSEGV handler, installed before or after encore's) is involved.
+//   - mprotect and a SIGSEGV handler, where the kernel lacks that (or refuses userfaultfd):
+//     encore's handler is checked, and put back first if the program replaced it, every time
+//     write protection is armed; faults not encore's go to the handler it displaced.
 // A fixed table the SIGSEGV handler reads without locks. A slot, once given to a region, keeps
 // its range until the region is freed, so a thread that faulted just before a range was made
 // writable again still finds it (and simply retries).
@@ -85,20 +105,29 @@ struct wp_slot {
     std::atomic<std::uintptr_t> end{0};
     std::atomic<std::uint8_t*> dirty{nullptr};  // one byte per chunk
     std::atomic<std::size_t> chunk{0};
+    std::atomic<bool> by_signal{false};  // mprotect + SIGSEGV; else userfaultfd (the handler skips it)
 };
 wp_slot g_slots[max_slots];
 constexpr std::size_t max_ramp = 4096;
 std::atomic<int> g_slot_high{0};
-struct sigaction g_previous {};
-std::once_flag g_handler_once;
-bool g_handler_ok = false;
+// The handler encore's displaced (a heap copy, replaced whole when the program installs another:
+// the handler reads it without locks, so old copies are never freed; they stay listed, and
+// replacements are rare).
+struct displaced {
+    struct sigaction sa;
+    const displaced* older;
+};
+std::atomic<const displaced*> g_previous{nullptr};
+std::mutex g_handler_mutex;  // serializes checks and installs of encore's handler
 std::uintptr_t g_page = 4096;
+__attribute__((tls_model("initial-exec"))) thread_local bool t_chaining = false;
 
 void on_segv(int sig, siginfo_t* si, void* uc) {
     const auto addr = reinterpret_cast<std::uintptr_t>(si->si_addr);
-    if (si->si_code == SEGV_ACCERR) {
+    if (si->si_code == SEGV_ACCERR && !t_chaining) {
         const int high = g_slot_high.load(std::memory_order_acquire);
         for (int i = 0; i < high; ++i) {
+            if (!g_slots[i].by_signal.load(std::memory_order_acquire)) continue;
             const std::uintptr_t b = g_slots[i].begin.load(std::memory_order_acquire);
             const std::uintptr_t e = g_slots[i].end.load(std::memory_order_acquire);
             if (addr < b || addr >= e) continue;
@@ -122,33 +151,231 @@ void on_segv(int sig, siginfo_t* si, void* uc) {
             return;  // the write is retried
         }
     }
-    // Not ours: hand the fault to whoever handled it before (or the default action) by
-    // re-installing it; the faulting instruction runs again.
-    if ((g_previous.sa_flags & SA_SIGINFO) != 0 && g_previous.sa_sigaction != nullptr) {
-        g_previous.sa_sigaction(sig, si, uc);
+    // Not ours: the handler encore displaced gets it. A fault that comes back here from inside
+    // that handler (it chains to the one it displaced: encore's) is nobody's: the default action.
+    const displaced* dp = g_previous.load(std::memory_order_acquire);
+    const struct sigaction* prev = dp != nullptr ? &dp->sa : nullptr;
+    if (!t_chaining && prev != nullptr && (prev->sa_flags & SA_SIGINFO) != 0 && prev->sa_sigaction != nullptr) {
+        t_chaining = true;
+        prev->sa_sigaction(sig, si, uc);
+        t_chaining = false;
         return;
     }
-    ::sigaction(SIGSEGV, &g_previous, nullptr);
+    if (!t_chaining && prev != nullptr && (prev->sa_flags & SA_SIGINFO) == 0 && prev->sa_handler != SIG_DFL &&
+        prev->sa_handler != SIG_IGN) {
+        t_chaining = true;
+        prev->sa_handler(sig);
+        t_chaining = false;
+        return;
+    }
+    // Default action: the faulting instruction runs again without a handler (an ignored
+    // SIGSEGV from a fault is fatal too).
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    ::sigaction(SIGSEGV, &dfl, nullptr);
 }
 
-bool install_handler() noexcept {
-    std::call_once(g_handler_once, [] {
-        g_page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
-        struct sigaction sa {};
-        sa.sa_sigaction = &on_segv;
-        sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER;
-        sigemptyset(&sa.sa_mask);
-        g_handler_ok = ::sigaction(SIGSEGV, &sa, &g_previous) == 0;
-        if (!g_handler_ok)
-            core::warn("kernel replay: cannot install the write-tracking handler; changed_chunks compares instead");
+// Makes encore's handler the installed one, keeping whichever it displaces for the faults that
+// are not encore's. Called every time write protection is armed through signals: a program that
+// installed its own handler after an earlier replay gets it back behind encore's. (A handler
+// installed while a replay's passes run still sees that replay's faults: the window that stays.)
+bool ensure_handler() noexcept {
+    std::lock_guard lk(g_handler_mutex);
+    struct sigaction cur {};
+    if (::sigaction(SIGSEGV, nullptr, &cur) != 0) return false;
+    if ((cur.sa_flags & SA_SIGINFO) != 0 && cur.sa_sigaction == &on_segv) return true;
+    auto* prev = new (std::nothrow) displaced{cur, g_previous.load(std::memory_order_relaxed)};
+    if (prev == nullptr) return false;
+    struct sigaction sa {};
+    sa.sa_sigaction = &on_segv;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    g_previous.store(prev, std::memory_order_release);  // before ours can run
+    if (::sigaction(SIGSEGV, &sa, nullptr) != 0) {
+        static core::warn_once failed;
+        failed("kernel replay: cannot install the write-tracking handler; changed_chunks compares instead");
+        return false;
+    }
+    return true;
+}
+
+// ---- userfaultfd write-protection ----------------------------------------------------------------
+// The kernel interfaces newer than the build machine's headers, by their documented values
+// (linux/userfaultfd.h, linux/fs.h).
+constexpr std::uint64_t uffd_feature_wp_unpopulated = 1ull << 13;
+constexpr std::uint64_t uffd_feature_wp_async = 1ull << 15;
+struct page_region {
+    std::uint64_t start, end, categories;
+};
+struct pm_scan_arg {
+    std::uint64_t size, flags, start, end, walk_end, vec, vec_len, max_pages, category_inverted, category_mask,
+        category_anyof_mask, return_mask;
+};
+constexpr unsigned long pagemap_scan = _IOWR('f', 16, pm_scan_arg);
+constexpr std::uint64_t page_is_written = 1u << 1;
+constexpr std::uint64_t pm_scan_check_wpasync = 1u << 1;
+constexpr unsigned long userfaultfd_ioc_new = _IO(0xAA, 0x00);
+
+struct uffd_state {
+    int uffd = -1, pagemap = -1;
+    pid_t pid = 0;  // a forked child has neither the registrations nor this pagemap
+};
+uffd_state g_uffd;
+std::once_flag g_uffd_once;
+
+int open_uffd(bool user_mode_only) noexcept {
+    const int flags = O_CLOEXEC | O_NONBLOCK | (user_mode_only ? UFFD_USER_MODE_ONLY : 0);
+    int fd = static_cast<int>(::syscall(SYS_userfaultfd, flags));
+    if (fd < 0 && !user_mode_only) {
+        // Refused to this process (vm.unprivileged_userfaultfd): the device node, if allowed.
+        const int dev = ::open("/dev/userfaultfd", O_RDWR | O_CLOEXEC);
+        if (dev >= 0) {
+            fd = ::ioctl(dev, userfaultfd_ioc_new, O_CLOEXEC | O_NONBLOCK);
+            ::close(dev);
+        }
+    }
+    return fd;
+}
+
+// Whether a written page is seen: one page protected, written, scanned (the kernel may have the
+// calls and still not resolve writes asynchronously).
+bool probe_uffd(int uffd, int pagemap) noexcept {
+    void* p = ::mmap(nullptr, g_page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return false;
+    const auto a = reinterpret_cast<std::uintptr_t>(p);
+    static_cast<volatile char*>(p)[0] = 1;
+    uffdio_register reg{};
+    reg.range = {a, g_page};
+    reg.mode = UFFDIO_REGISTER_MODE_WP;
+    uffdio_writeprotect wp{};
+    wp.range = {a, g_page};
+    wp.mode = UFFDIO_WRITEPROTECT_MODE_WP;
+    bool ok = ::ioctl(uffd, UFFDIO_REGISTER, &reg) == 0 && ::ioctl(uffd, UFFDIO_WRITEPROTECT, &wp) == 0;
+    page_region r{};
+    pm_scan_arg scan{sizeof(pm_scan_arg),
+                     pm_scan_check_wpasync,
+                     a,
+                     a + g_page,
+                     0,
+                     reinterpret_cast<std::uintptr_t>(&r),
+                     1,
+                     0,
+                     0,
+                     page_is_written,
+                     0,
+                     page_is_written};
+    ok = ok && ::ioctl(pagemap, pagemap_scan, &scan) == 0;  // protected: nothing written
+    static_cast<volatile char*>(p)[0] = 2;                  // resolved by the kernel, no signal
+    ok = ok && ::ioctl(pagemap, pagemap_scan, &scan) == 1 && r.start == a;
+    ::munmap(p, g_page);
+    return ok;
+}
+
+void init_uffd() noexcept {
+    g_page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+    // For the tests of the fallback (docs/replay.md).
+    if (const char* f = std::getenv("ENCORE_REPLAY_TEST_WRITE_TRACKING"); f != nullptr && std::strcmp(f, "signals") == 0)
+        return;
+    const int pagemap = ::open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+    if (pagemap < 0) return;
+    for (bool user_mode_only : {false, true}) {
+        for (std::uint64_t extra : {uffd_feature_wp_unpopulated, std::uint64_t{0}}) {
+            const int fd = open_uffd(user_mode_only);
+            if (fd < 0) break;
+            uffdio_api api{};
+            api.api = UFFD_API;
+            api.features = UFFD_FEATURE_PAGEFAULT_FLAG_WP | uffd_feature_wp_async | extra;
+            if (::ioctl(fd, UFFDIO_API, &api) == 0 && probe_uffd(fd, pagemap)) {
+                g_uffd = {fd, pagemap, ::getpid()};
+                return;
+            }
+            ::close(fd);
+        }
+    }
+    ::close(pagemap);
+}
+
+bool uffd_usable() noexcept {
+    std::call_once(g_uffd_once, init_uffd);
+    return g_uffd.uffd >= 0 && g_uffd.pid == ::getpid();
+}
+
+bool uffd_protect(std::uintptr_t b, std::uintptr_t e, bool on) noexcept {
+    uffdio_writeprotect wp{};
+    wp.range = {b, e - b};
+    wp.mode = on ? UFFDIO_WRITEPROTECT_MODE_WP : 0;
+    return uffd_usable() && ::ioctl(g_uffd.uffd, UFFDIO_WRITEPROTECT, &wp) == 0;
+}
+
+// Calls each(begin, end) for every run of pages of [b, e) written since write-protection (the
+// kernel merges neighbours); false when it cannot tell (the caller then counts all of it changed).
+template <class Each>
+bool uffd_written(std::uintptr_t b, std::uintptr_t e, Each&& each) noexcept {
+    if (!uffd_usable()) return false;
+    page_region vec[256];
+    for (std::uintptr_t at = b; at < e;) {
+        pm_scan_arg scan{sizeof(pm_scan_arg),
+                         pm_scan_check_wpasync,
+                         at,
+                         e,
+                         0,
+                         reinterpret_cast<std::uintptr_t>(vec),
+                         std::size(vec),
+                         0,
+                         0,
+                         page_is_written,
+                         0,
+                         page_is_written};
+        const int got = ::ioctl(g_uffd.pagemap, pagemap_scan, &scan);
+        if (got < 0 || scan.walk_end <= at) return false;
+        for (int k = 0; k < got; ++k)
+            each(static_cast<std::uintptr_t>(vec[k].start), static_cast<std::uintptr_t>(vec[k].end));
+        at = scan.walk_end;  // the kernel stops early when its buffer or vec fills
+    }
+    return true;
+}
+
+// A kernel replayed again usually writes where it wrote last time, and on this path each page
+// it writes costs a fault the kernel resolves (~1-3 us here; the SIGSEGV handler's sequential
+// ramp has no counterpart). So the pages the region's last replay wrote (at most warm_max runs of
+// them) stay unprotected at the next arm: PAGEMAP_SCAN reports a page not write-protected as
+// written, so they are restored before every later pass as if written (correct whatever the
+// kernel does) and cost no fault. Whether they are still written cannot be seen then (a page
+// written with the bytes it had is the common case and looks unwritten), so every warm_period-th
+// arm protects everything and measures afresh: a set that grew or went stale lasts that long.
+constexpr std::size_t warm_max = 64;
+constexpr unsigned warm_period = 8;
+
+void arm_warm(region& r) noexcept {
+    if (++r.warm_arms % warm_period == 0) return;  // measure this time
+    for (const auto& [b, e] : r.warm) (void)uffd_protect(b, e, false);
+}
+
+void update_warm(region& r, std::uintptr_t b, std::uintptr_t e) noexcept {
+    std::vector<std::pair<std::uintptr_t, std::uintptr_t>> next;
+    bool overflow = false;
+    const bool scanned = uffd_written(b, e, [&](std::uintptr_t wb, std::uintptr_t we) {
+        if (overflow) return;
+        if (next.size() == warm_max) {
+            overflow = true;
+            return;
+        }
+        try {
+            next.emplace_back(wb, we);  // the kernel's runs: neighbours already merged
+        } catch (...) {
+            overflow = true;
+        }
     });
-    return g_handler_ok;
+    r.warm.clear();
+    if (scanned && !overflow) r.warm = std::move(next);  // else none: a scattered set faults page by page
 }
 
 // Gives region r a slot covering its whole pages (caller holds g_mutex exclusively or shared
 // with the agent's replay lock: slots of one region are set up by one replay at a time).
 bool assign_slot(region& r, std::size_t chunk) noexcept {
     if (r.slot >= 0) return g_slots[r.slot].chunk.load(std::memory_order_relaxed) == chunk;
+    (void)uffd_usable();  // sets g_page
     const std::uintptr_t b = (r.base + g_page - 1) / g_page * g_page;
     const std::uintptr_t e = (r.base + r.size) / g_page * g_page;
     if (e <= b) return false;  // no whole page: compared instead
@@ -159,6 +386,16 @@ bool assign_slot(region& r, std::size_t chunk) noexcept {
         const std::size_t n = (e - b + chunk - 1) / chunk;
         auto* d = new (std::nothrow) std::uint8_t[n]();
         if (d == nullptr) return false;
+        // userfaultfd where the kernel takes the range, else SIGSEGV (e.g. a mapping the kernel
+        // cannot write-protect this way: shmem or hugetlbfs before 5.19).
+        bool by_signal = true;
+        if (uffd_usable()) {
+            uffdio_register reg{};
+            reg.range = {b, e - b};
+            reg.mode = UFFDIO_REGISTER_MODE_WP;
+            by_signal = ::ioctl(g_uffd.uffd, UFFDIO_REGISTER, &reg) != 0;
+        }
+        g_slots[i].by_signal.store(by_signal, std::memory_order_relaxed);
         g_slots[i].chunk.store(chunk, std::memory_order_relaxed);
         g_slots[i].dirty.store(d, std::memory_order_release);
         g_slots[i].begin.store(b, std::memory_order_release);
@@ -174,7 +411,13 @@ void release_slot(region& r) noexcept {
     if (r.slot < 0) return;
     auto& s = g_slots[r.slot];
     const std::uintptr_t b = s.begin.load(std::memory_order_relaxed), e = s.end.load(std::memory_order_relaxed);
-    ::mprotect(reinterpret_cast<void*>(b), e - b, PROT_READ | PROT_WRITE);
+    if (s.by_signal.load(std::memory_order_relaxed)) {
+        ::mprotect(reinterpret_cast<void*>(b), e - b, PROT_READ | PROT_WRITE);
+    } else if (uffd_usable()) {
+        // Before the runtime frees it: the pages go back unprotected and unregistered.
+        uffdio_range range{b, e - b};
+        (void)::ioctl(g_uffd.uffd, UFFDIO_UNREGISTER, &range);
+    }
     s.end.store(0, std::memory_order_release);
     s.begin.store(0, std::memory_order_release);
     delete[] s.dirty.exchange(nullptr, std::memory_order_acq_rel);
@@ -353,8 +596,9 @@ const char* snapshot::take(std::uint64_t agent, const core::replay::options& opt
     }
     out.bytes = total;
     out.regions = regions_.size();
-    if (policy_ == ENCORE_REPLAY_SNAPSHOT_CHANGED_CHUNKS && write_tracking_available() && install_handler()) {
+    if (policy_ == ENCORE_REPLAY_SNAPSHOT_CHANGED_CHUNKS && write_tracking_available()) {
         tracked_ = true;
+        bool handler_checked = false, handler_ok = false;
         for (auto& s : regions_) {
             region* r = find_exact(s.base);
             if (r == nullptr || !assign_slot(*r, chunk_)) continue;  // compared instead
@@ -362,10 +606,17 @@ const char* snapshot::take(std::uint64_t agent, const core::replay::options& opt
             auto& w = g_slots[s.slot];
             std::memset(w.dirty.load(std::memory_order_relaxed), 0, slot_chunks(s.slot));
             const std::uintptr_t b = w.begin.load(std::memory_order_relaxed), e = w.end.load(std::memory_order_relaxed);
-            if (::mprotect(reinterpret_cast<void*>(b), e - b, PROT_READ) != 0) {
-                // Cannot track this one: every chunk counts as changed.
-                std::memset(w.dirty.load(std::memory_order_relaxed), 1, slot_chunks(s.slot));
+            bool armed = false;
+            if (!w.by_signal.load(std::memory_order_relaxed)) {
+                armed = uffd_protect(b, e, true);
+                if (armed) arm_warm(*r);
+            } else {
+                if (!handler_checked) handler_ok = ensure_handler();  // once per snapshot, before any fault
+                handler_checked = true;
+                armed = handler_ok && ::mprotect(reinterpret_cast<void*>(b), e - b, PROT_READ) == 0;
             }
+            // Cannot track this one: every chunk counts as changed.
+            if (!armed) std::memset(w.dirty.load(std::memory_order_relaxed), 1, slot_chunks(s.slot));
         }
     }
     return nullptr;
@@ -397,11 +648,30 @@ bool snapshot::restore(core::replay::memory_stats& out) noexcept {
             pe = w.end.load(std::memory_order_relaxed);
             std::uint8_t* d = w.dirty.load(std::memory_order_relaxed);
             const std::size_t n = slot_chunks(s.slot);
+            bool from_scan = false;  // restored from the kernel's list of written pages
+            if (!w.by_signal.load(std::memory_order_relaxed)) {
+                // userfaultfd: the pages written since the snapshot, whatever the chunk size
+                // (cumulative: a page written in an earlier pass stays written and unprotected,
+                // so copying into it faults no more; a whole chunk would fault on its pages
+                // not written yet).
+                bool tracked_ok = true;
+                std::uint64_t bytes = 0;
+                const bool scanned = uffd_written(pb, pe, [&](std::uintptr_t wb, std::uintptr_t we) {
+                    tracked_ok = copy(reinterpret_cast<void*>(wb), saved_bytes + (wb - s.base), we - wb) && tracked_ok;
+                    bytes += we - wb;
+                });
+                out.bytes += bytes;
+                ok = ok && tracked_ok;
+                if (!scanned)
+                    std::memset(d, 1, n);  // every chunk: below (what was copied is copied again)
+                else
+                    from_scan = true;
+            }
             // A chunk written once stays writable and is restored before every later pass
             // (a replayed kernel writes the same places each pass, its inputs being identical):
             // one page fault per chunk per replayed dispatch, no system call per pass, and
             // neighbouring chunks are copied as one run.
-            for (std::size_t c = 0; c < n;) {
+            for (std::size_t c = 0; c < n && !from_scan;) {
                 if (__atomic_load_n(&d[c], __ATOMIC_RELAXED) == 0) {
                     ++c;
                     continue;
@@ -470,11 +740,17 @@ void snapshot::release() noexcept {
             if (s.slot < 0) continue;
             auto& w = g_slots[s.slot];
             // Only if the slot still belongs to this region (not freed and reused meanwhile).
+            // (Shared: regions of one agent are armed and released by its one replay at a time.)
             std::shared_lock lk(g_mutex);
-            const region* r = find_exact(s.base);
+            region* r = find_exact(s.base);
             if (r == nullptr || r->id != s.id || r->slot != s.slot) continue;
             const std::uintptr_t b = w.begin.load(std::memory_order_relaxed), e = w.end.load(std::memory_order_relaxed);
-            ::mprotect(reinterpret_cast<void*>(b), e - b, PROT_READ | PROT_WRITE);
+            if (w.by_signal.load(std::memory_order_relaxed)) {
+                ::mprotect(reinterpret_cast<void*>(b), e - b, PROT_READ | PROT_WRITE);
+            } else {
+                update_warm(*r, b, e);
+                (void)uffd_protect(b, e, false);  // the program's own writes then take no faults
+            }
         }
         tracked_ = false;
     }
