@@ -81,7 +81,8 @@ int main(int argc, char** argv) {
         auto* a = static_cast<float*>(example::alloc_shared(cpu, gpu, n * sizeof(float)));
         auto* b = static_cast<float*>(example::alloc_shared(cpu, gpu, n * sizeof(float)));
         auto* c = static_cast<float*>(example::alloc_shared(cpu, gpu, n * sizeof(float)));
-        auto* args = static_cast<example::VectorAddArgs*>(example::alloc_kernarg(cpu, gpu, sizeof(example::VectorAddArgs)));
+        auto* args = static_cast<example::VectorAddArgs*>(example::alloc_kernarg(cpu, gpu,
+                                                                                 sizeof(example::VectorAddArgs)));
         *args = {a, b, c, n};
         hsa_queue_t* q = nullptr;
         HSA_CHECK(hsa_queue_create(gpu, 64, HSA_QUEUE_TYPE_SINGLE, nullptr, nullptr, UINT32_MAX, UINT32_MAX, &q));

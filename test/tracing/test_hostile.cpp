@@ -146,13 +146,15 @@ void bystander_cb(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data
 int init_thrower(void*) {
     int bad = rocprofiler_create_context(&g_thrower_ctx) != ROCPROFILER_STATUS_SUCCESS;
     bad += rocprofiler_configure_callback_tracing_service(g_thrower_ctx, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API,
-                                                          nullptr, 0, &throwing_cb, nullptr) != ROCPROFILER_STATUS_SUCCESS;
+                                                          nullptr, 0, &throwing_cb,
+                                                          nullptr) != ROCPROFILER_STATUS_SUCCESS;
     return bad + (rocprofiler_start_context(g_thrower_ctx) != ROCPROFILER_STATUS_SUCCESS);
 }
 int init_bystander(void*) {
     int bad = rocprofiler_create_context(&g_bystander_ctx) != ROCPROFILER_STATUS_SUCCESS;
     bad += rocprofiler_configure_callback_tracing_service(g_bystander_ctx, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API,
-                                                          nullptr, 0, &bystander_cb, nullptr) != ROCPROFILER_STATUS_SUCCESS;
+                                                          nullptr, 0, &bystander_cb,
+                                                          nullptr) != ROCPROFILER_STATUS_SUCCESS;
     return bad + (rocprofiler_start_context(g_bystander_ctx) != ROCPROFILER_STATUS_SUCCESS);
 }
 int init_throws(void*) { throw std::logic_error("initialize cannot cope"); }
@@ -289,7 +291,8 @@ TEST_CASE("after fork() the child's records and thread id are the child's; its e
     run_tool([] {
         int bad = rocprofiler_create_context(&g_fork_a) != ROCPROFILER_STATUS_SUCCESS;
         bad += rocprofiler_configure_callback_tracing_service(g_fork_a, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API,
-                                                              nullptr, 0, &child_cb, nullptr) != ROCPROFILER_STATUS_SUCCESS;
+                                                              nullptr, 0, &child_cb,
+                                                              nullptr) != ROCPROFILER_STATUS_SUCCESS;
         return bad + (rocprofiler_start_context(g_fork_a) != ROCPROFILER_STATUS_SUCCESS);
     });
     tracing::hsa_all::install(t.root);
@@ -373,7 +376,8 @@ TEST_CASE("an external id pushed for a thread that exits without a traced call d
     run_tool([] {
         int bad = rocprofiler_create_context(&g_fork_a) != ROCPROFILER_STATUS_SUCCESS;
         bad += rocprofiler_configure_callback_tracing_service(g_fork_a, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API,
-                                                              nullptr, 0, &child_cb, nullptr) != ROCPROFILER_STATUS_SUCCESS;
+                                                              nullptr, 0, &child_cb,
+                                                              nullptr) != ROCPROFILER_STATUS_SUCCESS;
         return bad + (rocprofiler_start_context(g_fork_a) != ROCPROFILER_STATUS_SUCCESS);
     });
     tracing::hsa_all::install(t.root);
@@ -393,8 +397,7 @@ TEST_CASE("an external id pushed for a thread that exits without a traced call d
     pushed.set_value();
     quiet.join();
     rocprofiler_user_data_t out{};
-    CHECK(rocprofiler_pop_external_correlation_id(g_fork_a, quiet_tid, &out) ==
-          ROCPROFILER_STATUS_ERROR_THREAD_NOT_FOUND);
+    CHECK(rocprofiler_pop_external_correlation_id(g_fork_a, quiet_tid, &out) == ROCPROFILER_STATUS_ERROR_THREAD_NOT_FOUND);
 
     // Pushed for a thread that then exits; a new thread with the same tid starts clean.
     std::promise<void> pushed2;
@@ -435,8 +438,8 @@ void iterating_cb(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data
     g_iterated_args = 0;
     g_iterate_status = rocprofiler_iterate_callback_tracing_kind_operation_args(
         r,
-        [](rocprofiler_callback_tracing_kind_t, rocprofiler_tracing_operation_t, uint32_t, const void* const,
-           int32_t, const char*, const char*, const char*, int32_t, void*) -> int {
+        [](rocprofiler_callback_tracing_kind_t, rocprofiler_tracing_operation_t, uint32_t, const void* const, int32_t,
+           const char*, const char*, const char*, int32_t, void*) -> int {
             ++g_iterated_args;
             return 0;
         },
@@ -467,7 +470,8 @@ TEST_CASE("argument iteration of genuine records without process_vm_readv and wi
     run_tool([] {
         int bad = rocprofiler_create_context(&g_fork_a) != ROCPROFILER_STATUS_SUCCESS;
         bad += rocprofiler_configure_callback_tracing_service(g_fork_a, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API,
-                                                              nullptr, 0, &iterating_cb, nullptr) != ROCPROFILER_STATUS_SUCCESS;
+                                                              nullptr, 0, &iterating_cb,
+                                                              nullptr) != ROCPROFILER_STATUS_SUCCESS;
         return bad + (rocprofiler_start_context(g_fork_a) != ROCPROFILER_STATUS_SUCCESS);
     });
     tracing::hsa_all::install(t.root);
