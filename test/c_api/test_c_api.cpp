@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -498,4 +499,50 @@ TEST_CASE("status names and strings, version, timestamps") {
     CHECK(rocprofiler_get_timestamp(&b) == ROCPROFILER_STATUS_SUCCESS);
     CHECK(a > 0);
     CHECK(b >= a);
+}
+
+extern "C" {
+int c_kind_name(int kind);
+int c_operation_name(int kind);
+int c_iterate_operations(int kind);
+int c_iterate_args(int kind, int phase, int max_deref, int* args);
+int c_configure(std::uint64_t context, int kind);
+int c_configure_request(std::uint64_t context, int kind);
+const char* c_status_name(int status);
+const char* c_status_string(int status);
+int c_query_agents(int version);
+}
+
+// A C caller passes any integer as an enum (c_enum_values.c): the C API reads it as one, so a
+// value past the enumerators is reported, never loaded as the C++ enum. Under g++ this checks
+// the statuses; under clang's -fsanitize=enum (test/fuzz) it also fails on any such load.
+TEST_CASE("enum arguments outside their enumerators, as a C caller passes them") {
+    static std::vector<int> st;
+    static rocprofiler_context_id_t ctx{};
+    st.clear();
+    run_tool([] {
+        CHECK(rocprofiler_create_context(&ctx) == ROCPROFILER_STATUS_SUCCESS);
+        for (int k : {-1, 32, 0x10000, INT32_MIN}) {
+            st.push_back(c_configure(ctx.handle, k));
+            st.push_back(c_configure_request(ctx.handle, k));
+        }
+        return 0;
+    });
+    for (int s : st) CHECK(s == ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND);
+    for (int k : {-1, 32, 0x10000, INT32_MIN}) {
+        CAPTURE(k);
+        CHECK(c_kind_name(k) == ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND);
+        CHECK(c_operation_name(k) == ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND);
+        CHECK(c_iterate_operations(k) == ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND);
+        int args = 0;
+        CHECK(c_iterate_args(k, ROCPROFILER_CALLBACK_PHASE_EXIT, 1, &args) == ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND);
+        CHECK(c_query_agents(k) == ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT);
+        // A forged record's phase may be anything: its arguments still iterate.
+        CHECK(c_iterate_args(ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, k, 2, &args) == ROCPROFILER_STATUS_SUCCESS);
+    }
+    for (int s : {-1, static_cast<int>(ROCPROFILER_STATUS_LAST), 0x10000, INT32_MIN}) {
+        CAPTURE(s);
+        CHECK(c_status_name(s) == nullptr);
+        CHECK(c_status_string(s) == nullptr);
+    }
 }
