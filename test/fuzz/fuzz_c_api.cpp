@@ -751,7 +751,9 @@ void do_forged_args() {
         }
         r.payload = p;
         lo = p;
-        hi = p + len;
+        // Arguments lie in the kind's payload struct, which may reach past the bytes written
+        // here (into whatever the arena holds after them: readable, so iteration goes on).
+        hi = p + (len > sizes[1] ? len : sizes[1]);
     }
     arg_walk w{kind, r.operation};
     const std::int32_t deref = pick_deref();
