@@ -547,6 +547,29 @@ TEST_CASE("enum arguments outside their enumerators, as a C caller passes them")
     }
 }
 
+// Found by test/fuzz: a forged record's bool argument holding 119 was loaded as bool (UB); it
+// prints as its value now, 0 and 1 as false and true.
+TEST_CASE("a forged record's bool argument that is neither 0 nor 1 prints as its byte") {
+    static std::vector<std::string> values;
+    values.clear();
+    auto cb = [](rocprofiler_callback_tracing_kind_t, rocprofiler_tracing_operation_t, uint32_t, const void* const,
+                 int32_t, const char*, const char*, const char* value, int32_t, void*) {
+        values.emplace_back(value);
+        return 0;
+    };
+    rocprofiler_callback_tracing_hsa_api_data_t payload{};
+    payload.size = sizeof(payload);
+    rocprofiler_callback_tracing_record_t r{};
+    r.kind = ROCPROFILER_CALLBACK_TRACING_HSA_AMD_EXT_API;
+    r.operation = encore::domains::hsa_amd_ext::id_of<"hsa_amd_profiling_async_copy_enable">();
+    r.payload = &payload;
+    for (unsigned char b : {0, 1, 119}) {
+        std::memcpy(&payload.args, &b, 1);  // the call's one argument: bool enable
+        CHECK(rocprofiler_iterate_callback_tracing_kind_operation_args(r, cb, 1, nullptr) == ROCPROFILER_STATUS_SUCCESS);
+    }
+    CHECK(values == std::vector<std::string>{"false", "true", "119"});
+}
+
 // Found by test/fuzz, not fixed yet (the fix belongs in registration.cpp / registry.cpp): a
 // context its tool creates after finalizing itself (the finalize function its initialize was
 // handed; configuration is still open) is never disabled, so after encore's finalization it can

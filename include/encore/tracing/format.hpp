@@ -199,7 +199,15 @@ void format_value(format_context& ctx, const auto& v) {
         }
         fmt::format_to(std::back_inserter(ctx.out), "{}", raw);
     } else if constexpr (std::is_same_v<T, bool>) {
-        ctx.out += v ? "true" : "false";
+        // Read as its byte: a forged record (or a C caller's _Bool-sized int) may hold any
+        // value, and loading one other than 0 or 1 as bool is undefined behaviour.
+        unsigned char raw;
+        static_assert(sizeof(raw) == sizeof(bool));
+        std::memcpy(&raw, &v, sizeof(raw));
+        if (raw <= 1)
+            ctx.out += raw != 0 ? "true" : "false";
+        else
+            fmt::format_to(std::back_inserter(ctx.out), "{}", raw);
     } else if constexpr (std::is_arithmetic_v<T>) {
         fmt::format_to(std::back_inserter(ctx.out), "{}", v);
     } else if constexpr (d::handle_like<T>) {
