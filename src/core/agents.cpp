@@ -12,6 +12,7 @@
 #include <cstring>
 #include <mutex>
 #include <new>
+#include <type_traits>
 #include <vector>
 
 namespace encore::core {
@@ -93,8 +94,11 @@ rocprofiler_status_t query_agents(std::span<const rocprofiler_agent_v0_t>& out) 
 extern "C" rocprofiler_status_t rocprofiler_query_available_agents(rocprofiler_agent_version_t version,
                                                                    rocprofiler_query_available_agents_cb_t callback,
                                                                    size_t agent_size, void* user_data) noexcept {
-    if (version != ROCPROFILER_AGENT_INFO_VERSION_0 || callback == nullptr)
-        return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    // `version` may be any integer: compared as one (loading a value outside the enum's range
+    // as rocprofiler_agent_version_t is undefined behaviour in C++).
+    std::underlying_type_t<rocprofiler_agent_version_t> v = 0;
+    std::memcpy(&v, &version, sizeof(v));
+    if (v != ROCPROFILER_AGENT_INFO_VERSION_0 || callback == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
     if (agent_size > sizeof(rocprofiler_agent_v0_t)) return ROCPROFILER_STATUS_ERROR_INCOMPATIBLE_ABI;
     const encore::core::agent_table* t = encore::core::g_table.load(std::memory_order_acquire);
     if (t == nullptr) return ROCPROFILER_STATUS_ERROR_HSA_NOT_LOADED;

@@ -11,8 +11,30 @@
 #include <atomic>
 #include <cstdio>
 #include <cstring>
+#include <type_traits>
 
 using namespace encore;
+
+namespace {
+
+// A C caller may pass any integer where the C API takes an enum, and in C every such value is
+// one of the enum type. In C++ loading a value outside the enum's range (here a kind past 31, or
+// negative) is undefined behaviour, so an enum that comes from the caller is read as its bits
+// and checked before it is used as the enum (passed on, compared). The fuzz target
+// (test/fuzz) finds such loads with clang's -fsanitize=enum.
+template <class E>
+std::underlying_type_t<E> bits_of(const E& e) noexcept {
+    std::underlying_type_t<E> v;
+    std::memcpy(&v, &e, sizeof(v));
+    return v;
+}
+
+bool is_kind(const rocprofiler_callback_tracing_kind_t& k) noexcept {
+    const auto v = bits_of(k);
+    return v > ROCPROFILER_CALLBACK_TRACING_NONE && v < ROCPROFILER_CALLBACK_TRACING_LAST;
+}
+
+}  // namespace
 
 extern "C" {
 
@@ -51,6 +73,7 @@ rocprofiler_status_t rocprofiler_configure_callback_tracing_service(
     rocprofiler_context_id_t context_id, rocprofiler_callback_tracing_kind_t kind,
     const rocprofiler_tracing_operation_t* operations, unsigned long operations_count,
     rocprofiler_callback_tracing_cb_t callback, void* callback_args) noexcept {
+    if (!is_kind(kind)) return ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND;
     return core::configure_callback_service(context_id, kind, operations, operations_count,
                                             {callback, nullptr, callback_args});
 }
@@ -59,12 +82,14 @@ rocprofiler_status_t encore_configure_callback_tracing_service_ptr(
     rocprofiler_context_id_t context_id, rocprofiler_callback_tracing_kind_t kind,
     const rocprofiler_tracing_operation_t* operations, unsigned long operations_count,
     encore_callback_tracing_ptr_cb_t callback, void* callback_args) noexcept {
+    if (!is_kind(kind)) return ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND;
     return core::configure_callback_service(context_id, kind, operations, operations_count,
                                             {nullptr, callback, callback_args});
 }
 
 rocprofiler_status_t rocprofiler_query_callback_tracing_kind_name(rocprofiler_callback_tracing_kind_t kind,
                                                                   const char** name, uint64_t* name_len) noexcept {
+    if (!is_kind(kind)) return ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND;
     const core::kind_info* k = core::find_kind(kind);
     if (k == nullptr) return ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND;
     if (name != nullptr) *name = k->name;
@@ -76,6 +101,7 @@ rocprofiler_status_t rocprofiler_query_callback_tracing_kind_operation_name(rocp
                                                                             rocprofiler_tracing_operation_t operation,
                                                                             const char** name,
                                                                             uint64_t* name_len) noexcept {
+    if (!is_kind(kind)) return ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND;
     const core::kind_info* k = core::find_kind(kind);
     if (k == nullptr) return ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND;
     if (k->op_names == nullptr) return ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED;
@@ -98,6 +124,7 @@ rocprofiler_status_t rocprofiler_iterate_callback_tracing_kinds(rocprofiler_call
 rocprofiler_status_t rocprofiler_iterate_callback_tracing_kind_operations(
     rocprofiler_callback_tracing_kind_t kind, rocprofiler_callback_tracing_kind_operation_cb_t callback,
     void* data) noexcept {
+    if (!is_kind(kind)) return ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND;
     const core::kind_info* k = core::find_kind(kind);
     if (k == nullptr) return ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND;
     if (callback == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
@@ -110,12 +137,14 @@ rocprofiler_status_t rocprofiler_iterate_callback_tracing_kind_operations(
 rocprofiler_status_t rocprofiler_iterate_callback_tracing_kind_operation_args(
     rocprofiler_callback_tracing_record_t record, rocprofiler_callback_tracing_operation_args_cb_t callback,
     int32_t max_dereference_count, void* user_data) noexcept {
+    if (!is_kind(record.kind)) return ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND;
     const core::kind_info* k = core::find_kind(record.kind);
     if (k == nullptr) return ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND;
     if (callback == nullptr || record.payload == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
     if (k->iterate_args == nullptr) return ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED;
     if (max_dereference_count < 0) max_dereference_count = 0;
-    if (record.phase == ROCPROFILER_CALLBACK_PHASE_ENTER && max_dereference_count > 1) {
+    // A forged record's phase may be any integer: compared as one.
+    if (bits_of(record.phase) == ROCPROFILER_CALLBACK_PHASE_ENTER && max_dereference_count > 1) {
         static core::warn_once early_deref;
         early_deref("max_dereference_count > 1 at ENTER: out-parameters may not be written yet; their pointees "
                     "print as whatever the memory holds");
@@ -140,6 +169,13 @@ rocprofiler_status_t rocprofiler_pop_external_correlation_id(rocprofiler_context
 rocprofiler_status_t rocprofiler_configure_external_correlation_id_request_service(
     rocprofiler_context_id_t context_id, const rocprofiler_external_correlation_id_request_kind_t* kinds,
     unsigned long kinds_count, rocprofiler_external_correlation_id_request_cb_t callback, void* callback_args) noexcept {
+    // The kinds as integers first: the core compares them as the enum.
+    if (kinds != nullptr)
+        for (unsigned long i = 0; i < kinds_count; ++i) {
+            const auto v = bits_of(kinds[i]);
+            if (v <= ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_NONE || v >= ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_LAST)
+                return ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND;
+        }
     return core::configure_external_request(context_id, kinds, kinds_count, callback, callback_args);
 }
 

@@ -2,6 +2,7 @@
 #include <rocprofiler-sdk/rocprofiler.h>
 
 #include <array>
+#include <cstring>
 #include <utility>
 
 namespace {
@@ -55,14 +56,23 @@ constexpr std::array<std::pair<const char*, const char*>, ROCPROFILER_STATUS_LAS
 };
 #undef ENCORE_STATUS
 
+// `status` may be any integer (NULL for an unknown value): read as its bits, since loading a
+// value outside the enum's range as rocprofiler_status_t is undefined behaviour in C++.
+int bits_of(const rocprofiler_status_t& status) noexcept {
+    int i = 0;
+    static_assert(sizeof(i) == sizeof(status));
+    std::memcpy(&i, &status, sizeof(i));
+    return i;
+}
+
 }  // namespace
 
 extern "C" const char* rocprofiler_get_status_name(rocprofiler_status_t status) noexcept {
-    const auto i = static_cast<int>(status);
+    const int i = bits_of(status);
     return (i >= 0 && i < ROCPROFILER_STATUS_LAST) ? g_status[static_cast<std::size_t>(i)].first : nullptr;
 }
 
 extern "C" const char* rocprofiler_get_status_string(rocprofiler_status_t status) noexcept {
-    const auto i = static_cast<int>(status);
+    const int i = bits_of(status);
     return (i >= 0 && i < ROCPROFILER_STATUS_LAST) ? g_status[static_cast<std::size_t>(i)].second : nullptr;
 }

@@ -204,3 +204,43 @@ TEST_CASE("C argument iteration from a live callback, with early stop") {
     CHECK(g_c_args.size() == 3);
     tracing::hsa_all::uninstall(t.root);
 }
+
+TEST_CASE("string arguments print as C string literals: quotes, backslashes and control bytes escaped") {
+    static int stop_after = 100;
+    fake_hsa::tables t;
+    test_support::run_tool([] {
+        context c;
+        CHECK(context::create(c) == ROCPROFILER_STATUS_SUCCESS);
+        CHECK(c.trace<hsa_core>(&record_args_cb, &stop_after) == ROCPROFILER_STATUS_SUCCESS);
+        return static_cast<int>(c.start());
+    });
+    tracing::hsa_all::install(t.root);
+    g_c_args.clear();
+    hsa_executable_symbol_t sym{};
+    // \x01 then the digit 7: a greedy \x escape would swallow it; the octal \001 cannot.
+    (void)t.core.hsa_executable_get_symbol_by_name_fn(hsa_executable_t{1},
+                                                      "say \"hi\"\n\tx\x01"
+                                                      "7\\end\r\x7f",
+                                                      nullptr, &sym);
+    tracing::hsa_all::uninstall(t.root);
+    REQUIRE(g_c_args.size() == 4);
+    INFO(g_c_args[1]);
+    CHECK(g_c_args[1].find(R"(symbol_name="say \"hi\"\n\tx\0017\\end\r\177":)") != std::string::npos);
+}
+
+TEST_CASE("string escapes: UTF-8 kept, other high bytes octal, truncation never splits an escape") {
+    hsa_executable_symbol_t sym{};
+    const auto* none = static_cast<const hsa_agent_t*>(nullptr);
+    auto value = [&](const char* s) { return iterate<get_symbol>(1, hsa_executable_t{1}, s, none, &sym)[1].value; };
+    CHECK(value("caf\xc3\xa9 \xe2\x82\xac") == "\"caf\xc3\xa9 \xe2\x82\xac\"");
+    // A lone continuation byte, a cut sequence, an overlong form, a surrogate: octal.
+    CHECK(value("\x80|\xc3|\xc0\xaf|\xed\xa0\x80|\xff") == R"("\200|\303|\300\257|\355\240\200|\377")");
+    // 300 quotes: 256 read, each escaped whole, then the truncation mark.
+    const std::string quotes(300, '"');
+    std::string want = "\"";
+    for (int i = 0; i < 256; ++i) want += "\\\"";
+    CHECK(value(quotes.c_str()) == want + "\"...");
+    // A two-byte character cut by the 256-byte limit: its first byte alone is not UTF-8.
+    const std::string cut = std::string(255, 'a') + "\xc3\xa9";
+    CHECK(value(cut.c_str()) == "\"" + std::string(255, 'a') + "\\303\"...");
+}

@@ -18,5 +18,9 @@ struct field {
     const char* name;
     M C::*member;
 };
+// Spelled out for compilers without class template argument deduction for aggregates (clang
+// before 17, which the fuzz build uses); C++20 compilers that have it deduce the same.
+template <class C, class M>
+field(const char*, M C::*) -> field<C, M>;
 
 }  // namespace encore

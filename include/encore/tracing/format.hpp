@@ -6,7 +6,8 @@
 // How a type prints, in priority order (the first that applies wins):
 //   1. a specialization encore::arg_formatter<T> with `static void format(format_context&, const T&)`
 //   2. an ADL function `encore_format_arg(encore::format_context&, const T&)` found for T
-//   3. built-ins: C strings (quoted, read through a guarded path), enums by name
+//   3. built-ins: C strings (quoted and escaped as a C string literal, read through a guarded
+//      path, at most 256 bytes of them), enums by name
 //      (encore::api::enum_names), HSA-style handles ("handle=0x..."), arithmetic values, pointers
 //      (followed while fewer than max_dereference_count dereferences were done, each read
 //      guarded: a bad pointer prints "<invalid pointer 0x...>" and never faults), structs with an
@@ -89,6 +90,65 @@ inline void format_pointer_value(format_context& ctx, const void* p) {
         fmt::format_to(std::back_inserter(ctx.out), "{}", p);
 }
 
+// Length of the well-formed UTF-8 sequence that starts s[0..n), or 0 if none does (a lone
+// continuation byte, an overlong form, a surrogate, past U+10FFFF, or cut short at n).
+inline std::size_t utf8_sequence(const unsigned char* s, std::size_t n) noexcept {
+    const unsigned char c = s[0];
+    std::size_t len = 0;
+    unsigned char lo = 0x80, hi = 0xbf;  // the second byte's range
+    if (c >= 0xc2 && c <= 0xdf) {
+        len = 2;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        len = 3;
+        if (c == 0xe0) lo = 0xa0;  // overlong
+        if (c == 0xed) hi = 0x9f;  // surrogates
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        len = 4;
+        if (c == 0xf0) lo = 0x90;  // overlong
+        if (c == 0xf4) hi = 0x8f;  // past U+10FFFF
+    } else {
+        return 0;
+    }
+    if (n < len || s[1] < lo || s[1] > hi) return 0;
+    for (std::size_t i = 2; i < len; ++i)
+        if (s[i] < 0x80 || s[i] > 0xbf) return 0;
+    return len;
+}
+
+// Appends s[0..n) as the inside of a C string literal, so that a value string is one line and
+// reads back as the bytes the program passed: \" \\ \n \t \r as such; other control bytes, DEL
+// and bytes that are no part of well-formed UTF-8 as three-digit octal (\ooo: an octal escape
+// ends after three digits, so a digit that follows cannot extend it as it would a \x escape).
+// Well-formed UTF-8 stays as it is: names and paths stay readable, and the string stays valid
+// UTF-8 for the JSON writer.
+inline void append_c_literal(std::string& out, const char* s, std::size_t n) {
+    const auto* u = reinterpret_cast<const unsigned char*>(s);
+    for (std::size_t i = 0; i < n;) {
+        const unsigned char c = u[i];
+        const char* esc = c == '"'    ? "\\\""
+                          : c == '\\' ? "\\\\"
+                          : c == '\n' ? "\\n"
+                          : c == '\t' ? "\\t"
+                          : c == '\r' ? "\\r"
+                                      : nullptr;
+        if (esc != nullptr) {
+            out += esc;
+            ++i;
+        } else if (c >= 0x20 && c < 0x7f) {
+            out += static_cast<char>(c);
+            ++i;
+        } else if (const std::size_t len = c >= 0x80 ? utf8_sequence(u + i, n - i) : 0; len != 0) {
+            out.append(s + i, len);
+            i += len;
+        } else {
+            const char octal[4] = {'\\', static_cast<char>('0' + (c >> 6)), static_cast<char>('0' + ((c >> 3) & 7)),
+                                   static_cast<char>('0' + (c & 7))};
+            out.append(octal, sizeof(octal));
+            ++i;
+        }
+    }
+}
+
 inline void format_c_string(format_context& ctx, const char* s) {
     if (s == nullptr) {
         ctx.out += "(null)";
@@ -107,8 +167,10 @@ inline void format_c_string(format_context& ctx, const char* s) {
     }
     const int depth = ctx.deref_done + 1;
     if (depth > ctx.deref_max_seen) ctx.deref_max_seen = depth;
+    // Truncation counts the program's bytes (at most 256), never the escaped text: an escape
+    // sequence is appended whole or not at all, so "..." never follows half of one.
     ctx.out += '"';
-    ctx.out.append(buf, static_cast<std::size_t>(n));
+    append_c_literal(ctx.out, buf, static_cast<std::size_t>(n));
     ctx.out += truncated ? "\"..." : "\"";
 }
 
@@ -137,7 +199,15 @@ void format_value(format_context& ctx, const auto& v) {
         }
         fmt::format_to(std::back_inserter(ctx.out), "{}", raw);
     } else if constexpr (std::is_same_v<T, bool>) {
-        ctx.out += v ? "true" : "false";
+        // Read as its byte: a forged record (or a C caller's _Bool-sized int) may hold any
+        // value, and loading one other than 0 or 1 as bool is undefined behaviour.
+        unsigned char raw;
+        static_assert(sizeof(raw) == sizeof(bool));
+        std::memcpy(&raw, &v, sizeof(raw));
+        if (raw <= 1)
+            ctx.out += raw != 0 ? "true" : "false";
+        else
+            fmt::format_to(std::back_inserter(ctx.out), "{}", raw);
     } else if constexpr (std::is_arithmetic_v<T>) {
         fmt::format_to(std::back_inserter(ctx.out), "{}", v);
     } else if constexpr (d::handle_like<T>) {
