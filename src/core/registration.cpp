@@ -132,9 +132,11 @@ std::string current_exception_text() noexcept {
 const char* tool_name(const tool& t) noexcept { return t.id.name != nullptr ? t.id.name : "<unnamed>"; }
 
 void finalize_tool(tool& t) {
+    // Every time, not once: a tool that finalized itself early may have created contexts since
+    // (its initialize still had configuration open); none may outlive its finalization.
+    invalidate_client_contexts(t.id.handle);
     if (t.finalized) return;
     t.finalized = true;
-    invalidate_client_contexts(t.id.handle);
     if (t.failed || t.result == nullptr || t.result->finalize == nullptr) return;
     try {
         t.result->finalize(t.result->tool_data);
@@ -212,6 +214,8 @@ void initialize() noexcept {
             continue;
         }
         set_configuration_open(false, 0);
+        // Finalized itself during initialize: what it created after that is disabled too.
+        if (t.finalized) invalidate_client_contexts(t.id.handle);
         if (rc != 0) {
             t.failed = true;
             std::fprintf(stderr, "[encore] tool %s (%s) failed to initialize (returned %d); its contexts are disabled\n",

@@ -396,12 +396,13 @@ rocprofiler_status_t configure_options(rocprofiler_context_id_t id, const encore
     context* c = find_context(id);
     if (c == nullptr) return ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
     if (!c->services[replay_kind].configured) return ROCPROFILER_STATUS_ERROR_CONTEXT_ERROR;
+    // The size first: a smaller struct ends before the fields read below (they may be unmapped).
+    if (o->size < sizeof(encore_kernel_replay_options_t)) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
     // A C caller can put any integer in the enum field: read it as one.
     std::underlying_type_t<encore_replay_snapshot_policy_t> policy = 0;
     std::memcpy(&policy, &o->policy, sizeof(policy));
-    if (o->size < sizeof(encore_kernel_replay_options_t) || policy < ENCORE_REPLAY_SNAPSHOT_DEFAULT ||
-        policy >= ENCORE_REPLAY_SNAPSHOT_LAST || o->chunk_size > max_chunk_size ||
-        o->wait_timeout_ns > max_wait_timeout_ns)
+    if (policy < ENCORE_REPLAY_SNAPSHOT_DEFAULT || policy >= ENCORE_REPLAY_SNAPSHOT_LAST ||
+        o->chunk_size > max_chunk_size || o->wait_timeout_ns > max_wait_timeout_ns)
         return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
     std::lock_guard lk(g_options_mutex);
     g_options = *o;
