@@ -78,9 +78,13 @@ def run(args, how, env=None):
     """Runs LAUNCHER ARGS PROGRAM CODE_OBJECT HOW; for wait+SIG, sends SIG once it is running."""
     cmd = [launcher, "--sim", *args, program, code_object]
     env = dict(os.environ, **(env or {}))
-    # Core dumps of the deaths by SIGSEGV/SIGABRT/SIGQUIT are not wanted here.
+    # Core dumps of the deaths by SIGSEGV/SIGABRT/SIGQUIT are not wanted here. The signals the
+    # cases send start at their default action, as in a program started from a terminal: this
+    # test may itself run with one ignored (under nohup, SIGHUP is), which the program inherits.
     def pre():
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        for s in (signal.SIGHUP, signal.SIGINT, signal.SIGTERM, signal.SIGQUIT):
+            signal.signal(s, signal.SIG_DFL)
     if not how.startswith("wait+"):
         p = subprocess.run(cmd + [how], capture_output=True, text=True, timeout=120, env=env, preexec_fn=pre)
         return p.returncode, p.stdout, p.stderr
