@@ -20,8 +20,9 @@ fail for root too): the
 launcher exits 2 with "cannot write PATH: REASON" before the program starts; set through the
 environment without the launcher's check, the tool says the same at start and the program runs
 untraced (not replayed).
-Under ASan (plain|sanitized), the sanitizer's own SIGSEGV handler reports the fault and ends the
-program (exit 1 or SIGABRT): that is accepted for segv, and the trace must still be ended.
+Under ASan or TSan (plain|sanitized), the sanitizer's own SIGSEGV handling reports the fault and
+ends the program (ASan: exit 1 or SIGABRT; TSan: exit 66): that is accepted for segv, and the trace
+must still be ended.
 """
 import csv
 import io
@@ -107,8 +108,11 @@ def expected_status(how, rc, err):
     want = DEATHS[how][0]
     if rc == want:
         return True
-    # ASan's SIGSEGV handler (the previous handler the tool chains to) reports and ends the run.
-    return sanitized and how.startswith("segv") and rc in (1, -signal.SIGABRT) and "AddressSanitizer" in err
+    # ASan's SIGSEGV handler (the previous handler the tool chains to) reports and ends the run;
+    # ThreadSanitizer's ends it with its exit code, 66, after the tool has ended the trace.
+    if not (sanitized and how.startswith("segv")):
+        return False
+    return (rc in (1, -signal.SIGABRT) and "AddressSanitizer" in err) or (rc == 66 and "ThreadSanitizer" in err)
 
 
 def dispatched(out):
