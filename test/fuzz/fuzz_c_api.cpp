@@ -188,7 +188,6 @@ struct service_model {
 };
 struct context_model {
     bool valid = true, active = false;
-    bool after_tool_finalize = false;  // created after the tool finalized itself
     service_model services[kind_last];
     bool request = false;
     std::uint32_t request_kinds = 0;  // bit per request kind
@@ -509,7 +508,6 @@ void do_create() {
     if (got == ROCPROFILER_STATUS_SUCCESS) {
         EXPECT_V(id.handle == static_cast<std::uint64_t>(g_m.contexts), id.handle);
         g_m.ctx[g_m.contexts] = context_model{};
-        g_m.ctx[g_m.contexts].after_tool_finalize = g_m.tool_finalized_early;
         for (auto& s : g_m.stacks[g_m.contexts]) s.clear();
         ++g_m.contexts;
     }
@@ -951,13 +949,11 @@ void do_misc() {
     }
 }
 
-// What encore does today: a tool's contexts are disabled when it fails or is finalized, once;
-// a context the tool creates after finalizing itself (still inside its initialize) stays valid,
-// even through encore's finalization (reported: test/c_api "a context created after its tool
-// finalized itself", marked should_fail until fixed). `all`: every context (a failed tool).
-void mark_tool_contexts_invalid(bool all = false) {
+// A tool's contexts are disabled when it fails and at every finalization of it (its own early
+// finalize, each time; the end of its initialize if it finalized itself in it; encore's
+// finalization): a context it creates after finalizing itself does not outlive it.
+void mark_tool_contexts_invalid() {
     for (int i = 0; i < g_m.contexts; ++i) {
-        if (!all && g_m.ctx[i].after_tool_finalize) continue;
         g_m.ctx[i].valid = false;
         g_m.ctx[i].active = false;
     }
@@ -967,9 +963,9 @@ void mark_tool_contexts_invalid(bool all = false) {
 void do_client_finalize() {
     if (g_client_finalize == nullptr) return;
     g_client_finalize(g_client_id);
-    if (g_m.tool_finalized_early) return;  // the second time does nothing
+    mark_tool_contexts_invalid();          // every time: contexts made since the first go too
+    if (g_m.tool_finalized_early) return;  // the finalize callback runs once
     g_m.tool_finalized_early = true;
-    mark_tool_contexts_invalid();
     if (g_m.tool_finalize_due) {
         g_m.tool_finalize_due = false;
         ++g_m.tool_finalized;  // the finalize callback must have run (checked at the end)
@@ -1020,7 +1016,7 @@ int tool_initialize(rocprofiler_client_finalize_t fini, void*) {
     if (rc != 0) {
         g_m.tool_failed = true;
         g_m.tool_finalize_due = false;
-        mark_tool_contexts_invalid(true);
+        mark_tool_contexts_invalid();
     }
     return rc;
 }
@@ -1158,6 +1154,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     encore::core::reset_registration_for_testing();
     EXPECT(rocprofiler_force_configure(&tool_configure) == ROCPROFILER_STATUS_SUCCESS);
     encore::core::initialize();
+    if (g_m.tool_finalized_early) mark_tool_contexts_invalid();  // what it made after finalizing itself
     if (g_m.ph == phase::setup) g_m.ph = phase::run;
     EXPECT_V(g_tool_finalize_calls == g_m.tool_finalized, g_tool_finalize_calls);
 
