@@ -176,17 +176,23 @@ void record_args_cb(rocprofiler_callback_tracing_record_t r, rocprofiler_user_da
     if (r.phase != ROCPROFILER_CALLBACK_PHASE_EXIT) return;
     CHECK(rocprofiler_iterate_callback_tracing_kind_operation_args(r, &c_arg_cb, 2, data) == ROCPROFILER_STATUS_SUCCESS);
 }
+
+// A started context whose HSA_CORE_API EXIT records' arguments go into g_c_args, through the C
+// API's iteration (stopping after *stop_after of them).
+void trace_args_of_core_calls(int* stop_after) {
+    test_support::run_tool([stop_after] {
+        context c;
+        CHECK(context::create(c) == ROCPROFILER_STATUS_SUCCESS);
+        CHECK(c.trace<hsa_core>(&record_args_cb, stop_after) == ROCPROFILER_STATUS_SUCCESS);
+        return static_cast<int>(c.start());
+    });
+}
 }  // namespace
 
 TEST_CASE("C argument iteration from a live callback, with early stop") {
     static int stop_after = 100;
     fake_hsa::tables t;
-    test_support::run_tool([] {
-        context c;
-        CHECK(context::create(c) == ROCPROFILER_STATUS_SUCCESS);
-        CHECK(c.trace<hsa_core>(&record_args_cb, &stop_after) == ROCPROFILER_STATUS_SUCCESS);
-        return static_cast<int>(c.start());
-    });
+    trace_args_of_core_calls(&stop_after);
     tracing::hsa_all::install(t.root);
     g_c_args.clear();
     hsa_queue_t* q = nullptr;
@@ -208,12 +214,7 @@ TEST_CASE("C argument iteration from a live callback, with early stop") {
 TEST_CASE("string arguments print as C string literals: quotes, backslashes and control bytes escaped") {
     static int stop_after = 100;
     fake_hsa::tables t;
-    test_support::run_tool([] {
-        context c;
-        CHECK(context::create(c) == ROCPROFILER_STATUS_SUCCESS);
-        CHECK(c.trace<hsa_core>(&record_args_cb, &stop_after) == ROCPROFILER_STATUS_SUCCESS);
-        return static_cast<int>(c.start());
-    });
+    trace_args_of_core_calls(&stop_after);
     tracing::hsa_all::install(t.root);
     g_c_args.clear();
     hsa_executable_symbol_t sym{};

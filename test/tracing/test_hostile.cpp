@@ -95,6 +95,15 @@ struct call_log {
     }
 };
 
+// The C API's usual tool setup in these tests: context `id` traces HSA_CORE_API into `cb` and is
+// started. Returns the number of calls that failed (a tool's initialize result).
+int start_core_context(rocprofiler_context_id_t& id, rocprofiler_callback_tracing_cb_t cb) {
+    int bad = rocprofiler_create_context(&id) != ROCPROFILER_STATUS_SUCCESS;
+    bad += rocprofiler_configure_callback_tracing_service(id, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, nullptr, 0, cb,
+                                                          nullptr) != ROCPROFILER_STATUS_SUCCESS;
+    return bad + (rocprofiler_start_context(id) != ROCPROFILER_STATUS_SUCCESS);
+}
+
 fake_hsa::tables* g_tables = nullptr;
 std::atomic<int> g_recursive_enters{0};
 
@@ -143,20 +152,8 @@ void throwing_cb(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_
 }
 void bystander_cb(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*, void*) { g_bystander_log.add(r); }
 
-int init_thrower(void*) {
-    int bad = rocprofiler_create_context(&g_thrower_ctx) != ROCPROFILER_STATUS_SUCCESS;
-    bad += rocprofiler_configure_callback_tracing_service(g_thrower_ctx, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API,
-                                                          nullptr, 0, &throwing_cb,
-                                                          nullptr) != ROCPROFILER_STATUS_SUCCESS;
-    return bad + (rocprofiler_start_context(g_thrower_ctx) != ROCPROFILER_STATUS_SUCCESS);
-}
-int init_bystander(void*) {
-    int bad = rocprofiler_create_context(&g_bystander_ctx) != ROCPROFILER_STATUS_SUCCESS;
-    bad += rocprofiler_configure_callback_tracing_service(g_bystander_ctx, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API,
-                                                          nullptr, 0, &bystander_cb,
-                                                          nullptr) != ROCPROFILER_STATUS_SUCCESS;
-    return bad + (rocprofiler_start_context(g_bystander_ctx) != ROCPROFILER_STATUS_SUCCESS);
-}
+int init_thrower(void*) { return start_core_context(g_thrower_ctx, &throwing_cb); }
+int init_bystander(void*) { return start_core_context(g_bystander_ctx, &bystander_cb); }
 int init_throws(void*) { throw std::logic_error("initialize cannot cope"); }
 
 bool is_active(rocprofiler_context_id_t c) {
@@ -288,13 +285,7 @@ TEST_CASE("fork() while another thread starts and stops contexts: the child conf
 TEST_CASE("after fork() the child's records and thread id are the child's; its external ids appear (item 12)") {
     fake_hsa::tables t;
     g_child_log.records.clear();
-    run_tool([] {
-        int bad = rocprofiler_create_context(&g_fork_a) != ROCPROFILER_STATUS_SUCCESS;
-        bad += rocprofiler_configure_callback_tracing_service(g_fork_a, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API,
-                                                              nullptr, 0, &child_cb,
-                                                              nullptr) != ROCPROFILER_STATUS_SUCCESS;
-        return bad + (rocprofiler_start_context(g_fork_a) != ROCPROFILER_STATUS_SUCCESS);
-    });
+    run_tool([] { return start_core_context(g_fork_a, &child_cb); });
     tracing::hsa_all::install(t.root);
     (void)t.core.hsa_signal_load_relaxed_fn(hsa_signal_t{1});  // the parent's thread state exists
     std::fflush(nullptr);
@@ -326,63 +317,9 @@ TEST_CASE("after fork() the child's records and thread id are the child's; its e
 
 namespace {
 
-// Runs `body` on a new thread and returns the thread's tid once the thread has ended.
-template <class F>
-std::uint64_t run_thread(F&& body) {
-    std::uint64_t tid = 0;
-    std::thread th([&] {
-        tid = gettid_now();
-        body();
-    });
-    th.join();
-    return tid;
-}
-
-// A thread with the given tid, if one can be had: the kernel's next pid set through
-// ns_last_pid (root), else thread creations until the tid comes round (pid_max of them at most).
-bool reuse_tid(std::uint64_t tid, const std::function<void()>& body) {
-    for (int attempt = 0; attempt < 20; ++attempt) {
-        if (std::FILE* f = std::fopen("/proc/sys/kernel/ns_last_pid", "w")) {
-            std::fprintf(f, "%llu", static_cast<unsigned long long>(tid - 1));
-            const bool written = std::fclose(f) == 0;
-            if (written) {
-                bool hit = false;
-                std::thread th([&] {
-                    hit = gettid_now() == tid;
-                    if (hit) body();
-                });
-                th.join();
-                if (hit) return true;
-            }
-        }
-    }
-    for (int i = 0; i < 70000; ++i) {
-        bool hit = false;
-        std::thread th([&] {
-            hit = gettid_now() == tid;
-            if (hit) body();
-        });
-        th.join();
-        if (hit) return true;
-    }
-    return false;
-}
-
-}  // namespace
-
-TEST_CASE("an external id pushed for a thread that exits without a traced call does not outlive it (item 14)") {
-    fake_hsa::tables t;
-    g_child_log.records.clear();
-    run_tool([] {
-        int bad = rocprofiler_create_context(&g_fork_a) != ROCPROFILER_STATUS_SUCCESS;
-        bad += rocprofiler_configure_callback_tracing_service(g_fork_a, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API,
-                                                              nullptr, 0, &child_cb,
-                                                              nullptr) != ROCPROFILER_STATUS_SUCCESS;
-        return bad + (rocprofiler_start_context(g_fork_a) != ROCPROFILER_STATUS_SUCCESS);
-    });
-    tracing::hsa_all::install(t.root);
-
-    // Pushed while the thread runs (it makes no traced call), popped after it ended.
+// Pushes `value` as context g_fork_a's external id for a thread that makes no traced call, and
+// returns that thread's tid once it has exited.
+std::uint64_t push_for_thread_that_exits(std::uint64_t value) {
     std::promise<void> pushed;
     auto pushed_done = pushed.get_future();
     std::promise<std::uint64_t> tid_p;
@@ -391,28 +328,54 @@ TEST_CASE("an external id pushed for a thread that exits without a traced call d
         tid_p.set_value(gettid_now());
         pushed_done.wait();
     });
-    const std::uint64_t quiet_tid = tid_f.get();
-    CHECK(rocprofiler_push_external_correlation_id(g_fork_a, quiet_tid, rocprofiler_user_data_t{.value = 99}) ==
+    const std::uint64_t tid = tid_f.get();
+    CHECK(rocprofiler_push_external_correlation_id(g_fork_a, tid, rocprofiler_user_data_t{.value = value}) ==
           ROCPROFILER_STATUS_SUCCESS);
     pushed.set_value();
     quiet.join();
+    return tid;
+}
+
+// Runs `body` on a new thread if that thread got `tid`; says whether it did.
+bool on_thread_with_tid(std::uint64_t tid, const std::function<void()>& body) {
+    bool hit = false;
+    std::thread th([&] {
+        hit = gettid_now() == tid;
+        if (hit) body();
+    });
+    th.join();
+    return hit;
+}
+
+// A thread with the given tid, if one can be had: the kernel's next pid set through
+// ns_last_pid (root), else thread creations until the tid comes round (pid_max of them at most).
+bool reuse_tid(std::uint64_t tid, const std::function<void()>& body) {
+    for (int attempt = 0; attempt < 20; ++attempt) {
+        std::FILE* f = std::fopen("/proc/sys/kernel/ns_last_pid", "w");
+        if (f == nullptr) break;
+        std::fprintf(f, "%llu", static_cast<unsigned long long>(tid - 1));
+        if (std::fclose(f) == 0 && on_thread_with_tid(tid, body)) return true;
+    }
+    for (int i = 0; i < 70000; ++i)
+        if (on_thread_with_tid(tid, body)) return true;
+    return false;
+}
+
+}  // namespace
+
+TEST_CASE("an external id pushed for a thread that exits without a traced call does not outlive it (item 14)") {
+    fake_hsa::tables t;
+    g_child_log.records.clear();
+    run_tool([] { return start_core_context(g_fork_a, &child_cb); });
+    tracing::hsa_all::install(t.root);
+
+    // Pushed while the thread runs (it makes no traced call), popped after it ended.
+    const std::uint64_t quiet_tid = push_for_thread_that_exits(99);
     rocprofiler_user_data_t out{};
     CHECK(rocprofiler_pop_external_correlation_id(g_fork_a, quiet_tid, &out) == ROCPROFILER_STATUS_ERROR_THREAD_NOT_FOUND);
 
     // Pushed for a thread that then exits; a new thread with the same tid starts clean.
-    std::promise<void> pushed2;
-    auto pushed2_done = pushed2.get_future();
-    std::promise<std::uint64_t> tid2_p;
-    auto tid2_f = tid2_p.get_future();
-    std::thread quiet2([&] {
-        tid2_p.set_value(gettid_now());
-        pushed2_done.wait();
-    });
-    const std::uint64_t tid2 = tid2_f.get();
-    CHECK(rocprofiler_push_external_correlation_id(g_fork_a, tid2, rocprofiler_user_data_t{.value = 77}) ==
-          ROCPROFILER_STATUS_SUCCESS);
-    pushed2.set_value();
-    quiet2.join();
+    const std::uint64_t tid2 = push_for_thread_that_exits(77);
     std::uint64_t external_seen = ~0ull;
     const bool reused = reuse_tid(tid2, [&] {
         g_child_log.records.clear();
@@ -424,7 +387,6 @@ TEST_CASE("an external id pushed for a thread that exits without a traced call d
     } else {
         MESSAGE("tid " << tid2 << " did not come round again; the reuse half is not checked");
     }
-    (void)run_thread([] {});
     tracing::hsa_all::uninstall(t.root);
 }
 
@@ -467,13 +429,7 @@ bool block_process_vm_readv() {
 
 TEST_CASE("argument iteration of genuine records without process_vm_readv and without a free fd (item 15)") {
     fake_hsa::tables t;
-    run_tool([] {
-        int bad = rocprofiler_create_context(&g_fork_a) != ROCPROFILER_STATUS_SUCCESS;
-        bad += rocprofiler_configure_callback_tracing_service(g_fork_a, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API,
-                                                              nullptr, 0, &iterating_cb,
-                                                              nullptr) != ROCPROFILER_STATUS_SUCCESS;
-        return bad + (rocprofiler_start_context(g_fork_a) != ROCPROFILER_STATUS_SUCCESS);
-    });
+    run_tool([] { return start_core_context(g_fork_a, &iterating_cb); });
     tracing::hsa_all::install(t.root);
     std::fflush(nullptr);
     const pid_t pid = ::fork();
