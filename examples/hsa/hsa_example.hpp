@@ -125,6 +125,17 @@ inline void* alloc_kernarg(hsa_agent_t cpu, hsa_agent_t gpu, size_t size) {
     return p;
 }
 
+// vector_add's kernel arguments for n elements: a, b and c in memory both agents reach, the
+// arguments themselves in kernarg memory.
+inline VectorAddArgs* alloc_vector_add_args(hsa_agent_t cpu, hsa_agent_t gpu, uint32_t n) {
+    auto* a = static_cast<float*>(alloc_shared(cpu, gpu, n * sizeof(float)));
+    auto* b = static_cast<float*>(alloc_shared(cpu, gpu, n * sizeof(float)));
+    auto* c = static_cast<float*>(alloc_shared(cpu, gpu, n * sizeof(float)));
+    auto* args = static_cast<VectorAddArgs*>(alloc_kernarg(cpu, gpu, sizeof(VectorAddArgs)));
+    *args = {a, b, c, n};
+    return args;
+}
+
 struct CodeObject {
     hsa_executable_t exe{};
     hsa_code_object_reader_t reader{};

@@ -78,12 +78,7 @@ int main(int argc, char** argv) {
         hsa_agent_t gpu = example::agents(HSA_DEVICE_TYPE_GPU).at(0);
         example::CodeObject co(argv[1], gpu);
         const uint64_t kernel = co.kernel("vector_add", gpu);
-        auto* a = static_cast<float*>(example::alloc_shared(cpu, gpu, n * sizeof(float)));
-        auto* b = static_cast<float*>(example::alloc_shared(cpu, gpu, n * sizeof(float)));
-        auto* c = static_cast<float*>(example::alloc_shared(cpu, gpu, n * sizeof(float)));
-        auto* args = static_cast<example::VectorAddArgs*>(example::alloc_kernarg(cpu, gpu,
-                                                                                 sizeof(example::VectorAddArgs)));
-        *args = {a, b, c, n};
+        auto* args = example::alloc_vector_add_args(cpu, gpu, n);
         hsa_queue_t* q = nullptr;
         HSA_CHECK(hsa_queue_create(gpu, 64, HSA_QUEUE_TYPE_SINGLE, nullptr, nullptr, UINT32_MAX, UINT32_MAX, &q));
         std::thread toggler([&] {
