@@ -4,8 +4,17 @@
 #include <rocprofiler-sdk/registration.h>
 #include <rocprofiler-sdk/rocprofiler.h>
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+
+/* Both spellings the reference has used for the replay payload's tool callbacks name one slot. */
+_Static_assert(offsetof(rocprofiler_callback_tracing_kernel_replay_data_t, pass_count_cb) ==
+                   offsetof(rocprofiler_callback_tracing_kernel_replay_data_t, replay_pass_count),
+               "pass_count_cb is replay_pass_count");
+_Static_assert(offsetof(rocprofiler_callback_tracing_kernel_replay_data_t, replay_continue_cb) ==
+                   offsetof(rocprofiler_callback_tracing_kernel_replay_data_t, replay_continue),
+               "replay_continue_cb is replay_continue");
 
 static int g_enter = 0, g_exit = 0, g_args = 0, g_bad = 0;
 static rocprofiler_context_id_t g_ctx;

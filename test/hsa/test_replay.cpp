@@ -139,9 +139,9 @@ void on_replay(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*
                     p->replay_pass_count = &pass_count_fixed3;
                     p->replay_continue = &continue_always;
                     break;
-                case 1:
-                    p->replay_pass_count = &pass_count_5;
-                    p->replay_continue = &continue_until_1;
+                case 1:  // the reference's other spelling of the two members (same slots)
+                    p->pass_count_cb = &pass_count_5;
+                    p->replay_continue_cb = &continue_until_1;
                     break;
                 case 2:
                     p->replay_pass_count = &pass_count_0;

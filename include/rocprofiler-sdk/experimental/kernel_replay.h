@@ -50,11 +50,20 @@ typedef rocprofiler_status_t (*rocprofiler_kernel_replay_context_cb_t)(rocprofil
 typedef struct rocprofiler_callback_tracing_kernel_replay_data_t {
     uint64_t size;
     rocprofiler_kernel_dispatch_info_t dispatch_info;
-    uint64_t current_pass;                                       /**< 0-based; PASS only */
-    uint64_t total_passes;                                       /**< 0 = indefinite; PASS and CONFIG EXIT */
-    rocprofiler_kernel_replay_pass_count_cb_t replay_pass_count; /**< tool sets in CONFIG ENTER */
-    rocprofiler_kernel_replay_continue_cb_t replay_continue;     /**< tool sets in CONFIG ENTER;
+    uint64_t current_pass; /**< 0-based; PASS only */
+    uint64_t total_passes; /**< 0 = indefinite; PASS and CONFIG EXIT */
+    /* The reference's payload has used two spellings of these two members (replay_pass_count /
+     * replay_continue, and pass_count_cb / replay_continue_cb in its later sources and samples);
+     * each pair shares one slot so tools written against either compile unchanged. */
+    union {
+        rocprofiler_kernel_replay_pass_count_cb_t replay_pass_count; /**< tool sets in CONFIG ENTER */
+        rocprofiler_kernel_replay_pass_count_cb_t pass_count_cb;
+    };
+    union {
+        rocprofiler_kernel_replay_continue_cb_t replay_continue; /**< tool sets in CONFIG ENTER;
                                                                      PASS EXIT may override for its pass */
+        rocprofiler_kernel_replay_continue_cb_t replay_continue_cb;
+    };
     rocprofiler_kernel_replay_context_cb_t replay_start_context; /**< SDK sets in PASS ENTER */
     rocprofiler_kernel_replay_context_cb_t replay_stop_context;  /**< SDK sets in PASS ENTER */
     /* ---- encore ---- */
