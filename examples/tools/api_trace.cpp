@@ -39,6 +39,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cxxabi.h>
+
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -194,8 +196,43 @@ std::string hex(std::uint64_t v) {
     return buf;
 }
 
-// Kernels are named by their id: the kernel dispatch record carries no symbol name.
-std::string kernel_name(std::uint64_t kernel_id) { return "kernel " + std::to_string(kernel_id); }
+// Kernel names by kernel id, from CODE_OBJECT's kernel symbol records (the dispatch record carries
+// only the id). A symbol registers before any dispatch of it; written under g_names_mutex, which
+// dispatch callbacks (on the runtime's completion thread) take to read.
+std::mutex g_names_mutex;
+std::map<std::uint64_t, std::string> g_kernel_names;
+
+// The symbol as a user knows it: demangled, without the ".kd" suffix of an AMDGPU kernel
+// descriptor symbol; as written when it is not a mangled name.
+std::string readable_kernel_name(const char* symbol) {
+    std::string s = symbol != nullptr ? symbol : "";
+    if (s.size() > 3 && s.compare(s.size() - 3, 3, ".kd") == 0) s.resize(s.size() - 3);
+    int status = 0;
+    char* dm = abi::__cxa_demangle(s.c_str(), nullptr, nullptr, &status);
+    if (status == 0 && dm != nullptr) s = dm;
+    std::free(dm);
+    return s;
+}
+
+// The kernel's name, or "kernel <id>" for a kernel whose symbol was never reported (a code
+// object loaded before the tool started).
+std::string kernel_name(std::uint64_t kernel_id) {
+    {
+        std::lock_guard lk(g_names_mutex);
+        if (auto it = g_kernel_names.find(kernel_id); it != g_kernel_names.end() && !it->second.empty())
+            return it->second;
+    }
+    return "kernel " + std::to_string(kernel_id);
+}
+
+void on_code_object(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*, void*) {
+    if (r.operation != ROCPROFILER_CODE_OBJECT_DEVICE_KERNEL_SYMBOL_REGISTER || r.phase != ROCPROFILER_CALLBACK_PHASE_LOAD)
+        return;
+    const auto* p = static_cast<const rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t*>(r.payload);
+    std::string name = readable_kernel_name(p->kernel_name);
+    std::lock_guard lk(g_names_mutex);
+    g_kernel_names[p->kernel_id] = std::move(name);
+}
 
 const char* kind_name(rocprofiler_callback_tracing_kind_t k) {
     const char* n = nullptr;
@@ -537,6 +574,10 @@ int initialize(rocprofiler_client_finalize_t, void*) {
     const rocprofiler_status_t s = rocprofiler_configure_callback_tracing_service(
         ctx.id(), ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH, nullptr, 0, &on_dispatch, nullptr);
     if (s != ROCPROFILER_STATUS_SUCCESS && s != ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED) ++failed;
+    // Kernel symbols, for the kernels' names (produced with dispatches, by libencore-hsa).
+    const rocprofiler_status_t co = rocprofiler_configure_callback_tracing_service(
+        ctx.id(), ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT, nullptr, 0, &on_code_object, nullptr);
+    if (co != ROCPROFILER_STATUS_SUCCESS && co != ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED) ++failed;
     if (failed != 0 || ctx.start() != ROCPROFILER_STATUS_SUCCESS) return 1;
     if (g_out.json >= 0) dying_output::install({&on_fatal, &on_resume});
     // A forked child that goes on without exec must not write into the parent's files.

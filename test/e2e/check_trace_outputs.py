@@ -10,6 +10,7 @@ and checks:
   - complete ("X") events for API calls and for kernel dispatches; as many kernel events as
     the program made dispatches (it prints "N GPU agent(s), D dispatches per queue" for two
     queues); every X event has numeric ts >= 0 and dur >= 0, a name, pid, tid and args;
+  - kernel events and rows, and the summary, name the kernel by its symbol (vector_add);
   - kernel events sit on GPU tracks named by metadata events, apart from the host process;
   - api_trace.csv and kernel_trace.csv parse with the csv module, have their columns and
     start <= end; kernel rows match the JSON kernel events (dispatch ids, times, grid);
@@ -94,6 +95,8 @@ def main():
               "hsa_queue_create with its named arguments")
         check(all(k in e["args"] for e in kernels for k in ("dispatch_id", "grid", "workgroup", "kernel_id")),
               "kernel events carry dispatch_id, grid, workgroup, kernel_id")
+        check(kernels and all(e["name"] == "vector_add" for e in kernels),
+              f"kernel events are named by the kernel's symbol ({sorted({e['name'] for e in kernels})})")
         host_pids = {e["pid"] for e in apis}
         gpu_pids = {e["pid"] for e in kernels}
         check(gpu_pids and not (gpu_pids & host_pids), "kernel dispatches on their own (GPU) tracks")
@@ -142,6 +145,8 @@ def main():
         check(not mismatched, f"kernel rows match the JSON kernel events ({len(mismatched)} differ)")
         check(all(r["grid_x"] == "16384" and r["workgroup_x"] == "256" for r in kernel_rows),
               "kernel rows carry the program's grid (16384) and workgroup (256)")
+        check(all(r["kernel_name"] == "vector_add" for r in kernel_rows), "kernel rows name the kernel (vector_add)")
+        check(re.search(r"\d+\s+vector_add\s+total", proc.stderr) is not None, "the summary names the kernel")
         check("kernel dispatches" in proc.stderr and f"{expected_dispatches} kernel dispatches" in proc.stderr,
               "the summary counts the kernel dispatches")
     return finish()
