@@ -182,7 +182,8 @@ void initialize() noexcept {
         t.id.size = sizeof(rocprofiler_client_id_t);
         t.id.handle = static_cast<std::uint32_t>(g_tools.size()) + 1;  // 0 = "no client"
         try {
-            t.result = fn(ROCPROFILER_SDK_VERSION, ENCORE_VERSION_STRING, priority, &t.id);
+            // The reference's arguments: the API level, encoded and as a string (docs/c-api.md#versions).
+            t.result = fn(ROCPROFILER_SDK_VERSION, ROCPROFILER_SDK_VERSION_STRING, priority, &t.id);
         } catch (...) {
             warn("tool from %s threw %s from rocprofiler_configure; it is not loaded", origin.c_str(),
                  current_exception_text().c_str());

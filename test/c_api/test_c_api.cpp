@@ -491,7 +491,7 @@ TEST_CASE("status names and strings, version, timestamps") {
     CHECK(rocprofiler_get_status_string(static_cast<rocprofiler_status_t>(-1)) == nullptr);
     uint32_t major = 9, minor = 9, patch = 9;
     CHECK(rocprofiler_get_version(&major, &minor, &patch) == ROCPROFILER_STATUS_SUCCESS);
-    CHECK(major == ENCORE_VERSION_MAJOR);
+    CHECK(major == ROCPROFILER_VERSION_MAJOR);
     CHECK(rocprofiler_get_version(nullptr, nullptr, nullptr) == ROCPROFILER_STATUS_SUCCESS);
     rocprofiler_timestamp_t a = 0, b = 0;
     CHECK(rocprofiler_get_timestamp(nullptr) == ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT);

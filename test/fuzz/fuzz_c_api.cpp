@@ -837,9 +837,19 @@ void do_misc() {
             const st got = rocprofiler_get_version(mask & 1 ? nullptr : &v[0], mask & 2 ? nullptr : &v[1],
                                                    mask & 4 ? nullptr : &v[2]);
             EXPECT_V(got == ROCPROFILER_STATUS_SUCCESS, got);
-            if (!(mask & 1)) EXPECT(v[0] == ENCORE_VERSION_MAJOR);
-            if (!(mask & 2)) EXPECT(v[1] == ENCORE_VERSION_MINOR);
-            if (!(mask & 4)) EXPECT(v[2] == ENCORE_VERSION_PATCH);
+            // The rocprofiler-sdk API level; encore's own version is encore_get_version's.
+            if (!(mask & 1)) EXPECT(v[0] == ROCPROFILER_VERSION_MAJOR);
+            if (!(mask & 2)) EXPECT(v[1] == ROCPROFILER_VERSION_MINOR);
+            if (!(mask & 4)) EXPECT(v[2] == ROCPROFILER_VERSION_PATCH);
+            rocprofiler_version_triplet_t t{9, 9, 9};
+            const st got_t = rocprofiler_get_version_triplet(mask & 8 ? nullptr : &t);
+            EXPECT_V(got_t == (mask & 8 ? ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT : ROCPROFILER_STATUS_SUCCESS), got_t);
+            if (!(mask & 8))
+                EXPECT(t.major == ROCPROFILER_VERSION_MAJOR && t.minor == ROCPROFILER_VERSION_MINOR &&
+                       t.patch == ROCPROFILER_VERSION_PATCH);
+            const st got_e = encore_get_version(mask & 16 ? nullptr : &v[0], nullptr, nullptr);
+            EXPECT_V(got_e == ROCPROFILER_STATUS_SUCCESS, got_e);
+            if (!(mask & 16)) EXPECT(v[0] == ENCORE_VERSION_MAJOR);
             break;
         }
         case 3: {
