@@ -236,6 +236,8 @@ void finalize() noexcept {
     std::lock_guard lk(g_reg_mutex);
     if (g_fini_state.load(std::memory_order_acquire) != 0) return;
     g_fini_state.store(-1, std::memory_order_release);
+    // Before the tools' finalize, so the warning comes ahead of the tools' reports.
+    warn_unproduced_kinds();
     for (auto it = g_tools.rbegin(); it != g_tools.rend(); ++it) finalize_tool(*it);
     stop_all_contexts();
     g_fini_state.store(1, std::memory_order_release);
