@@ -11,7 +11,8 @@
 # A sample includes "common/..." from its samples folder: the nearest folder above the sample
 # that has common/ is put on the include path. BUILD_DIR (default: build) is a configured and
 # built encore build folder; its meson-uninstalled/ pkg-config files are used. CXX picks the
-# compiler (default g++), SHOWN_ERRORS how many error lines to show (6). Prints OK or the first
+# compiler (default g++), CXXFLAGS adds flags (e.g. -I of headers not merged yet), SHOWN_ERRORS
+# how many error lines to show (6). Prints OK or the first
 # errors per sample; exits 1 if any failed.
 set -u
 
@@ -53,7 +54,8 @@ for src in "${clients[@]}"; do
     label=${src#"$samples"/}
     out="$work/$(echo "$label" | tr '/' '_').so"
     # shellcheck disable=SC2086 # $flags is a list of words
-    if "$cxx" -std=c++17 -shared -fPIC -o "$out" -I"$(include_root "$src")" "$src" $flags -Wl,--no-undefined \
+    # shellcheck disable=SC2086 # CXXFLAGS too
+    if "$cxx" -std=c++17 -shared -fPIC ${CXXFLAGS:-} -o "$out" -I"$(include_root "$src")" "$src" $flags -Wl,--no-undefined \
         >"$work/log" 2>&1; then
         printf 'OK    %s\n' "$label"
     else
