@@ -241,9 +241,11 @@ typedef int (*rocprofiler_callback_tracing_operation_args_cb_t)(
 /** Configure a callback tracing service for one kind of one context. Only during tool
  *  initialization. operations == NULL selects every operation of the kind.
  *  Returns CONFIGURATION_LOCKED outside initialization, CONTEXT_NOT_FOUND, KIND_NOT_FOUND,
- *  OPERATION_NOT_FOUND (an operation id the kind does not have), INVALID_ARGUMENT (null callback,
- *  or a non-null operations array with count 0), SERVICE_ALREADY_CONFIGURED (second call for the
- *  same kind on the same context), NOT_IMPLEMENTED (a kind encore does not produce). */
+ *  OPERATION_NOT_FOUND (an operation id the kind does not have; for a kind whose operations this
+ *  process does not know, an id outside 0..1023), INVALID_ARGUMENT (null callback, or a non-null
+ *  operations array with count 0), SERVICE_ALREADY_CONFIGURED (second call for the same kind on
+ *  the same context). Every valid kind configures, produced in this process or not; a configured
+ *  kind nothing produced is named, with the reason, at finalization. */
 ROCPROFILER_API rocprofiler_status_t rocprofiler_configure_callback_tracing_service(
     rocprofiler_context_id_t context_id, rocprofiler_callback_tracing_kind_t kind,
     const rocprofiler_tracing_operation_t* operations, unsigned long operations_count,

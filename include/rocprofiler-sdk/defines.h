@@ -24,3 +24,9 @@
 #define ROCPROFILER_UINT64_C(X) UINT64_C(X)
 /* Anonymous structs and unions in payloads (valid C11); __extension__ keeps C++ -Wpedantic quiet. */
 #define ROCPROFILER_ANONYMOUS __extension__
+
+/* Version encoding (the reference's): with a factor of 100 per part, 1.4.1 is 10401. */
+#define ROCPROFILER_SDK_COMPUTE_VERSION_VALUE(MAX_VERSION_VALUE, MAJOR, MINOR, PATCH) \
+    ((((MAX_VERSION_VALUE) * (MAX_VERSION_VALUE)) * (MAJOR)) + ((MAX_VERSION_VALUE) * (MINOR)) + (PATCH))
+#define ROCPROFILER_SDK_COMPUTE_VERSION(MAJOR, MINOR, PATCH) \
+    ROCPROFILER_SDK_COMPUTE_VERSION_VALUE(100, MAJOR, MINOR, PATCH)

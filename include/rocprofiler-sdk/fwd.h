@@ -274,6 +274,7 @@ typedef struct rocprofiler_buffer_id_t {
 } rocprofiler_buffer_id_t;
 
 typedef union rocprofiler_address_t {
+    uint64_t handle; /* the reference's first member (so the handle operators and hashes apply) */
     uint64_t value;
     const void* ptr;
 } rocprofiler_address_t;
@@ -326,6 +327,13 @@ typedef struct rocprofiler_client_id_t {
 } rocprofiler_client_id_t;
 
 typedef void (*rocprofiler_client_finalize_t)(rocprofiler_client_id_t);
+
+/** A version as its three numbers (rocprofiler_get_version_triplet). */
+typedef struct rocprofiler_version_triplet_t {
+    uint32_t major;
+    uint32_t minor;
+    uint32_t patch;
+} rocprofiler_version_triplet_t;
 
 ROCPROFILER_EXTERN_C_FINI
 

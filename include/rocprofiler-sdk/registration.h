@@ -33,7 +33,8 @@ typedef struct rocprofiler_tool_configure_result_t {
     void* tool_data;
 } rocprofiler_tool_configure_result_t;
 
-/** version = 10000*major + 100*minor + patch of encore's C API; priority = 0 for the first tool. */
+/** version = 10000*major + 100*minor + patch of the rocprofiler-sdk API level encore implements
+ *  (ROCPROFILER_SDK_VERSION), runtime_version the same as a string; priority = 0 for the first tool. */
 typedef rocprofiler_tool_configure_result_t* (*rocprofiler_configure_func_t)(
     uint32_t version, const char* runtime_version, uint32_t priority, rocprofiler_client_id_t* client_id);
 

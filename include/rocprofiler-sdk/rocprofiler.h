@@ -5,21 +5,44 @@
  * <encore/encore.hpp> instead. See README.md and docs/c-api.md for what is covered. */
 #pragma once
 
+#include <stddef.h>
+#include <stdint.h>
+/* The reference reaches <string.h> through HIP's headers (hip/api_args.h); tools written for it
+ * use memset/strcmp without including it. */
+#include <string.h>
+
 #include <rocprofiler-sdk/defines.h>
 #include <rocprofiler-sdk/fwd.h>
 #include <rocprofiler-sdk/version.h>
 
+/* The reference's includes that encore has, in its order (docs/c-api.md lists the rest). */
 #include <rocprofiler-sdk/agent.h>
 #include <rocprofiler-sdk/callback_tracing.h>
 #include <rocprofiler-sdk/context.h>
 #include <rocprofiler-sdk/external_correlation.h>
+#include <rocprofiler-sdk/hip.h>
+#include <rocprofiler-sdk/hsa.h>
+#include <rocprofiler-sdk/marker.h>
+/* Not in the reference's list, which leaves it to tools; encore's tools expect it here. */
 #include <rocprofiler-sdk/registration.h>
 
 ROCPROFILER_EXTERN_C_INIT
 
-/** encore's C API version. Any pointer may be NULL. */
+/** The rocprofiler-sdk API level encore implements (ROCPROFILER_VERSION_MAJOR/MINOR/PATCH of
+ *  the libencore loaded, docs/c-api.md#versions), not encore's own version (encore_get_version).
+ *  Any pointer may be NULL. Callable before tool initialization. */
 ROCPROFILER_API rocprofiler_status_t rocprofiler_get_version(uint32_t* major, uint32_t* minor,
                                                              uint32_t* patch) ROCPROFILER_NOEXCEPT;
+
+/** rocprofiler_get_version as one struct. INVALID_ARGUMENT for a NULL `info` (the reference
+ *  marks it nonnull instead). */
+ROCPROFILER_API rocprofiler_status_t rocprofiler_get_version_triplet(
+    rocprofiler_version_triplet_t* info) ROCPROFILER_NOEXCEPT;
+
+/** encore's own version (ENCORE_VERSION_* of the libencore loaded, meson.build's project
+ *  version). Any pointer may be NULL. */
+ROCPROFILER_API rocprofiler_status_t encore_get_version(uint32_t* major, uint32_t* minor,
+                                                        uint32_t* patch) ROCPROFILER_NOEXCEPT;
 
 /** Current time in nanoseconds (CLOCK_BOOTTIME), the clock of every encore timestamp. */
 ROCPROFILER_API rocprofiler_status_t rocprofiler_get_timestamp(rocprofiler_timestamp_t* ts) ROCPROFILER_NOEXCEPT;

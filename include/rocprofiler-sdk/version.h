@@ -1,18 +1,51 @@
-/* rocprofiler-sdk/version.h — encore's version under the reference SDK's macro names.
+/* rocprofiler-sdk/version.h — the reference SDK's version macros, answering with the
+ * rocprofiler-sdk API level encore implements (1.4.1: see docs/c-api.md#versions).
  *
- *   #if ROCPROFILER_SDK_VERSION >= ROCPROFILER_SDK_COMPUTE_VERSION(0, 1, 0) ...
+ *   #if ROCPROFILER_SDK_VERSION < ROCPROFILER_SDK_COMPUTE_VERSION(1, 0, 0)
+ *   #  error "this tool needs rocprofiler-sdk 1.0"
+ *   #endif
  *
- * The numbers come from <encore/version.h>, which Meson generates from the project version in
- * meson.build (the only place a version is written). rocprofiler_get_version answers the same
- * numbers at run time. */
+ * A tool written for rocprofiler-sdk compares these (and rocprofiler_configure's `version`, and
+ * rocprofiler_get_version) with rocprofiler-sdk releases; encore's own version would make such a
+ * tool decline. encore's version is ENCORE_VERSION_* (<encore/version.h>) and, at run time,
+ * encore_get_version. Both numbers are generated from meson.build. */
 #pragma once
 
 #include <encore/version.h>
+#include <rocprofiler-sdk/defines.h>
 
-/* The reference SDK's macros, for tools that test them. */
-#define ROCPROFILER_VERSION_MAJOR ENCORE_VERSION_MAJOR
-#define ROCPROFILER_VERSION_MINOR ENCORE_VERSION_MINOR
-#define ROCPROFILER_VERSION_PATCH ENCORE_VERSION_PATCH
-#define ROCPROFILER_VERSION_STRING ENCORE_VERSION_STRING
-#define ROCPROFILER_SDK_COMPUTE_VERSION(MAJOR, MINOR, PATCH) ENCORE_COMPUTE_VERSION(MAJOR, MINOR, PATCH)
-#define ROCPROFILER_SDK_VERSION ENCORE_VERSION_NUMBER
+#define ROCPROFILER_IS_ROCPROFILER_SDK 1
+
+#define ROCPROFILER_SDK_VERSION_MAJOR ENCORE_ROCPROFILER_SDK_API_MAJOR
+#define ROCPROFILER_SDK_VERSION_MINOR ENCORE_ROCPROFILER_SDK_API_MINOR
+#define ROCPROFILER_SDK_VERSION_PATCH ENCORE_ROCPROFILER_SDK_API_PATCH
+#define ROCPROFILER_SDK_SOVERSION ENCORE_ROCPROFILER_SDK_API_MAJOR
+#define ROCPROFILER_SDK_VERSION_STRING ENCORE_ROCPROFILER_SDK_API_STRING
+/* Not built from rocprofiler-sdk's repository: the describe names encore and its version. */
+#define ROCPROFILER_SDK_GIT_DESCRIBE "encore-" ENCORE_VERSION_STRING
+#define ROCPROFILER_SDK_GIT_REVISION ""
+#define ROCPROFILER_SDK_LIBRARY_ARCH ""
+#define ROCPROFILER_SDK_SYSTEM_NAME ENCORE_BUILD_SYSTEM_NAME
+#define ROCPROFILER_SDK_SYSTEM_PROCESSOR ENCORE_BUILD_SYSTEM_PROCESSOR
+#define ROCPROFILER_SDK_SYSTEM_VERSION ""
+#define ROCPROFILER_SDK_COMPILER_ID ENCORE_BUILD_COMPILER_ID
+#define ROCPROFILER_SDK_COMPILER_VERSION ENCORE_BUILD_COMPILER_VERSION
+#define ROCPROFILER_SDK_VERSION                                                                   \
+    ROCPROFILER_SDK_COMPUTE_VERSION(ROCPROFILER_SDK_VERSION_MAJOR, ROCPROFILER_SDK_VERSION_MINOR, \
+                                    ROCPROFILER_SDK_VERSION_PATCH)
+
+/* The older names (the reference keeps them, deprecated), same values. */
+#define ROCPROFILER_VERSION_MAJOR ROCPROFILER_SDK_VERSION_MAJOR
+#define ROCPROFILER_VERSION_MINOR ROCPROFILER_SDK_VERSION_MINOR
+#define ROCPROFILER_VERSION_PATCH ROCPROFILER_SDK_VERSION_PATCH
+#define ROCPROFILER_SOVERSION ROCPROFILER_SDK_SOVERSION
+#define ROCPROFILER_VERSION_STRING ROCPROFILER_SDK_VERSION_STRING
+#define ROCPROFILER_GIT_DESCRIBE ROCPROFILER_SDK_GIT_DESCRIBE
+#define ROCPROFILER_GIT_REVISION ROCPROFILER_SDK_GIT_REVISION
+#define ROCPROFILER_LIBRARY_ARCH ROCPROFILER_SDK_LIBRARY_ARCH
+#define ROCPROFILER_SYSTEM_NAME ROCPROFILER_SDK_SYSTEM_NAME
+#define ROCPROFILER_SYSTEM_PROCESSOR ROCPROFILER_SDK_SYSTEM_PROCESSOR
+#define ROCPROFILER_SYSTEM_VERSION ROCPROFILER_SDK_SYSTEM_VERSION
+#define ROCPROFILER_COMPILER_ID ROCPROFILER_SDK_COMPILER_ID
+#define ROCPROFILER_COMPILER_VERSION ROCPROFILER_SDK_COMPILER_VERSION
+#define ROCPROFILER_VERSION ROCPROFILER_SDK_VERSION

@@ -199,12 +199,7 @@ rocprofiler_status_t rocprofiler_is_finalized(int* status) noexcept {
 
 // ---- misc ---------------------------------------------------------------------------------------
 
-rocprofiler_status_t rocprofiler_get_version(uint32_t* major, uint32_t* minor, uint32_t* patch) noexcept {
-    if (major != nullptr) *major = ENCORE_VERSION_MAJOR;
-    if (minor != nullptr) *minor = ENCORE_VERSION_MINOR;
-    if (patch != nullptr) *patch = ENCORE_VERSION_PATCH;
-    return ROCPROFILER_STATUS_SUCCESS;
-}
+// rocprofiler_get_version, _get_version_triplet, encore_get_version: version.cpp.
 
 rocprofiler_status_t rocprofiler_get_timestamp(rocprofiler_timestamp_t* ts) noexcept {
     if (ts == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;

@@ -1,10 +1,12 @@
 // src/core/kinds.cpp — kind id -> names, operations and argument iteration; which kinds this
 // process produces. Folds over encore/tracing/kinds.hpp's kind list.
 #include "kinds.hpp"
+#include "warn.hpp"
 
 #include <encore/domains/events.hpp>
 
 #include <atomic>
+#include <cstdio>
 
 namespace encore::core {
 namespace {
@@ -41,6 +43,56 @@ const kind_info* find_kind(rocprofiler_callback_tracing_kind_t k) noexcept {
 
 bool kind_produced(kind k) noexcept {
     return (tracing::producers_of(k) & g_present.load(std::memory_order_acquire)) != 0;
+}
+
+namespace {
+
+// What is missing for each producer library, and how a user gets it into the process.
+constexpr const char* missing_producer[tracing::produced_by::count] = {
+    "libencore is not loaded",  // core: never reached (libencore is this library)
+    "libencore-hsa is not the HSA runtime's tools library in this process (run under encore-trace, "
+    "or set HSA_TOOLS_LIB to libencore-hsa.so)",
+    "libencore-hip is not loaded in this process (run under encore-trace --hip-trace, or LD_PRELOAD "
+    "libencore-hip.so)",
+    "libencore-roctx is not loaded in this process (link the program with it, or LD_PRELOAD "
+    "libencore-roctx.so)",
+    "libencore-cuda (encore's libcuda.so.1) is not loaded in this process (see docs/cuda.md)",
+};
+
+// The sentence for kind k, built once per kind: finalization may run in a process short of
+// memory, so the text lives in static storage (kinds are few, their producers fixed).
+struct reason_text {
+    char text[768] = {};
+};
+reason_text g_reasons[kind_count];
+
+}  // namespace
+
+const char* why_not_produced(kind k) noexcept {
+    const auto i = static_cast<std::size_t>(k);
+    if (i == 0 || i >= kind_count || kind_produced(k)) return nullptr;
+    const std::uint32_t producers = tracing::producers_of(k);
+    if (producers == tracing::produced_by::nothing) return "nothing in encore produces it yet";
+    char* out = g_reasons[i].text;
+    const std::size_t cap = sizeof g_reasons[i].text;
+    std::size_t used = 0;
+    for (std::size_t b = 0; b < tracing::produced_by::count; ++b) {
+        if ((producers & (1u << b)) == 0) continue;
+        const int n = std::snprintf(out + used, cap - used, "%s%s", used == 0 ? "" : "; and ", missing_producer[b]);
+        if (n < 0 || static_cast<std::size_t>(n) >= cap - used) break;  // truncated: the first reasons stand
+        used += static_cast<std::size_t>(n);
+    }
+    return out;
+}
+
+void warn_unproduced_kinds() noexcept {
+    const auto configured = configured_kinds();
+    for (std::size_t i = 1; i < kind_count; ++i) {
+        if (!configured.test(i)) continue;
+        const auto k = static_cast<kind>(i);
+        if (const char* why = why_not_produced(k))
+            warn("%s was configured but produced nothing: %s", tracing::kind_name(k), why);
+    }
 }
 
 void register_kind_info(kind k, const kind_info* info) noexcept {

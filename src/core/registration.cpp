@@ -182,7 +182,8 @@ void initialize() noexcept {
         t.id.size = sizeof(rocprofiler_client_id_t);
         t.id.handle = static_cast<std::uint32_t>(g_tools.size()) + 1;  // 0 = "no client"
         try {
-            t.result = fn(ROCPROFILER_SDK_VERSION, ENCORE_VERSION_STRING, priority, &t.id);
+            // The reference's arguments: the API level, encoded and as a string (docs/c-api.md#versions).
+            t.result = fn(ROCPROFILER_SDK_VERSION, ROCPROFILER_SDK_VERSION_STRING, priority, &t.id);
         } catch (...) {
             warn("tool from %s threw %s from rocprofiler_configure; it is not loaded", origin.c_str(),
                  current_exception_text().c_str());
@@ -235,6 +236,8 @@ void finalize() noexcept {
     std::lock_guard lk(g_reg_mutex);
     if (g_fini_state.load(std::memory_order_acquire) != 0) return;
     g_fini_state.store(-1, std::memory_order_release);
+    // Before the tools' finalize, so the warning comes ahead of the tools' reports.
+    warn_unproduced_kinds();
     for (auto it = g_tools.rbegin(); it != g_tools.rend(); ++it) finalize_tool(*it);
     stop_all_contexts();
     g_fini_state.store(1, std::memory_order_release);

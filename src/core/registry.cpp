@@ -385,7 +385,9 @@ rocprofiler_status_t configure_callback_service(rocprofiler_context_id_t id, roc
     const kind_info* info = find_kind(k);
     if (info == nullptr) return ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND;
     if (!cb.set() || (ops != nullptr && count == 0)) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
-    if (!kind_produced(static_cast<kind>(k))) return ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED;
+    // Every valid kind configures, produced in this process or not (the reference's rule): a tool
+    // that stops on any error status must start. What nothing produced is said at finalization
+    // (warn_unproduced_kinds).
     auto& svc = c->services[static_cast<std::size_t>(k)];
     if (svc.configured) return ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED;
     // Kernel replay serializes the agent and owns its memory for the loop: one context per
@@ -397,8 +399,12 @@ rocprofiler_status_t configure_callback_service(rocprofiler_context_id_t id, roc
                 return ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED;
     }
     std::bitset<max_ops_per_kind> selected;
-    const auto first = info->first_op;
-    const auto last = first + static_cast<op_id>(info->op_count);
+    // A kind whose operations this process does not know (a backend that registers them when it
+    // loads, or no operations in encore yet) takes any id below the table bound, as the
+    // reference checks only its bound: the operations a backend registers later then fire.
+    const bool ops_known = info->op_count != 0;
+    const auto first = ops_known ? info->first_op : op_id{0};
+    const auto last = ops_known ? first + static_cast<op_id>(info->op_count) : static_cast<op_id>(max_ops_per_kind);
     if (ops == nullptr) {
         for (op_id o = first; o < last; ++o) selected.set(static_cast<std::size_t>(o));
     } else {
@@ -460,6 +466,16 @@ void invalidate_client_contexts(std::uint32_t client) noexcept {
         c.active.store(false, std::memory_order_relaxed);
         c.valid.store(false, std::memory_order_relaxed);
     }
+}
+
+std::bitset<kind_count> configured_kinds() noexcept {
+    std::lock_guard lk(g_mutex);
+    std::bitset<kind_count> out;
+    const auto n = g_context_count.load(std::memory_order_relaxed);
+    for (std::uint32_t i = 0; i < n; ++i)
+        for (std::size_t k = 1; k < kind_count; ++k)
+            if (g_contexts[i].services[k].configured) out.set(k);
+    return out;
 }
 
 void stop_all_contexts() noexcept {

@@ -51,17 +51,24 @@ struct kind_info {
 
 /// What the core knows of kind k (its name at least), or null for an id that is no kind.
 [[nodiscard]] const kind_info* find_kind(rocprofiler_callback_tracing_kind_t k) noexcept;
-/// Whether a library that produces kind k (encore/tracing/kinds.hpp) is present in this process;
-/// configuring a kind nothing produces returns NOT_IMPLEMENTED.
+/// Whether a library that produces kind k (encore/tracing/kinds.hpp) is present in this process.
+/// Configuring works either way; a configured kind nothing produces is warned at finalization.
 [[nodiscard]] bool kind_produced(kind k) noexcept;
 /// A backend library declares itself present when it loads (tracing::produced_by:: bits): the
-/// kinds it produces become configurable.
+/// kinds it produces get records from then on.
 ENCORE_API void add_producer(std::uint32_t produced_by) noexcept;
 /// A backend attaching to its runtime (HSA OnLoad): true for the first, false while another
 /// instance (the same library listed twice, or a second copy of it) is attached, which must
 /// then stay out of the way. detach_backend when the attached one lets go (OnUnload).
 ENCORE_API bool attach_backend(std::uint32_t produced_by) noexcept;
 ENCORE_API void detach_backend(std::uint32_t produced_by) noexcept;
+/// Why kind k produces nothing in this process, as the end of a sentence ("libencore-hip is not
+/// loaded ..."), or null when a library that produces it is present. kinds.cpp.
+[[nodiscard]] const char* why_not_produced(kind k) noexcept;
+/// At finalization: one warning per kind some context configured that nothing in this process
+/// produces, saying why. Configuring such a kind succeeds (a tool that stops at the first error
+/// status must start); this is where the user learns its callbacks never ran. kinds.cpp.
+void warn_unproduced_kinds() noexcept;
 /// Gives the core a kind's names and argument iteration (core/kinds.hpp: kind_registration).
 /// `info` lives as long as the process.
 ENCORE_API void register_kind_info(kind k, const kind_info* info) noexcept;
@@ -82,6 +89,8 @@ rocprofiler_status_t configure_external_request(rocprofiler_context_id_t id,
                                                 void* data) noexcept;
 /// Stops every context of a client and marks them invalid (failed or finalized tool).
 void invalidate_client_contexts(std::uint32_t client) noexcept;
+/// The kinds a callback service of some context (valid or not) was configured for.
+[[nodiscard]] std::bitset<kind_count> configured_kinds() noexcept;
 /// Stops every context (finalization): wrappers go back to one load + the original.
 void stop_all_contexts() noexcept;
 

@@ -107,10 +107,18 @@ TEST_CASE("configure_callback_tracing_service: every documented status") {
         cfg(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, good, 2, noop_cb);        // 9
         cfg(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, nullptr, 0, noop_cb);     // 10 repeat
         cfg(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_AMD_EXT_API, nullptr, 0, noop_cb);  // 11 other kind
-        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_RCCL_API, nullptr, 0, noop_cb);         // 12
+        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_RCCL_API, nullptr, 0, noop_cb);         // 12 nothing produces it
+        // A kind without operations here takes any id below encore's table bound.
+        const rocprofiler_tracing_operation_t past_bound[] = {
+            static_cast<rocprofiler_tracing_operation_t>(encore::max_ops_per_kind)};
+        const rocprofiler_tracing_operation_t some[] = {7, 0};
+        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_OMPT, past_bound, 1, noop_cb);  // 13
+        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_OMPT, negative, 1, noop_cb);    // 14
+        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_OMPT, some, 2, noop_cb);        // 15
+        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_OMPT, some, 2, noop_cb);        // 16 repeat
         return 0;
     });
-    REQUIRE(st.size() == 13);
+    REQUIRE(st.size() == 17);
     CHECK(st[0] == ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND);
     CHECK(st[1] == ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND);
     CHECK(st[2] == ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND);
@@ -123,7 +131,11 @@ TEST_CASE("configure_callback_tracing_service: every documented status") {
     CHECK(st[9] == ROCPROFILER_STATUS_SUCCESS);
     CHECK(st[10] == ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED);
     CHECK(st[11] == ROCPROFILER_STATUS_SUCCESS);
-    CHECK(st[12] == ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED);
+    CHECK(st[12] == ROCPROFILER_STATUS_SUCCESS);
+    CHECK(st[13] == ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND);
+    CHECK(st[14] == ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND);
+    CHECK(st[15] == ROCPROFILER_STATUS_SUCCESS);
+    CHECK(st[16] == ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED);
     // Outside initialization: locked, even for a new kind.
     CHECK(rocprofiler_configure_callback_tracing_service(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_IMAGE_EXT_API, nullptr,
                                                          0, noop_cb,
@@ -177,7 +189,7 @@ TEST_CASE("encore_configure_callback_tracing_service_ptr: the same statuses; one
     CHECK(st[5] == ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND);
     CHECK(st[6] == ROCPROFILER_STATUS_SUCCESS);
     CHECK(st[7] == ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED);
-    CHECK(st[8] == ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED);
+    CHECK(st[8] == ROCPROFILER_STATUS_SUCCESS);
     CHECK(st[9] == ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED);
     CHECK(st[10] == ROCPROFILER_STATUS_SUCCESS);
     CHECK(st[11] == ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED);
@@ -491,7 +503,7 @@ TEST_CASE("status names and strings, version, timestamps") {
     CHECK(rocprofiler_get_status_string(static_cast<rocprofiler_status_t>(-1)) == nullptr);
     uint32_t major = 9, minor = 9, patch = 9;
     CHECK(rocprofiler_get_version(&major, &minor, &patch) == ROCPROFILER_STATUS_SUCCESS);
-    CHECK(major == ENCORE_VERSION_MAJOR);
+    CHECK(major == ROCPROFILER_VERSION_MAJOR);
     CHECK(rocprofiler_get_version(nullptr, nullptr, nullptr) == ROCPROFILER_STATUS_SUCCESS);
     rocprofiler_timestamp_t a = 0, b = 0;
     CHECK(rocprofiler_get_timestamp(nullptr) == ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT);

@@ -177,9 +177,13 @@ struct op_range {
     bool has(std::int32_t o) const { return named && o >= first && o < first + count; }
 };
 op_range g_ops[kind_last];
-// Whether configuring a kind answers NOT_IMPLEMENTED in this process: learnt on first sight
-// (-1 unknown), then the same answer every time.
-int g_not_implemented[kind_last];
+// Configuring accepts an operation id of a kind whose operations are unknown here (no names)
+// when it is below encore's table bound (max_ops_per_kind), as the reference accepts ids below
+// its bound.
+bool configurable_op(std::int32_t kind, std::int32_t op) {
+    if (g_ops[kind].named) return g_ops[kind].has(op);
+    return op >= 0 && op < static_cast<std::int32_t>(encore::max_ops_per_kind);
+}
 
 struct service_model {
     bool configured = false;
@@ -536,27 +540,23 @@ void do_configure(bool ptr_form) {
     e.apply(ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT, null_cb || (!null_ops && n == 0));
     bool bad_op = false;
     if (kind_in_range(kind) && !null_ops)
-        for (int i = 0; i < n; ++i) bad_op |= !g_ops[kind].has(ops[i]);
+        for (int i = 0; i < n; ++i) bad_op |= !configurable_op(kind, ops[i]);
     e.apply(ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND, bad_op);
     if (kind_in_range(kind)) {
         if (ctx_exists(c))
             e.apply(ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED, g_m.ctx[c.handle].services[kind].configured);
         e.apply(ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED,
                 kind == ROCPROFILER_CALLBACK_TRACING_KERNEL_REPLAY && g_m.replay_configured);
-        if (g_not_implemented[kind] == 1)
-            e.apply(ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED);
-        else if (g_not_implemented[kind] == -1)
-            e.allow(ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED);
+        // Every valid kind configures, produced here or not: never NOT_IMPLEMENTED.
     }
     CHECK_STATUS(e, got);
-    if (kind_in_range(kind) && (e.must & ~(std::uint64_t{1} << ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED)) == 0)
-        g_not_implemented[kind] = got == ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED ? 1 : 0;
     if (got != ROCPROFILER_STATUS_SUCCESS) return;
     service_model& s = g_m.ctx[c.handle].services[kind];
     s.configured = true;
     s.ptr_form = ptr_form;
     s.ops.assign(static_cast<std::size_t>(g_ops[kind].count), null_ops);
-    if (!null_ops)
+    // A kind without names has no model of its operations: nothing here produces its records.
+    if (!null_ops && g_ops[kind].named)
         for (int i = 0; i < n; ++i) s.ops[static_cast<std::size_t>(ops[i] - g_ops[kind].first)] = true;
     g_tags[c.handle][kind] = {c.handle, kind};
     if (kind == ROCPROFILER_CALLBACK_TRACING_KERNEL_REPLAY) g_m.replay_configured = true;
@@ -837,9 +837,19 @@ void do_misc() {
             const st got = rocprofiler_get_version(mask & 1 ? nullptr : &v[0], mask & 2 ? nullptr : &v[1],
                                                    mask & 4 ? nullptr : &v[2]);
             EXPECT_V(got == ROCPROFILER_STATUS_SUCCESS, got);
-            if (!(mask & 1)) EXPECT(v[0] == ENCORE_VERSION_MAJOR);
-            if (!(mask & 2)) EXPECT(v[1] == ENCORE_VERSION_MINOR);
-            if (!(mask & 4)) EXPECT(v[2] == ENCORE_VERSION_PATCH);
+            // The rocprofiler-sdk API level; encore's own version is encore_get_version's.
+            if (!(mask & 1)) EXPECT(v[0] == ROCPROFILER_VERSION_MAJOR);
+            if (!(mask & 2)) EXPECT(v[1] == ROCPROFILER_VERSION_MINOR);
+            if (!(mask & 4)) EXPECT(v[2] == ROCPROFILER_VERSION_PATCH);
+            rocprofiler_version_triplet_t t{9, 9, 9};
+            const st got_t = rocprofiler_get_version_triplet(mask & 8 ? nullptr : &t);
+            EXPECT_V(got_t == (mask & 8 ? ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT : ROCPROFILER_STATUS_SUCCESS), got_t);
+            if (!(mask & 8))
+                EXPECT(t.major == ROCPROFILER_VERSION_MAJOR && t.minor == ROCPROFILER_VERSION_MINOR &&
+                       t.patch == ROCPROFILER_VERSION_PATCH);
+            const st got_e = encore_get_version(mask & 16 ? nullptr : &v[0], nullptr, nullptr);
+            EXPECT_V(got_e == ROCPROFILER_STATUS_SUCCESS, got_e);
+            if (!(mask & 16)) EXPECT(v[0] == ENCORE_VERSION_MAJOR);
             break;
         }
         case 3: {
@@ -1084,7 +1094,6 @@ void setup_once() {
     encore::core::register_agent_provider(&fake_agents);
 
     for (std::int32_t k = 1; k < kind_last; ++k) {
-        g_not_implemented[k] = -1;
         op_walk w{k};
         op_range& r = g_ops[k];
         r.named = rocprofiler_iterate_callback_tracing_kind_operations(

@@ -1,0 +1,6 @@
+/* rocprofiler-sdk/hsa/amd_ext_api_id.h — the reference SDK's header for the HSA_AMD_EXT_API
+ * operation ids (rocprofiler_hsa_amd_ext_api_id_t). encore generates the four HSA kinds' ids into
+ * one file, hsa/api_id.h; this name includes it. */
+#pragma once
+
+#include <rocprofiler-sdk/hsa/api_id.h>

@@ -1,0 +1,122 @@
+// Every valid kind configures in any process; at finalization encore says, once per kind, which
+// configured kinds produced nothing and why; a kind configured before its library loaded fires
+// once the library is there. This program links libencore only and dlopens libencore-roctx
+// (ENCORE_ROCTX_LIB) in the last case.
+#include <rocprofiler-sdk/rocprofiler.h>
+
+#include <doctest/doctest.h>
+
+#include "../../src/core/registration.hpp"
+#include "../support/tool_fixture.hpp"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#ifndef ENCORE_ROCTX_LIB
+#    error "build with -DENCORE_ROCTX_LIB=\"<path of libencore-roctx.so>\""
+#endif
+
+namespace {
+
+// What f writes to stderr (through a temporary file).
+template <class F>
+std::string stderr_of(F&& f) {
+    std::fflush(stderr);
+    std::FILE* tmp = std::tmpfile();
+    REQUIRE(tmp != nullptr);
+    const int saved = ::dup(2);
+    ::dup2(::fileno(tmp), 2);
+    f();
+    std::fflush(stderr);
+    ::dup2(saved, 2);
+    ::close(saved);
+    std::string out;
+    std::rewind(tmp);
+    for (int c; (c = std::fgetc(tmp)) != EOF;) out += static_cast<char>(c);
+    std::fclose(tmp);
+    return out;
+}
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
+    return n;
+}
+
+std::atomic<int> g_calls{0};
+void counting_cb(rocprofiler_callback_tracing_record_t, rocprofiler_user_data_t*, void*) { ++g_calls; }
+
+void configure_in_tool(const std::vector<rocprofiler_callback_tracing_kind_t>& kinds, int copies = 1) {
+    static std::vector<rocprofiler_callback_tracing_kind_t> s_kinds;
+    static int s_copies = 1;
+    s_kinds = kinds;
+    s_copies = copies;
+    test_support::run_tool([] {
+        for (int c = 0; c < s_copies; ++c) {
+            rocprofiler_context_id_t ctx{};
+            REQUIRE(rocprofiler_create_context(&ctx) == ROCPROFILER_STATUS_SUCCESS);
+            for (auto k : s_kinds)
+                REQUIRE(rocprofiler_configure_callback_tracing_service(ctx, k, nullptr, 0, counting_cb, nullptr) ==
+                        ROCPROFILER_STATUS_SUCCESS);
+            REQUIRE(rocprofiler_start_context(ctx) == ROCPROFILER_STATUS_SUCCESS);
+        }
+        return 0;
+    });
+}
+
+}  // namespace
+
+TEST_CASE("finalization names each configured kind that nothing produced, with the reason, once") {
+    // Two contexts configure the same kinds: still one line per kind.
+    configure_in_tool({ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API,
+                       ROCPROFILER_CALLBACK_TRACING_OMPT, ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH,
+                       ROCPROFILER_CALLBACK_TRACING_CUDA_DRIVER_API},
+                      2);
+    const std::string out = stderr_of([] { encore::core::finalize(); });
+    CAPTURE(out);
+    CHECK(count_of(out, "[encore] HIP_RUNTIME_API was configured but produced nothing: libencore-hip is not loaded "
+                        "in this process (run under encore-trace --hip-trace, or LD_PRELOAD libencore-hip.so)\n") == 1);
+    CHECK(count_of(out, "[encore] OMPT was configured but produced nothing: nothing in encore produces it yet\n") == 1);
+    // A kind two libraries produce names both.
+    CHECK(count_of(out, "[encore] KERNEL_DISPATCH was configured but produced nothing: libencore-hsa is not the HSA "
+                        "runtime's tools library in this process") == 1);
+    const auto dispatch_line = out.substr(out.find("KERNEL_DISPATCH"),
+                                          out.find('\n', out.find("KERNEL_DISPATCH")) - out.find("KERNEL_DISPATCH"));
+    CHECK(dispatch_line.find("; and libencore-cuda (encore's libcuda.so.1) is not loaded") != std::string::npos);
+    CHECK(count_of(out, "[encore] CUDA_DRIVER_API was configured but produced nothing: libencore-cuda") == 1);
+    // libencore's own HSA wrappers produce HSA_CORE_API; kinds nobody configured are not named.
+    CHECK(count_of(out, "HSA_CORE_API") == 0);
+    CHECK(count_of(out, "ROCDECODE_API") == 0);
+    CHECK(count_of(out, "was configured but produced nothing") == 4);
+    // Finalization runs once: a second call says nothing.
+    CHECK(stderr_of([] { encore::core::finalize(); }).empty());
+}
+
+TEST_CASE("no warning when every configured kind is produced, or nothing is configured") {
+    configure_in_tool({ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, ROCPROFILER_CALLBACK_TRACING_HSA_AMD_EXT_API});
+    CHECK(count_of(stderr_of([] { encore::core::finalize(); }), "produced nothing") == 0);
+    configure_in_tool({});
+    CHECK(count_of(stderr_of([] { encore::core::finalize(); }), "produced nothing") == 0);
+}
+
+TEST_CASE("a kind configured before its library is loaded fires once the library is there") {
+    configure_in_tool({ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API, ROCPROFILER_CALLBACK_TRACING_OMPT});
+    g_calls = 0;
+    void* lib = ::dlopen(ENCORE_ROCTX_LIB, RTLD_NOW | RTLD_GLOBAL);
+    REQUIRE_MESSAGE(lib != nullptr, ::dlerror());
+    auto* mark = reinterpret_cast<void (*)(const char*)>(::dlsym(lib, "roctxMarkA"));
+    REQUIRE(reinterpret_cast<void*>(mark) != nullptr);
+    mark("after the tool configured MARKER_CORE_API");
+    CHECK(g_calls.load() == 2);  // ENTER and EXIT
+    const std::string out = stderr_of([] { encore::core::finalize(); });
+    CAPTURE(out);
+    CHECK(count_of(out, "MARKER_CORE_API") == 0);  // produced now
+    CHECK(count_of(out, "[encore] OMPT was configured but produced nothing") == 1);
+    // The library stays loaded (-z nodelete); closing the handle is still balanced.
+    CHECK(::dlclose(lib) == 0);
+}
