@@ -219,6 +219,16 @@ _PRELUDE = {
 }
 
 
+# Callback types the reference names in its HSA header that ROCm 5.2 spells inline in the
+# prototype: declared so a tool that names them compiles (the check asserts each is the type the
+# parameter has).
+REFERENCE_TYPEDEFS = {
+    "hsa": [("hsa_ext_program_iterate_modules_cb_t", "hsa_finalize_ext", "hsa_ext_program_iterate_modules", 1,
+             "typedef hsa_status_t (*hsa_ext_program_iterate_modules_cb_t)(hsa_ext_program_t program, "
+             "hsa_ext_module_t module, void* data);")],
+}
+
+
 def header(area: str, members: list[Member], sources: list[str], typedefs: list[str],
            missing_note: list[str]) -> str:
     rel = f"include/rocprofiler-sdk/{area}/api_args.h"
@@ -238,9 +248,9 @@ def header(area: str, members: list[Member], sources: list[str], typedefs: list[
     text += f"typedef union {tag}_retval_t {{\n"
     text += "".join(f"    {m};\n" for m in _RETVALS[area])
     text += f"}} {tag}_retval_t;\n\n"
-    for t in typedefs:
+    for t in [*typedefs, *(d[-1] for d in REFERENCE_TYPEDEFS.get(area, []))]:
         text += t + "\n"
-    if typedefs:
+    if typedefs or area in REFERENCE_TYPEDEFS:
         text += "\n"
     text += f"/** Arguments of a call (valid at ENTER and EXIT; out-parameters are written by EXIT). */\n"
     text += f"typedef union {tag}_args_t {{\n"
@@ -272,12 +282,15 @@ def check_tu(areas: list[tuple[str, list[Member]]], includes: list[str]) -> tupl
         "message names the member."])
     text += '#include "api_args_check.hpp"\n\n'
     text += "".join(f"#include <{i}>\n" for i in includes)
-    text += "#include <rocprofiler-sdk/callback_tracing.h>\n\n#include <cstddef>\n\n"
+    text += "#include <rocprofiler-sdk/callback_tracing.h>\n\n#include <cstddef>\n#include <type_traits>\n\n"
     text += "namespace encore::core::api_args_check {\nnamespace {\nusing namespace encore::domains;\n"
     n_ops = n_args = 0
     for area, members in areas:
         u = f"rocprofiler_{area}_api_args_t"
         text += f"\n// ---- {u}\n"
+        for name, dom, fn, j, _ in REFERENCE_TYPEDEFS.get(area, []):
+            text += (f"static_assert(std::is_same_v<{name}, {dom}::op_at<{dom}::id_of<\"{fn}\">()>::arg<{j}>>, "
+                     f"\"{name}\");\n")
         for m in members:
             for dom, op in m.checks:
                 n_ops += 1

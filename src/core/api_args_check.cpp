@@ -11,12 +11,14 @@
 #include <rocprofiler-sdk/callback_tracing.h>
 
 #include <cstddef>
+#include <type_traits>
 
 namespace encore::core::api_args_check {
 namespace {
 using namespace encore::domains;
 
 // ---- rocprofiler_hsa_api_args_t
+static_assert(std::is_same_v<hsa_ext_program_iterate_modules_cb_t, hsa_finalize_ext::op_at<hsa_finalize_ext::id_of<"hsa_ext_program_iterate_modules">()>::arg<1>>, "hsa_ext_program_iterate_modules_cb_t");
 static_assert(op_matches<hsa_core, 0>("hsa_init", sizeof(rocprofiler_hsa_api_args_t::hsa_init), 0), "rocprofiler_hsa_api_args_t::hsa_init");
 static_assert(op_matches<hsa_core, 1>("hsa_shut_down", sizeof(rocprofiler_hsa_api_args_t::hsa_shut_down), 0), "rocprofiler_hsa_api_args_t::hsa_shut_down");
 static_assert(op_matches<hsa_core, 2>("hsa_system_get_info", sizeof(rocprofiler_hsa_api_args_t::hsa_system_get_info), 2), "rocprofiler_hsa_api_args_t::hsa_system_get_info");

@@ -39,6 +39,7 @@ typedef union rocprofiler_hsa_api_retval_t {
 typedef void (*hsa_amd_queue_intercept_packet_writer)(const void* pkts, uint64_t pkt_count);
 typedef void (*hsa_amd_queue_intercept_handler)(const void* pkts, uint64_t pkt_count, uint64_t user_pkt_index, void* data, hsa_amd_queue_intercept_packet_writer writer);
 typedef void (*hsa_amd_runtime_queue_notifier)(const hsa_queue_t* queue, hsa_agent_t agent, void* data);
+typedef hsa_status_t (*hsa_ext_program_iterate_modules_cb_t)(hsa_ext_program_t program, hsa_ext_module_t module, void* data);
 
 /** Arguments of a call (valid at ENTER and EXIT; out-parameters are written by EXIT). */
 typedef union rocprofiler_hsa_api_args_t {
