@@ -23,6 +23,8 @@ Outputs (paths relative to --out, the repository root by default):
   include/rocprofiler-sdk/hip/runtime_api_id.h C op-id enum (HIP runtime)
   src/sim/exports.cpp                          the software HSA runtime's exported functions
   src/sim/slots.inc                            X-macro list of the HsaApiTable slots (src/sim)
+  include/rocprofiler-sdk/{hsa,hip,marker}/api_args.h   per-call argument unions (tools/api_args.py)
+  src/core/api_args_check.cpp                  their layout check against encore's captured copies
 
 Op ids are positions and are ABI: see tools/README.md for the ordering rules.
 """
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -39,8 +42,9 @@ from pathlib import Path
 # The C parser and the helpers every generator shares (tools/cdecl.py, next to this file).
 from cdecl import (EnumDef, Proto, Slot, banner, c_banner, c_enum, collect_enums,
                    collect_prototypes, die, exported_symbols, info, names_for, parse_table,
-                   preprocess, previous_op_order, rel_header, split_declarations, tokenize, warn,
+                   preprocess, previous_op_order, rel_header, spell, split_declarations, tokenize, warn,
                    write)
+import api_args
 
 GENERATOR = "tools/gen_domains.py"
 
@@ -170,6 +174,30 @@ def sim_files(hsa_slots: dict[str, list[Slot]], protos: dict[str, Proto],
     return {"src/sim/exports.cpp": exports, "src/sim/slots.inc": slots_inc}
 
 
+def _hsa_trace_typedefs(decls, in_trace_header, members) -> list[str]:
+    """The typedefs of hsa_api_trace.h (a C++-only header) that parameter types use, and those
+    they use, in header order: the C args header declares them itself (a repeated identical
+    typedef is valid C11 and C++)."""
+    found = []  # (name, words, text)
+    for d in decls:
+        words = [t.text for t in d.toks]
+        if not words or words[0] != "typedef" or not in_trace_header(d.file):
+            continue
+        # the declared name: in 'typedef R (*name)(...)' the identifier after '(' '*'
+        name = next((words[i + 2] for i in range(len(words) - 2)
+                     if words[i] == "(" and words[i + 1] == "*"), words[-2])
+        found.append((name, set(words), spell(d.toks).replace("(* ", "(*").replace(" ;", ";")))
+    used = {w for m in members for d in m.decls for w in re.findall(r"\w+", d)}
+    grew = True
+    while grew:
+        grew = False
+        for name, words, _ in found:
+            if name in used and not (words - {name}) <= used:
+                used |= words - {name}
+                grew = True
+    return [text for name, _, text in found if name in used]
+
+
 # --------------------------------------------------------------------------
 # main
 # --------------------------------------------------------------------------
@@ -226,6 +254,7 @@ def main() -> int:
     hsa_counts: dict[str, int] = {}
     hsa_slots: dict[str, list[Slot]] = {}
     slot_names: dict[str, list[str]] = {}  # function -> parameter names (the op's)
+    hsa_members: list[api_args.Member] = []
     for struct, stem, kind, cname, _, desc, _ in HSA_TABLES:
         slots = parse_table(hsa_decls, struct)
         hsa_slots[struct] = slots
@@ -241,8 +270,10 @@ def main() -> int:
                 sources.append(src)
             if p.variadic:
                 warn(f"{struct}: {s.function} is variadic")
-            names = names_for(p, struct)
+            names = api_args.reference_names(s.function, names_for(p, struct))
             slot_names[s.function] = names
+            hsa_members.append(api_args.member_of(s.function, p.params, names, struct,
+                                                  [(stem, len(lines))]))  # op id: slot position
             pn = "".join(f', "{n}"' for n in names)
             lines.append(f'    api::op<"{s.function}", &::{struct}::{s.member}{pn}>')
         out_rel = f"include/encore/domains/{stem}.hpp"
@@ -347,8 +378,10 @@ def main() -> int:
     hip_sources = sorted({rel_header(p.file, [hip_root]) for p in ordered},
                          key=lambda s: (s != "hip/hip_runtime_api.h", s))
     lines = []
+    hip_names: dict[str, list[str]] = {}
     for p in ordered:
-        names = names_for(p, "HIP")
+        names = api_args.reference_names(p.name, names_for(p, "HIP"))
+        hip_names[p.name] = names
         pn = "".join(f', "{n}"' for n in names)
         lines.append(f'    api::fn<"{p.name}", {p.signature}{pn}>')
     text = banner(GENERATOR, inc_rel, hip_sources, [
@@ -377,6 +410,49 @@ def main() -> int:
     write(out_root, rel, enum_header(hip_enums, rel, enum_sources,
                                      "encore/domains/detail/hip_api.hpp", "HIP", [hip_root]),
           written)
+
+    # ---------------------------------------------------------------- payload unions
+    # (tools/api_args.py) from the same prototypes and names as the domains above; the HIP
+    # compiler and marker domains are hand-written, so their own spelled signatures are read.
+    dom_dir = out_root / "include/encore/domains"
+    hsa_typedefs = _hsa_trace_typedefs(hsa_decls, hsa_file("hsa_api_trace.h"), hsa_members)
+    hip_members = api_args.symbol_domain_members(dom_dir / "hip_compiler.hpp")
+    by_member = {m.name: m for m in hip_members}
+    for i, p in enumerate(ordered):
+        m = api_args.member_of(p.name, p.params, hip_names[p.name], "HIP_RUNTIME_API",
+                               [("hip_runtime", i)])
+        prev = by_member.get(p.name)
+        if prev is None:
+            hip_members.append(m)
+        elif prev.decls != m.decls or prev.fields != m.fields:
+            die(f"{p.name}: the HIP compiler and runtime domains declare different parameters")
+        else:
+            prev.checks.append(("hip_runtime", i))  # one member, both domains checked
+    # Declared by the headers but not traced (not exported by the library, or C++ linkage): no
+    # record carries them, but a tool that names them (a switch over every op) still compiles.
+    untraced = [p for p in [*header_fns.values(), *cxx_linkage]
+                if p.name not in by_member and p.name not in hip_names and p.global_scope
+                and not p.variadic and p.name.startswith("hip")]
+    for p in sorted({p.name: p for p in untraced}.values(), key=lambda p: p.name):
+        hip_members.append(api_args.member_of(
+            p.name, p.params, api_args.reference_names(p.name, names_for(p, "HIP")),
+            "declared by the HIP headers, not traced (no record fills these)", []))
+    marker_members = api_args.symbol_domain_members(dom_dir / "marker.hpp")
+    note = ["Functions the reference declares that this build's headers do not have no member",
+            "(docs/arguments.md lists them)."]
+    areas = [("hsa", hsa_members, ["hsa/hsa.h", "hsa/hsa_ext_amd.h", "hsa/hsa_ext_image.h",
+                                   "hsa/hsa_ext_finalize.h", "hsa/hsa_api_trace.h"], hsa_typedefs),
+             ("hip", hip_members, [*hip_sources, "include/encore/domains/hip_compiler.hpp"], []),
+             ("marker", marker_members, ["include/encore/domains/marker.hpp"], [])]
+    for area, members, sources, typedefs in areas:
+        write(out_root, f"include/rocprofiler-sdk/{area}/api_args.h",
+              api_args.header(area, members, sources, typedefs, note), written)
+    text, n_ops, n_args = api_args.check_tu(
+        [(a, m) for a, m, *_ in areas],
+        ["encore/domains/hsa.hpp", "encore/domains/hip.hpp", "encore/domains/marker.hpp"])
+    write(out_root, "src/core/api_args_check.cpp", text, written)
+    info(f"api_args: {sum(len(m) for _, m, *_ in areas)} members, {n_ops} ops and {n_args} "
+         "parameters checked")
 
     c_exported = sum(1 for n in header_fns if n in exports)
     info(f"HIP: {len(header_fns)} C-linkage functions declared, "
@@ -450,11 +526,13 @@ def run_checks(out_root: Path, cxx: list[str], cc: list[str], hsa_root: Path, hi
                     f"static_cast<std::type_identity_t<{p.signature}>*>(&::{p.name});\n")
         ok &= _compile(cxx_cmd, src, ".cpp", f"HIP signatures ({len(hip_ops)})")
 
-        # 2. C op-id headers are C11
-        for rel in ("rocprofiler-sdk/hsa/api_id.h", "rocprofiler-sdk/hip/runtime_api_id.h"):
+        # 2. C op-id and args headers are C11
+        for rel in ("rocprofiler-sdk/hsa/api_id.h", "rocprofiler-sdk/hip/runtime_api_id.h",
+                    "rocprofiler-sdk/hsa/api_args.h", "rocprofiler-sdk/hip/api_args.h",
+                    "rocprofiler-sdk/marker/api_args.h"):
             src = f"#include <{rel}>\n#include <{rel}>\nint main(void) {{ return 0; }}\n"
             ok &= _compile([*cc, "-std=c11", "-fsyntax-only", "-Wall", "-Wextra", "-Wpedantic",
-                            "-Werror", f"-I{inc}"], src, ".c", rel)
+                            "-Werror", f"-I{inc}", f"-I{hsa_root}", f"-I{hip_root}"], src, ".c", rel)
 
         # 3. enum name tables
         src = "#include <encore/api/enum_names.hpp>\n"

@@ -9,34 +9,24 @@
  * my_callback runs on the calling thread before (ENTER) and after (EXIT) each traced call; the
  * user_data it receives is retained between the two. See docs/tracing.md.
  *
- * Payload structs: API kinds point at {size, args, retval}. encore stores the arguments in
- * `args` as a C struct of the call's parameters, but does not declare one named member per
- * function as the reference SDK does; read arguments with
- * rocprofiler_iterate_callback_tracing_kind_operation_args (or, in C++, encore::args_of).
+ * Payload structs: API kinds point at {size, args, retval}. `args` holds the call's parameters
+ * by value, one member per function as the reference SDK declares it (data->args.hipMalloc.size,
+ * the unions are in rocprofiler-sdk/{hsa,hip,marker}/api_args.h); or iterate them as strings
+ * with rocprofiler_iterate_callback_tracing_kind_operation_args (in C++ also encore::args_of).
  */
 #pragma once
 
 #include <rocprofiler-sdk/defines.h>
 #include <rocprofiler-sdk/fwd.h>
+#include <rocprofiler-sdk/hip/api_args.h>
+#include <rocprofiler-sdk/hsa/api_args.h>
+#include <rocprofiler-sdk/marker/api_args.h>
 
 #include <hsa/hsa.h>
 
 #include <stdint.h>
 
 ROCPROFILER_EXTERN_C_INIT
-
-/** Arguments of an HSA API call: a C struct of the call's parameters, in order. */
-typedef union rocprofiler_hsa_api_args_t {
-    uint64_t encore_raw[32];
-} rocprofiler_hsa_api_args_t;
-
-/** Return value of an HSA API call (valid at EXIT). */
-typedef union rocprofiler_hsa_api_retval_t {
-    uint64_t uint64_t_retval;
-    uint32_t uint32_t_retval;
-    hsa_signal_value_t hsa_signal_value_t_retval;
-    hsa_status_t hsa_status_t_retval;
-} rocprofiler_hsa_api_retval_t;
 
 /** Payload of the HSA_*_API kinds. */
 typedef struct rocprofiler_callback_tracing_hsa_api_data_t {
@@ -45,40 +35,12 @@ typedef struct rocprofiler_callback_tracing_hsa_api_data_t {
     rocprofiler_hsa_api_retval_t retval;
 } rocprofiler_callback_tracing_hsa_api_data_t;
 
-/** Arguments of a HIP API call: a C struct of the call's parameters, in order. */
-typedef union rocprofiler_hip_api_args_t {
-    uint64_t encore_raw[32];
-} rocprofiler_hip_api_args_t;
-
-/** Return value of a HIP API call (valid at EXIT). hipError_t is stored as its int value. */
-typedef union rocprofiler_hip_api_retval_t {
-    int32_t hipError_t_retval;
-    const char* const_charp_retval;
-    void* voidp_retval;
-    uint64_t uint64_t_retval;
-    uint32_t uint32_t_retval;
-    int32_t int_retval;
-    uint8_t encore_raw[24]; /* large enough for hipChannelFormatDesc */
-} rocprofiler_hip_api_retval_t;
-
 /** Payload of the HIP_RUNTIME_API and HIP_COMPILER_API kinds. */
 typedef struct rocprofiler_callback_tracing_hip_api_data_t {
     uint64_t size;
     rocprofiler_hip_api_args_t args;
     rocprofiler_hip_api_retval_t retval;
 } rocprofiler_callback_tracing_hip_api_data_t;
-
-/** Arguments of a marker (roctx) call: a C struct of the call's parameters, in order. */
-typedef union rocprofiler_marker_api_args_t {
-    uint64_t encore_raw[4];
-} rocprofiler_marker_api_args_t;
-
-/** Return value of a marker call (valid at EXIT). */
-typedef union rocprofiler_marker_api_retval_t {
-    int32_t int32_t_retval;
-    int64_t int64_t_retval;
-    uint64_t uint64_t_retval; /* roctxRangeStartA: the range id */
-} rocprofiler_marker_api_retval_t;
 
 /** Payload of the MARKER_CORE_API, MARKER_CONTROL_API and MARKER_NAME_API kinds. */
 typedef struct rocprofiler_callback_tracing_marker_api_data_t {

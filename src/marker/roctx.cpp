@@ -80,7 +80,7 @@ struct open_range {
         if (ev.op == op_thread_range)
             p.retval.int32_t_retval = static_cast<std::int32_t>(retval);
         else
-            p.retval.uint64_t_retval = retval;
+            p.retval.roctx_range_id_t_retval = retval;
         return p;
     }
 };

@@ -70,7 +70,7 @@ void on_marker(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*
         const auto* p = static_cast<const rocprofiler_callback_tracing_marker_api_data_t*>(r.payload);
         x.ret = r.kind == ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API &&
                         r.operation == ROCPROFILER_MARKER_CORE_API_ID_roctxRangeStartA
-                    ? static_cast<std::int64_t>(p->retval.uint64_t_retval)
+                    ? static_cast<std::int64_t>(p->retval.roctx_range_id_t_retval)
                     : p->retval.int32_t_retval;
     }
     std::lock_guard lk(g_mutex);
@@ -88,7 +88,7 @@ void on_range(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t* 
     if (r.phase == ROCPROFILER_CALLBACK_PHASE_EXIT) {
         const auto* p = static_cast<const rocprofiler_callback_tracing_marker_api_data_t*>(r.payload);
         x.ret = r.operation == ROCPROFILER_MARKER_CORE_RANGE_API_ID_roctxProcessRangeA
-                    ? static_cast<std::int64_t>(p->retval.uint64_t_retval)
+                    ? static_cast<std::int64_t>(p->retval.roctx_range_id_t_retval)
                     : p->retval.int32_t_retval;
     }
     std::lock_guard lk(g_mutex);

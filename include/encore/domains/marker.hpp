@@ -27,12 +27,12 @@ struct marker_control : api::domain<"MARKER_CONTROL_API", kind::marker_control_a
                                     api::fn<"roctxProfilerPause", int(roctx_thread_id_t), "tid">,
                                     api::fn<"roctxProfilerResume", int(roctx_thread_id_t), "tid">> {};
 
-struct marker_name : api::domain<"MARKER_NAME_API", kind::marker_name_api, api::no_table,
-                                 api::fn<"roctxNameOsThread", int(const char*), "name">,
-                                 api::fn<"roctxNameHsaAgent", int(const char*, const hsa_agent_s*), "name", "agent">,
-                                 api::fn<"roctxNameHipDevice", int(const char*, int), "name", "device_id">,
-                                 api::fn<"roctxNameHipStream", int(const char*, const ihipStream_t*), "name", "stream">> {
-};
+struct marker_name
+    : api::domain<"MARKER_NAME_API", kind::marker_name_api, api::no_table,
+                  api::fn<"roctxNameOsThread", int(const char*), "name">,
+                  api::fn<"roctxNameHsaAgent", int(const char*, const struct hsa_agent_s*), "name", "agent">,
+                  api::fn<"roctxNameHipDevice", int(const char*, int), "name", "device_id">,
+                  api::fn<"roctxNameHipStream", int(const char*, const struct ihipStream_t*), "name", "stream">> {};
 
 // No function has these names: the reference names the range operations after what they span.
 // The signatures are the opening call's (the message in, the push level / range id out), which

@@ -4,7 +4,9 @@
 // HSA and HIP records carry the C API's structs (rocprofiler_callback_tracing_hsa_api_data_t,
 // ..._hip_api_data_t): `{size, args, retval}`. `args` holds the call's arguments laid out as a C
 // struct of them (encore::api::captured_args), `retval` the return value at EXIT. C++ tools read
-// them typed with encore::args_of<Op>(record) / encore::retval_of<Op>(record).
+// them typed with encore::args_of<Op>(record) / encore::retval_of<Op>(record), or by name through
+// the C unions' members (`args.hipMalloc.size`, rocprofiler-sdk/*/api_args.h), which alias the
+// same bytes (src/core/api_args_check.cpp asserts it per parameter).
 #pragma once
 
 #include <encore/api/domain.hpp>
