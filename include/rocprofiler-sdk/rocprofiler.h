@@ -14,6 +14,12 @@
 #include <rocprofiler-sdk/context.h>
 #include <rocprofiler-sdk/external_correlation.h>
 #include <rocprofiler-sdk/registration.h>
+/* Counters and the services that need hardware encore cannot reach (docs/counters.md). */
+#include <rocprofiler-sdk/counter_config.h>
+#include <rocprofiler-sdk/counters.h>
+#include <rocprofiler-sdk/device_counting_service.h>
+#include <rocprofiler-sdk/dispatch_counting_service.h>
+#include <rocprofiler-sdk/pc_sampling.h>
 
 ROCPROFILER_EXTERN_C_INIT
 
