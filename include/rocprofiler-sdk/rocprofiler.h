@@ -19,6 +19,7 @@
 #include <rocprofiler-sdk/counters.h>
 #include <rocprofiler-sdk/device_counting_service.h>
 #include <rocprofiler-sdk/dispatch_counting_service.h>
+#include <rocprofiler-sdk/dispatch_profile.h>
 #include <rocprofiler-sdk/pc_sampling.h>
 
 ROCPROFILER_EXTERN_C_INIT

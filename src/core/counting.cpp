@@ -16,6 +16,7 @@
 #include <encore/tracing/agents.hpp>
 #include <rocprofiler-sdk/counters.h>
 #include <rocprofiler-sdk/device_counting_service.h>
+#include <rocprofiler-sdk/dispatch_profile.h>
 
 #include <atomic>
 #include <cstring>
@@ -127,6 +128,10 @@ struct service {
     void* dispatch_args = nullptr;
     rocprofiler_dispatch_counting_record_cb_t record = nullptr;
     void* record_args = nullptr;
+    // Configured under the 2024 names (dispatch_profile.h): the callbacks take the older data
+    // struct, with a full correlation id. One of the two pairs is set.
+    rocprofiler_profile_counting_dispatch_callback_t legacy_dispatch = nullptr;
+    rocprofiler_profile_counting_record_callback_t legacy_record = nullptr;
 };
 // Written while configuration is open, read-only afterwards (like the registry's services).
 service g_services[tracing::max_contexts];
@@ -186,6 +191,18 @@ double value_of(counter c, const geometry& g, const source& src, const measureme
     return 0.0;
 }
 
+// The 2024 form of the dispatch data (dispatch_profile.h).
+rocprofiler_profile_counting_dispatch_data_t legacy_of(const rocprofiler_dispatch_counting_service_data_t& d) noexcept {
+    rocprofiler_profile_counting_dispatch_data_t out{};
+    out.size = sizeof(out);
+    out.correlation_id.internal = d.correlation_id.internal;
+    out.correlation_id.external = d.correlation_id.external;
+    out.start_timestamp = d.start_timestamp;
+    out.end_timestamp = d.end_timestamp;
+    out.dispatch_info = d.dispatch_info;
+    return out;
+}
+
 // The one place a dispatch's records leave encore. The buffered service
 // (rocprofiler_configure_buffer_dispatch_counting_service) would write a
 // rocprofiler_dispatch_counting_service_record_t header and the records into the context's
@@ -194,7 +211,10 @@ void deliver(unsigned c, const rocprofiler_dispatch_counting_service_data_t& dat
              rocprofiler_counter_record_t* records, std::size_t n, rocprofiler_user_data_t user_data) noexcept {
     const service& svc = g_services[c];
     try {
-        svc.record(data, records, n, user_data, svc.record_args);
+        if (svc.legacy_record != nullptr)
+            svc.legacy_record(legacy_of(data), records, n, user_data, svc.record_args);
+        else
+            svc.record(data, records, n, user_data, svc.record_args);
     } catch (...) {
         tracing::detail::callback_threw(c, ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH);
     }
@@ -246,7 +266,11 @@ bool begin(session& s, const rocprofiler_kernel_dispatch_info_t& info, std::uint
         rocprofiler_counter_config_id_t cfg{0};
         rocprofiler_user_data_t ud{};
         try {
-            svc.dispatch(data_of(info, s.internal, external), &cfg, &ud, svc.dispatch_args);
+            const auto data = data_of(info, s.internal, external);
+            if (svc.legacy_dispatch != nullptr)
+                svc.legacy_dispatch(legacy_of(data), &cfg, &ud, svc.dispatch_args);
+            else
+                svc.dispatch(data, &cfg, &ud, svc.dispatch_args);
         } catch (...) {
             tracing::detail::callback_threw(c, ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH);
             continue;
@@ -329,6 +353,22 @@ void fill_common(Info& out, std::uint64_t handle) noexcept {
     out.expression = "";
     out.is_constant = 0;
     out.is_derived = 0;
+}
+
+// Both configure functions (the current names and the 2024 ones): `svc` holds one callback pair.
+rocprofiler_status_t configure_service(rocprofiler_context_id_t context_id, bool callbacks_set,
+                                       const service& svc) noexcept {
+    static std::mutex configure_mutex;
+    std::lock_guard lk(configure_mutex);
+    if (!core::configuration_open()) return ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
+    if (core::find_context(context_id) == nullptr) return ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
+    if (!callbacks_set) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    const std::uint64_t bit = std::uint64_t{1} << context_id.handle;
+    if ((g_configured.load(std::memory_order_relaxed) & bit) != 0)
+        return ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED;
+    g_services[context_id.handle] = svc;
+    g_configured.fetch_or(bit, std::memory_order_release);  // pairs with begin's acquire
+    return ROCPROFILER_STATUS_SUCCESS;
 }
 
 }  // namespace
@@ -476,17 +516,29 @@ rocprofiler_status_t rocprofiler_configure_callback_dispatch_counting_service(
     rocprofiler_context_id_t context_id, rocprofiler_dispatch_counting_service_cb_t dispatch_callback,
     void* dispatch_callback_args, rocprofiler_dispatch_counting_record_cb_t record_callback,
     void* record_callback_args) noexcept {
-    static std::mutex configure_mutex;
-    std::lock_guard lk(configure_mutex);
+    const bool set = dispatch_callback != nullptr && record_callback != nullptr;
+    return configure_service(context_id, set,
+                             {dispatch_callback, dispatch_callback_args, record_callback, record_callback_args});
+}
+
+rocprofiler_status_t rocprofiler_configure_callback_dispatch_profile_counting_service(
+    rocprofiler_context_id_t context_id, rocprofiler_profile_counting_dispatch_callback_t dispatch_callback,
+    void* dispatch_callback_args, rocprofiler_profile_counting_record_callback_t record_callback,
+    void* record_callback_args) noexcept {
+    const bool set = dispatch_callback != nullptr && record_callback != nullptr;
+    return configure_service(context_id, set,
+                             {nullptr, dispatch_callback_args, nullptr, record_callback_args, dispatch_callback,
+                              record_callback});
+}
+
+rocprofiler_status_t rocprofiler_configure_buffered_dispatch_profile_counting_service(
+    rocprofiler_context_id_t context_id, rocprofiler_buffer_id_t buffer_id,
+    rocprofiler_profile_counting_dispatch_callback_t callback, void*) noexcept {
     if (!core::configuration_open()) return ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
     if (core::find_context(context_id) == nullptr) return ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
-    if (dispatch_callback == nullptr || record_callback == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
-    const std::uint64_t bit = std::uint64_t{1} << context_id.handle;
-    if ((g_configured.load(std::memory_order_relaxed) & bit) != 0)
-        return ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED;
-    g_services[context_id.handle] = {dispatch_callback, dispatch_callback_args, record_callback, record_callback_args};
-    g_configured.fetch_or(bit, std::memory_order_release);  // pairs with begin's acquire
-    return ROCPROFILER_STATUS_SUCCESS;
+    if (callback == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    (void)buffer_id;
+    return ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED;  // records into buffers: docs/counters.md
 }
 
 rocprofiler_status_t rocprofiler_configure_buffer_dispatch_counting_service(

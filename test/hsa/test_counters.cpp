@@ -5,7 +5,7 @@
 //           locked) and repeated calls; agents without a counter source (the CPU agent, and any
 //           agent before the runtime loaded encore) report none; the services that need hardware
 //           encore cannot reach say so.
-//   values: the counters of dispatches of several geometries (partial workgroups in 1, 2 and 3
+//   values: (context A under the current names, B under the 2024 ones) the counters of dispatches of several geometries (partial workgroups in 1, 2 and 3
 //           dimensions) against a brute-force count of their workgroups and waves, and their time
 //           counters against the record's timestamps; user_data and correlation ids; a config of
 //           0 and a stopped context count nothing.
@@ -20,6 +20,7 @@
 #include <rocprofiler-sdk/counters.h>
 #include <rocprofiler-sdk/device_counting_service.h>
 #include <rocprofiler-sdk/dispatch_counting_service.h>
+#include <rocprofiler-sdk/dispatch_profile.h>
 #include <rocprofiler-sdk/experimental/kernel_replay.h>
 #include <rocprofiler-sdk/experimental/spm.h>
 #include <rocprofiler-sdk/experimental/thread_trace.h>
@@ -33,6 +34,8 @@
 #include <string>
 #include <type_traits>
 #include <vector>
+
+extern "C" int counter_layout_checked(void);  // c_counter_layout.c (its checks are at compile time)
 
 namespace {
 
@@ -190,6 +193,27 @@ void values_dispatch_cb(rocprofiler_dispatch_counting_service_data_t d, rocprofi
     ud->value = d.dispatch_info.dispatch_id * 7;
 }
 
+// The same under the 2024 names (dispatch_profile.h), for context B in values mode.
+rocprofiler_dispatch_counting_service_data_t from_legacy(const rocprofiler_profile_counting_dispatch_data_t& l) {
+    expect(l.size == sizeof(l) && l.correlation_id.ancestor == 0, "the 2024 data struct");
+    rocprofiler_dispatch_counting_service_data_t d{};
+    d.size = sizeof(d);
+    d.correlation_id.internal = l.correlation_id.internal;
+    d.correlation_id.external = l.correlation_id.external;
+    d.start_timestamp = l.start_timestamp;
+    d.end_timestamp = l.end_timestamp;
+    d.dispatch_info = l.dispatch_info;
+    return d;
+}
+void legacy_dispatch_cb(rocprofiler_profile_counting_dispatch_data_t d, rocprofiler_profile_config_id_t* cfg,
+                        rocprofiler_user_data_t* ud, void* args) {
+    values_dispatch_cb(from_legacy(d), cfg, ud, args);
+}
+void legacy_record_cb(rocprofiler_profile_counting_dispatch_data_t d, rocprofiler_record_counter_t* records, size_t n,
+                      rocprofiler_user_data_t ud, void* args) {
+    record_cb(from_legacy(d), records, n, ud, args);
+}
+
 // replay mode: the pass number selects the config, as counters_client.cpp does.
 void replay_dispatch_cb(rocprofiler_dispatch_counting_service_data_t d, rocprofiler_counter_config_id_t* cfg,
                         rocprofiler_user_data_t*, void*) {
@@ -247,8 +271,22 @@ void api_checks_at_init() {
                                                                     nullptr) ==
                ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED,
            "counting service: configured twice on one context");
+    expect(rocprofiler_configure_callback_dispatch_profile_counting_service(ctx, &legacy_dispatch_cb, nullptr,
+                                                                            &legacy_record_cb, nullptr) ==
+               ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED,
+           "the 2024 form on a context that has the service");
     rocprofiler_context_id_t other{};
     expect(rocprofiler_create_context(&other) == ok, "create a second context");
+    expect(rocprofiler_configure_callback_dispatch_profile_counting_service(
+               other, &legacy_dispatch_cb, nullptr, nullptr, nullptr) == ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT,
+           "the 2024 form: null record callback");
+    expect(rocprofiler_configure_callback_dispatch_profile_counting_service(bogus, &legacy_dispatch_cb, nullptr,
+                                                                            &legacy_record_cb, nullptr) ==
+               ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND,
+           "the 2024 form: unknown context");
+    expect(rocprofiler_configure_buffered_dispatch_profile_counting_service(other, {1}, &legacy_dispatch_cb, nullptr) ==
+               ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED,
+           "the 2024 buffered form: not implemented");
     expect(rocprofiler_configure_buffer_dispatch_counting_service(other, {1}, &values_dispatch_cb, nullptr) ==
                ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED,
            "buffered counting service: not implemented");
@@ -579,8 +617,13 @@ int tool_init(rocprofiler_client_finalize_t, void*) {
     auto* dispatch_cb = g_mode == "values" ? &values_dispatch_cb : &replay_dispatch_cb;
     bad += rocprofiler_configure_callback_dispatch_counting_service(g_count_a, dispatch_cb, nullptr, &record_cb,
                                                                     reinterpret_cast<void*>(uintptr_t{1})) != ok;
-    bad += rocprofiler_configure_callback_dispatch_counting_service(g_count_b, dispatch_cb, nullptr, &record_cb,
-                                                                    reinterpret_cast<void*>(uintptr_t{2})) != ok;
+    if (g_mode == "values")
+        bad += rocprofiler_configure_callback_dispatch_profile_counting_service(
+                   g_count_b, &legacy_dispatch_cb, nullptr, &legacy_record_cb, reinterpret_cast<void*>(uintptr_t{2})) !=
+               ok;
+    else
+        bad += rocprofiler_configure_callback_dispatch_counting_service(g_count_b, dispatch_cb, nullptr, &record_cb,
+                                                                        reinterpret_cast<void*>(uintptr_t{2})) != ok;
     if (g_mode == "replay") {
         bad += rocprofiler_create_context(&g_replay) != ok;
         bad += rocprofiler_configure_callback_tracing_service(g_replay, ROCPROFILER_CALLBACK_TRACING_KERNEL_REPLAY,
@@ -613,6 +656,7 @@ int main(int argc, char** argv) {
     expect(rocprofiler_create_counter_config({1}, one, 1, &early) == ROCPROFILER_STATUS_ERROR_AGENT_NOT_FOUND,
            "before hsa_init: no config");
 
+    expect(counter_layout_checked() == 1, "the C headers' layout checks compiled");
     HSA_CHECK(hsa_init());
     expect(g_callbacks_in_tool_init == 1, "the tool was initialized");
     if (g_mode == "api") {
