@@ -335,6 +335,107 @@ typedef struct rocprofiler_version_triplet_t {
     uint32_t patch;
 } rocprofiler_version_triplet_t;
 
+/* ---- counters (counters.h, counter_config.h, dispatch_counting_service.h, pc_sampling.h) ----
+ * Names, members and values as the reference's fwd.h. */
+
+/** Correlation of asynchronous work (a dispatch) with the API call that caused it. */
+typedef struct rocprofiler_async_correlation_id_t {
+    uint64_t internal;
+    rocprofiler_user_data_t external;
+} rocprofiler_async_correlation_id_t;
+
+/** A counter an agent can count (rocprofiler_iterate_agent_supported_counters). */
+typedef struct rocprofiler_counter_id_t {
+    uint64_t handle;
+} rocprofiler_counter_id_t;
+
+/** A set of counters for one agent (rocprofiler_create_counter_config); 0 is no config. */
+typedef struct rocprofiler_counter_config_id_t {
+    uint64_t handle;
+} rocprofiler_counter_config_id_t;
+
+/** A record's counter and its position in each of the counter's dimensions, in one number
+ *  (decoded by rocprofiler_query_record_counter_id / _dimension_position). */
+typedef uint64_t rocprofiler_counter_instance_id_t;
+/** A dimension of a counter's instances. */
+typedef uint64_t rocprofiler_counter_dimension_id_t;
+
+/** Version of the struct rocprofiler_query_counter_info fills. */
+typedef enum rocprofiler_counter_info_version_id_t  // NOLINT(performance-enum-size)
+{ ROCPROFILER_COUNTER_INFO_VERSION_NONE,
+  ROCPROFILER_COUNTER_INFO_VERSION_0,
+  ROCPROFILER_COUNTER_INFO_VERSION_1,
+  ROCPROFILER_COUNTER_INFO_VERSION_LAST,
+} rocprofiler_counter_info_version_id_t;
+
+/** Kinds of records in the COUNTERS buffer category. */
+typedef enum rocprofiler_counter_record_kind_t  // NOLINT(performance-enum-size)
+{ ROCPROFILER_COUNTER_RECORD_NONE = 0,
+  ROCPROFILER_COUNTER_RECORD_PROFILE_COUNTING_DISPATCH_HEADER,
+  ROCPROFILER_COUNTER_RECORD_VALUE,
+  ROCPROFILER_COUNTER_RECORD_LAST,
+} rocprofiler_counter_record_kind_t;
+
+/** Flags of some counter calls (device counting). */
+typedef enum rocprofiler_counter_flag_t  // NOLINT(performance-enum-size)
+{ ROCPROFILER_COUNTER_FLAG_NONE = 0,
+  ROCPROFILER_COUNTER_FLAG_ASYNC,
+  ROCPROFILER_COUNTER_FLAG_APPEND_DEFINITION,
+  ROCPROFILER_COUNTER_FLAG_LAST,
+} rocprofiler_counter_flag_t;
+
+/** PC sampling methods (pc_sampling.h; encore has none: docs/counters.md). */
+typedef enum rocprofiler_pc_sampling_method_t  // NOLINT(performance-enum-size)
+{ ROCPROFILER_PC_SAMPLING_METHOD_NONE = 0,
+  ROCPROFILER_PC_SAMPLING_METHOD_STOCHASTIC,
+  ROCPROFILER_PC_SAMPLING_METHOD_HOST_TRAP,
+  ROCPROFILER_PC_SAMPLING_METHOD_LAST,
+} rocprofiler_pc_sampling_method_t;
+
+/** Units of a PC sampling interval. */
+typedef enum rocprofiler_pc_sampling_unit_t  // NOLINT(performance-enum-size)
+{ ROCPROFILER_PC_SAMPLING_UNIT_NONE = 0,
+  ROCPROFILER_PC_SAMPLING_UNIT_INSTRUCTIONS,
+  ROCPROFILER_PC_SAMPLING_UNIT_CYCLES,
+  ROCPROFILER_PC_SAMPLING_UNIT_TIME,
+  ROCPROFILER_PC_SAMPLING_UNIT_LAST,
+} rocprofiler_pc_sampling_unit_t;
+
+/** Kinds of records in the PC_SAMPLING buffer category. */
+typedef enum rocprofiler_pc_sampling_record_kind_t  // NOLINT(performance-enum-size)
+{ ROCPROFILER_PC_SAMPLING_RECORD_NONE = 0,
+  ROCPROFILER_PC_SAMPLING_RECORD_INVALID_SAMPLE,
+  ROCPROFILER_PC_SAMPLING_RECORD_HOST_TRAP_V0_SAMPLE,
+  ROCPROFILER_PC_SAMPLING_RECORD_STOCHASTIC_V0_SAMPLE,
+  ROCPROFILER_PC_SAMPLING_RECORD_LAST,
+} rocprofiler_pc_sampling_record_kind_t;
+
+/** A dimension of a counter: its name, how many positions it has, its id. */
+typedef struct rocprofiler_counter_record_dimension_info_t {
+    const char* name;
+    size_t instance_size;
+    rocprofiler_counter_dimension_id_t id;
+} rocprofiler_counter_record_dimension_info_t;
+/** The reference's earlier name. */
+typedef rocprofiler_counter_record_dimension_info_t rocprofiler_record_dimension_info_t;
+
+/** One counter instance's value for one dispatch (dispatch_id > 0). */
+typedef struct rocprofiler_counter_record_t {
+    rocprofiler_counter_instance_id_t id;
+    double counter_value;
+    rocprofiler_dispatch_id_t dispatch_id;
+    rocprofiler_user_data_t user_data;
+    rocprofiler_agent_id_t agent_id;
+} rocprofiler_counter_record_t;
+/** The reference's earlier name. */
+typedef rocprofiler_counter_record_t rocprofiler_record_counter_t;
+
+#if !defined(ROCPROFILER_SDK_BETA_COMPAT) || ROCPROFILER_SDK_BETA_COMPAT > 0
+/** The reference renamed "profile_config" to "counter_config"; the old name stays. */
+typedef rocprofiler_counter_config_id_t rocprofiler_profile_config_id_t;
+#endif
+
+
 ROCPROFILER_EXTERN_C_FINI
 
 #if defined(__cplusplus)

@@ -25,6 +25,13 @@
 #include <rocprofiler-sdk/marker.h>
 /* Not in the reference's list, which leaves it to tools; encore's tools expect it here. */
 #include <rocprofiler-sdk/registration.h>
+/* Counters and the services that need hardware encore cannot reach (docs/counters.md). */
+#include <rocprofiler-sdk/counter_config.h>
+#include <rocprofiler-sdk/counters.h>
+#include <rocprofiler-sdk/device_counting_service.h>
+#include <rocprofiler-sdk/dispatch_counting_service.h>
+#include <rocprofiler-sdk/dispatch_profile.h>
+#include <rocprofiler-sdk/pc_sampling.h>
 
 ROCPROFILER_EXTERN_C_INIT
 

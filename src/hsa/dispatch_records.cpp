@@ -31,6 +31,7 @@
 
 #include "backend/drain.hpp"
 #include "backend/events.hpp"
+#include "core/counting.hpp"
 #include "core/warn.hpp"
 
 #include <chrono>
@@ -58,10 +59,12 @@ struct dispatch_record {
     std::uint64_t runtime_epoch = 0;  // g_runtime_epoch when its signals were created
     bool counted = false;             // in its agent's replay-gate count
     bool traced = false;              // ev holds the contexts and correlation captured at ENQUEUE
+    bool counting = false;            // count holds the counting contexts' configs (payload: the info)
     bool is_gate = false;
     bool gate_open = false;  // guarded by the queue's mu
     event ev;
     rocprofiler_callback_tracing_kernel_dispatch_data_t payload;
+    core::counting::session count;
 };
 
 namespace {
@@ -160,11 +163,17 @@ void remember_program_times(hsa_signal_t app, const hsa_amd_profiling_dispatch_t
 }
 
 void deliver_complete(dispatch_record& d) noexcept {
-    if (!d.traced && d.app_signal.handle == 0) return;
+    if (!d.traced && !d.counting && d.app_signal.handle == 0) return;
     hsa_amd_profiling_dispatch_time_t t{};
     const bool timed = runtime().amd.hsa_amd_profiling_get_dispatch_time_fn(d.queue->agent, d.signal, &t) ==
                        HSA_STATUS_SUCCESS;
     if (timed && d.app_signal.handle != 0) remember_program_times(d.app_signal, t);
+    if (d.counting) {
+        // The packet processor's start and end of this dispatch (or pass): the counters' window.
+        core::counting::measurement m;
+        if (timed) m = {true, t.start, t.end, to_encore_ns(t.start), to_encore_ns(t.end)};
+        core::counting::complete(d.count, d.payload.dispatch_info, m);
+    }
     if (!d.traced) return;
     if (timed) {
         d.payload.start_timestamp = to_encore_ns(t.start);
@@ -336,7 +345,7 @@ void gate_if_needed(queue_state& qs, const void* pkt, hsa_amd_queue_intercept_pa
     }
     d->queue = &qs;
     d->app_signal = {};
-    d->counted = d->traced = false;
+    d->counted = d->traced = d->counting = false;
     d->is_gate = true;
     hsa_barrier_and_packet_t b = barrier_with(d->signal, false);
     b.dep_signal[0] = d->gate;
@@ -352,7 +361,8 @@ void submit_ordinary(queue_state& qs, const hsa_kernel_dispatch_packet_t& in,
                      hsa_amd_queue_intercept_packet_writer writer, std::uint64_t enqueue_mask,
                      std::uint64_t complete_mask, std::uint64_t dispatch_id) noexcept {
     const bool count = replay_gate::enabled();
-    if ((enqueue_mask | complete_mask) == 0 && !count) {
+    const bool counting = core::counting::active();
+    if ((enqueue_mask | complete_mask) == 0 && !count && !counting) {
         writer(&in, 1);
         return;
     }
@@ -370,12 +380,13 @@ void submit_ordinary(queue_state& qs, const hsa_kernel_dispatch_packet_t& in,
     d->is_gate = false;
     d->traced = event::capture_into_for(d->ev, kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE,
                                         enqueue_mask | complete_mask);
-    if (d->traced) {
-        fill_info(d->payload, qs, in, dispatch_id != 0 ? dispatch_id : next_dispatch_id());
+    if (d->traced || counting) fill_info(d->payload, qs, in, dispatch_id != 0 ? dispatch_id : next_dispatch_id());
+    if (d->traced)
         d->ev.deliver_to(enqueue_mask, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, ROCPROFILER_CALLBACK_PHASE_ENTER,
                          &d->payload);
-    }
-    if (!d->traced && !count) {
+    // The counting contexts' dispatch callbacks, before the packet is written (their configs).
+    d->counting = counting && core::counting::begin(d->count, d->payload.dispatch_info, ~std::uint64_t{0});
+    if (!d->traced && !count && !d->counting) {
         put_back(qs, d);
         writer(&in, 1);
         return;
@@ -415,11 +426,15 @@ dispatch_record* begin_pass(queue_state& qs, const hsa_kernel_dispatch_packet_t&
     d->app_signal = {};
     d->traced = event::capture_into_for(d->ev, kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE,
                                         enqueue_mask | complete_mask);
-    if (d->traced) {
-        fill_info(d->payload, qs, pkt, dispatch_id);  // every pass: the same dispatch id
+    const bool counting = core::counting::configured();
+    if (d->traced || counting) fill_info(d->payload, qs, pkt, dispatch_id);  // every pass: the same dispatch id
+    if (d->traced)
         d->ev.deliver_to(enqueue_mask, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, ROCPROFILER_CALLBACK_PHASE_ENTER,
                          &d->payload);
-    }
+    // Each pass is counted once by the counting contexts taking part in it (`contexts`: those the
+    // tool did not stop for this pass), with the config their dispatch callback gives now, on the
+    // replaying thread after PASS ENTER.
+    d->counting = counting && core::counting::begin(d->count, d->payload.dispatch_info, contexts);
     out = pkt;
     out.completion_signal = d->signal;  // the program's signal fires once, after the last pass
     if (d->traced)

@@ -13,6 +13,7 @@
 #include "agents.hpp"
 #include "code_object.hpp"
 #include "memory.hpp"
+#include "counting.hpp"
 #include "queues.hpp"
 #include "replay_gate.hpp"
 #include "replay_memory.hpp"
@@ -54,6 +55,7 @@ extern "C" ENCORE_API bool OnLoad(::HsaApiTable* table, uint64_t runtime_version
         core::warn("the HSA runtime could not load tool %s", failed_tool_names[i]);
     hsa::adopt_runtime(*table);
     hsa::register_agents();
+    hsa::register_counter_sources();
     core::add_producer(tracing::produced_by::hsa);
     core::initialize();
     if (core::replay::service_configured()) {

@@ -17,6 +17,7 @@
 #include "backend/drain.hpp"
 #include "backend/events.hpp"
 #include "backend/slot_hook.hpp"
+#include "core/counting.hpp"
 #include "core/replay.hpp"
 #include "core/warn.hpp"
 
@@ -48,7 +49,8 @@ void intercept(const void* pkts, std::uint64_t count, std::uint64_t, void* data,
                                                                         ROCPROFILER_KERNEL_DISPATCH_COMPLETE);
     const bool replay_on = replay_gate::enabled();
     // Program signals still to fire on this queue (tracing stopped since) still gate barrier-bit packets.
-    if ((enqueue_mask | complete_mask) == 0 && !replay_on && q->unfired.load(std::memory_order_acquire) == 0) {
+    if ((enqueue_mask | complete_mask) == 0 && !replay_on && q->unfired.load(std::memory_order_acquire) == 0 &&
+        !core::counting::active()) {
         writer(pkts, count);
         return;
     }
@@ -135,7 +137,9 @@ void uninstall_dispatch_tracing(::HsaApiTable& table) noexcept {
 }
 
 bool install_dispatch_tracing(::HsaApiTable& table) noexcept {
-    if (!configured_operations(kind::kernel_dispatch).any() && !core::replay::service_configured()) return false;
+    if (!configured_operations(kind::kernel_dispatch).any() && !core::replay::service_configured() &&
+        !core::counting::configured())
+        return false;
     using backend::has_slot;
     // All three or none: intercepted queues need their destroy, and timing its profiling fix-up.
     if (!has_slot<&CoreApiTable::hsa_queue_create_fn>(table.core_) ||
