@@ -57,6 +57,7 @@ typedef struct rocprofiler_callback_tracing_code_object_load_data_t {
         rocprofiler_agent_id_t rocp_agent; /* deprecated name */
         rocprofiler_agent_id_t agent_id;
     };
+    hsa_agent_t hsa_agent; /* the same agent as the runtime's handle (the reference deprecates it) */
     const char* uri;
     uint64_t load_base;
     uint64_t load_size;

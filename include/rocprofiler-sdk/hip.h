@@ -5,4 +5,5 @@
  *   if (record.operation == ROCPROFILER_HIP_RUNTIME_API_ID_hipMalloc) ...  */
 #pragma once
 
+#include <rocprofiler-sdk/hip/api_args.h>
 #include <rocprofiler-sdk/hip/api_id.h>

@@ -16,6 +16,7 @@
 #include <hsa/hsa.h>
 #include <hsa/hsa_ext_amd.h>
 
+#include <rocprofiler-sdk/hsa/api_args.h>
 #include <rocprofiler-sdk/hsa/api_id.h>
 
 #if defined(ROCPROFILER_DEFINED_AMD_INTERNAL_BUILD)

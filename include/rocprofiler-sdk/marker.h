@@ -5,4 +5,5 @@
  *   if (record.operation == ROCPROFILER_MARKER_CORE_API_ID_roctxRangePushA) ...  */
 #pragma once
 
+#include <rocprofiler-sdk/marker/api_args.h>
 #include <rocprofiler-sdk/marker/api_id.h>

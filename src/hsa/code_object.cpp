@@ -95,6 +95,7 @@ hsa_status_t on_code_object(hsa_executable_t, hsa_loaded_code_object_t co, void*
         p.size = sizeof(p);
         (void)co_info(co, HSA_VEN_AMD_LOADER_LOADED_CODE_OBJECT_INFO_AGENT, rec->agent);
         p.agent_id.handle = rec->agent.handle;
+        p.hsa_agent = rec->agent;
         std::uint32_t uri_length = 0;
         if (co_info(co, HSA_VEN_AMD_LOADER_LOADED_CODE_OBJECT_INFO_URI_LENGTH, uri_length) && uri_length > 0) {
             rec->uri.resize(uri_length);

@@ -38,7 +38,8 @@ struct rec {
     rocprofiler_callback_phase_t phase;
     std::uint64_t ud_seen;
     // LOAD
-    std::uint64_t code_object_id = 0, agent = 0, load_base = 0, load_size = 0, memory_base = 0, memory_size = 0;
+    std::uint64_t code_object_id = 0, agent = 0, hsa_agent = 0, load_base = 0, load_size = 0, memory_base = 0,
+                  memory_size = 0;
     std::int64_t load_delta = 0;
     std::string uri;
     int storage_type = 0, storage_file = -1;
@@ -71,6 +72,7 @@ void on_code_object(rocprofiler_callback_tracing_record_t r, rocprofiler_user_da
         auto* p = static_cast<rocprofiler_callback_tracing_code_object_load_data_t*>(r.payload);
         x.code_object_id = p->code_object_id;
         x.agent = p->agent_id.handle;
+        x.hsa_agent = p->hsa_agent.handle;
         x.uri = p->uri != nullptr ? p->uri : "";
         x.load_base = p->load_base;
         x.load_size = p->load_size;
@@ -199,12 +201,12 @@ int main(int argc, char** argv) {
             co_ids.insert(c.code_object_id);
             co_agents.insert(c.agent);
             co_ok += c.code_object_id != 0 && c.uri.rfind("file://", 0) == 0 && c.uri.find(path) != std::string::npos &&
-                     c.load_base != 0 && c.load_size != 0 &&
+                     c.load_base != 0 && c.load_size != 0 && c.hsa_agent == c.agent &&
                      c.storage_type == ROCPROFILER_CODE_OBJECT_STORAGE_TYPE_FILE && c.storage_file == fd;
         }
         expect(co_ids.size() == 2 && co_agents == std::set<std::uint64_t>{gpus[0].handle, gpus[1].handle},
                "code objects: unique ids, one per agent");
-        expect(co_ok == 2, "code objects: URI, load base/size, file storage");
+        expect(co_ok == 2, "code objects: URI, load base/size, the runtime's agent handle, file storage");
         // Each code object's LOAD comes before its symbols.
         std::map<std::uint64_t, std::size_t> first_index;
         for (std::size_t i = 0; i < loads.size(); ++i)
