@@ -327,8 +327,8 @@ TEST_CASE("flush and destroy: statuses, repeated calls, a destroyed buffer") {
 
 namespace {
 std::atomic<int> g_inner_status{-1};
-void flush_inside(rocprofiler_context_id_t, rocprofiler_buffer_id_t buf, rocprofiler_record_header_t**, size_t,
-                  void*, uint64_t) {
+void flush_inside(rocprofiler_context_id_t, rocprofiler_buffer_id_t buf, rocprofiler_record_header_t**, size_t, void*,
+                  uint64_t) {
     g_inner_status = rocprofiler_flush_buffer(buf);
 }
 }  // namespace
@@ -337,8 +337,8 @@ TEST_CASE("flush from inside the buffer's own callback is BUFFER_BUSY") {
     static one_buffer b;
     run_tool([] {
         CHECK(rocprofiler_create_context(&b.ctx) == ROCPROFILER_STATUS_SUCCESS);
-        return static_cast<int>(
-            rocprofiler_create_buffer(b.ctx, 4096, 0, ROCPROFILER_BUFFER_POLICY_LOSSLESS, &flush_inside, nullptr, &b.buf));
+        return static_cast<int>(rocprofiler_create_buffer(b.ctx, 4096, 0, ROCPROFILER_BUFFER_POLICY_LOSSLESS,
+                                                          &flush_inside, nullptr, &b.buf));
     });
     g_inner_status = -1;
     CHECK(push(b.buf, 0, 0) == ROCPROFILER_STATUS_SUCCESS);
@@ -356,24 +356,24 @@ TEST_CASE("create_buffer, create/assign_callback_thread: every documented status
         CHECK(rocprofiler_create_context(&ctx) == ROCPROFILER_STATUS_SUCCESS);
         const auto lossless = ROCPROFILER_BUFFER_POLICY_LOSSLESS;
         st.push_back(rocprofiler_create_buffer(bogus_ctx, 4096, 0, lossless, &on_records, nullptr, &unused));  // 0
-        st.push_back(rocprofiler_create_buffer(ctx, 4096, 0, lossless, nullptr, nullptr, &unused));           // 1
-        st.push_back(rocprofiler_create_buffer(ctx, 4096, 0, lossless, &on_records, nullptr, nullptr));       // 2
-        st.push_back(rocprofiler_create_buffer(ctx, 0, 0, lossless, &on_records, nullptr, &unused));          // 3
-        st.push_back(rocprofiler_create_buffer(ctx, 4096, 4097, lossless, &on_records, nullptr, &unused));    // 4
+        st.push_back(rocprofiler_create_buffer(ctx, 4096, 0, lossless, nullptr, nullptr, &unused));            // 1
+        st.push_back(rocprofiler_create_buffer(ctx, 4096, 0, lossless, &on_records, nullptr, nullptr));        // 2
+        st.push_back(rocprofiler_create_buffer(ctx, 0, 0, lossless, &on_records, nullptr, &unused));           // 3
+        st.push_back(rocprofiler_create_buffer(ctx, 4096, 4097, lossless, &on_records, nullptr, &unused));     // 4
         st.push_back(rocprofiler_create_buffer(ctx, 4096, 0, ROCPROFILER_BUFFER_POLICY_NONE, &on_records, nullptr,
                                                &unused));  // 5
         st.push_back(rocprofiler_create_buffer(ctx, 4096, 0, static_cast<rocprofiler_buffer_policy_t>(77), &on_records,
-                                               nullptr, &unused));  // 6
+                                               nullptr, &unused));                                    // 6
         st.push_back(rocprofiler_create_buffer(ctx, 4096, 0, lossless, &on_records, &g_sink, &buf));  // 7
-        st.push_back(rocprofiler_create_callback_thread(nullptr));                                   // 8
-        st.push_back(rocprofiler_create_callback_thread(&th));                                       // 9
-        st.push_back(rocprofiler_create_callback_thread(&th2));                                      // 10
-        st.push_back(rocprofiler_assign_callback_thread(bogus_buf, th));                             // 11
-        st.push_back(rocprofiler_assign_callback_thread(buf, rocprofiler_callback_thread_t{0}));     // 12
-        st.push_back(rocprofiler_assign_callback_thread(buf, rocprofiler_callback_thread_t{999}));   // 13
-        st.push_back(rocprofiler_assign_callback_thread(buf, th));                                   // 14
-        st.push_back(rocprofiler_assign_callback_thread(buf, th));                                   // 15 repeated
-        st.push_back(rocprofiler_assign_callback_thread(buf, th2));                                  // 16 moved
+        st.push_back(rocprofiler_create_callback_thread(nullptr));                                    // 8
+        st.push_back(rocprofiler_create_callback_thread(&th));                                        // 9
+        st.push_back(rocprofiler_create_callback_thread(&th2));                                       // 10
+        st.push_back(rocprofiler_assign_callback_thread(bogus_buf, th));                              // 11
+        st.push_back(rocprofiler_assign_callback_thread(buf, rocprofiler_callback_thread_t{0}));      // 12
+        st.push_back(rocprofiler_assign_callback_thread(buf, rocprofiler_callback_thread_t{999}));    // 13
+        st.push_back(rocprofiler_assign_callback_thread(buf, th));                                    // 14
+        st.push_back(rocprofiler_assign_callback_thread(buf, th));                                    // 15 repeated
+        st.push_back(rocprofiler_assign_callback_thread(buf, th2));                                   // 16 moved
         return 0;
     });
     REQUIRE(st.size() == 17);
@@ -474,26 +474,26 @@ TEST_CASE("configure_buffer_tracing_service: every documented status") {
             st.push_back(rocprofiler_configure_buffer_tracing_service(
                 c, static_cast<rocprofiler_buffer_tracing_kind_t>(kind), ops, n, b));
         };
-        cfg(bogus_ctx, ROCPROFILER_BUFFER_TRACING_HSA_CORE_API, nullptr, 0, buf);                      // 0
-        cfg(ctx, ROCPROFILER_BUFFER_TRACING_NONE, nullptr, 0, buf);                                    // 1
-        cfg(ctx, ROCPROFILER_BUFFER_TRACING_LAST, nullptr, 0, buf);                                    // 2
-        cfg(ctx, -3, nullptr, 0, buf);                                                                 // 3
-        cfg(ctx, ROCPROFILER_BUFFER_TRACING_HSA_CORE_API, nullptr, 0, bogus_buf);                      // 4
-        cfg(ctx, ROCPROFILER_BUFFER_TRACING_HSA_CORE_API, nullptr, 0, rocprofiler_buffer_id_t{0});     // 5
-        cfg(ctx, ROCPROFILER_BUFFER_TRACING_HSA_CORE_API, good, 0, buf);                               // 6
-        cfg(ctx, ROCPROFILER_BUFFER_TRACING_HSA_CORE_API, bad, 1, buf);                                // 7
-        cfg(ctx, ROCPROFILER_BUFFER_TRACING_HSA_CORE_API, good, 1, buf);                               // 8
-        cfg(ctx, ROCPROFILER_BUFFER_TRACING_HSA_CORE_API, nullptr, 0, buf);                            // 9 repeat
-        cfg(ctx, ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH, bad_dispatch, 1, buf);                    // 10
-        cfg(ctx, ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH, enqueue, 1, buf);                         // 11
-        cfg(ctx, ROCPROFILER_BUFFER_TRACING_KFD_PAGE_FAULT, nullptr, 0, buf);                          // 12 no source
-        cfg(ctx, ROCPROFILER_BUFFER_TRACING_KFD_PAGE_FAULT, nullptr, 0, buf);                          // 13 repeat
-        cfg(ctx, ROCPROFILER_BUFFER_TRACING_CORRELATION_ID_RETIREMENT, nullptr, 0, buf);               // 14
+        cfg(bogus_ctx, ROCPROFILER_BUFFER_TRACING_HSA_CORE_API, nullptr, 0, buf);                   // 0
+        cfg(ctx, ROCPROFILER_BUFFER_TRACING_NONE, nullptr, 0, buf);                                 // 1
+        cfg(ctx, ROCPROFILER_BUFFER_TRACING_LAST, nullptr, 0, buf);                                 // 2
+        cfg(ctx, -3, nullptr, 0, buf);                                                              // 3
+        cfg(ctx, ROCPROFILER_BUFFER_TRACING_HSA_CORE_API, nullptr, 0, bogus_buf);                   // 4
+        cfg(ctx, ROCPROFILER_BUFFER_TRACING_HSA_CORE_API, nullptr, 0, rocprofiler_buffer_id_t{0});  // 5
+        cfg(ctx, ROCPROFILER_BUFFER_TRACING_HSA_CORE_API, good, 0, buf);                            // 6
+        cfg(ctx, ROCPROFILER_BUFFER_TRACING_HSA_CORE_API, bad, 1, buf);                             // 7
+        cfg(ctx, ROCPROFILER_BUFFER_TRACING_HSA_CORE_API, good, 1, buf);                            // 8
+        cfg(ctx, ROCPROFILER_BUFFER_TRACING_HSA_CORE_API, nullptr, 0, buf);                         // 9 repeat
+        cfg(ctx, ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH, bad_dispatch, 1, buf);                 // 10
+        cfg(ctx, ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH, enqueue, 1, buf);                      // 11
+        cfg(ctx, ROCPROFILER_BUFFER_TRACING_KFD_PAGE_FAULT, nullptr, 0, buf);                       // 12 no source
+        cfg(ctx, ROCPROFILER_BUFFER_TRACING_KFD_PAGE_FAULT, nullptr, 0, buf);                       // 13 repeat
+        cfg(ctx, ROCPROFILER_BUFFER_TRACING_CORRELATION_ID_RETIREMENT, nullptr, 0, buf);            // 14
         // A callback service on HSA_AMD_EXT_API of ctx2, then the buffer service on it: refused.
         st.push_back(rocprofiler_configure_callback_tracing_service(
             ctx2, ROCPROFILER_CALLBACK_TRACING_HSA_AMD_EXT_API, nullptr, 0,
             [](rocprofiler_callback_tracing_record_t, rocprofiler_user_data_t*, void*) {}, nullptr));  // 15
-        cfg(ctx2, ROCPROFILER_BUFFER_TRACING_HSA_AMD_EXT_API, nullptr, 0, buf);                         // 16
+        cfg(ctx2, ROCPROFILER_BUFFER_TRACING_HSA_AMD_EXT_API, nullptr, 0, buf);                        // 16
         cfg(ctx2, ROCPROFILER_BUFFER_TRACING_HSA_CORE_API, nullptr, 0, buf);  // 17 another context: fine
         return 0;
     });
@@ -559,8 +559,8 @@ TEST_CASE("buffer kind and operation names: every kind, operations as the callba
     REQUIRE(kinds.size() == ROCPROFILER_BUFFER_TRACING_LAST - 1);
     for (std::size_t i = 0; i < kinds.size(); ++i) {
         CHECK(kinds[i] == static_cast<int>(i) + 1);
-        CHECK(rocprofiler_query_buffer_tracing_kind_name(static_cast<rocprofiler_buffer_tracing_kind_t>(kinds[i]), &name,
-                                                         nullptr) == ROCPROFILER_STATUS_SUCCESS);
+        CHECK(rocprofiler_query_buffer_tracing_kind_name(static_cast<rocprofiler_buffer_tracing_kind_t>(kinds[i]),
+                                                         &name, nullptr) == ROCPROFILER_STATUS_SUCCESS);
     }
     // A non-zero return stops.
     kinds.clear();
@@ -610,10 +610,10 @@ TEST_CASE("buffer kind and operation names: every kind, operations as the callba
         CHECK(std::string(bkind).rfind(ckind, 0) == 0);
     }
     CHECK(rocprofiler_query_buffer_tracing_kind_operation_name(ROCPROFILER_BUFFER_TRACING_HSA_CORE_API,
-                                                               ROCPROFILER_HSA_CORE_API_ID_LAST, &name, &len) ==
-          ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND);
-    CHECK(rocprofiler_query_buffer_tracing_kind_operation_name(ROCPROFILER_BUFFER_TRACING_HSA_CORE_API, -1, &name, &len) ==
-          ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND);
+                                                               ROCPROFILER_HSA_CORE_API_ID_LAST, &name,
+                                                               &len) == ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND);
+    CHECK(rocprofiler_query_buffer_tracing_kind_operation_name(ROCPROFILER_BUFFER_TRACING_HSA_CORE_API, -1, &name,
+                                                               &len) == ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND);
     CHECK(rocprofiler_query_buffer_tracing_kind_operation_name(ROCPROFILER_BUFFER_TRACING_NONE, 0, &name, &len) ==
           ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND);
     CHECK(rocprofiler_iterate_buffer_tracing_kind_operations(ROCPROFILER_BUFFER_TRACING_LAST, nullptr, nullptr) ==
@@ -642,7 +642,8 @@ TEST_CASE("iterate_buffer_tracing_record_args: records without arguments, bad re
     h.payload = &rec;
     CHECK(rocprofiler_iterate_buffer_tracing_record_args(h, &count_arg, nullptr) ==
           ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED);  // an HSA record holds no arguments
-    CHECK(rocprofiler_iterate_buffer_tracing_record_args(h, nullptr, nullptr) == ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT);
+    CHECK(rocprofiler_iterate_buffer_tracing_record_args(h, nullptr, nullptr) ==
+          ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT);
     auto no_payload = h;
     no_payload.payload = nullptr;
     CHECK(rocprofiler_iterate_buffer_tracing_record_args(no_payload, &count_arg, nullptr) ==
