@@ -15,6 +15,7 @@
 #include "warn.hpp"
 
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -41,7 +42,13 @@ constexpr std::size_t max_callback_threads = 64;  // the default one included
 constexpr std::size_t min_ring_bytes = 4096;
 constexpr std::size_t max_ring_bytes = std::size_t{1} << 31;  // a slot's size is 32 bits
 constexpr std::uint16_t padding_category = 0xffff;            // a slot that only fills a ring's end
-constexpr int lossless_spins = 2000;  // re-reads of tail before a full LOSSLESS producer blocks
+// A full LOSSLESS producer re-reads tail this often (pause between), then yields this often,
+// then blocks: spinning long takes the core from the consumer it waits for.
+constexpr int lossless_spins = 64;
+constexpr int lossless_yields = 16;
+// The most records one callback gets: the consumer frees their space after each batch, so a
+// producer of a big ring waits for one batch, not the whole ring.
+constexpr std::size_t max_batch = 1024;
 
 struct slot_header {
     std::uint32_t bytes;  // the whole slot, header included, a multiple of 8
@@ -50,7 +57,9 @@ struct slot_header {
 };
 static_assert(sizeof(slot_header) == 8);
 
-constexpr std::size_t slot_bytes(std::size_t payload) noexcept { return sizeof(slot_header) + ((payload + 7) & ~std::size_t{7}); }
+constexpr std::size_t slot_bytes(std::size_t payload) noexcept {
+    return sizeof(slot_header) + ((payload + 7) & ~std::size_t{7});
+}
 
 void cpu_relax() noexcept {
 #if defined(__SSE2__)
@@ -66,10 +75,11 @@ struct callback_thread;
 // fields sit on separate cache lines.
 struct ring {
     // ---- the producer's line
-    alignas(64) std::atomic<std::uint64_t> head{0};  // release by the producer; acquire by the consumer
-    std::uint64_t cached_tail = 0;                   // the producer's last look at tail
+    alignas(64) std::atomic<std::uint64_t> head{0};   // release by the producer; acquire by the consumer
+    std::uint64_t cached_tail = 0;                    // the producer's last look at tail
     std::uint64_t signaled_tail = ~std::uint64_t{0};  // tail when the producer last woke the consumer
-    std::atomic<std::uint64_t> dropped{0};           // the producer counts (relaxed); the consumer takes
+    std::uint64_t check_at = 0;                       // head at which the producer next looks at tail
+    std::atomic<std::uint64_t> dropped{0};            // the producer counts (relaxed); the consumer takes
     // ---- the consumer's line
     alignas(64) std::atomic<std::uint64_t> tail{0};  // seq_cst by the consumer (pairs with `waiting`)
     std::atomic<bool> waiting{false};                // a LOSSLESS producer is blocked on tail
@@ -84,7 +94,7 @@ struct ring {
 struct buffer {
     // Read by every producer on every record (read-mostly: written at create/destroy only).
     alignas(64) std::atomic<int> state{0};  // 0 free, 1 live, 2 destroyed (release at change)
-    std::uint64_t generation = 0;  // a ring cached by a thread for another incarnation is not ours
+    std::uint64_t generation = 0;           // a ring cached by a thread for another incarnation is not ours
     std::uint64_t ring_bytes = 0;
     std::uint64_t watermark = 0;
     rocprofiler_buffer_policy_t policy = ROCPROFILER_BUFFER_POLICY_NONE;
@@ -193,10 +203,10 @@ bool any_due(callback_thread& self) noexcept {
     for (std::size_t i = 0; i < n; ++i) {
         buffer& b = g_buffers[i];
         if (b.state.load(std::memory_order_acquire) != 1 || b.thread.load(std::memory_order_acquire) != &self) continue;
-        if (b.flush_requested.load(std::memory_order_acquire) > b.flush_done.load(std::memory_order_relaxed)) return true;
+        if (b.flush_requested.load(std::memory_order_acquire) > b.flush_done.load(std::memory_order_relaxed))
+            return true;
         for (ring* r = b.rings.load(std::memory_order_acquire); r != nullptr; r = r->next) {
-            const std::uint64_t fill =
-                r->head.load(std::memory_order_acquire) - r->tail.load(std::memory_order_relaxed);
+            const std::uint64_t fill = r->head.load(std::memory_order_acquire) - r->tail.load(std::memory_order_relaxed);
             if (fill > 0 && (fill >= b.watermark || r->waiting.load(std::memory_order_seq_cst))) return true;
         }
     }
@@ -290,42 +300,46 @@ void wake(callback_thread* t) noexcept {
 // thread's records arrive in order), then frees their space.
 void drain_buffer(callback_thread& self, buffer& b) noexcept {
     for (ring* r = b.rings.load(std::memory_order_acquire); r != nullptr; r = r->next) {
-        const std::uint64_t tail = r->tail.load(std::memory_order_relaxed);
         const std::uint64_t head = r->head.load(std::memory_order_acquire);
         b.pending_drops += r->dropped.exchange(0, std::memory_order_relaxed);
-        if (head == tail) continue;
-        self.headers.clear();
-        self.pointers.clear();
-        try {
-            for (std::uint64_t pos = tail; pos != head;) {
-                auto* s = reinterpret_cast<slot_header*>(r->data + (pos & (r->capacity - 1)));
-                if (s->bytes == 0) break;  // never written (a ring reset by fork); defensive
-                if (s->category != padding_category)
-                    self.headers.push_back(rocprofiler_record_header_t{
-                        {{s->category, s->kind}}, reinterpret_cast<std::byte*>(s) + sizeof(slot_header)});
-                pos += s->bytes;
-            }
-            for (auto& h : self.headers) self.pointers.push_back(&h);
-        } catch (...) {
-            // No memory for the batch: the records stay and go with the next pass.
-            continue;
-        }
-        if (!self.pointers.empty()) {
-            const rocprofiler_buffer_id_t id{static_cast<std::uint64_t>(&b - g_buffers) + 1};
-            const std::uint64_t drops = std::exchange(b.pending_drops, 0);
-            t_delivering = &b;
-            b.delivering.store(true, std::memory_order_relaxed);
+        for (std::uint64_t tail = r->tail.load(std::memory_order_relaxed); tail != head;) {
+            self.headers.clear();
+            self.pointers.clear();
+            std::uint64_t pos = tail;
             try {
-                b.callback(b.context, id, self.pointers.data(), self.pointers.size(), b.callback_data, drops);
+                while (pos != head && self.headers.size() < max_batch) {
+                    auto* s = reinterpret_cast<slot_header*>(r->data + (pos & (r->capacity - 1)));
+                    if (s->bytes == 0) {  // never written (a ring reset by fork); defensive
+                        pos = head;
+                        break;
+                    }
+                    if (s->category != padding_category)
+                        self.headers.push_back(rocprofiler_record_header_t{
+                            {{s->category, s->kind}}, reinterpret_cast<std::byte*>(s) + sizeof(slot_header)});
+                    pos += s->bytes;
+                }
+                for (auto& h : self.headers) self.pointers.push_back(&h);
             } catch (...) {
-                tracing::detail::callback_threw(b.context.handle, 0);
+                break;  // no memory for the batch: the records stay and go with the next pass
             }
-            b.delivering.store(false, std::memory_order_relaxed);
-            t_delivering = nullptr;
+            if (!self.pointers.empty()) {
+                const rocprofiler_buffer_id_t id{static_cast<std::uint64_t>(&b - g_buffers) + 1};
+                const std::uint64_t drops = std::exchange(b.pending_drops, 0);
+                t_delivering = &b;
+                b.delivering.store(true, std::memory_order_relaxed);
+                try {
+                    b.callback(b.context, id, self.pointers.data(), self.pointers.size(), b.callback_data, drops);
+                } catch (...) {
+                    tracing::detail::callback_threw(b.context.handle, 0);
+                }
+                b.delivering.store(false, std::memory_order_relaxed);
+                t_delivering = nullptr;
+            }
+            // seq_cst: pairs with a blocked producer's `waiting` (it sets it, then reads tail).
+            tail = pos;
+            r->tail.store(tail, std::memory_order_seq_cst);
+            if (r->waiting.load(std::memory_order_seq_cst)) r->tail.notify_all();
         }
-        // seq_cst: pairs with a blocked producer's `waiting` (it sets it, then reads tail).
-        r->tail.store(head, std::memory_order_seq_cst);
-        if (r->waiting.load(std::memory_order_seq_cst)) r->tail.notify_all();
     }
 }
 
@@ -357,6 +371,7 @@ void drain_buffer(callback_thread& self, buffer& b) noexcept {
         return nullptr;
     }
     r->data = static_cast<std::byte*>(mem);
+    r->check_at = b.watermark;
     r->capacity = b.ring_bytes;
     r->generation = b.generation;
     ring* first = b.rings.load(std::memory_order_relaxed);
@@ -372,10 +387,13 @@ void drain_buffer(callback_thread& self, buffer& b) noexcept {
     callback_thread* const consumer = b.thread.load(std::memory_order_acquire);
     if (consumer == t_callback_thread) return false;
     wake(consumer);
-    for (int i = 0; i < lossless_spins; ++i) {
+    for (int i = 0; i < lossless_spins + lossless_yields; ++i) {
         r.cached_tail = r.tail.load(std::memory_order_acquire);
         if (head + need - r.cached_tail <= r.capacity) return true;
-        cpu_relax();
+        if (i < lossless_spins)
+            cpu_relax();
+        else
+            ::sched_yield();
     }
     r.waiting.store(true, std::memory_order_seq_cst);
     for (;;) {
@@ -389,17 +407,38 @@ void drain_buffer(callback_thread& self, buffer& b) noexcept {
     return head + need - r.cached_tail <= r.capacity;
 }
 
-// Past the watermark: wake the consumer, once per progress it makes (a consumer that has not
-// moved tail since our last wake-up has a pass coming and looks again before it sleeps).
+// head reached check_at: the ring may hold a watermark's worth. Below it, the next look is where
+// it would be reached (tail only grows, so never late). At or past it, wake the consumer once
+// per progress it makes (one that has not moved tail since our last wake-up has a pass coming
+// and looks again before it sleeps), then look again an eighth of a watermark later.
 [[gnu::noinline]] void past_watermark(buffer& b, ring& r, std::uint64_t head) noexcept {
     // A full barrier between our head store and the tail load (the consumer stores tail, then
     // loads head): one of us sees the other's store.
     r.dropped.fetch_add(0, std::memory_order_seq_cst);
     r.cached_tail = r.tail.load(std::memory_order_seq_cst);
-    if (head - r.cached_tail < b.watermark && b.watermark != 0) return;
+    if (head - r.cached_tail < b.watermark) {
+        r.check_at = r.cached_tail + b.watermark;
+        return;
+    }
+    r.check_at = head + b.watermark / 8;
     if (r.cached_tail == r.signaled_tail) return;
     r.signaled_tail = r.cached_tail;
     wake(b.thread.load(std::memory_order_acquire));
+}
+
+// Records are small and mostly whole words: a word loop beats a call to memcpy for them.
+[[gnu::always_inline]] inline void copy_payload(void* dst, const void* src, std::size_t n) noexcept {
+    if (n <= 256 && (n & 7) == 0) {
+        auto* d = static_cast<std::byte*>(dst);
+        const auto* p = static_cast<const std::byte*>(src);
+        for (std::size_t i = 0; i < n; i += 8) {
+            std::uint64_t w;
+            std::memcpy(&w, p + i, 8);
+            std::memcpy(d + i, &w, 8);
+        }
+    } else if (n != 0) {
+        std::memcpy(dst, src, n);
+    }
 }
 
 [[gnu::noinline]] rocprofiler_status_t drop(ring& r) noexcept {
@@ -423,6 +462,7 @@ void fork_child() noexcept {
             r->tail.store(head, std::memory_order_relaxed);
             r->cached_tail = head;
             r->signaled_tail = ~std::uint64_t{0};
+            r->check_at = head;
             r->dropped.store(0, std::memory_order_relaxed);
             r->waiting.store(false, std::memory_order_relaxed);
             const bool mine = t_producer != nullptr && t_producer->rings[i] == r;
@@ -445,16 +485,10 @@ void fork_child() noexcept {
 
 // ---- the record path ----------------------------------------------------------------------------
 
-rocprofiler_status_t buffer_emit(rocprofiler_buffer_id_t id, std::uint32_t category, std::uint32_t kind,
-                                 const void* payload, std::size_t bytes) noexcept {
-    const std::uint64_t i = id.handle - 1;
-    if (i >= max_buffers) [[unlikely]]
-        return ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND;
-    buffer& b = g_buffers[i];
-    if (b.state.load(std::memory_order_acquire) != 1) [[unlikely]]
-        return ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND;
-    if ((payload == nullptr && bytes != 0) || category >= padding_category || kind > 0xffff) [[unlikely]]
-        return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+namespace {
+// Every case of a record: a new or stale ring, a wrap, a full ring, the watermark, odd sizes.
+[[gnu::noinline]] rocprofiler_status_t emit_slow(buffer& b, std::uint64_t i, std::uint32_t category, std::uint32_t kind,
+                                                 const void* payload, std::size_t bytes) noexcept {
     producer_state* p = t_producer;
     ring* r = p != nullptr ? p->rings[i] : nullptr;
     if (r == nullptr || r->generation != b.generation) [[unlikely]] {
@@ -486,11 +520,43 @@ rocprofiler_status_t buffer_emit(rocprofiler_buffer_id_t id, std::uint32_t categ
     auto* s = reinterpret_cast<slot_header*>(r->data + (head & mask));
     *s = slot_header{static_cast<std::uint32_t>(total), static_cast<std::uint16_t>(category),
                      static_cast<std::uint16_t>(kind)};
-    if (bytes != 0) std::memcpy(s + 1, payload, bytes);
+    copy_payload(s + 1, payload, bytes);
     head += total;
     r->head.store(head, std::memory_order_release);
-    if (head - r->cached_tail >= b.watermark) [[unlikely]]
+    if (head >= r->check_at) [[unlikely]]
         past_watermark(b, *r, head);
+    return ROCPROFILER_STATUS_SUCCESS;
+}
+}  // namespace
+
+rocprofiler_status_t buffer_emit(rocprofiler_buffer_id_t id, std::uint32_t category, std::uint32_t kind,
+                                 const void* payload, std::size_t bytes) noexcept {
+    const std::uint64_t i = id.handle - 1;
+    if (i >= max_buffers) [[unlikely]]
+        return ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND;
+    buffer& b = g_buffers[i];
+    if (b.state.load(std::memory_order_acquire) != 1) [[unlikely]]
+        return ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND;
+    if ((payload == nullptr && bytes != 0) || category >= padding_category || kind > 0xffff) [[unlikely]]
+        return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    // The common record: the thread has its ring, the record fits before the ring's end and in
+    // the space known free, no watermark look is due, whole words. Nothing else is spilled
+    // around it, so everything else goes to emit_slow (a tail call).
+    producer_state* const p = t_producer;
+    ring* const r = p != nullptr ? p->rings[i] : nullptr;
+    const std::uint64_t total = slot_bytes(bytes);
+    if (r == nullptr || r->generation != b.generation || bytes > 256 || (bytes & 7) != 0) [[unlikely]]
+        return emit_slow(b, i, category, kind, payload, bytes);
+    const std::uint64_t head = r->head.load(std::memory_order_relaxed);
+    const std::uint64_t end = head + total;
+    if (total > r->capacity - (head & (r->capacity - 1)) || end - r->cached_tail > r->capacity || end >= r->check_at)
+        [[unlikely]]
+        return emit_slow(b, i, category, kind, payload, bytes);
+    auto* s = reinterpret_cast<slot_header*>(r->data + (head & (r->capacity - 1)));
+    *s = slot_header{static_cast<std::uint32_t>(total), static_cast<std::uint16_t>(category),
+                     static_cast<std::uint16_t>(kind)};
+    copy_payload(s + 1, payload, bytes);
+    r->head.store(end, std::memory_order_release);
     return ROCPROFILER_STATUS_SUCCESS;
 }
 

@@ -48,9 +48,10 @@ void emit(const adapter& a, const Record& rec) noexcept {
 // The API record layout is one for every API kind (hsa, hip, marker, rccl, ..., cuda).
 static_assert(std::is_same_v<decltype(rocprofiler_buffer_tracing_hsa_api_record_t::thread_id),
                              decltype(rocprofiler_buffer_tracing_marker_api_record_t::thread_id)>);
-static_assert(sizeof(rocprofiler_buffer_tracing_hsa_api_record_t) == sizeof(rocprofiler_buffer_tracing_hip_api_record_t) &&
-              sizeof(rocprofiler_buffer_tracing_hsa_api_record_t) == sizeof(rocprofiler_buffer_tracing_marker_api_record_t) &&
-              sizeof(rocprofiler_buffer_tracing_hsa_api_record_t) == sizeof(encore_buffer_tracing_cuda_driver_api_record_t));
+static_assert(
+    sizeof(rocprofiler_buffer_tracing_hsa_api_record_t) == sizeof(rocprofiler_buffer_tracing_hip_api_record_t) &&
+    sizeof(rocprofiler_buffer_tracing_hsa_api_record_t) == sizeof(rocprofiler_buffer_tracing_marker_api_record_t) &&
+    sizeof(rocprofiler_buffer_tracing_hsa_api_record_t) == sizeof(encore_buffer_tracing_cuda_driver_api_record_t));
 
 void api_adapter(const rocprofiler_callback_tracing_record_t* r, rocprofiler_user_data_t* ud, void* data) {
     if (r->phase == ROCPROFILER_CALLBACK_PHASE_ENTER) {
@@ -58,8 +59,8 @@ void api_adapter(const rocprofiler_callback_tracing_record_t* r, rocprofiler_use
         return;
     }
     const auto& a = *static_cast<const adapter*>(data);
-    const rocprofiler_buffer_tracing_hsa_api_record_t rec{
-        sizeof(rec), a.kind, r->operation, r->correlation_id, ud->value, core::now_ns(), r->thread_id};
+    const rocprofiler_buffer_tracing_hsa_api_record_t rec{sizeof(rec), a.kind,         r->operation, r->correlation_id,
+                                                          ud->value,   core::now_ns(), r->thread_id};
     emit(a, rec);
 }
 
@@ -121,8 +122,7 @@ void memory_copy_adapter(const rocprofiler_callback_tracing_record_t* r, rocprof
     emit(a, rec);
 }
 
-void memory_allocation_adapter(const rocprofiler_callback_tracing_record_t* r, rocprofiler_user_data_t* ud,
-                               void* data) {
+void memory_allocation_adapter(const rocprofiler_callback_tracing_record_t* r, rocprofiler_user_data_t* ud, void* data) {
     if (r->phase == ROCPROFILER_CALLBACK_PHASE_ENTER) {
         ud->value = core::now_ns();  // where a producer leaves the payload's start unset
         return;
@@ -144,8 +144,7 @@ void memory_allocation_adapter(const rocprofiler_callback_tracing_record_t* r, r
     emit(a, rec);
 }
 
-void runtime_initialization_adapter(const rocprofiler_callback_tracing_record_t* r, rocprofiler_user_data_t*,
-                                    void* data) {
+void runtime_initialization_adapter(const rocprofiler_callback_tracing_record_t* r, rocprofiler_user_data_t*, void* data) {
     if (r->payload == nullptr) return;
     const auto& a = *static_cast<const adapter*>(data);
     const auto* p = static_cast<const rocprofiler_callback_tracing_runtime_initialization_data_t*>(r->payload);
@@ -181,7 +180,9 @@ std::int64_t bits_of(const E& e) noexcept {
     return static_cast<std::int64_t>(v);
 }
 
-bool is_buffer_kind(std::int64_t b) noexcept { return b > ROCPROFILER_BUFFER_TRACING_NONE && b < ROCPROFILER_BUFFER_TRACING_LAST; }
+bool is_buffer_kind(std::int64_t b) noexcept {
+    return b > ROCPROFILER_BUFFER_TRACING_NONE && b < ROCPROFILER_BUFFER_TRACING_LAST;
+}
 
 // The source kind's names (src/core/kinds.cpp), or null for a buffer-only kind.
 const core::kind_info* source_info(std::int64_t b) noexcept {
@@ -312,8 +313,7 @@ rocprofiler_status_t rocprofiler_query_buffer_tracing_kind_name(rocprofiler_buff
 
 rocprofiler_status_t rocprofiler_query_buffer_tracing_kind_operation_name(rocprofiler_buffer_tracing_kind_t kind,
                                                                           rocprofiler_tracing_operation_t operation,
-                                                                          const char** name,
-                                                                          uint64_t* name_len) noexcept {
+                                                                          const char** name, uint64_t* name_len) noexcept {
     const std::int64_t b = bits_of(kind);
     if (!is_buffer_kind(b)) return ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND;
     const core::kind_info* k = source_info(b);
@@ -335,8 +335,7 @@ rocprofiler_status_t rocprofiler_iterate_buffer_tracing_kinds(rocprofiler_buffer
 }
 
 rocprofiler_status_t rocprofiler_iterate_buffer_tracing_kind_operations(
-    rocprofiler_buffer_tracing_kind_t kind, rocprofiler_buffer_tracing_kind_operation_cb_t callback,
-    void* data) noexcept {
+    rocprofiler_buffer_tracing_kind_t kind, rocprofiler_buffer_tracing_kind_operation_cb_t callback, void* data) noexcept {
     const std::int64_t b = bits_of(kind);
     if (!is_buffer_kind(b)) return ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND;
     if (callback == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
@@ -347,9 +346,9 @@ rocprofiler_status_t rocprofiler_iterate_buffer_tracing_kind_operations(
     return ROCPROFILER_STATUS_SUCCESS;
 }
 
-rocprofiler_status_t rocprofiler_iterate_buffer_tracing_record_args(rocprofiler_record_header_t record,
-                                                                    rocprofiler_buffer_tracing_operation_args_cb_t callback,
-                                                                    void* user_data) noexcept {
+rocprofiler_status_t rocprofiler_iterate_buffer_tracing_record_args(
+    rocprofiler_record_header_t record, rocprofiler_buffer_tracing_operation_args_cb_t callback,
+    void* user_data) noexcept {
     if (callback == nullptr || record.payload == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
     if (record.category != ROCPROFILER_BUFFER_CATEGORY_TRACING) return ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND;
     const auto b = static_cast<std::int64_t>(record.kind);
