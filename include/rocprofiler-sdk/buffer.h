@@ -20,8 +20,8 @@ ROCPROFILER_EXTERN_C_INIT
  *  headers and what their payloads point at are valid only during the call. drop_count: records
  *  dropped (DISCARD policy) since the previous delivery. */
 typedef void (*rocprofiler_buffer_tracing_cb_t)(rocprofiler_context_id_t context, rocprofiler_buffer_id_t buffer_id,
-                                                rocprofiler_record_header_t** headers, size_t num_headers,
-                                                void* data, uint64_t drop_count);
+                                                rocprofiler_record_header_t** headers, size_t num_headers, void* data,
+                                                uint64_t drop_count);
 
 /** Create a buffer for `context`: each producer thread's ring holds `size` bytes (rounded up to
  *  a power of two, at least 4 KiB); the callback runs once a ring holds `watermark` bytes (0: at

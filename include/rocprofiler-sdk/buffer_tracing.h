@@ -301,9 +301,7 @@ typedef struct rocprofiler_buffer_tracing_page_migration_record_t {
         rocprofiler_buffer_tracing_page_migration_page_migrate_record_t page_migrate;
         rocprofiler_buffer_tracing_page_migration_queue_suspend_record_t queue_suspend;
         rocprofiler_buffer_tracing_page_migration_unmap_from_gpu_record_t unmap_from_gpu;
-        ROCPROFILER_ANONYMOUS struct {
-            uint64_t reserved[12];
-        };
+        ROCPROFILER_ANONYMOUS struct { uint64_t reserved[12]; };
     };
 } rocprofiler_buffer_tracing_page_migration_record_t;
 
@@ -342,9 +340,8 @@ ROCPROFILER_API rocprofiler_status_t rocprofiler_configure_buffer_tracing_servic
 
 /** Name of a buffer tracing kind ("HSA_CORE_API"): a string literal. name and name_len may each be
  *  NULL. KIND_NOT_FOUND for an id that is no kind. */
-ROCPROFILER_API rocprofiler_status_t rocprofiler_query_buffer_tracing_kind_name(rocprofiler_buffer_tracing_kind_t kind,
-                                                                                const char** name,
-                                                                                uint64_t* name_len) ROCPROFILER_NOEXCEPT;
+ROCPROFILER_API rocprofiler_status_t rocprofiler_query_buffer_tracing_kind_name(
+    rocprofiler_buffer_tracing_kind_t kind, const char** name, uint64_t* name_len) ROCPROFILER_NOEXCEPT;
 
 /** Name of an operation of a buffer tracing kind: the name of the callback kind's operation the
  *  records come from. KIND_NOT_FOUND, OPERATION_NOT_FOUND, NOT_IMPLEMENTED (a kind whose operations
@@ -354,8 +351,8 @@ ROCPROFILER_API rocprofiler_status_t rocprofiler_query_buffer_tracing_kind_opera
     uint64_t* name_len) ROCPROFILER_NOEXCEPT;
 
 /** Calls callback for every buffer tracing kind except NONE and LAST; a non-zero return stops. */
-ROCPROFILER_API rocprofiler_status_t rocprofiler_iterate_buffer_tracing_kinds(rocprofiler_buffer_tracing_kind_cb_t callback,
-                                                                              void* data) ROCPROFILER_NOEXCEPT;
+ROCPROFILER_API rocprofiler_status_t rocprofiler_iterate_buffer_tracing_kinds(
+    rocprofiler_buffer_tracing_kind_cb_t callback, void* data) ROCPROFILER_NOEXCEPT;
 
 /** Calls callback for every operation of kind; a kind without named operations calls it never. */
 ROCPROFILER_API rocprofiler_status_t rocprofiler_iterate_buffer_tracing_kind_operations(
@@ -363,12 +360,10 @@ ROCPROFILER_API rocprofiler_status_t rocprofiler_iterate_buffer_tracing_kind_ope
     void* data) ROCPROFILER_NOEXCEPT;
 
 /** Called once per argument by rocprofiler_iterate_buffer_tracing_record_args; non-zero stops. */
-typedef int (*rocprofiler_buffer_tracing_operation_args_cb_t)(rocprofiler_buffer_tracing_kind_t kind,
-                                                              rocprofiler_tracing_operation_t operation,
-                                                              uint32_t arg_number, const void* const arg_value_addr,
-                                                              int32_t arg_indirection_count, const char* arg_type,
-                                                              const char* arg_name, const char* arg_value_str,
-                                                              void* data);
+typedef int (*rocprofiler_buffer_tracing_operation_args_cb_t)(
+    rocprofiler_buffer_tracing_kind_t kind, rocprofiler_tracing_operation_t operation, uint32_t arg_number,
+    const void* const arg_value_addr, int32_t arg_indirection_count, const char* arg_type, const char* arg_name,
+    const char* arg_value_str, void* data);
 
 /** Calls callback once per argument of a buffer record that holds them (HIP_*_API_EXT); pointers
  *  are never followed (the pointee may be gone by delivery). NOT_IMPLEMENTED for records without

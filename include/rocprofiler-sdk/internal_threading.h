@@ -31,13 +31,12 @@ typedef struct rocprofiler_callback_thread_t {
 
 /** Create a callback thread. Only during tool initialization: CONFIGURATION_LOCKED after it;
  *  INVALID_ARGUMENT for a null pointer; ERROR when the thread cannot be created. */
-ROCPROFILER_API rocprofiler_status_t rocprofiler_create_callback_thread(rocprofiler_callback_thread_t* cb_thread_id)
-    ROCPROFILER_NOEXCEPT;
+ROCPROFILER_API rocprofiler_status_t rocprofiler_create_callback_thread(
+    rocprofiler_callback_thread_t* cb_thread_id) ROCPROFILER_NOEXCEPT;
 
 /** Deliver buffer_id's records on cb_thread_id. Only during tool initialization:
  *  CONFIGURATION_LOCKED after it; BUFFER_NOT_FOUND, THREAD_NOT_FOUND for unknown ids. */
-ROCPROFILER_API rocprofiler_status_t rocprofiler_assign_callback_thread(rocprofiler_buffer_id_t buffer_id,
-                                                                        rocprofiler_callback_thread_t cb_thread_id)
-    ROCPROFILER_NOEXCEPT;
+ROCPROFILER_API rocprofiler_status_t rocprofiler_assign_callback_thread(
+    rocprofiler_buffer_id_t buffer_id, rocprofiler_callback_thread_t cb_thread_id) ROCPROFILER_NOEXCEPT;
 
 ROCPROFILER_EXTERN_C_FINI

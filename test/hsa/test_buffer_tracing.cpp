@@ -125,10 +125,9 @@ void tool_fini(void*) {
         const bool launched_by = it != by_id.end() && it->second->thread_id == d.thread_id &&
                                  it->second->kind == ROCPROFILER_BUFFER_TRACING_HSA_CORE_API &&
                                  op_name(it->second->kind, it->second->operation).rfind("hsa_signal_store", 0) == 0;
-        dispatch_ok += launched_by && d.operation == ROCPROFILER_KERNEL_DISPATCH_COMPLETE &&
-                       d.start_timestamp != 0 && d.start_timestamp <= d.end_timestamp &&
-                       d.dispatch_info.grid_size.x == 4096 && d.dispatch_info.workgroup_size.x == 64 &&
-                       it->second->start_timestamp <= d.start_timestamp;
+        dispatch_ok += launched_by && d.operation == ROCPROFILER_KERNEL_DISPATCH_COMPLETE && d.start_timestamp != 0 &&
+                       d.start_timestamp <= d.end_timestamp && d.dispatch_info.grid_size.x == 4096 &&
+                       d.dispatch_info.workgroup_size.x == 64 && it->second->start_timestamp <= d.start_timestamp;
     }
     expect(dispatch_ok == g_dispatched.load(),
            "each dispatch record: COMPLETE, its GPU times ordered, its correlation id that of the doorbell store "
@@ -138,8 +137,7 @@ void tool_fini(void*) {
     int copy_ok = 0;
     for (const auto& c : g_copies) {
         const auto it = by_id.find(c.correlation_id.internal);
-        copy_ok += it != by_id.end() &&
-                   op_name(it->second->kind, it->second->operation) == "hsa_amd_memory_async_copy" &&
+        copy_ok += it != by_id.end() && op_name(it->second->kind, it->second->operation) == "hsa_amd_memory_async_copy" &&
                    c.start_timestamp <= c.end_timestamp && c.bytes == 4096 * sizeof(float);
     }
     expect(static_cast<int>(g_copies.size()) == g_copied.load(), "one MEMORY_COPY record per copy");
@@ -176,8 +174,7 @@ int tool_init(rocprofiler_client_finalize_t, void*) {
     if (rocprofiler_assign_callback_thread(g_buf, th) != ROCPROFILER_STATUS_SUCCESS) return 1;
     if (rocprofiler_create_context(&g_cb_ctx) != ROCPROFILER_STATUS_SUCCESS) return 1;
     if (rocprofiler_configure_callback_tracing_service(g_cb_ctx, ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH, nullptr,
-                                                       0, &on_dispatch_callback,
-                                                       nullptr) != ROCPROFILER_STATUS_SUCCESS)
+                                                       0, &on_dispatch_callback, nullptr) != ROCPROFILER_STATUS_SUCCESS)
         return 1;
     if (rocprofiler_start_context(g_cb_ctx) != ROCPROFILER_STATUS_SUCCESS) return 1;
     return rocprofiler_start_context(g_ctx) == ROCPROFILER_STATUS_SUCCESS ? 0 : 1;

@@ -310,7 +310,7 @@ consteval std::array<T, buffer_kind_count> per_buffer_kind(Project project) {
 [[nodiscard]] constexpr buffered_as buffered_as_of(std::int64_t b) noexcept {
     constexpr auto how = detail::per_buffer_kind<buffered_as>([]<class D>() { return D::how; });
     return b > 0 && b < static_cast<std::int64_t>(buffer_kind_count) ? how[static_cast<std::size_t>(b)]
-                                                                      : buffered_as::nothing;
+                                                                     : buffered_as::nothing;
 }
 
 }  // namespace encore::tracing
