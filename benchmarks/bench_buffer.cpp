@@ -41,8 +41,8 @@ constexpr std::size_t ring_bytes = std::size_t{1} << 20;  // per producer thread
 constexpr std::size_t watermark = ring_bytes / 2;
 
 std::atomic<std::uint64_t> g_delivered{0};
-void count_records(rocprofiler_context_id_t, rocprofiler_buffer_id_t, rocprofiler_record_header_t** h, size_t n,
-                   void*, uint64_t) {
+void count_records(rocprofiler_context_id_t, rocprofiler_buffer_id_t, rocprofiler_record_header_t** h, size_t n, void*,
+                   uint64_t) {
     std::uint64_t sum = 0;
     for (size_t i = 0; i < n; ++i) sum += static_cast<const record64*>(h[i]->payload)->words[0];
     benchmark::DoNotOptimize(sum);
@@ -71,8 +71,8 @@ void noop_cb(rocprofiler_callback_tracing_record_t, rocprofiler_user_data_t*, vo
 int init(void*) {
     const rocprofiler_tracing_operation_t op[] = {ROCPROFILER_HSA_CORE_API_ID_hsa_signal_load_relaxed};
     if (rocprofiler_create_context(&g_ring_ctx) != ROCPROFILER_STATUS_SUCCESS) return 1;
-    if (rocprofiler_create_buffer(g_ring_ctx, ring_bytes, watermark, ROCPROFILER_BUFFER_POLICY_LOSSLESS,
-                                  &count_records, nullptr, &g_ring) != ROCPROFILER_STATUS_SUCCESS)
+    if (rocprofiler_create_buffer(g_ring_ctx, ring_bytes, watermark, ROCPROFILER_BUFFER_POLICY_LOSSLESS, &count_records,
+                                  nullptr, &g_ring) != ROCPROFILER_STATUS_SUCCESS)
         return 1;
     if (rocprofiler_create_buffer(g_ring_ctx, ring_bytes, ring_bytes, ROCPROFILER_BUFFER_POLICY_LOSSLESS,
                                   &count_records, nullptr, &g_burst) != ROCPROFILER_STATUS_SUCCESS)
@@ -82,8 +82,8 @@ int init(void*) {
                                                        &noop_cb, nullptr) != ROCPROFILER_STATUS_SUCCESS)
         return 1;
     if (rocprofiler_create_context(&g_buf_ctx) != ROCPROFILER_STATUS_SUCCESS) return 1;
-    if (rocprofiler_create_buffer(g_buf_ctx, ring_bytes, watermark, ROCPROFILER_BUFFER_POLICY_LOSSLESS,
-                                  &count_records, nullptr, &g_call_buf) != ROCPROFILER_STATUS_SUCCESS)
+    if (rocprofiler_create_buffer(g_buf_ctx, ring_bytes, watermark, ROCPROFILER_BUFFER_POLICY_LOSSLESS, &count_records,
+                                  nullptr, &g_call_buf) != ROCPROFILER_STATUS_SUCCESS)
         return 1;
     if (rocprofiler_configure_buffer_tracing_service(g_buf_ctx, ROCPROFILER_BUFFER_TRACING_HSA_CORE_API, op, 1,
                                                      g_call_buf) != ROCPROFILER_STATUS_SUCCESS)
@@ -270,12 +270,7 @@ void hsa_call_buffer(benchmark::State& state) {
 BENCHMARK(ring)->Threads(1)->Threads(16)->UseRealTime();
 BENCHMARK(ring_burst)->Threads(1)->Threads(16)->UseRealTime();
 BENCHMARK(double_buffered)->Name("double_buffer")->Threads(1)->Threads(16)->UseRealTime()->Teardown(teardown_double);
-BENCHMARK(double_buffered_burst)
-    ->Name("double_buffer_burst")
-    ->Threads(1)
-    ->Threads(16)
-    ->UseRealTime()
-    ->Teardown(teardown_double);
+BENCHMARK(double_buffered_burst)->Name("double_buffer_burst")->Threads(1)->Threads(16)->UseRealTime()->Teardown(teardown_double);
 BENCHMARK(hsa_call_callback);
 BENCHMARK(hsa_call_buffer);
 

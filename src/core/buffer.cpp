@@ -14,6 +14,8 @@
 #include "registry.hpp"
 #include "warn.hpp"
 
+#include <encore/tracing/kinds.hpp>
+
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -330,7 +332,12 @@ void drain_buffer(callback_thread& self, buffer& b) noexcept {
                 try {
                     b.callback(b.context, id, self.pointers.data(), self.pointers.size(), b.callback_data, drops);
                 } catch (...) {
-                    tracing::detail::callback_threw(b.context.handle, 0);
+                    // Named by the callback kind the batch's first record comes from, if any.
+                    const auto& h = self.headers.front();
+                    const kind source = h.category == ROCPROFILER_BUFFER_CATEGORY_TRACING
+                                            ? tracing::buffer_source_of(h.kind)
+                                            : kind::none;
+                    tracing::detail::callback_threw(b.context.handle, static_cast<std::uint32_t>(source));
                 }
                 b.delivering.store(false, std::memory_order_relaxed);
                 t_delivering = nullptr;
@@ -718,8 +725,16 @@ void buffers_reset_for_testing() noexcept {
         buffer& b = g_buffers[i];
         b.state.store(0, std::memory_order_release);
         // Rings are not freed: a thread may still cache one (its generation tells it apart).
+        // They stay reachable from a list that lives as long as the process.
         release_rings(b);
-        b.rings.store(nullptr, std::memory_order_release);
+        static auto* retired = new std::vector<ring*>();
+        for (ring* r = b.rings.exchange(nullptr, std::memory_order_acq_rel); r != nullptr; r = r->next) {
+            try {
+                retired->push_back(r);
+            } catch (...) {
+                // No memory to keep it listed: it is only unreachable, not freed.
+            }
+        }
         b.flush_requested.store(0, std::memory_order_relaxed);
         b.flush_done.store(0, std::memory_order_relaxed);
         b.pending_drops = 0;

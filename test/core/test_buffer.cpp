@@ -20,6 +20,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstddef>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -35,6 +36,24 @@ using test_support::run_tool;
 // refuses thread creation after a multi-threaded fork unless told it may; its other checks stay.
 extern "C" const char* __tsan_default_options() { return "die_after_fork=0"; }
 #endif
+
+// The reference's (2025) values: tools compiled against its headers read records by them.
+static_assert(ROCPROFILER_BUFFER_TRACING_HSA_CORE_API == 1 && ROCPROFILER_BUFFER_TRACING_MARKER_NAME_API == 9);
+static_assert(ROCPROFILER_BUFFER_TRACING_MEMORY_COPY == 10 && ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH == 11);
+static_assert(ROCPROFILER_BUFFER_TRACING_SCRATCH_MEMORY == 12 &&
+              ROCPROFILER_BUFFER_TRACING_CORRELATION_ID_RETIREMENT == 13);
+static_assert(ROCPROFILER_BUFFER_TRACING_MEMORY_ALLOCATION == 16 &&
+              ROCPROFILER_BUFFER_TRACING_RUNTIME_INITIALIZATION == 17);
+static_assert(ROCPROFILER_BUFFER_TRACING_HIP_STREAM == 20 && ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API_EXT == 21);
+static_assert(ROCPROFILER_BUFFER_TRACING_KFD_EVENT_PAGE_MIGRATE == 24 && ROCPROFILER_BUFFER_TRACING_KFD_QUEUE == 31);
+static_assert(ROCPROFILER_BUFFER_TRACING_MARKER_CORE_RANGE_API == 32);
+static_assert(ROCPROFILER_BUFFER_CATEGORY_TRACING == 1 && ROCPROFILER_BUFFER_CATEGORY_COUNTERS == 3);
+static_assert(ROCPROFILER_BUFFER_POLICY_DISCARD == 1 && ROCPROFILER_BUFFER_POLICY_LOSSLESS == 2);
+static_assert(ROCPROFILER_LIBRARY == 1 && ROCPROFILER_MARKER_LIBRARY == 8 && ROCPROFILER_ROCJPEG_LIBRARY == 64);
+static_assert(sizeof(rocprofiler_record_header_t) == 16 && offsetof(rocprofiler_record_header_t, payload) == 8);
+static_assert(sizeof(rocprofiler_buffer_tracing_hsa_api_record_t) == 64);
+static_assert(offsetof(rocprofiler_buffer_tracing_kernel_dispatch_record_t, dispatch_info) == 56);
+static_assert(offsetof(rocprofiler_buffer_tracing_memory_copy_record_t, start_timestamp) == 40);
 
 namespace {
 
