@@ -32,7 +32,7 @@ ENCORE_API rocprofiler_status_t buffer_emit(rocprofiler_buffer_id_t id, std::uin
                                             const void* payload, std::size_t bytes) noexcept;
 
 /// The context a live buffer belongs to, or false for an unknown or destroyed buffer.
-[[nodiscard]] bool buffer_context(rocprofiler_buffer_id_t id, rocprofiler_context_id_t& out) noexcept;
+[[nodiscard]] ENCORE_API bool buffer_context(rocprofiler_buffer_id_t id, rocprofiler_context_id_t& out) noexcept;
 
 rocprofiler_status_t create_buffer(rocprofiler_context_id_t context, std::size_t size, std::size_t watermark,
                                    rocprofiler_buffer_policy_t policy, rocprofiler_buffer_tracing_cb_t callback,
