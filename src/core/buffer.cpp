@@ -106,6 +106,7 @@ struct buffer {
     rocprofiler_buffer_tracing_cb_t callback = nullptr;
     void* callback_data = nullptr;
     alignas(64) std::atomic<ring*> rings{nullptr};  // pushed with CAS by producers (rare)
+    std::atomic<std::uint32_t> ring_count{0};       // rings made for it (relaxed: a hint for the watermark)
     std::uint64_t pending_drops = 0;                // consumer only: drops not yet reported
     std::atomic<std::uint64_t> flush_requested{0};  // flushers increment (release)
     std::atomic<std::uint64_t> flush_done{0};       // the consumer stores (release) and notifies
@@ -198,8 +199,8 @@ void deliver_pass(callback_thread& self) noexcept {
     self.pass_end.notify_all();
 }
 
-// Whether a ring of `self` holds a watermark's worth (the last look before sleeping: a producer
-// that saw its wake-up as already sent is covered by it).
+// Whether a buffer of `self` holds a watermark's worth, all its rings together (the last look
+// before sleeping: a producer that saw its wake-up as already sent is covered by it).
 bool any_due(callback_thread& self) noexcept {
     const std::size_t n = g_buffer_count.load(std::memory_order_acquire);
     for (std::size_t i = 0; i < n; ++i) {
@@ -207,10 +208,13 @@ bool any_due(callback_thread& self) noexcept {
         if (b.state.load(std::memory_order_acquire) != 1 || b.thread.load(std::memory_order_acquire) != &self) continue;
         if (b.flush_requested.load(std::memory_order_acquire) > b.flush_done.load(std::memory_order_relaxed))
             return true;
+        std::uint64_t held = 0;
         for (ring* r = b.rings.load(std::memory_order_acquire); r != nullptr; r = r->next) {
             const std::uint64_t fill = r->head.load(std::memory_order_acquire) - r->tail.load(std::memory_order_relaxed);
-            if (fill > 0 && (fill >= b.watermark || r->waiting.load(std::memory_order_seq_cst))) return true;
+            if (fill > 0 && r->waiting.load(std::memory_order_seq_cst)) return true;
+            held += fill;
         }
+        if (held > 0 && held >= b.watermark) return true;
     }
     return false;
 }
@@ -378,7 +382,8 @@ void drain_buffer(callback_thread& self, buffer& b) noexcept {
         return nullptr;
     }
     r->data = static_cast<std::byte*>(mem);
-    r->check_at = b.watermark;
+    // This ring's share of the watermark (past_watermark).
+    r->check_at = b.watermark / (b.ring_count.fetch_add(1, std::memory_order_relaxed) + 1);
     r->capacity = b.ring_bytes;
     r->generation = b.generation;
     ring* first = b.rings.load(std::memory_order_relaxed);
@@ -414,20 +419,33 @@ void drain_buffer(callback_thread& self, buffer& b) noexcept {
     return head + need - r.cached_tail <= r.capacity;
 }
 
-// head reached check_at: the ring may hold a watermark's worth. Below it, the next look is where
-// it would be reached (tail only grows, so never late). At or past it, wake the consumer once
-// per progress it makes (one that has not moved tail since our last wake-up has a pass coming
-// and looks again before it sleeps), then look again an eighth of a watermark later.
+// head reached check_at: the buffer may hold a watermark's worth, its rings together. Each of
+// its R rings looks when it holds its share (watermark / R) — when the buffer holds the
+// watermark, some ring holds its share — and then adds up the other rings' fill (reads of their
+// positions, no writes). Below the watermark the next look is at the share, or an eighth of it
+// later if the ring holds more. At or past it, wake the consumer once per progress it makes (one
+// that has not moved tail since our last wake-up has a pass coming and looks again before it
+// sleeps), then look again an eighth of a share later.
 [[gnu::noinline]] void past_watermark(buffer& b, ring& r, std::uint64_t head) noexcept {
     // A full barrier between our head store and the tail load (the consumer stores tail, then
     // loads head): one of us sees the other's store.
     r.dropped.fetch_add(0, std::memory_order_seq_cst);
     r.cached_tail = r.tail.load(std::memory_order_seq_cst);
-    if (head - r.cached_tail < b.watermark) {
-        r.check_at = r.cached_tail + b.watermark;
+    const std::uint64_t rings = std::max<std::uint32_t>(b.ring_count.load(std::memory_order_relaxed), 1);
+    const std::uint64_t share = b.watermark / rings;
+    const std::uint64_t step = std::max<std::uint64_t>(share / 8, sizeof(slot_header));
+    std::uint64_t held = head - r.cached_tail;
+    if (held < b.watermark && rings > 1)
+        for (ring* o = b.rings.load(std::memory_order_acquire); o != nullptr && held < b.watermark; o = o->next)
+            if (o != &r) {
+                const std::uint64_t t = o->tail.load(std::memory_order_acquire);  // first: head >= t
+                held += o->head.load(std::memory_order_acquire) - t;
+            }
+    if (held < b.watermark) {
+        r.check_at = r.cached_tail + share > head ? r.cached_tail + share : head + step;
         return;
     }
-    r.check_at = head + b.watermark / 8;
+    r.check_at = b.watermark == 0 ? head : head + step;
     if (r.cached_tail == r.signaled_tail) return;
     r.signaled_tail = r.cached_tail;
     wake(b.thread.load(std::memory_order_acquire));
@@ -601,6 +619,7 @@ rocprofiler_status_t create_buffer(rocprofiler_context_id_t context, std::size_t
     b.callback = callback;
     b.callback_data = callback_data;
     b.pending_drops = 0;
+    b.ring_count.store(0, std::memory_order_relaxed);
     b.thread.store(g_threads[0], std::memory_order_relaxed);
     b.state.store(1, std::memory_order_release);
     g_buffer_count.store(n + 1, std::memory_order_release);

@@ -153,7 +153,6 @@ one_buffer make_buffer(std::size_t size, std::size_t watermark, rocprofiler_buff
     p = policy;
     own = own_thread;
     made = {};
-    g_sink.clear();
     run_tool([] {
         if (rocprofiler_create_context(&made.ctx) != ROCPROFILER_STATUS_SUCCESS) return 1;
         if (rocprofiler_create_buffer(made.ctx, s, w, p, &on_records, &g_sink, &made.buf) != ROCPROFILER_STATUS_SUCCESS)
@@ -165,6 +164,7 @@ one_buffer make_buffer(std::size_t size, std::size_t watermark, rocprofiler_buff
         }
         return 0;
     });
+    g_sink.clear();  // after the reset: it delivers what earlier buffers still held
     return made;
 }
 
@@ -243,6 +243,19 @@ TEST_CASE("watermark: a delivery arrives without a flush once a ring holds the w
     CHECK(push(b.buf, 0, 9) == ROCPROFILER_STATUS_SUCCESS);
     CHECK(wait_until([] { return g_sink.count() == 10; }));
     CHECK(g_sink.deliveries >= 1);
+    // The watermark is the buffer's, all rings together: two threads of 6 records each (neither
+    // ring alone holds the watermark) get a delivery without a flush.
+    const auto two = make_buffer(1 << 16, 10 * slot, ROCPROFILER_BUFFER_POLICY_LOSSLESS);
+    std::thread([&] {
+        for (std::uint64_t i = 0; i < 6; ++i) push(two.buf, 1, i);
+    }).join();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    CHECK(g_sink.count() == 0);
+    std::thread([&] {
+        for (std::uint64_t i = 0; i < 6; ++i) push(two.buf, 2, i);
+    }).join();
+    // The pass the watermark started delivers what was there: the watermark's worth at least.
+    CHECK(wait_until([] { return g_sink.count() >= 10; }));
     // Watermark 0: every record is delivered on its own.
     const auto every = make_buffer(4096, 0, ROCPROFILER_BUFFER_POLICY_LOSSLESS);
     CHECK(push(every.buf, 0, 0) == ROCPROFILER_STATUS_SUCCESS);
@@ -844,24 +857,32 @@ TEST_CASE("HSA API calls through the buffer service: one record per call, timest
 
 TEST_CASE("fork: the child neither hangs nor delivers the parent's records; its own records arrive") {
     const auto b = make_buffer(4096, 4096, ROCPROFILER_BUFFER_POLICY_LOSSLESS, true);
+    // The parent's consumer is held at the gate from here on (a pass that starts delivers
+    // nothing before the fork), so the parent's 5 records are undelivered when it forks.
+    {
+        std::lock_guard lk(g_sink.m);
+        g_sink.gate_open = false;
+    }
     for (std::uint64_t i = 0; i < 5; ++i) CHECK(push(b.buf, 0, i) == ROCPROFILER_STATUS_SUCCESS);
-    // A pass of the callback thread (its first one, say) may have delivered some already: the
-    // child's sink starts with those.
-    static std::size_t before_fork;
-    before_fork = g_sink.count();
     const pid_t pid = ::fork();
     REQUIRE(pid >= 0);
     if (pid == 0) {
         // Child: the parent's 5 are the parent's to deliver; 3 of its own, flushed, on a
-        // restarted callback thread; a full LOSSLESS ring does not hang either.
+        // restarted callback thread; a full LOSSLESS ring does not hang either. (The gate is
+        // opened without a notify: the parent's waiter does not exist here.)
+        {
+            std::lock_guard lk(g_sink.m);
+            g_sink.gate_open = true;
+        }
+        if (g_sink.count() != 0) ::_exit(9);
         for (std::uint64_t i = 0; i < 3; ++i)
             if (push(b.buf, 9, i) != ROCPROFILER_STATUS_SUCCESS) ::_exit(3);
         if (rocprofiler_flush_buffer(b.buf) != ROCPROFILER_STATUS_SUCCESS) ::_exit(4);
-        if (g_sink.count() != before_fork + 3) ::_exit(5);
+        if (g_sink.count() != 3) ::_exit(5);
         for (std::uint64_t i = 0; i < 200; ++i)
             if (push(b.buf, 9, i) != ROCPROFILER_STATUS_SUCCESS) ::_exit(6);
         if (rocprofiler_flush_buffer(b.buf) != ROCPROFILER_STATUS_SUCCESS) ::_exit(7);
-        ::_exit(g_sink.count() == before_fork + 203 ? 0 : 8);
+        ::_exit(g_sink.count() == 203 ? 0 : 8);
     }
     int status = 0;
     bool exited = false;
@@ -876,6 +897,7 @@ TEST_CASE("fork: the child neither hangs nor delivers the parent's records; its 
     CHECK(exited);
     CHECK(WIFEXITED(status));
     CHECK(WEXITSTATUS(status) == 0);
+    g_sink.open();
     CHECK(rocprofiler_flush_buffer(b.buf) == ROCPROFILER_STATUS_SUCCESS);
     CHECK(g_sink.count() == 5);
 }
