@@ -24,8 +24,8 @@ typedef void (*rocprofiler_buffer_tracing_cb_t)(rocprofiler_context_id_t context
                                                 uint64_t drop_count);
 
 /** Create a buffer for `context`: each producer thread's ring holds `size` bytes (rounded up to
- *  a power of two, at least 4 KiB); the callback runs once the buffer holds `watermark` bytes, all rings together (0: at
- *  every record), on flush, on destroy and at finalization. Only during tool initialization.
+ *  a power of two, at least 4 KiB); the callback runs once the buffer holds `watermark` bytes,
+ *  all rings together (0: at every record), on flush, on destroy and at finalization. Only during tool initialization.
  *  Returns CONFIGURATION_LOCKED outside it, CONTEXT_NOT_FOUND, INVALID_ARGUMENT (null callback or
  *  buffer_id, size 0, watermark > size, an unknown policy), OUT_OF_RESOURCES (no buffer left or
  *  no memory). */
