@@ -338,7 +338,81 @@ typedef struct rocprofiler_version_triplet_t {
 /* ---- counters (counters.h, counter_config.h, dispatch_counting_service.h, pc_sampling.h) ----
  * Names, members and values as the reference's fwd.h. */
 
-/** Correlation of asynchronous work (a dispatch) with the API call that caused it. */
+/* ---- buffers and buffer tracing (buffer.h, buffer_tracing.h, internal_threading.h) ---------- */
+
+/** What a buffer record is: the `category` of its rocprofiler_record_header_t. */
+typedef enum rocprofiler_buffer_category_t  // NOLINT(performance-enum-size)
+{ ROCPROFILER_BUFFER_CATEGORY_NONE = 0,
+  ROCPROFILER_BUFFER_CATEGORY_TRACING,
+  ROCPROFILER_BUFFER_CATEGORY_PC_SAMPLING,
+  ROCPROFILER_BUFFER_CATEGORY_COUNTERS,
+  ROCPROFILER_BUFFER_CATEGORY_LAST,
+} rocprofiler_buffer_category_t;
+
+/** What a producer does when its part of a buffer is full: DISCARD drops the record (counted,
+ *  reported as the next delivery's drop_count), LOSSLESS waits until the consumer frees space. */
+typedef enum rocprofiler_buffer_policy_t  // NOLINT(performance-enum-size)
+{ ROCPROFILER_BUFFER_POLICY_NONE = 0,
+  ROCPROFILER_BUFFER_POLICY_DISCARD,
+  ROCPROFILER_BUFFER_POLICY_LOSSLESS,
+  ROCPROFILER_BUFFER_POLICY_LAST,
+} rocprofiler_buffer_policy_t;
+
+/** Buffer tracing kinds: the reference's (2025) names and values, then encore's additions:
+ *  PAGE_MIGRATION is the 2024 reference's name (its KFD kinds replaced it; nothing produces it
+ *  in encore), CUDA_DRIVER_API is encore's CUDA driver API kind. */
+typedef enum rocprofiler_buffer_tracing_kind_t  // NOLINT(performance-enum-size)
+{ ROCPROFILER_BUFFER_TRACING_NONE = 0,
+  ROCPROFILER_BUFFER_TRACING_HSA_CORE_API,
+  ROCPROFILER_BUFFER_TRACING_HSA_AMD_EXT_API,
+  ROCPROFILER_BUFFER_TRACING_HSA_IMAGE_EXT_API,
+  ROCPROFILER_BUFFER_TRACING_HSA_FINALIZE_EXT_API,
+  ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API,
+  ROCPROFILER_BUFFER_TRACING_HIP_COMPILER_API,
+  ROCPROFILER_BUFFER_TRACING_MARKER_CORE_API,
+  ROCPROFILER_BUFFER_TRACING_MARKER_CONTROL_API,
+  ROCPROFILER_BUFFER_TRACING_MARKER_NAME_API,
+  ROCPROFILER_BUFFER_TRACING_MEMORY_COPY,
+  ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH,
+  ROCPROFILER_BUFFER_TRACING_SCRATCH_MEMORY,
+  ROCPROFILER_BUFFER_TRACING_CORRELATION_ID_RETIREMENT,
+  ROCPROFILER_BUFFER_TRACING_RCCL_API,
+  ROCPROFILER_BUFFER_TRACING_OMPT,
+  ROCPROFILER_BUFFER_TRACING_MEMORY_ALLOCATION,
+  ROCPROFILER_BUFFER_TRACING_RUNTIME_INITIALIZATION,
+  ROCPROFILER_BUFFER_TRACING_ROCDECODE_API,
+  ROCPROFILER_BUFFER_TRACING_ROCJPEG_API,
+  ROCPROFILER_BUFFER_TRACING_HIP_STREAM,
+  ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API_EXT,
+  ROCPROFILER_BUFFER_TRACING_HIP_COMPILER_API_EXT,
+  ROCPROFILER_BUFFER_TRACING_ROCDECODE_API_EXT,
+  ROCPROFILER_BUFFER_TRACING_KFD_EVENT_PAGE_MIGRATE,
+  ROCPROFILER_BUFFER_TRACING_KFD_EVENT_PAGE_FAULT,
+  ROCPROFILER_BUFFER_TRACING_KFD_EVENT_QUEUE,
+  ROCPROFILER_BUFFER_TRACING_KFD_EVENT_UNMAP_FROM_GPU,
+  ROCPROFILER_BUFFER_TRACING_KFD_EVENT_DROPPED_EVENTS,
+  ROCPROFILER_BUFFER_TRACING_KFD_PAGE_MIGRATE,
+  ROCPROFILER_BUFFER_TRACING_KFD_PAGE_FAULT,
+  ROCPROFILER_BUFFER_TRACING_KFD_QUEUE,
+  ROCPROFILER_BUFFER_TRACING_MARKER_CORE_RANGE_API,
+  ROCPROFILER_BUFFER_TRACING_PAGE_MIGRATION,  /* encore: the 2024 reference's name */
+  ROCPROFILER_BUFFER_TRACING_CUDA_DRIVER_API, /* encore */
+  ROCPROFILER_BUFFER_TRACING_LAST,
+} rocprofiler_buffer_tracing_kind_t;
+
+/** Libraries that create internal threads (rocprofiler_at_internal_thread_create), as bits. */
+typedef enum rocprofiler_runtime_library_t  // NOLINT(performance-enum-size)
+{ ROCPROFILER_LIBRARY = (1 << 0),
+  ROCPROFILER_HSA_LIBRARY = (1 << 1),
+  ROCPROFILER_HIP_LIBRARY = (1 << 2),
+  ROCPROFILER_MARKER_LIBRARY = (1 << 3),
+  ROCPROFILER_RCCL_LIBRARY = (1 << 4),
+  ROCPROFILER_ROCDECODE_LIBRARY = (1 << 5),
+  ROCPROFILER_ROCJPEG_LIBRARY = (1 << 6),
+  ROCPROFILER_LIBRARY_LAST = ROCPROFILER_ROCJPEG_LIBRARY,
+} rocprofiler_runtime_library_t;
+
+/** Correlation ids of an asynchronous record (a dispatch, a copy): no ancestor. */
 typedef struct rocprofiler_async_correlation_id_t {
     uint64_t internal;
     rocprofiler_user_data_t external;
@@ -435,6 +509,25 @@ typedef rocprofiler_counter_record_t rocprofiler_record_counter_t;
 typedef rocprofiler_counter_config_id_t rocprofiler_profile_config_id_t;
 #endif
 
+/** One record a buffer delivers: category + kind (or both as `hash`) say what `payload` points
+ *  at (buffer_tracing.h's record structs for the TRACING category). */
+typedef struct rocprofiler_record_header_t {
+    ROCPROFILER_ANONYMOUS union {
+        ROCPROFILER_ANONYMOUS struct {
+            uint32_t category;
+            uint32_t kind;
+        };
+        uint64_t hash;
+    };
+    void* payload;
+} rocprofiler_record_header_t;
+
+/** The `hash` of a record header with this category and kind. */
+static inline uint64_t rocprofiler_record_header_compute_hash(uint32_t category, uint32_t kind) {
+    uint64_t value = category;
+    value |= ((uint64_t)(kind)) << 32;
+    return value;
+}
 
 ROCPROFILER_EXTERN_C_FINI
 

@@ -17,9 +17,12 @@
 
 /* The reference's includes that encore has, in its order (docs/c-api.md lists the rest). */
 #include <rocprofiler-sdk/agent.h>
+#include <rocprofiler-sdk/buffer.h>
+#include <rocprofiler-sdk/buffer_tracing.h>
 #include <rocprofiler-sdk/callback_tracing.h>
 #include <rocprofiler-sdk/context.h>
 #include <rocprofiler-sdk/external_correlation.h>
+#include <rocprofiler-sdk/internal_threading.h>
 #include <rocprofiler-sdk/hip.h>
 #include <rocprofiler-sdk/hsa.h>
 #include <rocprofiler-sdk/marker.h>

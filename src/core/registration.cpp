@@ -8,6 +8,7 @@
 //      may hold spaces), loaded with dlopen.
 #include "registration.hpp"
 
+#include "buffer.hpp"
 #include "registry.hpp"
 #include "warn.hpp"
 
@@ -147,6 +148,9 @@ void finalize_tool(tool& t) {
 
 // rocprofiler_client_finalize_t handed to initialize: lets a tool finalize itself early.
 void client_finalize(rocprofiler_client_id_t id) {
+    // Its buffers are delivered before its finalize runs (no lock held: a buffer callback may
+    // itself call into registration).
+    flush_all_buffers();
     std::lock_guard lk(g_reg_mutex);
     for (auto& t : g_tools)
         if (t.id.handle == id.handle) finalize_tool(t);
@@ -233,6 +237,9 @@ void initialize() noexcept {
 }
 
 void finalize() noexcept {
+    // Everything buffered is delivered before any tool's finalize runs (outside the lock: a
+    // buffer callback may call into registration).
+    if (g_fini_state.load(std::memory_order_acquire) == 0) flush_all_buffers();
     std::lock_guard lk(g_reg_mutex);
     if (g_fini_state.load(std::memory_order_acquire) != 0) return;
     g_fini_state.store(-1, std::memory_order_release);

@@ -1,6 +1,7 @@
 // src/core/registry.cpp — contexts, callback services, subscriber masks, correlation ids and
 // the ENTER/EXIT dispatch of traced calls. All mutable tracing state of encore lives here.
 #include "registry.hpp"
+#include "buffer.hpp"
 #include "exit_safe_local.hpp"
 #include "registration.hpp"
 #include "replay.hpp"
@@ -489,6 +490,8 @@ void stop_all_contexts() noexcept {
 
 void reset_for_testing() noexcept {
     stop_all_contexts();
+    buffers_reset_for_testing();
+    buffer_services_reset_for_testing();
     replay::reset_for_testing();
     std::lock_guard lk(g_mutex);
     {

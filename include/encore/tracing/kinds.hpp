@@ -203,3 +203,114 @@ struct payload_of {
 };
 
 }  // namespace encore::tracing
+
+// ---- buffer tracing kinds (rocprofiler-sdk/buffer_tracing.h) -----------------------------------
+//
+//   static_assert(encore::tracing::buffer_source_of(ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH) ==
+//                 encore::kind::kernel_dispatch);
+//
+// A buffer tracing kind is made from one callback kind's records (src/core/buffer_tracing.cpp
+// puts an adapter where a callback goes) or from nothing encore has (buffer-only kinds). The
+// kind-name query and the source mapping are folds over `buffer_kind_list`.
+namespace encore::tracing {
+
+/// How a buffer kind's record is made from its source kind's callback records.
+enum class buffered_as : std::uint8_t {
+    nothing,                 // no source in encore: configuring it succeeds, no record is ever written
+    api,                     // a traced call: start at ENTER (kept in user_data), the record at EXIT
+    api_ext,                 // api, plus the call's arguments and return value
+    kernel_dispatch,         // at COMPLETE, with the dispatch's GPU start/end
+    memory_copy,             // at EXIT, with the copy's start/end
+    memory_allocation,       // at EXIT
+    runtime_initialization,  // at the record (phase NONE)
+};
+
+template <rocprofiler_buffer_tracing_kind_t B, api::fixed_string Name, kind Source, buffered_as How>
+struct buffer_kind_decl {
+    static constexpr rocprofiler_buffer_tracing_kind_t id = B;
+    static constexpr auto name = Name;
+    static constexpr kind source = Source;
+    static constexpr buffered_as how = How;
+};
+
+// clang-format off
+/// Every buffer tracing kind, in id order (checked below). Columns: id, name, the callback kind
+/// its records come from (none: buffer-only), how they are made.
+using buffer_kind_list = api::type_list<
+    buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_HSA_CORE_API, "HSA_CORE_API", kind::hsa_core_api, buffered_as::api>,
+    buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_HSA_AMD_EXT_API, "HSA_AMD_EXT_API", kind::hsa_amd_ext_api, buffered_as::api>,
+    buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_HSA_IMAGE_EXT_API, "HSA_IMAGE_EXT_API", kind::hsa_image_ext_api, buffered_as::api>,
+    buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_HSA_FINALIZE_EXT_API, "HSA_FINALIZE_EXT_API", kind::hsa_finalize_ext_api, buffered_as::api>,
+    buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API, "HIP_RUNTIME_API", kind::hip_runtime_api, buffered_as::api>,
+    buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_HIP_COMPILER_API, "HIP_COMPILER_API", kind::hip_compiler_api, buffered_as::api>,
+    buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_MARKER_CORE_API, "MARKER_CORE_API", kind::marker_core_api, buffered_as::api>,
+    buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_MARKER_CONTROL_API, "MARKER_CONTROL_API", kind::marker_control_api, buffered_as::api>,
+    buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_MARKER_NAME_API, "MARKER_NAME_API", kind::marker_name_api, buffered_as::api>,
+    buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_MEMORY_COPY, "MEMORY_COPY", kind::memory_copy, buffered_as::memory_copy>,
+    buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH, "KERNEL_DISPATCH", kind::kernel_dispatch, buffered_as::kernel_dispatch>,
+    buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_SCRATCH_MEMORY, "SCRATCH_MEMORY", kind::none, buffered_as::nothing>,
+    buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_CORRELATION_ID_RETIREMENT, "CORRELATION_ID_RETIREMENT", kind::none, buffered_as::nothing>,
+    buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_RCCL_API, "RCCL_API", kind::none, buffered_as::nothing>,
+    buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_OMPT, "OMPT", kind::none, buffered_as::nothing>,
+    buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_MEMORY_ALLOCATION, "MEMORY_ALLOCATION", kind::memory_allocation, buffered_as::memory_allocation>,
+    buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_RUNTIME_INITIALIZATION, "RUNTIME_INITIALIZATION", kind::runtime_initialization, buffered_as::runtime_initialization>,
+    buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_ROCDECODE_API, "ROCDECODE_API", kind::none, buffered_as::nothing>,
+    buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_ROCJPEG_API, "ROCJPEG_API", kind::none, buffered_as::nothing>,
+    buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_HIP_STREAM, "HIP_STREAM", kind::none, buffered_as::nothing>,
+    buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API_EXT, "HIP_RUNTIME_API_EXT", kind::hip_runtime_api, buffered_as::api_ext>,
+    buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_HIP_COMPILER_API_EXT, "HIP_COMPILER_API_EXT", kind::hip_compiler_api, buffered_as::api_ext>,
+    buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_ROCDECODE_API_EXT, "ROCDECODE_API_EXT", kind::none, buffered_as::nothing>,
+    buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_KFD_EVENT_PAGE_MIGRATE, "KFD_EVENT_PAGE_MIGRATE", kind::none, buffered_as::nothing>,
+    buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_KFD_EVENT_PAGE_FAULT, "KFD_EVENT_PAGE_FAULT", kind::none, buffered_as::nothing>,
+    buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_KFD_EVENT_QUEUE, "KFD_EVENT_QUEUE", kind::none, buffered_as::nothing>,
+    buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_KFD_EVENT_UNMAP_FROM_GPU, "KFD_EVENT_UNMAP_FROM_GPU", kind::none, buffered_as::nothing>,
+    buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_KFD_EVENT_DROPPED_EVENTS, "KFD_EVENT_DROPPED_EVENTS", kind::none, buffered_as::nothing>,
+    buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_KFD_PAGE_MIGRATE, "KFD_PAGE_MIGRATE", kind::none, buffered_as::nothing>,
+    buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_KFD_PAGE_FAULT, "KFD_PAGE_FAULT", kind::none, buffered_as::nothing>,
+    buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_KFD_QUEUE, "KFD_QUEUE", kind::none, buffered_as::nothing>,
+    buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_MARKER_CORE_RANGE_API, "MARKER_CORE_RANGE_API", kind::marker_core_range_api, buffered_as::api>,
+    buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_PAGE_MIGRATION, "PAGE_MIGRATION", kind::none, buffered_as::nothing>,
+    buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_CUDA_DRIVER_API, "CUDA_DRIVER_API", kind::cuda_driver_api, buffered_as::api>>;
+// clang-format on
+
+inline constexpr std::size_t buffer_kind_count = ROCPROFILER_BUFFER_TRACING_LAST;
+
+static_assert(buffer_kind_list::size == buffer_kind_count - 1, "buffer_kind_list: one declaration per buffer kind");
+static_assert(
+    []<class... D>(api::type_list<D...>) {
+        std::size_t i = 0;
+        return ((static_cast<std::size_t>(D::id) == ++i) && ...);
+    }(buffer_kind_list{}),
+    "buffer_kind_list: declarations in id order");
+
+namespace detail {
+template <class T, class Project>
+consteval std::array<T, buffer_kind_count> per_buffer_kind(Project project) {
+    return []<class... D>(api::type_list<D...>, Project p) {
+        std::array<T, buffer_kind_count> out{};
+        ((out[static_cast<std::size_t>(D::id)] = p.template operator()<D>()), ...);
+        return out;
+    }(buffer_kind_list{}, project);
+}
+}  // namespace detail
+
+/// The name of buffer kind b ("KERNEL_DISPATCH"), or null for NONE/LAST/out of range.
+[[nodiscard]] constexpr const char* buffer_kind_name(std::int64_t b) noexcept {
+    constexpr auto names = detail::per_buffer_kind<const char*>([]<class D>() { return D::name.c_str(); });
+    return b > 0 && b < static_cast<std::int64_t>(buffer_kind_count) ? names[static_cast<std::size_t>(b)] : nullptr;
+}
+
+/// The callback kind buffer kind b's records come from (kind::none: buffer-only, or no kind).
+[[nodiscard]] constexpr kind buffer_source_of(std::int64_t b) noexcept {
+    constexpr auto sources = detail::per_buffer_kind<kind>([]<class D>() { return D::source; });
+    return b > 0 && b < static_cast<std::int64_t>(buffer_kind_count) ? sources[static_cast<std::size_t>(b)] : kind::none;
+}
+
+/// How buffer kind b's records are made.
+[[nodiscard]] constexpr buffered_as buffered_as_of(std::int64_t b) noexcept {
+    constexpr auto how = detail::per_buffer_kind<buffered_as>([]<class D>() { return D::how; });
+    return b > 0 && b < static_cast<std::int64_t>(buffer_kind_count) ? how[static_cast<std::size_t>(b)]
+                                                                     : buffered_as::nothing;
+}
+
+}  // namespace encore::tracing

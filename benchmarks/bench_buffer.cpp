@@ -1,0 +1,279 @@
+// benchmarks/bench_buffer.cpp — the cost of a buffered record, side by side:
+//   ring/threads:N          one 64-byte record into a LOSSLESS buffer (core::buffer_emit: the
+//                           producer's own ring), N producer threads, encore's callback thread
+//                           draining it meanwhile (so: the transport's throughput per producer)
+//   ring_burst/threads:N    the producer's cost alone: bursts that fit the ring, each followed by
+//                           a flush outside the timed region
+//   double_buffer/threads:N the same records into a mutex-protected shared double buffer drained
+//                           by a consumer thread (the shape of the reference SDK's buffers), as a
+//                           baseline written here
+//   double_buffer_burst/threads:N  the same bursts into it, drained outside the timed region
+//   hsa_call_callback       one traced HSA call, one context with a no-op callback (by value)
+//   hsa_call_buffer         the same call with a buffer tracing service instead: the record is
+//                           written at EXIT and delivered in batches on the callback thread
+// Per-record figures are real time per iteration of one producer (with N threads, each thread's
+// view: on a machine with fewer cores than N the threads share cores); items_per_second is the
+// aggregate. See RESULTS.md.
+#include "../src/core/buffer.hpp"
+#include "../test/support/fake_hsa.hpp"
+
+#include <encore/tracing/hsa.hpp>
+#include <rocprofiler-sdk/hsa/api_id.h>
+#include <rocprofiler-sdk/rocprofiler.h>
+
+#include <benchmark/benchmark.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstring>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace {
+
+struct record64 {
+    std::uint64_t words[8];
+};
+static_assert(sizeof(record64) == 64);
+
+constexpr std::size_t ring_bytes = std::size_t{1} << 20;  // per producer thread
+constexpr std::size_t watermark = ring_bytes / 2;
+
+std::atomic<std::uint64_t> g_delivered{0};
+void count_records(rocprofiler_context_id_t, rocprofiler_buffer_id_t, rocprofiler_record_header_t** h, size_t n, void*,
+                   uint64_t) {
+    std::uint64_t sum = 0;
+    for (size_t i = 0; i < n; ++i) sum += static_cast<const record64*>(h[i]->payload)->words[0];
+    benchmark::DoNotOptimize(sum);
+    g_delivered.fetch_add(n, std::memory_order_relaxed);
+}
+
+// ---- the traced call (as bench_tracing.cpp) ------------------------------------------------------
+
+std::int64_t g_signal_value = 42;
+[[gnu::noinline]] hsa_signal_value_t plain_signal_load(hsa_signal_t s) {
+    benchmark::DoNotOptimize(s);
+    return g_signal_value;
+}
+struct bench_tables : fake_hsa::tables {
+    bench_tables() { core.hsa_signal_load_relaxed_fn = &plain_signal_load; }
+};
+bench_tables g_tables;
+
+rocprofiler_context_id_t g_ring_ctx{}, g_cb_ctx{}, g_buf_ctx{};
+rocprofiler_buffer_id_t g_ring{}, g_burst{}, g_call_buf{};
+// Records per burst: half a ring (72 bytes a record in it), so a burst never waits.
+constexpr std::int64_t burst = static_cast<std::int64_t>(ring_bytes / 72 / 2);
+
+void noop_cb(rocprofiler_callback_tracing_record_t, rocprofiler_user_data_t*, void*) {}
+
+int init(void*) {
+    const rocprofiler_tracing_operation_t op[] = {ROCPROFILER_HSA_CORE_API_ID_hsa_signal_load_relaxed};
+    if (rocprofiler_create_context(&g_ring_ctx) != ROCPROFILER_STATUS_SUCCESS) return 1;
+    if (rocprofiler_create_buffer(g_ring_ctx, ring_bytes, watermark, ROCPROFILER_BUFFER_POLICY_LOSSLESS, &count_records,
+                                  nullptr, &g_ring) != ROCPROFILER_STATUS_SUCCESS)
+        return 1;
+    if (rocprofiler_create_buffer(g_ring_ctx, ring_bytes, ring_bytes, ROCPROFILER_BUFFER_POLICY_LOSSLESS,
+                                  &count_records, nullptr, &g_burst) != ROCPROFILER_STATUS_SUCCESS)
+        return 1;
+    if (rocprofiler_create_context(&g_cb_ctx) != ROCPROFILER_STATUS_SUCCESS) return 1;
+    if (rocprofiler_configure_callback_tracing_service(g_cb_ctx, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, op, 1,
+                                                       &noop_cb, nullptr) != ROCPROFILER_STATUS_SUCCESS)
+        return 1;
+    if (rocprofiler_create_context(&g_buf_ctx) != ROCPROFILER_STATUS_SUCCESS) return 1;
+    if (rocprofiler_create_buffer(g_buf_ctx, ring_bytes, watermark, ROCPROFILER_BUFFER_POLICY_LOSSLESS, &count_records,
+                                  nullptr, &g_call_buf) != ROCPROFILER_STATUS_SUCCESS)
+        return 1;
+    if (rocprofiler_configure_buffer_tracing_service(g_buf_ctx, ROCPROFILER_BUFFER_TRACING_HSA_CORE_API, op, 1,
+                                                     g_call_buf) != ROCPROFILER_STATUS_SUCCESS)
+        return 1;
+    return 0;
+}
+encore::tool_registration g_reg{"bench-buffer", &init};
+
+struct setup {
+    setup() {
+        encore::initialize();
+        encore::tracing::hsa_all::install(g_tables.root);
+    }
+} g_setup;
+
+// ---- the baseline: a mutex-protected shared double buffer ----------------------------------------
+
+class double_buffer {
+public:
+    explicit double_buffer(std::size_t bytes) : halves_{std::vector<std::byte>(bytes), std::vector<std::byte>(bytes)} {
+        consumer_ = std::thread([this] { consume(); });
+    }
+    ~double_buffer() {
+        {
+            std::lock_guard lk(m_);
+            stop_ = true;
+        }
+        cv_.notify_all();
+        consumer_.join();
+    }
+    void push(const void* p, std::size_t n) {
+        std::unique_lock lk(m_);
+        if (used_ + n > halves_[active_].size()) {
+            // Full: hand this half to the consumer and wait until the other one is free.
+            cv_.wait(lk, [&] { return !full_; });
+            full_ = true;
+            full_bytes_ = used_;
+            active_ ^= 1;
+            used_ = 0;
+            cv_.notify_all();
+        }
+        std::memcpy(halves_[active_].data() + used_, p, n);
+        used_ += n;
+    }
+    void drain() {
+        std::unique_lock lk(m_);
+        cv_.wait(lk, [&] { return !full_; });
+        records_ += used_ / sizeof(record64);
+        used_ = 0;
+    }
+    std::uint64_t records() {
+        std::lock_guard lk(m_);
+        return records_;
+    }
+
+private:
+    void consume() {
+        std::unique_lock lk(m_);
+        for (;;) {
+            cv_.wait(lk, [&] { return full_ || stop_; });
+            if (stop_ && !full_) return;
+            const auto& half = halves_[active_ ^ 1];
+            const std::size_t bytes = full_bytes_;
+            lk.unlock();
+            std::uint64_t sum = 0;
+            for (std::size_t off = 0; off < bytes; off += sizeof(record64))
+                sum += reinterpret_cast<const record64*>(half.data() + off)->words[0];
+            benchmark::DoNotOptimize(sum);
+            lk.lock();
+            records_ += bytes / sizeof(record64);
+            full_ = false;
+            cv_.notify_all();
+        }
+    }
+
+    std::mutex m_;
+    std::condition_variable cv_;
+    std::vector<std::byte> halves_[2];
+    int active_ = 0;
+    std::size_t used_ = 0;
+    bool full_ = false;
+    std::size_t full_bytes_ = 0;
+    bool stop_ = false;
+    std::uint64_t records_ = 0;
+    std::thread consumer_;
+};
+
+double_buffer* g_double = nullptr;
+
+// ---- benchmarks ------------------------------------------------------------------------------------
+
+void ring(benchmark::State& state) {
+    record64 r{};
+    r.words[0] = static_cast<std::uint64_t>(state.thread_index()) + 1;
+    for (auto _ : state) {
+        if (encore::core::buffer_emit(g_ring, ROCPROFILER_BUFFER_CATEGORY_TRACING, 1, &r, sizeof r) !=
+            ROCPROFILER_STATUS_SUCCESS)
+            state.SkipWithError("a LOSSLESS record was not written");
+        ++r.words[1];
+    }
+    state.SetItemsProcessed(state.iterations());
+    if (state.thread_index() == 0) rocprofiler_flush_buffer(g_ring);
+}
+
+void ring_burst(benchmark::State& state) {
+    record64 r{};
+    r.words[0] = static_cast<std::uint64_t>(state.thread_index()) + 1;
+    std::int64_t n = 0;
+    for (auto _ : state) {
+        if (encore::core::buffer_emit(g_burst, ROCPROFILER_BUFFER_CATEGORY_TRACING, 1, &r, sizeof r) !=
+            ROCPROFILER_STATUS_SUCCESS)
+            state.SkipWithError("a LOSSLESS record was not written");
+        ++r.words[1];
+        if (++n == burst) {
+            state.PauseTiming();
+            rocprofiler_flush_buffer(g_burst);
+            state.ResumeTiming();
+            n = 0;
+        }
+    }
+    state.SetItemsProcessed(state.iterations());
+    if (state.thread_index() == 0) rocprofiler_flush_buffer(g_burst);
+}
+
+void double_buffered_burst(benchmark::State& state) {
+    if (state.thread_index() == 0) g_double = new double_buffer(ring_bytes);
+    record64 r{};
+    r.words[0] = static_cast<std::uint64_t>(state.thread_index()) + 1;
+    std::int64_t n = 0;
+    for (auto _ : state) {
+        g_double->push(&r, sizeof r);
+        ++r.words[1];
+        if (++n == burst) {
+            state.PauseTiming();
+            g_double->drain();
+            state.ResumeTiming();
+            n = 0;
+        }
+    }
+    state.SetItemsProcessed(state.iterations());
+    if (state.thread_index() == 0) g_double->drain();
+}
+
+void double_buffered(benchmark::State& state) {
+    if (state.thread_index() == 0) g_double = new double_buffer(ring_bytes);
+    // Google Benchmark starts every thread's loop together, after the setup above.
+    record64 r{};
+    r.words[0] = static_cast<std::uint64_t>(state.thread_index()) + 1;
+    for (auto _ : state) {
+        g_double->push(&r, sizeof r);
+        ++r.words[1];
+    }
+    state.SetItemsProcessed(state.iterations());
+    if (state.thread_index() == 0) {
+        // The other threads have left the loop (the benchmark waits for all before teardown).
+        g_double->drain();
+    }
+}
+
+void teardown_double(const benchmark::State&) {
+    delete g_double;
+    g_double = nullptr;
+}
+
+void call(benchmark::State& state) {
+    hsa_signal_t s{1};
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(s);
+        benchmark::DoNotOptimize(g_tables.core.hsa_signal_load_relaxed_fn(s));
+    }
+}
+void hsa_call_callback(benchmark::State& state) {
+    rocprofiler_start_context(g_cb_ctx);
+    call(state);
+    rocprofiler_stop_context(g_cb_ctx);
+}
+void hsa_call_buffer(benchmark::State& state) {
+    rocprofiler_start_context(g_buf_ctx);
+    call(state);
+    rocprofiler_stop_context(g_buf_ctx);
+    rocprofiler_flush_buffer(g_call_buf);
+}
+
+BENCHMARK(ring)->Threads(1)->Threads(16)->UseRealTime();
+BENCHMARK(ring_burst)->Threads(1)->Threads(16)->UseRealTime();
+BENCHMARK(double_buffered)->Name("double_buffer")->Threads(1)->Threads(16)->UseRealTime()->Teardown(teardown_double);
+BENCHMARK(double_buffered_burst)->Name("double_buffer_burst")->Threads(1)->Threads(16)->UseRealTime()->Teardown(teardown_double);
+BENCHMARK(hsa_call_callback);
+BENCHMARK(hsa_call_buffer);
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,765 @@
+// src/core/buffer.cpp — buffers (rocprofiler-sdk/buffer.h) and callback threads
+// (internal_threading.h): per-thread single-producer rings, drained by callback threads.
+//
+// A buffer is a set of rings, one per producer thread (a thread's first record into the buffer
+// makes or adopts one). A ring is a power-of-two byte array with a producer position (head) and a
+// consumer position (tail), both counting bytes since the start; a record is an 8-byte slot
+// header and its payload rounded up to 8 bytes, never split across the end (a padding slot fills
+// the rest). The producer writes and publishes head (release); the consumer (the buffer's
+// callback thread) reads up to head (acquire), hands the tool pointers into the ring, then
+// publishes tail. The producer's fast path touches only its own ring's lines and a read-mostly
+// buffer line; everything shared (waking the consumer, blocking when full) is a slow path.
+#include "buffer.hpp"
+#include "exit_safe_local.hpp"
+#include "registry.hpp"
+#include "warn.hpp"
+
+#include <encore/tracing/kinds.hpp>
+
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cstring>
+#include <mutex>
+#include <new>
+#include <utility>
+#include <vector>
+
+#if defined(__SSE2__)
+#    include <emmintrin.h>
+#endif
+
+namespace encore::core {
+namespace {
+
+constexpr std::size_t max_buffers = 256;          // per process lifetime (ids are never reused)
+constexpr std::size_t max_callback_threads = 64;  // the default one included
+constexpr std::size_t min_ring_bytes = 4096;
+constexpr std::size_t max_ring_bytes = std::size_t{1} << 31;  // a slot's size is 32 bits
+constexpr std::uint16_t padding_category = 0xffff;            // a slot that only fills a ring's end
+// A full LOSSLESS producer re-reads tail this often (pause between), then yields this often,
+// then blocks: spinning long takes the core from the consumer it waits for.
+constexpr int lossless_spins = 64;
+constexpr int lossless_yields = 16;
+// The most records one callback gets: the consumer frees their space after each batch, so a
+// producer of a big ring waits for one batch, not the whole ring.
+constexpr std::size_t max_batch = 1024;
+
+struct slot_header {
+    std::uint32_t bytes;  // the whole slot, header included, a multiple of 8
+    std::uint16_t category;
+    std::uint16_t kind;
+};
+static_assert(sizeof(slot_header) == 8);
+
+constexpr std::size_t slot_bytes(std::size_t payload) noexcept {
+    return sizeof(slot_header) + ((payload + 7) & ~std::size_t{7});
+}
+
+void cpu_relax() noexcept {
+#if defined(__SSE2__)
+    _mm_pause();
+#endif
+}
+
+std::uint64_t gettid_now() noexcept { return static_cast<std::uint64_t>(::syscall(SYS_gettid)); }
+
+struct callback_thread;
+
+// One producer thread's ring in one buffer. Producer-owned, consumer-owned and read-mostly
+// fields sit on separate cache lines.
+struct ring {
+    // ---- the producer's line
+    alignas(64) std::atomic<std::uint64_t> head{0};   // release by the producer; acquire by the consumer
+    std::uint64_t cached_tail = 0;                    // the producer's last look at tail
+    std::uint64_t signaled_tail = ~std::uint64_t{0};  // tail when the producer last woke the consumer
+    std::uint64_t check_at = 0;                       // head at which the producer next looks at tail
+    std::atomic<std::uint64_t> dropped{0};            // the producer counts (relaxed); the consumer takes
+    // ---- the consumer's line
+    alignas(64) std::atomic<std::uint64_t> tail{0};  // seq_cst by the consumer (pairs with `waiting`)
+    std::atomic<bool> waiting{false};                // a LOSSLESS producer is blocked on tail
+    // ---- read-mostly
+    alignas(64) std::byte* data = nullptr;
+    std::uint64_t capacity = 0;
+    std::uint64_t generation = 0;     // the buffer incarnation it belongs to
+    std::atomic<bool> orphan{false};  // its thread exited: another thread may adopt it (acq/rel)
+    ring* next = nullptr;             // the buffer's list; set before the ring is published
+};
+
+struct buffer {
+    // Read by every producer on every record (read-mostly: written at create/destroy only).
+    alignas(64) std::atomic<int> state{0};  // 0 free, 1 live, 2 destroyed (release at change)
+    std::uint64_t generation = 0;           // a ring cached by a thread for another incarnation is not ours
+    std::uint64_t ring_bytes = 0;
+    std::uint64_t watermark = 0;
+    rocprofiler_buffer_policy_t policy = ROCPROFILER_BUFFER_POLICY_NONE;
+    std::atomic<callback_thread*> thread{nullptr};
+    // Written at create, read by the consumer.
+    rocprofiler_context_id_t context{};
+    rocprofiler_buffer_tracing_cb_t callback = nullptr;
+    void* callback_data = nullptr;
+    alignas(64) std::atomic<ring*> rings{nullptr};  // pushed with CAS by producers (rare)
+    std::atomic<std::uint32_t> ring_count{0};       // rings made for it (relaxed: a hint for the watermark)
+    std::uint64_t pending_drops = 0;                // consumer only: drops not yet reported
+    std::atomic<std::uint64_t> flush_requested{0};  // flushers increment (release)
+    std::atomic<std::uint64_t> flush_done{0};       // the consumer stores (release) and notifies
+    std::atomic<bool> delivering{false};
+};
+
+// A thread that delivers buffers. `work` is bumped (seq_cst) and notified by anyone who wants a
+// pass: producers past a watermark or blocked, flushers. Its pid tells a thread inherited by a
+// fork child (which does not exist there) from a live one.
+struct callback_thread {
+    std::atomic<std::uint32_t> work{0};
+    // Passes begun and ended (seq_cst / release): destroy waits out a pass that may be reading
+    // the buffer's rings.
+    std::atomic<std::uint64_t> pass_begin{0};
+    std::atomic<std::uint64_t> pass_end{0};
+    std::atomic<std::uint64_t> os_tid{0};
+    std::atomic<bool> started{false};
+    pid_t pid = 0;
+    std::vector<rocprofiler_record_header_t> headers;
+    std::vector<rocprofiler_record_header_t*> pointers;
+};
+
+buffer g_buffers[max_buffers];
+std::atomic<std::size_t> g_buffer_count{0};
+callback_thread* g_threads[max_callback_threads];  // [0] the default; made with `new`, never freed
+std::atomic<std::size_t> g_thread_count{0};
+// Serializes creation, destruction, assignment and thread starts; never taken by a producer
+// that already has its ring, nor by a consumer pass.
+std::mutex g_mutex;
+std::atomic<bool> g_restart_after_fork{false};
+std::uint64_t g_generation = 0;  // guarded by g_mutex
+
+struct thread_hooks {
+    rocprofiler_internal_thread_library_cb_t pre, post;
+    int libs;
+    void* data;
+};
+std::vector<thread_hooks>& hooks() {
+    static auto* h = new std::vector<thread_hooks>();  // never destroyed: used at exit
+    return *h;
+}
+
+// This thread's ring per buffer (index = buffer id - 1), made on its first record. Heap, behind
+// an initial-exec TLS pointer (one load from the thread pointer per record).
+struct producer_state {
+    ring* rings[max_buffers] = {};
+    ~producer_state();
+};
+__attribute__((tls_model("initial-exec"))) constinit thread_local producer_state* t_producer = nullptr;
+// The buffer whose callback runs on this thread now (flush from inside it is BUFFER_BUSY).
+constinit thread_local buffer* t_delivering = nullptr;
+constinit thread_local callback_thread* t_callback_thread = nullptr;
+
+struct producer_owner {
+    producer_state* state = nullptr;
+    ~producer_owner() {
+        if (t_producer == state) t_producer = nullptr;
+        delete state;
+    }
+};
+
+// A thread's rings outlive it: they stay in their buffers until drained, then another thread may
+// adopt them (its records after the exited thread's in that ring).
+producer_state::~producer_state() {
+    for (ring* r : rings)
+        if (r != nullptr) r->orphan.store(true, std::memory_order_release);
+}
+
+// ---- callback threads -------------------------------------------------------------------------
+
+void drain_buffer(callback_thread& self, buffer& b) noexcept;
+
+// One pass over every buffer assigned to `self`: drain each, then complete the flushes asked for
+// before the drain began.
+void deliver_pass(callback_thread& self) noexcept {
+    const std::uint64_t pass = self.pass_begin.fetch_add(1, std::memory_order_seq_cst) + 1;
+    const std::size_t n = g_buffer_count.load(std::memory_order_acquire);
+    for (std::size_t i = 0; i < n; ++i) {
+        buffer& b = g_buffers[i];
+        const int state = b.state.load(std::memory_order_seq_cst);
+        if (state == 0 || b.thread.load(std::memory_order_acquire) != &self) continue;
+        const std::uint64_t asked = b.flush_requested.load(std::memory_order_acquire);
+        if (state == 1) drain_buffer(self, b);  // a destroyed one only completes its flushes
+        if (asked > b.flush_done.load(std::memory_order_relaxed)) {
+            b.flush_done.store(asked, std::memory_order_release);
+            b.flush_done.notify_all();
+        }
+    }
+    self.pass_end.store(pass, std::memory_order_release);
+    self.pass_end.notify_all();
+}
+
+// Whether a buffer of `self` holds a watermark's worth, all its rings together (the last look
+// before sleeping: a producer that saw its wake-up as already sent is covered by it).
+bool any_due(callback_thread& self) noexcept {
+    const std::size_t n = g_buffer_count.load(std::memory_order_acquire);
+    for (std::size_t i = 0; i < n; ++i) {
+        buffer& b = g_buffers[i];
+        if (b.state.load(std::memory_order_acquire) != 1 || b.thread.load(std::memory_order_acquire) != &self) continue;
+        if (b.flush_requested.load(std::memory_order_acquire) > b.flush_done.load(std::memory_order_relaxed))
+            return true;
+        std::uint64_t held = 0;
+        for (ring* r = b.rings.load(std::memory_order_acquire); r != nullptr; r = r->next) {
+            const std::uint64_t fill = r->head.load(std::memory_order_acquire) - r->tail.load(std::memory_order_relaxed);
+            if (fill > 0 && r->waiting.load(std::memory_order_seq_cst)) return true;
+            held += fill;
+        }
+        if (held > 0 && held >= b.watermark) return true;
+    }
+    return false;
+}
+
+void* callback_thread_main(void* arg) {
+    auto& self = *static_cast<callback_thread*>(arg);
+    t_callback_thread = &self;
+    self.os_tid.store(gettid_now(), std::memory_order_release);
+    for (;;) {
+        const std::uint32_t w = self.work.load(std::memory_order_seq_cst);
+        deliver_pass(self);
+        if (any_due(self)) continue;
+        self.work.wait(w, std::memory_order_seq_cst);
+    }
+    return nullptr;
+}
+
+// Starts `t` (under g_mutex), with the tools' precreate/postcreate hooks around it.
+bool start_thread(callback_thread& t) noexcept {
+    const auto call_hooks = [](bool pre) {
+        for (const thread_hooks& h : hooks()) {
+            if ((h.libs & ROCPROFILER_LIBRARY) == 0) continue;
+            auto* cb = pre ? h.pre : h.post;
+            if (cb == nullptr) continue;
+            try {
+                cb(ROCPROFILER_LIBRARY, h.data);
+            } catch (...) {
+                warn("a tool's internal-thread %s callback threw; ignored", pre ? "precreate" : "postcreate");
+            }
+        }
+    };
+    call_hooks(true);
+    pthread_attr_t attr;
+    ::pthread_attr_init(&attr);
+    ::pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    // No signals on a callback thread: the program's handlers expect its own threads.
+    sigset_t all, old;
+    ::sigfillset(&all);
+    ::pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_t th;
+    const int rc = ::pthread_create(&th, &attr, &callback_thread_main, &t);
+    ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    ::pthread_attr_destroy(&attr);
+    call_hooks(false);
+    if (rc != 0) return false;
+    t.pid = ::getpid();
+    t.started.store(true, std::memory_order_release);
+    return true;
+}
+
+callback_thread* make_thread() noexcept {
+    const std::size_t n = g_thread_count.load(std::memory_order_relaxed);
+    if (n >= max_callback_threads) return nullptr;
+    auto* t = new (std::nothrow) callback_thread();
+    if (t == nullptr) return nullptr;
+    if (!start_thread(*t)) {
+        delete t;
+        return nullptr;
+    }
+    g_threads[n] = t;
+    g_thread_count.store(n + 1, std::memory_order_release);
+    return t;
+}
+
+// In a fork child the callback threads do not exist: start them again before anyone waits on
+// one (a flush, a full LOSSLESS ring). Rare: a flag load otherwise.
+void restart_threads_if_forked() noexcept {
+    if (!g_restart_after_fork.load(std::memory_order_acquire)) [[likely]]
+        return;
+    std::lock_guard lk(g_mutex);
+    if (!g_restart_after_fork.load(std::memory_order_relaxed)) return;
+    const std::size_t n = g_thread_count.load(std::memory_order_relaxed);
+    for (std::size_t i = 0; i < n; ++i)
+        if (g_threads[i]->pid != ::getpid() && !start_thread(*g_threads[i]))
+            warn("could not restart a buffer callback thread after fork(): its buffers are not delivered");
+    g_restart_after_fork.store(false, std::memory_order_release);
+}
+
+void wake(callback_thread* t) noexcept {
+    if (t == nullptr) return;
+    restart_threads_if_forked();
+    t->work.fetch_add(1, std::memory_order_seq_cst);
+    t->work.notify_one();
+}
+
+// ---- delivery -----------------------------------------------------------------------------------
+
+// Hands every record of every ring of `b` to the tool, one callback per ring with records (so a
+// thread's records arrive in order), then frees their space.
+void drain_buffer(callback_thread& self, buffer& b) noexcept {
+    for (ring* r = b.rings.load(std::memory_order_acquire); r != nullptr; r = r->next) {
+        const std::uint64_t head = r->head.load(std::memory_order_acquire);
+        b.pending_drops += r->dropped.exchange(0, std::memory_order_relaxed);
+        for (std::uint64_t tail = r->tail.load(std::memory_order_relaxed); tail != head;) {
+            self.headers.clear();
+            self.pointers.clear();
+            std::uint64_t pos = tail;
+            try {
+                while (pos != head && self.headers.size() < max_batch) {
+                    auto* s = reinterpret_cast<slot_header*>(r->data + (pos & (r->capacity - 1)));
+                    if (s->bytes == 0) {  // never written (a ring reset by fork); defensive
+                        pos = head;
+                        break;
+                    }
+                    if (s->category != padding_category)
+                        self.headers.push_back(rocprofiler_record_header_t{
+                            {{s->category, s->kind}}, reinterpret_cast<std::byte*>(s) + sizeof(slot_header)});
+                    pos += s->bytes;
+                }
+                for (auto& h : self.headers) self.pointers.push_back(&h);
+            } catch (...) {
+                break;  // no memory for the batch: the records stay and go with the next pass
+            }
+            if (!self.pointers.empty()) {
+                const rocprofiler_buffer_id_t id{static_cast<std::uint64_t>(&b - g_buffers) + 1};
+                const std::uint64_t drops = std::exchange(b.pending_drops, 0);
+                t_delivering = &b;
+                b.delivering.store(true, std::memory_order_relaxed);
+                try {
+                    b.callback(b.context, id, self.pointers.data(), self.pointers.size(), b.callback_data, drops);
+                } catch (...) {
+                    // Named by the callback kind the batch's first record comes from, if any.
+                    const auto& h = self.headers.front();
+                    const kind source = h.category == ROCPROFILER_BUFFER_CATEGORY_TRACING
+                                            ? tracing::buffer_source_of(h.kind)
+                                            : kind::none;
+                    tracing::detail::callback_threw(b.context.handle, static_cast<std::uint32_t>(source));
+                }
+                b.delivering.store(false, std::memory_order_relaxed);
+                t_delivering = nullptr;
+            }
+            // seq_cst: pairs with a blocked producer's `waiting` (it sets it, then reads tail).
+            tail = pos;
+            r->tail.store(tail, std::memory_order_seq_cst);
+            if (r->waiting.load(std::memory_order_seq_cst)) r->tail.notify_all();
+        }
+    }
+}
+
+// ---- producers ----------------------------------------------------------------------------------
+
+// The calling thread's ring in `b` (index i): an orphan adopted, or a new one. Null when out of
+// memory.
+[[gnu::noinline]] ring* attach_ring(buffer& b, std::size_t i) noexcept {
+    producer_state* p = t_producer;
+    if (p == nullptr) {
+        producer_owner* o = exit_safe_local<producer_owner>::get();
+        if (o == nullptr) return nullptr;
+        if (o->state == nullptr) o->state = new (std::nothrow) producer_state();
+        if (o->state == nullptr) return nullptr;
+        t_producer = p = o->state;
+    }
+    for (ring* r = b.rings.load(std::memory_order_acquire); r != nullptr; r = r->next) {
+        bool was = true;
+        if (r->generation != b.generation) continue;
+        if (r->orphan.load(std::memory_order_relaxed) &&
+            r->orphan.compare_exchange_strong(was, false, std::memory_order_acq_rel))
+            return p->rings[i] = r;
+    }
+    auto* r = new (std::nothrow) ring();
+    if (r == nullptr) return nullptr;
+    void* mem = ::mmap(nullptr, b.ring_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED) {
+        delete r;
+        return nullptr;
+    }
+    r->data = static_cast<std::byte*>(mem);
+    // This ring's share of the watermark (past_watermark).
+    r->check_at = b.watermark / (b.ring_count.fetch_add(1, std::memory_order_relaxed) + 1);
+    r->capacity = b.ring_bytes;
+    r->generation = b.generation;
+    ring* first = b.rings.load(std::memory_order_relaxed);
+    do {
+        r->next = first;
+    } while (!b.rings.compare_exchange_weak(first, r, std::memory_order_release, std::memory_order_relaxed));
+    return p->rings[i] = r;
+}
+
+// Waits until `need` bytes are free past `head` (LOSSLESS): spins re-reading tail, then blocks on
+// it after waking the consumer. False when waiting cannot end (this is the consumer's thread).
+[[gnu::noinline]] bool wait_for_room(buffer& b, ring& r, std::uint64_t head, std::uint64_t need) noexcept {
+    callback_thread* const consumer = b.thread.load(std::memory_order_acquire);
+    if (consumer == t_callback_thread) return false;
+    wake(consumer);
+    for (int i = 0; i < lossless_spins + lossless_yields; ++i) {
+        r.cached_tail = r.tail.load(std::memory_order_acquire);
+        if (head + need - r.cached_tail <= r.capacity) return true;
+        if (i < lossless_spins)
+            cpu_relax();
+        else
+            ::sched_yield();
+    }
+    r.waiting.store(true, std::memory_order_seq_cst);
+    for (;;) {
+        const std::uint64_t t = r.tail.load(std::memory_order_seq_cst);
+        r.cached_tail = t;
+        if (head + need - t <= r.capacity || b.state.load(std::memory_order_acquire) != 1) break;
+        wake(consumer);  // again: a pass that began before our record may have missed it
+        r.tail.wait(t, std::memory_order_seq_cst);
+    }
+    r.waiting.store(false, std::memory_order_relaxed);
+    return head + need - r.cached_tail <= r.capacity;
+}
+
+// head reached check_at: the buffer may hold a watermark's worth, its rings together. Each of
+// its R rings looks when it holds its share (watermark / R) — when the buffer holds the
+// watermark, some ring holds its share — and then adds up the other rings' fill (reads of their
+// positions, no writes). Below the watermark the next look is at the share, or an eighth of it
+// later if the ring holds more. At or past it, wake the consumer once per progress it makes (one
+// that has not moved tail since our last wake-up has a pass coming and looks again before it
+// sleeps), then look again an eighth of a share later.
+[[gnu::noinline]] void past_watermark(buffer& b, ring& r, std::uint64_t head) noexcept {
+    // A full barrier between our head store and the tail load (the consumer stores tail, then
+    // loads head): one of us sees the other's store.
+    r.dropped.fetch_add(0, std::memory_order_seq_cst);
+    r.cached_tail = r.tail.load(std::memory_order_seq_cst);
+    const std::uint64_t rings = std::max<std::uint32_t>(b.ring_count.load(std::memory_order_relaxed), 1);
+    const std::uint64_t share = b.watermark / rings;
+    const std::uint64_t step = std::max<std::uint64_t>(share / 8, sizeof(slot_header));
+    std::uint64_t held = head - r.cached_tail;
+    if (held < b.watermark && rings > 1)
+        for (ring* o = b.rings.load(std::memory_order_acquire); o != nullptr && held < b.watermark; o = o->next)
+            if (o != &r) {
+                const std::uint64_t t = o->tail.load(std::memory_order_acquire);  // first: head >= t
+                held += o->head.load(std::memory_order_acquire) - t;
+            }
+    if (held < b.watermark) {
+        r.check_at = r.cached_tail + share > head ? r.cached_tail + share : head + step;
+        return;
+    }
+    r.check_at = b.watermark == 0 ? head : head + step;
+    if (r.cached_tail == r.signaled_tail) return;
+    r.signaled_tail = r.cached_tail;
+    wake(b.thread.load(std::memory_order_acquire));
+}
+
+// Records are small and mostly whole words: a word loop beats a call to memcpy for them.
+[[gnu::always_inline]] inline void copy_payload(void* dst, const void* src, std::size_t n) noexcept {
+    if (n <= 256 && (n & 7) == 0) {
+        auto* d = static_cast<std::byte*>(dst);
+        const auto* p = static_cast<const std::byte*>(src);
+        for (std::size_t i = 0; i < n; i += 8) {
+            std::uint64_t w;
+            std::memcpy(&w, p + i, 8);
+            std::memcpy(d + i, &w, 8);
+        }
+    } else if (n != 0) {
+        std::memcpy(dst, src, n);
+    }
+}
+
+[[gnu::noinline]] rocprofiler_status_t drop(ring& r) noexcept {
+    r.dropped.store(r.dropped.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
+}
+
+// fork(): the child has one thread. Its callback threads do not exist (they are started again
+// when first needed); its rings hold records the parent delivers, so the child drops them; the
+// rings of the parent's other threads become orphans. g_mutex is held across the fork so the
+// child never inherits it locked.
+void fork_prepare() noexcept { g_mutex.lock(); }
+void fork_parent() noexcept { g_mutex.unlock(); }
+void fork_child() noexcept {
+    ::new (&g_mutex) std::mutex();
+    const std::size_t n = g_buffer_count.load(std::memory_order_relaxed);
+    for (std::size_t i = 0; i < n; ++i) {
+        buffer& b = g_buffers[i];
+        for (ring* r = b.rings.load(std::memory_order_relaxed); r != nullptr; r = r->next) {
+            const std::uint64_t head = r->head.load(std::memory_order_relaxed);
+            r->tail.store(head, std::memory_order_relaxed);
+            r->cached_tail = head;
+            r->signaled_tail = ~std::uint64_t{0};
+            r->check_at = head;
+            r->dropped.store(0, std::memory_order_relaxed);
+            r->waiting.store(false, std::memory_order_relaxed);
+            const bool mine = t_producer != nullptr && t_producer->rings[i] == r;
+            if (!mine) r->orphan.store(true, std::memory_order_relaxed);
+        }
+        b.pending_drops = 0;
+        b.flush_done.store(b.flush_requested.load(std::memory_order_relaxed), std::memory_order_relaxed);
+        b.delivering.store(false, std::memory_order_relaxed);
+    }
+    const std::size_t nt = g_thread_count.load(std::memory_order_relaxed);
+    for (std::size_t i = 0; i < nt; ++i) {
+        g_threads[i]->pass_end.store(g_threads[i]->pass_begin.load(std::memory_order_relaxed), std::memory_order_relaxed);
+        g_threads[i]->started.store(false, std::memory_order_relaxed);
+    }
+    if (nt != 0) g_restart_after_fork.store(true, std::memory_order_release);
+}
+[[gnu::constructor]] void install_fork_handlers() { ::pthread_atfork(&fork_prepare, &fork_parent, &fork_child); }
+
+}  // namespace
+
+// ---- the record path ----------------------------------------------------------------------------
+
+namespace {
+// Every case of a record: a new or stale ring, a wrap, a full ring, the watermark, odd sizes.
+[[gnu::noinline]] rocprofiler_status_t emit_slow(buffer& b, std::uint64_t i, std::uint32_t category, std::uint32_t kind,
+                                                 const void* payload, std::size_t bytes) noexcept {
+    producer_state* p = t_producer;
+    ring* r = p != nullptr ? p->rings[i] : nullptr;
+    if (r == nullptr || r->generation != b.generation) [[unlikely]] {
+        r = attach_ring(b, i);
+        if (r == nullptr) {
+            static warn_once no_ring;
+            no_ring("no memory for a thread's buffer ring: its records are dropped");
+            return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
+        }
+    }
+    const std::uint64_t total = slot_bytes(bytes);
+    if (total > r->capacity) [[unlikely]]
+        return drop(*r);
+    std::uint64_t head = r->head.load(std::memory_order_relaxed);
+    const std::uint64_t mask = r->capacity - 1;
+    const std::uint64_t to_end = r->capacity - (head & mask);
+    const std::uint64_t need = total <= to_end ? total : total + to_end;  // + the padding slot
+    if (head + need - r->cached_tail > r->capacity) [[unlikely]] {
+        r->cached_tail = r->tail.load(std::memory_order_acquire);
+        if (head + need - r->cached_tail > r->capacity) {
+            if (b.policy == ROCPROFILER_BUFFER_POLICY_DISCARD || !wait_for_room(b, *r, head, need)) return drop(*r);
+        }
+    }
+    if (total > to_end) {
+        auto* pad = reinterpret_cast<slot_header*>(r->data + (head & mask));
+        *pad = slot_header{static_cast<std::uint32_t>(to_end), padding_category, 0};
+        head += to_end;
+    }
+    auto* s = reinterpret_cast<slot_header*>(r->data + (head & mask));
+    *s = slot_header{static_cast<std::uint32_t>(total), static_cast<std::uint16_t>(category),
+                     static_cast<std::uint16_t>(kind)};
+    copy_payload(s + 1, payload, bytes);
+    head += total;
+    r->head.store(head, std::memory_order_release);
+    if (head >= r->check_at) [[unlikely]]
+        past_watermark(b, *r, head);
+    return ROCPROFILER_STATUS_SUCCESS;
+}
+}  // namespace
+
+rocprofiler_status_t buffer_emit(rocprofiler_buffer_id_t id, std::uint32_t category, std::uint32_t kind,
+                                 const void* payload, std::size_t bytes) noexcept {
+    const std::uint64_t i = id.handle - 1;
+    if (i >= max_buffers) [[unlikely]]
+        return ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND;
+    buffer& b = g_buffers[i];
+    if (b.state.load(std::memory_order_acquire) != 1) [[unlikely]]
+        return ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND;
+    if ((payload == nullptr && bytes != 0) || category >= padding_category || kind > 0xffff) [[unlikely]]
+        return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    // The common record: the thread has its ring, the record fits before the ring's end and in
+    // the space known free, no watermark look is due, whole words. Nothing else is spilled
+    // around it, so everything else goes to emit_slow (a tail call).
+    producer_state* const p = t_producer;
+    ring* const r = p != nullptr ? p->rings[i] : nullptr;
+    const std::uint64_t total = slot_bytes(bytes);
+    if (r == nullptr || r->generation != b.generation || bytes > 256 || (bytes & 7) != 0) [[unlikely]]
+        return emit_slow(b, i, category, kind, payload, bytes);
+    const std::uint64_t head = r->head.load(std::memory_order_relaxed);
+    const std::uint64_t end = head + total;
+    if (total > r->capacity - (head & (r->capacity - 1)) || end - r->cached_tail > r->capacity || end >= r->check_at)
+        [[unlikely]]
+        return emit_slow(b, i, category, kind, payload, bytes);
+    auto* s = reinterpret_cast<slot_header*>(r->data + (head & (r->capacity - 1)));
+    *s = slot_header{static_cast<std::uint32_t>(total), static_cast<std::uint16_t>(category),
+                     static_cast<std::uint16_t>(kind)};
+    copy_payload(s + 1, payload, bytes);
+    r->head.store(end, std::memory_order_release);
+    return ROCPROFILER_STATUS_SUCCESS;
+}
+
+// ---- buffers --------------------------------------------------------------------------------------
+
+bool buffer_context(rocprofiler_buffer_id_t id, rocprofiler_context_id_t& out) noexcept {
+    const std::uint64_t i = id.handle - 1;
+    if (i >= g_buffer_count.load(std::memory_order_acquire)) return false;
+    if (g_buffers[i].state.load(std::memory_order_acquire) != 1) return false;
+    out = g_buffers[i].context;
+    return true;
+}
+
+rocprofiler_status_t create_buffer(rocprofiler_context_id_t context, std::size_t size, std::size_t watermark,
+                                   rocprofiler_buffer_policy_t policy, rocprofiler_buffer_tracing_cb_t callback,
+                                   void* callback_data, rocprofiler_buffer_id_t* out) noexcept {
+    if (!configuration_open()) return ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
+    if (find_context(context) == nullptr) return ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
+    int policy_bits;
+    std::memcpy(&policy_bits, &policy, sizeof policy_bits);  // a C caller may pass any int
+    if (callback == nullptr || out == nullptr || size == 0 || watermark > size || size > max_ring_bytes ||
+        (policy_bits != ROCPROFILER_BUFFER_POLICY_DISCARD && policy_bits != ROCPROFILER_BUFFER_POLICY_LOSSLESS))
+        return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    std::lock_guard lk(g_mutex);
+    const std::size_t n = g_buffer_count.load(std::memory_order_relaxed);
+    if (n >= max_buffers) return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
+    if (g_thread_count.load(std::memory_order_relaxed) == 0 && make_thread() == nullptr)
+        return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
+    buffer& b = g_buffers[n];
+    b.generation = ++g_generation;
+    b.ring_bytes = std::bit_ceil(std::max(size, min_ring_bytes));
+    b.watermark = watermark;
+    b.policy = policy;
+    b.context = context;
+    b.callback = callback;
+    b.callback_data = callback_data;
+    b.pending_drops = 0;
+    b.ring_count.store(0, std::memory_order_relaxed);
+    b.thread.store(g_threads[0], std::memory_order_relaxed);
+    b.state.store(1, std::memory_order_release);
+    g_buffer_count.store(n + 1, std::memory_order_release);
+    out->handle = n + 1;
+    return ROCPROFILER_STATUS_SUCCESS;
+}
+
+namespace {
+buffer* live_buffer(rocprofiler_buffer_id_t id) noexcept {
+    const std::uint64_t i = id.handle - 1;
+    if (i >= g_buffer_count.load(std::memory_order_acquire)) return nullptr;
+    buffer& b = g_buffers[i];
+    return b.state.load(std::memory_order_acquire) == 1 ? &b : nullptr;
+}
+
+// Delivers what `b` holds now and waits for it (on b's callback thread; inline when called there).
+rocprofiler_status_t flush(buffer& b) noexcept {
+    if (t_delivering == &b) return ROCPROFILER_STATUS_ERROR_BUFFER_BUSY;
+    callback_thread* const t = b.thread.load(std::memory_order_acquire);
+    if (t == nullptr) return ROCPROFILER_STATUS_ERROR;
+    if (t_callback_thread == t) {
+        drain_buffer(*t, b);
+        return ROCPROFILER_STATUS_SUCCESS;
+    }
+    const std::uint64_t mine = b.flush_requested.fetch_add(1, std::memory_order_acq_rel) + 1;
+    wake(t);
+    for (std::uint64_t done = b.flush_done.load(std::memory_order_acquire); done < mine;
+         done = b.flush_done.load(std::memory_order_acquire))
+        b.flush_done.wait(done, std::memory_order_acquire);
+    return ROCPROFILER_STATUS_SUCCESS;
+}
+
+void release_rings(buffer& b) noexcept {
+    // The memory goes back to the system; the mapping and the ring stay, so a producer that read
+    // the buffer as live just before destroy writes into zero pages instead of freed memory.
+    for (ring* r = b.rings.load(std::memory_order_acquire); r != nullptr; r = r->next)
+        ::madvise(r->data, r->capacity, MADV_DONTNEED);
+}
+}  // namespace
+
+rocprofiler_status_t flush_buffer(rocprofiler_buffer_id_t id) noexcept {
+    buffer* b = live_buffer(id);
+    if (b == nullptr) return ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND;
+    return flush(*b);
+}
+
+rocprofiler_status_t destroy_buffer(rocprofiler_buffer_id_t id) noexcept {
+    buffer* b = live_buffer(id);
+    if (b == nullptr) return ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND;
+    if (t_delivering == b) return ROCPROFILER_STATUS_ERROR_BUFFER_BUSY;
+    if (const auto st = flush(*b); st != ROCPROFILER_STATUS_SUCCESS) return st;
+    std::lock_guard lk(g_mutex);
+    int live = 1;
+    if (!b->state.compare_exchange_strong(live, 2, std::memory_order_seq_cst))
+        return ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND;
+    // Wake producers blocked on a full ring: they see the buffer gone and drop.
+    for (ring* r = b->rings.load(std::memory_order_acquire); r != nullptr; r = r->next) r->tail.notify_all();
+    // A pass that read b as live before the change may still be reading its rings: wait it out
+    // (passes begun after it skip b). On b's own callback thread no pass is running.
+    if (callback_thread* t = b->thread.load(std::memory_order_acquire); t != nullptr && t_callback_thread != t) {
+        const std::uint64_t begun = t->pass_begin.load(std::memory_order_seq_cst);
+        for (std::uint64_t ended = t->pass_end.load(std::memory_order_acquire); ended < begun;
+             ended = t->pass_end.load(std::memory_order_acquire))
+            t->pass_end.wait(ended, std::memory_order_acquire);
+    }
+    release_rings(*b);
+    return ROCPROFILER_STATUS_SUCCESS;
+}
+
+void flush_all_buffers() noexcept {
+    const std::size_t n = g_buffer_count.load(std::memory_order_acquire);
+    for (std::size_t i = 0; i < n; ++i)
+        if (g_buffers[i].state.load(std::memory_order_acquire) == 1) (void)flush(g_buffers[i]);
+}
+
+// ---- callback threads -------------------------------------------------------------------------
+
+rocprofiler_status_t create_callback_thread(rocprofiler_callback_thread_t* out) noexcept {
+    if (out == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    if (!configuration_open()) return ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
+    std::lock_guard lk(g_mutex);
+    // The default thread first, so created ones are numbered from 1 (handle 0 is no thread).
+    if (g_thread_count.load(std::memory_order_relaxed) == 0 && make_thread() == nullptr)
+        return ROCPROFILER_STATUS_ERROR;
+    if (make_thread() == nullptr) return ROCPROFILER_STATUS_ERROR;
+    out->handle = g_thread_count.load(std::memory_order_relaxed) - 1;
+    return ROCPROFILER_STATUS_SUCCESS;
+}
+
+rocprofiler_status_t assign_callback_thread(rocprofiler_buffer_id_t id, rocprofiler_callback_thread_t th) noexcept {
+    if (!configuration_open()) return ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
+    buffer* b = live_buffer(id);
+    if (b == nullptr) return ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND;
+    if (th.handle == 0 || th.handle >= g_thread_count.load(std::memory_order_acquire))
+        return ROCPROFILER_STATUS_ERROR_THREAD_NOT_FOUND;
+    callback_thread* const to = g_threads[th.handle];
+    if (b->thread.load(std::memory_order_acquire) == to) return ROCPROFILER_STATUS_SUCCESS;
+    // What the old thread owes is delivered there first, so one thread at a time drains b.
+    if (const auto st = flush(*b); st != ROCPROFILER_STATUS_SUCCESS) return st;
+    std::lock_guard lk(g_mutex);
+    b->thread.store(to, std::memory_order_release);
+    return ROCPROFILER_STATUS_SUCCESS;
+}
+
+rocprofiler_status_t at_internal_thread_create(rocprofiler_internal_thread_library_cb_t pre,
+                                               rocprofiler_internal_thread_library_cb_t post, int libs,
+                                               void* data) noexcept {
+    std::lock_guard lk(g_mutex);
+    try {
+        hooks().push_back(thread_hooks{pre, post, libs, data});
+    } catch (...) {
+        return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
+    }
+    return ROCPROFILER_STATUS_SUCCESS;
+}
+
+void buffers_reset_for_testing() noexcept {
+    flush_all_buffers();
+    std::lock_guard lk(g_mutex);
+    const std::size_t n = g_buffer_count.load(std::memory_order_relaxed);
+    for (std::size_t i = 0; i < n; ++i) {
+        buffer& b = g_buffers[i];
+        b.state.store(0, std::memory_order_release);
+        // Rings are not freed: a thread may still cache one (its generation tells it apart).
+        // They stay reachable from a list that lives as long as the process.
+        release_rings(b);
+        static auto* retired = new std::vector<ring*>();
+        for (ring* r = b.rings.exchange(nullptr, std::memory_order_acq_rel); r != nullptr; r = r->next) {
+            try {
+                retired->push_back(r);
+            } catch (...) {
+                // No memory to keep it listed: it is only unreachable, not freed.
+            }
+        }
+        b.flush_requested.store(0, std::memory_order_relaxed);
+        b.flush_done.store(0, std::memory_order_relaxed);
+        b.pending_drops = 0;
+    }
+    g_buffer_count.store(0, std::memory_order_release);
+    hooks().clear();
+}
+
+}  // namespace encore::core

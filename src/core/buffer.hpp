@@ -1,0 +1,57 @@
+// src/core/buffer.hpp — buffers: per-thread lock-free rings drained by callback threads
+// (rocprofiler-sdk/buffer.h, internal_threading.h). Private to libencore except buffer_emit,
+// which any part of encore may call to write a record into a tool's buffer.
+//
+//   // a backend or service that produces records of its own (e.g. buffered dispatch counting):
+//   encore::core::buffer_emit(buffer, ROCPROFILER_BUFFER_CATEGORY_COUNTERS, kind, &rec, sizeof rec);
+//
+// Design (docs/buffer-tracing.md): each producer thread writes into its own single-producer ring
+// per buffer (no lock, no store to a shared cache line on the fast path); the buffer's callback
+// thread is the ring's one consumer and hands the tool pointers into the ring itself.
+#pragma once
+
+#include <encore/tracing/detail/core.hpp>  // ENCORE_API
+#include <rocprofiler-sdk/buffer.h>
+#include <rocprofiler-sdk/fwd.h>
+#include <rocprofiler-sdk/internal_threading.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace encore::core {
+
+/// Writes one record (`bytes` of payload, copied; 8-byte aligned in the ring) into buffer `id`
+/// from the calling thread. The tool's callback gets a header {category, kind, payload} pointing
+/// at the copy. Returns SUCCESS; BUFFER_NOT_FOUND (unknown or destroyed buffer);
+/// INVALID_ARGUMENT (null payload with bytes > 0, kind or category past 16 bits);
+/// OUT_OF_RESOURCES when the record was dropped: DISCARD policy and the thread's ring is full, a
+/// record larger than a ring, no memory for the thread's ring, or LOSSLESS on the buffer's own
+/// callback thread (waiting there would wait for itself). Every drop is counted and reported as
+/// the next delivery's drop_count. Thread-safe; never takes a lock once the thread has its ring.
+ENCORE_API rocprofiler_status_t buffer_emit(rocprofiler_buffer_id_t id, std::uint32_t category, std::uint32_t kind,
+                                            const void* payload, std::size_t bytes) noexcept;
+
+/// The context a live buffer belongs to, or false for an unknown or destroyed buffer.
+[[nodiscard]] ENCORE_API bool buffer_context(rocprofiler_buffer_id_t id, rocprofiler_context_id_t& out) noexcept;
+
+rocprofiler_status_t create_buffer(rocprofiler_context_id_t context, std::size_t size, std::size_t watermark,
+                                   rocprofiler_buffer_policy_t policy, rocprofiler_buffer_tracing_cb_t callback,
+                                   void* callback_data, rocprofiler_buffer_id_t* out) noexcept;
+rocprofiler_status_t flush_buffer(rocprofiler_buffer_id_t id) noexcept;
+rocprofiler_status_t destroy_buffer(rocprofiler_buffer_id_t id) noexcept;
+rocprofiler_status_t create_callback_thread(rocprofiler_callback_thread_t* out) noexcept;
+rocprofiler_status_t assign_callback_thread(rocprofiler_buffer_id_t id, rocprofiler_callback_thread_t th) noexcept;
+rocprofiler_status_t at_internal_thread_create(rocprofiler_internal_thread_library_cb_t pre,
+                                               rocprofiler_internal_thread_library_cb_t post, int libs,
+                                               void* data) noexcept;
+
+/// Delivers everything every live buffer holds (finalization: before the tools' finalize runs).
+void flush_all_buffers() noexcept;
+
+/// Destroys every buffer and forgets the callback threads' assignments. Test suites only:
+/// callers guarantee that nothing writes into a buffer meanwhile.
+ENCORE_API void buffers_reset_for_testing() noexcept;
+/// Forgets every buffer tracing service (buffer_tracing.cpp). Test suites only.
+ENCORE_API void buffer_services_reset_for_testing() noexcept;
+
+}  // namespace encore::core
