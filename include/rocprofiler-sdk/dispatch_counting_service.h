@@ -54,7 +54,9 @@ typedef void (*rocprofiler_dispatch_counting_record_cb_t)(rocprofiler_dispatch_c
                                                           rocprofiler_counter_record_t* record_data, size_t record_count,
                                                           rocprofiler_user_data_t user_data, void* callback_data_args);
 
-/** Records into a buffer instead. encore: NOT_IMPLEMENTED for now (docs/counters.md). */
+/** Records into `buffer_id` (a buffer of the same context) instead: per counted dispatch a
+ *  rocprofiler_dispatch_counting_service_record_t (kind PROFILE_COUNTING_DISPATCH_HEADER) and then
+ *  one rocprofiler_counter_record_t per value (kind VALUE), category COUNTERS. */
 rocprofiler_status_t rocprofiler_configure_buffer_dispatch_counting_service(
     rocprofiler_context_id_t context_id, rocprofiler_buffer_id_t buffer_id,
     rocprofiler_dispatch_counting_service_cb_t callback, void* callback_data_args) ROCPROFILER_NOEXCEPT ROCPROFILER_API;

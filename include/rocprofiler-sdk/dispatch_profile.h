@@ -40,7 +40,8 @@ typedef void (*rocprofiler_profile_counting_record_callback_t)(
     rocprofiler_profile_counting_dispatch_data_t dispatch_data, rocprofiler_record_counter_t* record_data,
     size_t record_count, rocprofiler_user_data_t user_data, void* callback_data_args);
 
-/** encore: NOT_IMPLEMENTED, as rocprofiler_configure_buffer_dispatch_counting_service. */
+/** The 2024 name of rocprofiler_configure_buffer_dispatch_counting_service (its header record is
+ *  rocprofiler_profile_counting_dispatch_record_t). */
 rocprofiler_status_t rocprofiler_configure_buffered_dispatch_profile_counting_service(
     rocprofiler_context_id_t context_id, rocprofiler_buffer_id_t buffer_id,
     rocprofiler_profile_counting_dispatch_callback_t callback,

@@ -10,6 +10,7 @@
 // stays, marked dead).
 #include "counting.hpp"
 
+#include "buffer.hpp"
 #include "registry.hpp"
 #include "warn.hpp"
 
@@ -132,6 +133,10 @@ struct service {
     // struct, with a full correlation id. One of the two pairs is set.
     rocprofiler_profile_counting_dispatch_callback_t legacy_dispatch = nullptr;
     rocprofiler_profile_counting_record_callback_t legacy_record = nullptr;
+    // The buffered service: records go into this buffer (a header record, then one record per
+    // counter value) instead of to a record callback.
+    bool buffered = false;
+    rocprofiler_buffer_id_t buffer{0};
 };
 // Written while configuration is open, read-only afterwards (like the registry's services).
 service g_services[tracing::max_contexts];
@@ -203,13 +208,48 @@ rocprofiler_profile_counting_dispatch_data_t legacy_of(const rocprofiler_dispatc
     return out;
 }
 
-// The one place a dispatch's records leave encore. The buffered service
-// (rocprofiler_configure_buffer_dispatch_counting_service) would write a
-// rocprofiler_dispatch_counting_service_record_t header and the records into the context's
-// buffer here instead of calling the record callback.
+// The buffered service's records of one dispatch, as the reference lays them out: a header
+// (PROFILE_COUNTING_DISPATCH_HEADER: the 2024 struct under the 2024 names, else the current one)
+// and then one VALUE record per counter value, in the COUNTERS category. The records of one
+// dispatch are written by one thread, so they stay together and in order in its ring.
+template <class Header>
+void emit_buffered(const service& svc, const Header& header, const rocprofiler_counter_record_t* records,
+                   std::size_t n) noexcept {
+    (void)core::buffer_emit(svc.buffer, ROCPROFILER_BUFFER_CATEGORY_COUNTERS,
+                            ROCPROFILER_COUNTER_RECORD_PROFILE_COUNTING_DISPATCH_HEADER, &header, sizeof(header));
+    for (std::size_t i = 0; i < n; ++i)
+        (void)core::buffer_emit(svc.buffer, ROCPROFILER_BUFFER_CATEGORY_COUNTERS, ROCPROFILER_COUNTER_RECORD_VALUE,
+                                &records[i], sizeof(records[i]));
+}
+
+// The one place a dispatch's records leave encore: to the record callback, or into the buffer of
+// the buffered service.
 void deliver(unsigned c, const rocprofiler_dispatch_counting_service_data_t& data,
              rocprofiler_counter_record_t* records, std::size_t n, rocprofiler_user_data_t user_data) noexcept {
     const service& svc = g_services[c];
+    if (svc.buffered) {
+        if (svc.legacy_dispatch != nullptr) {
+            const auto d = legacy_of(data);
+            rocprofiler_profile_counting_dispatch_record_t h{};
+            h.size = sizeof(h);
+            h.num_records = n;
+            h.correlation_id = d.correlation_id;
+            h.start_timestamp = d.start_timestamp;
+            h.end_timestamp = d.end_timestamp;
+            h.dispatch_info = d.dispatch_info;
+            emit_buffered(svc, h, records, n);
+        } else {
+            rocprofiler_dispatch_counting_service_record_t h{};
+            h.size = sizeof(h);
+            h.num_records = n;
+            h.correlation_id = data.correlation_id;
+            h.start_timestamp = data.start_timestamp;
+            h.end_timestamp = data.end_timestamp;
+            h.dispatch_info = data.dispatch_info;
+            emit_buffered(svc, h, records, n);
+        }
+        return;
+    }
     try {
         if (svc.legacy_record != nullptr)
             svc.legacy_record(legacy_of(data), records, n, user_data, svc.record_args);
@@ -363,6 +403,13 @@ rocprofiler_status_t configure_service(rocprofiler_context_id_t context_id, bool
     if (!core::configuration_open()) return ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
     if (core::find_context(context_id) == nullptr) return ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
     if (!callbacks_set) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    if (svc.buffered) {
+        // The buffer must exist and belong to the context the service is configured on, as the
+        // reference requires.
+        rocprofiler_context_id_t owner{0};
+        if (!core::buffer_context(svc.buffer, owner)) return ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND;
+        if (owner.handle != context_id.handle) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    }
     const std::uint64_t bit = std::uint64_t{1} << context_id.handle;
     if ((g_configured.load(std::memory_order_relaxed) & bit) != 0)
         return ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED;
@@ -533,21 +580,20 @@ rocprofiler_status_t rocprofiler_configure_callback_dispatch_profile_counting_se
 
 rocprofiler_status_t rocprofiler_configure_buffered_dispatch_profile_counting_service(
     rocprofiler_context_id_t context_id, rocprofiler_buffer_id_t buffer_id,
-    rocprofiler_profile_counting_dispatch_callback_t callback, void*) noexcept {
-    if (!core::configuration_open()) return ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
-    if (core::find_context(context_id) == nullptr) return ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
-    if (callback == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
-    (void)buffer_id;
-    return ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED;  // records into buffers: docs/counters.md
+    rocprofiler_profile_counting_dispatch_callback_t callback, void* callback_data_args) noexcept {
+    service svc{nullptr, callback_data_args, nullptr, nullptr, callback, nullptr};
+    svc.buffered = true;
+    svc.buffer = buffer_id;
+    return configure_service(context_id, callback != nullptr, svc);
 }
 
 rocprofiler_status_t rocprofiler_configure_buffer_dispatch_counting_service(
-    rocprofiler_context_id_t context_id, rocprofiler_buffer_id_t, rocprofiler_dispatch_counting_service_cb_t callback,
-    void*) noexcept {
-    if (!core::configuration_open()) return ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
-    if (core::find_context(context_id) == nullptr) return ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
-    if (callback == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
-    return ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED;  // records into buffers: docs/counters.md
+    rocprofiler_context_id_t context_id, rocprofiler_buffer_id_t buffer_id,
+    rocprofiler_dispatch_counting_service_cb_t callback, void* callback_data_args) noexcept {
+    service svc{callback, callback_data_args, nullptr, nullptr};
+    svc.buffered = true;
+    svc.buffer = buffer_id;
+    return configure_service(context_id, callback != nullptr, svc);
 }
 
 rocprofiler_status_t rocprofiler_configure_device_counting_service(rocprofiler_context_id_t, rocprofiler_buffer_id_t,

@@ -17,6 +17,7 @@
 #include "../../examples/hsa/hsa_example.hpp"
 #include "../support/check.hpp"
 
+#include <rocprofiler-sdk/buffer.h>
 #include <rocprofiler-sdk/counters.h>
 #include <rocprofiler-sdk/device_counting_service.h>
 #include <rocprofiler-sdk/dispatch_counting_service.h>
@@ -179,6 +180,42 @@ void record_cb(rocprofiler_dispatch_counting_service_data_t data, rocprofiler_co
     g_records.push_back(std::move(r));
 }
 
+void ignore_buffer(rocprofiler_context_id_t, rocprofiler_buffer_id_t, rocprofiler_record_header_t**, size_t, void*,
+                   uint64_t) {}
+
+// values mode, context C: the buffered service's records (a header per dispatch, then its values).
+struct buffered_dispatch {
+    rocprofiler_dispatch_counting_service_record_t header;
+    std::map<std::string, double> values;
+    size_t value_records = 0;
+};
+std::vector<buffered_dispatch> g_buffered;
+uint64_t g_buffered_drops = 0, g_buffered_other = 0;
+rocprofiler_context_id_t g_count_c{};
+rocprofiler_buffer_id_t g_buffer_c{};
+
+void counting_buffer_cb(rocprofiler_context_id_t ctx, rocprofiler_buffer_id_t, rocprofiler_record_header_t** headers,
+                        size_t n, void*, uint64_t drops) {
+    std::lock_guard lk(g_mutex);
+    g_buffered_drops += drops;
+    for (size_t i = 0; i < n; ++i) {
+        const auto* h = headers[i];
+        if (ctx.handle != g_count_c.handle || h->category != ROCPROFILER_BUFFER_CATEGORY_COUNTERS) {
+            ++g_buffered_other;
+        } else if (h->kind == ROCPROFILER_COUNTER_RECORD_PROFILE_COUNTING_DISPATCH_HEADER) {
+            g_buffered.push_back({*static_cast<const rocprofiler_dispatch_counting_service_record_t*>(h->payload), {}, 0});
+        } else if (h->kind == ROCPROFILER_COUNTER_RECORD_VALUE && !g_buffered.empty()) {
+            const auto* v = static_cast<const rocprofiler_counter_record_t*>(h->payload);
+            rocprofiler_counter_id_t id{};
+            if (rocprofiler_query_record_counter_id(v->id, &id) == ok)
+                g_buffered.back().values[name_of(id)] = v->counter_value;
+            ++g_buffered.back().value_records;
+        } else {
+            ++g_buffered_other;
+        }
+    }
+}
+
 // values mode: every dispatch counted with all counters, except grids of 12345 work-items (config
 // 0: not counted); user_data carries the dispatch id.
 void values_dispatch_cb(rocprofiler_dispatch_counting_service_data_t d, rocprofiler_counter_config_id_t* cfg,
@@ -284,12 +321,38 @@ void api_checks_at_init() {
                                                                             &legacy_record_cb, nullptr) ==
                ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND,
            "the 2024 form: unknown context");
-    expect(rocprofiler_configure_buffered_dispatch_profile_counting_service(other, {1}, &legacy_dispatch_cb, nullptr) ==
-               ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED,
-           "the 2024 buffered form: not implemented");
-    expect(rocprofiler_configure_buffer_dispatch_counting_service(other, {1}, &values_dispatch_cb, nullptr) ==
-               ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED,
-           "buffered counting service: not implemented");
+    expect(rocprofiler_configure_buffered_dispatch_profile_counting_service(other, {999}, &legacy_dispatch_cb, nullptr) ==
+               ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND,
+           "the 2024 buffered form: unknown buffer");
+    expect(rocprofiler_configure_buffer_dispatch_counting_service(other, {999}, &values_dispatch_cb, nullptr) ==
+               ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND,
+           "buffered counting service: unknown buffer");
+    rocprofiler_buffer_id_t other_buffer{}, ctx_buffer{};
+    expect(rocprofiler_create_buffer(other, 4096, 2048, ROCPROFILER_BUFFER_POLICY_LOSSLESS, &ignore_buffer, nullptr,
+                                     &other_buffer) == ok &&
+               rocprofiler_create_buffer(ctx, 4096, 2048, ROCPROFILER_BUFFER_POLICY_LOSSLESS, &ignore_buffer, nullptr,
+                                         &ctx_buffer) == ok,
+           "buffers for the buffered service");
+    expect(rocprofiler_configure_buffer_dispatch_counting_service(other, ctx_buffer, &values_dispatch_cb, nullptr) ==
+               ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT,
+           "buffered counting service: a buffer of another context");
+    expect(rocprofiler_configure_buffer_dispatch_counting_service(other, other_buffer, &values_dispatch_cb, nullptr) == ok,
+           "buffered counting service");
+    expect(rocprofiler_configure_buffer_dispatch_counting_service(other, other_buffer, &values_dispatch_cb, nullptr) ==
+               ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED,
+           "buffered counting service: configured twice");
+    expect(rocprofiler_configure_callback_dispatch_counting_service(other, &values_dispatch_cb, nullptr, &record_cb,
+                                                                    nullptr) ==
+               ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED,
+           "the callback form on a context with the buffered service");
+    rocprofiler_context_id_t third{};
+    expect(rocprofiler_create_context(&third) == ok, "create a third context");
+    rocprofiler_buffer_id_t third_buffer{};
+    expect(rocprofiler_create_buffer(third, 4096, 2048, ROCPROFILER_BUFFER_POLICY_DISCARD, &ignore_buffer, nullptr,
+                                     &third_buffer) == ok &&
+               rocprofiler_configure_buffered_dispatch_profile_counting_service(third, third_buffer,
+                                                                                &legacy_dispatch_cb, nullptr) == ok,
+           "the 2024 buffered form");
     expect(rocprofiler_configure_buffer_dispatch_counting_service(bogus, {1}, &values_dispatch_cb, nullptr) ==
                ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND,
            "buffered counting service: unknown context");
@@ -624,6 +687,15 @@ int tool_init(rocprofiler_client_finalize_t, void*) {
     else
         bad += rocprofiler_configure_callback_dispatch_counting_service(g_count_b, dispatch_cb, nullptr, &record_cb,
                                                                         reinterpret_cast<void*>(uintptr_t{2})) != ok;
+    if (g_mode == "values") {
+        // Context C: the same counts into a buffer (records read at the end, after a flush).
+        bad += rocprofiler_create_context(&g_count_c) != ok;
+        bad += rocprofiler_create_buffer(g_count_c, 1 << 16, 1 << 15, ROCPROFILER_BUFFER_POLICY_LOSSLESS,
+                                         &counting_buffer_cb, nullptr, &g_buffer_c) != ok;
+        bad += rocprofiler_configure_buffer_dispatch_counting_service(g_count_c, g_buffer_c, &values_dispatch_cb,
+                                                                      nullptr) != ok;
+        bad += rocprofiler_start_context(g_count_c) != ok;
+    }
     if (g_mode == "replay") {
         bad += rocprofiler_create_context(&g_replay) != ok;
         bad += rocprofiler_configure_callback_tracing_service(g_replay, ROCPROFILER_CALLBACK_TRACING_KERNEL_REPLAY,
@@ -718,9 +790,27 @@ int main(int argc, char** argv) {
         HSA_CHECK(hsa_queue_destroy(q));
     }
     HSA_CHECK(hsa_shut_down());  // every record delivered
+    if (g_mode == "values") expect(rocprofiler_flush_buffer(g_buffer_c) == ok, "flush C's buffer");
 
     std::lock_guard lk(g_mutex);
     if (g_mode == "values") {
+        // C (buffered): one header and five values per counted dispatch, the same values and
+        // times as A's records of that dispatch.
+        expect(g_buffered.size() == 7 + 1 && g_buffered_drops == 0 && g_buffered_other == 0,
+               "buffered: one header per counted dispatch, nothing dropped, nothing else in the buffer: " +
+                   std::to_string(g_buffered.size()));
+        size_t same = 0;
+        for (const auto& b : g_buffered) {
+            for (const auto& r : g_records)
+                if (r.context == 1 && r.data.dispatch_info.dispatch_id == b.header.dispatch_info.dispatch_id) {
+                    same += b.header.size == sizeof(b.header) && b.header.num_records == 5 && b.value_records == 5 &&
+                            b.values == r.values && b.header.start_timestamp == r.data.start_timestamp &&
+                            b.header.end_timestamp == r.data.end_timestamp &&
+                            b.header.correlation_id.internal == r.data.correlation_id.internal;
+                    break;
+                }
+        }
+        expect(same == g_buffered.size(), "buffered records equal the callback service's: " + std::to_string(same));
         // 7 counted shapes x 2 contexts, then the last dispatch by A only.
         expect(g_records.size() == 7 * 2 + 1,
                "one record set per counted dispatch and context: " + std::to_string(g_records.size()));
