@@ -25,6 +25,9 @@ step() { echo "--- $*"; }
 option() { meson introspect --buildoptions "$build" | python3 -c \
     "import json,sys; print(next(o['value'] for o in json.load(sys.stdin) if o['name']=='$1'))"; }
 version=$(meson introspect --projectinfo "$build" | python3 -c "import json,sys; print(json.load(sys.stdin)['version'])")
+# The rocprofiler-sdk API level encore reports (meson.build's rocprofiler_sdk_api_version).
+api_version=$(sed -n "s/^rocprofiler_sdk_api_version *= *'\([0-9.]*\)'.*/\1/p" "$here/../../meson.build")
+[[ -n $api_version ]] || bad "no rocprofiler_sdk_api_version in meson.build"
 prefix=$(option prefix); libdir=$(option libdir); libexecdir=$(option libexecdir); bindir=$(option bindir)
 abs() { case "$1" in /*) echo "$stage$1" ;; *) echo "$stage$prefix/$1" ;; esac; }
 P=$stage$prefix; L=$(abs "$libdir"); X=$(abs "$libexecdir")/encore/examples; B=$(abs "$bindir")
@@ -77,9 +80,10 @@ for consumer in meson cmake; do
     out=$(run_tool "$tmp/$consumer/libc_api_tool.so") || bad "$consumer c_api_tool: program failed"
     line=$(grep '^c_api_tool: encore' <<< "$out" || true)
     echo "$consumer: $line"
-    if [[ "$line" =~ ^c_api_tool:\ encore\ ([0-9.]+)\ \(headers\ ([0-9.]+)\),\ ([0-9]+)\ HSA\ core\ calls,\ ([0-9]+)\ dispatches,\ ([0-9]+)\ completed,\ bad=0$ ]]; then
+    if [[ "$line" =~ ^c_api_tool:\ encore\ ([0-9.]+)\ \(headers\ ([0-9.]+)\),\ rocprofiler-sdk\ API\ ([0-9.]+)\ \(headers\ ([0-9.]+)\),\ ([0-9]+)\ HSA\ core\ calls,\ ([0-9]+)\ dispatches,\ ([0-9]+)\ completed,\ bad=0$ ]]; then
         [[ ${BASH_REMATCH[1]} == "$version" && ${BASH_REMATCH[2]} == "$version" ]] || bad "$consumer c_api_tool: version ${BASH_REMATCH[1]}/${BASH_REMATCH[2]}, expected $version"
-        [[ ${BASH_REMATCH[3]} -gt 0 && ${BASH_REMATCH[4]} -ge 1 && ${BASH_REMATCH[4]} == "${BASH_REMATCH[5]}" ]] ||
+        [[ ${BASH_REMATCH[3]} == "$api_version" && ${BASH_REMATCH[4]} == "$api_version" ]] || bad "$consumer c_api_tool: API level ${BASH_REMATCH[3]}/${BASH_REMATCH[4]}, expected $api_version"
+        [[ ${BASH_REMATCH[5]} -gt 0 && ${BASH_REMATCH[6]} -ge 1 && ${BASH_REMATCH[6]} == "${BASH_REMATCH[7]}" ]] ||
             bad "$consumer c_api_tool: unexpected counts"
         grep -qE '^c_api_tool: kernel [0-9]+ dispatch [0-9]+ took [0-9]+ ns$' <<< "$out" || bad "$consumer c_api_tool: no dispatch line"
     else

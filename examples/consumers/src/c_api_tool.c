@@ -61,13 +61,16 @@ static int tool_init(rocprofiler_client_finalize_t fini, void* tool_data) {
 }
 
 static void tool_fini(void* tool_data) {
-    uint32_t major = 0, minor = 0, patch = 0;
+    uint32_t major = 0, minor = 0, patch = 0, api_major = 0, api_minor = 0, api_patch = 0;
     (void)tool_data;
-    if (rocprofiler_get_version(&major, &minor, &patch) != ROCPROFILER_STATUS_SUCCESS) ++g_bad;
-    /* The library's version (run time) next to the headers' (compile time). */
-    printf("c_api_tool: encore %u.%u.%u (headers %s), %lu HSA core calls, %lu dispatches, %lu completed, bad=%lu\n",
-           major, minor, patch, ROCPROFILER_VERSION_STRING, atomic_load(&g_calls), atomic_load(&g_enqueued),
-           atomic_load(&g_completed), atomic_load(&g_bad));
+    if (encore_get_version(&major, &minor, &patch) != ROCPROFILER_STATUS_SUCCESS) ++g_bad;
+    if (rocprofiler_get_version(&api_major, &api_minor, &api_patch) != ROCPROFILER_STATUS_SUCCESS) ++g_bad;
+    /* The library's versions (run time) next to the headers' (compile time): encore's own, and
+     * the rocprofiler-sdk API level it implements. */
+    printf("c_api_tool: encore %u.%u.%u (headers %s), rocprofiler-sdk API %u.%u.%u (headers %s), %lu HSA core calls, "
+           "%lu dispatches, %lu completed, bad=%lu\n",
+           major, minor, patch, ENCORE_VERSION_STRING, api_major, api_minor, api_patch, ROCPROFILER_VERSION_STRING,
+           atomic_load(&g_calls), atomic_load(&g_enqueued), atomic_load(&g_completed), atomic_load(&g_bad));
     fflush(stdout);
 }
 
