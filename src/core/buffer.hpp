@@ -45,8 +45,11 @@ rocprofiler_status_t at_internal_thread_create(rocprofiler_internal_thread_libra
                                                rocprofiler_internal_thread_library_cb_t post, int libs,
                                                void* data) noexcept;
 
-/// Delivers everything every live buffer holds (finalization: before the tools' finalize runs).
-void flush_all_buffers() noexcept;
+/// Delivers everything every live buffer holds: at finalization (before the tools' finalize
+/// runs), and before code-object UNLOAD records (a buffered dispatch record of a kernel reaches
+/// the tool while the kernel's symbol is still registered, so tools that map kernel ids to names
+/// at LOAD and forget them at UNLOAD, as the reference's 2024 samples do, find the name).
+ENCORE_API void flush_all_buffers() noexcept;
 
 /// Destroys every buffer and forgets the callback threads' assignments. Test suites only:
 /// callers guarantee that nothing writes into a buffer meanwhile.

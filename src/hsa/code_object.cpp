@@ -21,6 +21,7 @@
 
 #include "backend/events.hpp"
 #include "backend/slot_hook.hpp"
+#include "core/buffer.hpp"
 #include "core/warn.hpp"
 
 #include <encore/tracing/tool.hpp>
@@ -235,6 +236,9 @@ void load(hsa_executable_t exe) noexcept {
 }
 
 void unload(hsa_executable_t exe) noexcept {
+    // Buffered records first (dispatches of this executable's kernels among them), so they reach
+    // the tool before its UNLOAD callbacks; outside s.delivery, which a buffer callback may need.
+    core::flush_all_buffers();
     auto& s = g();
     std::lock_guard dl(s.delivery);
     executable_rec cos;

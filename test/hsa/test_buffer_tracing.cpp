@@ -88,6 +88,19 @@ void on_dispatch_callback(rocprofiler_callback_tracing_record_t r, rocprofiler_u
     if (r.operation == ROCPROFILER_KERNEL_DISPATCH_COMPLETE) ++g_callback_completes;
 }
 
+// At the code object's UNLOAD: the dispatch records the buffer had delivered by then (all of
+// them: encore flushes buffers before UNLOAD records, so a tool that forgets a kernel's name at
+// UNLOAD still finds it for every dispatch record), -1 before any UNLOAD.
+long g_dispatch_records_at_unload = -1;
+int g_dispatched_at_unload = -1;
+void on_code_object(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*, void*) {
+    if (r.operation != ROCPROFILER_CODE_OBJECT_LOAD || r.phase != ROCPROFILER_CALLBACK_PHASE_UNLOAD) return;
+    std::lock_guard lk(g_mutex);
+    if (g_dispatch_records_at_unload >= 0) return;
+    g_dispatch_records_at_unload = static_cast<long>(g_dispatches.size());
+    g_dispatched_at_unload = g_dispatched.load();
+}
+
 std::string op_name(rocprofiler_buffer_tracing_kind_t k, rocprofiler_tracing_operation_t op) {
     const char* n = nullptr;
     if (rocprofiler_query_buffer_tracing_kind_operation_name(k, op, &n, nullptr) != ROCPROFILER_STATUS_SUCCESS ||
@@ -119,6 +132,9 @@ void tool_fini(void*) {
 
     expect(static_cast<int>(g_dispatches.size()) == g_dispatched.load(), "one KERNEL_DISPATCH record per dispatch");
     expect(g_callback_completes.load() == g_dispatched.load(), "the callback context saw every COMPLETE too");
+    expect(g_dispatched_at_unload == g_dispatched.load() && g_dispatch_records_at_unload == g_dispatched_at_unload,
+           "every dispatch record was delivered before the code object's UNLOAD (" +
+               std::to_string(g_dispatch_records_at_unload) + " of " + std::to_string(g_dispatched_at_unload) + ")");
     int dispatch_ok = 0;
     for (const auto& d : g_dispatches) {
         const auto it = by_id.find(d.correlation_id.internal);
@@ -175,6 +191,9 @@ int tool_init(rocprofiler_client_finalize_t, void*) {
     if (rocprofiler_create_context(&g_cb_ctx) != ROCPROFILER_STATUS_SUCCESS) return 1;
     if (rocprofiler_configure_callback_tracing_service(g_cb_ctx, ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH, nullptr,
                                                        0, &on_dispatch_callback, nullptr) != ROCPROFILER_STATUS_SUCCESS)
+        return 1;
+    if (rocprofiler_configure_callback_tracing_service(g_cb_ctx, ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT, nullptr, 0,
+                                                       &on_code_object, nullptr) != ROCPROFILER_STATUS_SUCCESS)
         return 1;
     if (rocprofiler_start_context(g_cb_ctx) != ROCPROFILER_STATUS_SUCCESS) return 1;
     return rocprofiler_start_context(g_ctx) == ROCPROFILER_STATUS_SUCCESS ? 0 : 1;
