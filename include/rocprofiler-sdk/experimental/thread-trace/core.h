@@ -25,7 +25,7 @@ typedef enum rocprofiler_thread_trace_parameter_type_t  // NOLINT(performance-en
 
 typedef struct rocprofiler_thread_trace_parameter_t {
     rocprofiler_thread_trace_parameter_type_t type;
-    union {
+    ROCPROFILER_ANONYMOUS union {
         uint64_t value;
         ROCPROFILER_ANONYMOUS struct {
             rocprofiler_counter_id_t counter_id;
