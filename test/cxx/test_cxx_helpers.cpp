@@ -103,6 +103,38 @@ TEST_CASE("get_callback_tracing_names: every kind and operation name of the C AP
           names.at(ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH));
 }
 
+TEST_CASE("get_buffer_tracing_names: every buffer kind and operation name of the C API, indexed by value") {
+    const auto names = sdk::get_buffer_tracing_names();
+    REQUIRE(names.size() == static_cast<size_t>(ROCPROFILER_BUFFER_TRACING_LAST));
+    CHECK(str(names[0].name).empty());
+    for (int k = ROCPROFILER_BUFFER_TRACING_NONE + 1; k < ROCPROFILER_BUFFER_TRACING_LAST; ++k) {
+        const auto kind = static_cast<rocprofiler_buffer_tracing_kind_t>(k);
+        const char* name = nullptr;
+        REQUIRE(rocprofiler_query_buffer_tracing_kind_name(kind, &name, nullptr) == ROCPROFILER_STATUS_SUCCESS);
+        CAPTURE(name);
+        CHECK(str(names.at(kind)) == name);
+        std::vector<std::pair<rocprofiler_tracing_operation_t, std::string>> ops;
+        (void)rocprofiler_iterate_buffer_tracing_kind_operations(
+            kind,
+            [](rocprofiler_buffer_tracing_kind_t bk, rocprofiler_tracing_operation_t op, void* data) {
+                const char* n = nullptr;
+                REQUIRE(rocprofiler_query_buffer_tracing_kind_operation_name(bk, op, &n, nullptr) ==
+                        ROCPROFILER_STATUS_SUCCESS);
+                static_cast<std::vector<std::pair<rocprofiler_tracing_operation_t, std::string>>*>(data)->emplace_back(
+                    op, n);
+                return 0;
+            },
+            &ops);
+        size_t named = 0;
+        for (const auto& op : names[static_cast<size_t>(k)].operations) named += str(op).empty() ? 0 : 1;
+        CHECK(named == ops.size());
+        for (const auto& [id, op_name] : ops) CHECK(str(names.at(kind, id)) == op_name);
+    }
+    CHECK(names.at(ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH) == "KERNEL_DISPATCH");
+    CHECK(names.at(ROCPROFILER_BUFFER_TRACING_HSA_CORE_API, ROCPROFILER_HSA_CORE_API_ID_hsa_init) == "hsa_init");
+    CHECK_THROWS_AS((void)names.at(ROCPROFILER_BUFFER_TRACING_LAST), std::out_of_range);
+}
+
 TEST_CASE("name tables of std::string and const char* hold the same names") {
     check_against_c_api(sdk::get_callback_tracing_names<std::string>());
     const auto c_names = sdk::get_callback_tracing_names<const char*>();
@@ -219,6 +251,10 @@ TEST_CASE("std::hash of a handle is its handle; handles key unordered containers
     CHECK(dispatches.at(rocprofiler_agent_id_t{1}) == 2);
     std::unordered_set<hsa_amd_memory_pool_t> pools{hsa_amd_memory_pool_t{1}, hsa_amd_memory_pool_t{1}};
     CHECK(pools.size() == 1);
+    // The handle types of the buffer and counter parts too.
+    CHECK(std::hash<rocprofiler_callback_thread_t>{}(rocprofiler_callback_thread_t{7}) == 7);
+    CHECK(std::hash<rocprofiler_counter_id_t>{}(rocprofiler_counter_id_t{8}) == 8);
+    CHECK(std::hash<rocprofiler_counter_config_id_t>{}(rocprofiler_counter_config_id_t{9}) == 9);
 }
 
 TEST_CASE("as_hex pads to the width asked, prints pointers by address") {

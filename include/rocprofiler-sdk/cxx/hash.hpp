@@ -10,25 +10,15 @@
 #pragma once
 
 #include <rocprofiler-sdk/callback_tracing.h>
+#include <rocprofiler-sdk/counter_config.h>
+#include <rocprofiler-sdk/counters.h>
 #include <rocprofiler-sdk/fwd.h>
 #include <rocprofiler-sdk/hsa.h>
+#include <rocprofiler-sdk/internal_threading.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-
-#if __has_include(<rocprofiler-sdk/internal_threading.h>)
-#    include <rocprofiler-sdk/internal_threading.h>
-#    define ROCPROFILER_SDK_CXX_HASH_CALLBACK_THREAD 1
-#endif
-#if __has_include(<rocprofiler-sdk/counters.h>)
-#    include <rocprofiler-sdk/counters.h>
-#    define ROCPROFILER_SDK_CXX_HASH_COUNTER_ID 1
-#endif
-#if __has_include(<rocprofiler-sdk/counter_config.h>)
-#    include <rocprofiler-sdk/counter_config.h>
-#    define ROCPROFILER_SDK_CXX_HASH_COUNTER_CONFIG_ID 1
-#endif
 
 namespace rocprofiler {
 namespace sdk {
@@ -68,16 +58,10 @@ template <>
 struct hash<hsa_region_t> : rocprofiler::sdk::hash::handle_hasher<hsa_region_t> {};
 template <>
 struct hash<hsa_amd_memory_pool_t> : rocprofiler::sdk::hash::handle_hasher<hsa_amd_memory_pool_t> {};
-#if defined(ROCPROFILER_SDK_CXX_HASH_CALLBACK_THREAD)
 template <>
 struct hash<rocprofiler_callback_thread_t> : rocprofiler::sdk::hash::handle_hasher<rocprofiler_callback_thread_t> {};
-#endif
-#if defined(ROCPROFILER_SDK_CXX_HASH_COUNTER_ID)
 template <>
 struct hash<rocprofiler_counter_id_t> : rocprofiler::sdk::hash::handle_hasher<rocprofiler_counter_id_t> {};
-#endif
-#if defined(ROCPROFILER_SDK_CXX_HASH_COUNTER_CONFIG_ID)
 template <>
 struct hash<rocprofiler_counter_config_id_t> : rocprofiler::sdk::hash::handle_hasher<rocprofiler_counter_config_id_t> {};
-#endif
 }  // namespace std

@@ -13,11 +13,9 @@
 // kind's operation 0) are entries holding the empty value, and at()/operator[] throw
 // std::out_of_range past the last entry. The value type is std::string_view (the names live as
 // long as libencore), std::string or const char* (callback_name_info_t<std::string>).
-//
-// The buffer tracing side (buffer_name_info, get_buffer_tracing_names) is declared when
-// <rocprofiler-sdk/buffer_tracing.h> is part of the SDK (ROCPROFILER_SDK_CXX_HAS_BUFFER_NAMES).
 #pragma once
 
+#include <rocprofiler-sdk/buffer_tracing.h>
 #include <rocprofiler-sdk/callback_tracing.h>
 #include <rocprofiler-sdk/fwd.h>
 #include <rocprofiler-sdk/cxx/details/mpl.hpp>
@@ -26,13 +24,6 @@
 #include <string_view>
 #include <utility>
 #include <vector>
-
-#if __has_include(<rocprofiler-sdk/buffer_tracing.h>)
-#    include <rocprofiler-sdk/buffer_tracing.h>
-#    define ROCPROFILER_SDK_CXX_HAS_BUFFER_NAMES 1
-#else
-#    define ROCPROFILER_SDK_CXX_HAS_BUFFER_NAMES 0
-#endif
 
 namespace rocprofiler {
 namespace sdk {
@@ -112,7 +103,6 @@ using callback_name_info = callback_name_info_t<std::string_view>;
 template <typename Tp = std::string_view>
 callback_name_info_t<Tp> get_callback_tracing_names();
 
-#if ROCPROFILER_SDK_CXX_HAS_BUFFER_NAMES
 template <typename Tp = std::string_view>
 using buffer_name_info_t = utility::name_info<rocprofiler_buffer_tracing_kind_t, Tp>;
 using buffer_name_info = buffer_name_info_t<std::string_view>;
@@ -120,7 +110,6 @@ using buffer_name_info = buffer_name_info_t<std::string_view>;
 /// The names of every buffer tracing kind and operation.
 template <typename Tp = std::string_view>
 buffer_name_info_t<Tp> get_buffer_tracing_names();
-#endif
 
 }  // namespace sdk
 }  // namespace rocprofiler

@@ -14,27 +14,16 @@
 
 #include <rocprofiler-sdk/agent.h>
 #include <rocprofiler-sdk/callback_tracing.h>
+#include <rocprofiler-sdk/counter_config.h>
+#include <rocprofiler-sdk/counters.h>
 #include <rocprofiler-sdk/fwd.h>
 #include <rocprofiler-sdk/hsa.h>
+#include <rocprofiler-sdk/internal_threading.h>
 #include <rocprofiler-sdk/cxx/details/mpl.hpp>
 
 #include <cstdint>
 #include <tuple>
 #include <type_traits>
-
-// The handle types of SDK parts that may not be in this installation: present with their header.
-#if __has_include(<rocprofiler-sdk/internal_threading.h>)
-#    include <rocprofiler-sdk/internal_threading.h>
-#    define ROCPROFILER_SDK_CXX_HAS_CALLBACK_THREAD 1
-#endif
-#if __has_include(<rocprofiler-sdk/counters.h>)
-#    include <rocprofiler-sdk/counters.h>
-#    define ROCPROFILER_SDK_CXX_HAS_COUNTER_ID 1
-#endif
-#if __has_include(<rocprofiler-sdk/counter_config.h>)
-#    include <rocprofiler-sdk/counter_config.h>
-#    define ROCPROFILER_SDK_CXX_HAS_COUNTER_CONFIG_ID 1
-#endif
 
 namespace rocprofiler {
 namespace sdk {
@@ -65,18 +54,12 @@ template <>
 struct is_handle<hsa_region_t> : std::true_type {};
 template <>
 struct is_handle<hsa_amd_memory_pool_t> : std::true_type {};
-#if defined(ROCPROFILER_SDK_CXX_HAS_CALLBACK_THREAD)
 template <>
 struct is_handle<rocprofiler_callback_thread_t> : std::true_type {};
-#endif
-#if defined(ROCPROFILER_SDK_CXX_HAS_COUNTER_ID)
 template <>
 struct is_handle<rocprofiler_counter_id_t> : std::true_type {};
-#endif
-#if defined(ROCPROFILER_SDK_CXX_HAS_COUNTER_CONFIG_ID)
 template <>
 struct is_handle<rocprofiler_counter_config_id_t> : std::true_type {};
-#endif
 
 template <typename Tp>
 using enable_if_handle_t = std::enable_if_t<is_handle<Tp>::value, bool>;

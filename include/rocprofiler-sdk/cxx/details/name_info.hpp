@@ -106,7 +106,6 @@ struct tracing_names_api<rocprofiler_callback_tracing_kind_t> {
     }
 };
 
-#if ROCPROFILER_SDK_CXX_HAS_BUFFER_NAMES
 template <>
 struct tracing_names_api<rocprofiler_buffer_tracing_kind_t> {
     using kind_type = rocprofiler_buffer_tracing_kind_t;
@@ -124,7 +123,6 @@ struct tracing_names_api<rocprofiler_buffer_tracing_kind_t> {
         return rocprofiler_query_buffer_tracing_kind_operation_name(k, op, name, nullptr);
     }
 };
-#endif
 
 /// Fills a name_info from the C API. The C iteration calls back through C frames, so nothing
 /// may unwind through it: an exception thrown while storing a name (std::bad_alloc) stops the
@@ -179,12 +177,10 @@ callback_name_info_t<Tp> get_callback_tracing_names() {
     return utility::detail::name_collector<rocprofiler_callback_tracing_kind_t, Tp>{}.collect();
 }
 
-#if ROCPROFILER_SDK_CXX_HAS_BUFFER_NAMES
 template <typename Tp>
 buffer_name_info_t<Tp> get_buffer_tracing_names() {
     return utility::detail::name_collector<rocprofiler_buffer_tracing_kind_t, Tp>{}.collect();
 }
-#endif
 
 }  // namespace sdk
 }  // namespace rocprofiler
