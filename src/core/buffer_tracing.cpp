@@ -318,12 +318,7 @@ rocprofiler_status_t rocprofiler_query_buffer_tracing_kind_operation_name(rocpro
     if (!is_buffer_kind(b)) return ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND;
     const core::kind_info* k = source_info(b);
     if (k == nullptr) return ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED;
-    const auto i = static_cast<std::int64_t>(operation) - k->first_op;
-    if (i < 0 || i >= static_cast<std::int64_t>(k->op_count)) return ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND;
-    const char* n = k->op_names[i];
-    if (name != nullptr) *name = n;
-    if (name_len != nullptr) *name_len = std::strlen(n);
-    return ROCPROFILER_STATUS_SUCCESS;
+    return core::operation_name(*k, operation, name, name_len);
 }
 
 rocprofiler_status_t rocprofiler_iterate_buffer_tracing_kinds(rocprofiler_buffer_tracing_kind_cb_t callback,

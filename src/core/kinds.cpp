@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <cstring>
 
 namespace encore::core {
 namespace {
@@ -39,6 +40,17 @@ const kind_info* find_kind(rocprofiler_callback_tracing_kind_t k) noexcept {
     const auto i = static_cast<std::size_t>(k);
     const kind_info* registered = g_registered[i].load(std::memory_order_acquire);
     return registered != nullptr ? registered : &g_names_only[i];
+}
+
+rocprofiler_status_t operation_name(const kind_info& k, rocprofiler_tracing_operation_t op, const char** name,
+                                    uint64_t* name_len) noexcept {
+    if (k.op_names == nullptr) return ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED;
+    const auto i = static_cast<std::int64_t>(op) - k.first_op;
+    if (i < 0 || i >= static_cast<std::int64_t>(k.op_count)) return ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND;
+    const char* n = k.op_names[i];
+    if (name != nullptr) *name = n;
+    if (name_len != nullptr) *name_len = std::strlen(n);
+    return ROCPROFILER_STATUS_SUCCESS;
 }
 
 bool kind_produced(kind k) noexcept {

@@ -51,6 +51,11 @@ struct kind_info {
 
 /// What the core knows of kind k (its name at least), or null for an id that is no kind.
 [[nodiscard]] const kind_info* find_kind(rocprofiler_callback_tracing_kind_t k) noexcept;
+/// The name of operation `op` of a kind (the callback and the buffer name queries): SUCCESS, with
+/// `*name` / `*name_len` set where not null; NOT_IMPLEMENTED when the kind has no named
+/// operations in this process; OPERATION_NOT_FOUND for an id outside them.
+rocprofiler_status_t operation_name(const kind_info& k, rocprofiler_tracing_operation_t op, const char** name,
+                                    uint64_t* name_len) noexcept;
 /// Whether a library that produces kind k (encore/tracing/kinds.hpp) is present in this process.
 /// Configuring works either way; a configured kind nothing produces is warned at finalization.
 [[nodiscard]] bool kind_produced(kind k) noexcept;
