@@ -3,6 +3,7 @@
 #include "backend/drain.hpp"
 #include "backend/slot_hook.hpp"
 #include "core/warn.hpp"
+#include "../support/stderr_capture.hpp"
 
 #include <hsa/hsa_api_trace.h>
 
@@ -23,24 +24,7 @@ hsa_status_t mine_destroy(hsa_queue_t*) { return HSA_STATUS_SUCCESS; }
 hsa_status_t original_destroy(hsa_queue_t*) { return HSA_STATUS_ERROR; }
 hsa_status_t other_tool_destroy(hsa_queue_t*) { return HSA_STATUS_ERROR_INVALID_QUEUE; }
 
-// What the function writes to stderr (through a temporary file).
-template <class F>
-std::string stderr_of(F&& f) {
-    std::fflush(stderr);
-    std::FILE* tmp = std::tmpfile();
-    REQUIRE(tmp != nullptr);
-    const int saved = ::dup(2);
-    ::dup2(::fileno(tmp), 2);
-    f();
-    std::fflush(stderr);
-    ::dup2(saved, 2);
-    ::close(saved);
-    std::string out;
-    std::rewind(tmp);
-    for (int c; (c = std::fgetc(tmp)) != EOF;) out += static_cast<char>(c);
-    std::fclose(tmp);
-    return out;
-}
+using test_support::stderr_of;
 
 }  // namespace
 

@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 
 #include "../../src/core/registration.hpp"
+#include "../support/stderr_capture.hpp"
 #include "../support/tool_fixture.hpp"
 
 #include <dlfcn.h>
@@ -23,30 +24,8 @@
 
 namespace {
 
-// What f writes to stderr (through a temporary file).
-template <class F>
-std::string stderr_of(F&& f) {
-    std::fflush(stderr);
-    std::FILE* tmp = std::tmpfile();
-    REQUIRE(tmp != nullptr);
-    const int saved = ::dup(2);
-    ::dup2(::fileno(tmp), 2);
-    f();
-    std::fflush(stderr);
-    ::dup2(saved, 2);
-    ::close(saved);
-    std::string out;
-    std::rewind(tmp);
-    for (int c; (c = std::fgetc(tmp)) != EOF;) out += static_cast<char>(c);
-    std::fclose(tmp);
-    return out;
-}
-
-std::size_t count_of(const std::string& text, const std::string& what) {
-    std::size_t n = 0;
-    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
-    return n;
-}
+using test_support::occurrences;
+using test_support::stderr_of;
 
 std::atomic<int> g_calls{0};
 void counting_cb(rocprofiler_callback_tracing_record_t, rocprofiler_user_data_t*, void*) { ++g_calls; }
@@ -79,29 +58,29 @@ TEST_CASE("finalization names each configured kind that nothing produced, with t
                       2);
     const std::string out = stderr_of([] { encore::core::finalize(); });
     CAPTURE(out);
-    CHECK(count_of(out, "[encore] HIP_RUNTIME_API was configured but produced nothing: libencore-hip is not loaded "
-                        "in this process (run under encore-trace --hip-trace, or LD_PRELOAD libencore-hip.so)\n") == 1);
-    CHECK(count_of(out, "[encore] OMPT was configured but produced nothing: nothing in encore produces it yet\n") == 1);
+    CHECK(occurrences(out, "[encore] HIP_RUNTIME_API was configured but produced nothing: libencore-hip is not loaded "
+                           "in this process (run under encore-trace --hip-trace, or LD_PRELOAD libencore-hip.so)\n") == 1);
+    CHECK(occurrences(out, "[encore] OMPT was configured but produced nothing: nothing in encore produces it yet\n") == 1);
     // A kind two libraries produce names both.
-    CHECK(count_of(out, "[encore] KERNEL_DISPATCH was configured but produced nothing: libencore-hsa is not the HSA "
-                        "runtime's tools library in this process") == 1);
+    CHECK(occurrences(out, "[encore] KERNEL_DISPATCH was configured but produced nothing: libencore-hsa is not the HSA "
+                           "runtime's tools library in this process") == 1);
     const auto dispatch_line = out.substr(out.find("KERNEL_DISPATCH"),
                                           out.find('\n', out.find("KERNEL_DISPATCH")) - out.find("KERNEL_DISPATCH"));
     CHECK(dispatch_line.find("; and libencore-cuda (encore's libcuda.so.1) is not loaded") != std::string::npos);
-    CHECK(count_of(out, "[encore] CUDA_DRIVER_API was configured but produced nothing: libencore-cuda") == 1);
+    CHECK(occurrences(out, "[encore] CUDA_DRIVER_API was configured but produced nothing: libencore-cuda") == 1);
     // libencore's own HSA wrappers produce HSA_CORE_API; kinds nobody configured are not named.
-    CHECK(count_of(out, "HSA_CORE_API") == 0);
-    CHECK(count_of(out, "ROCDECODE_API") == 0);
-    CHECK(count_of(out, "was configured but produced nothing") == 4);
+    CHECK(occurrences(out, "HSA_CORE_API") == 0);
+    CHECK(occurrences(out, "ROCDECODE_API") == 0);
+    CHECK(occurrences(out, "was configured but produced nothing") == 4);
     // Finalization runs once: a second call says nothing.
     CHECK(stderr_of([] { encore::core::finalize(); }).empty());
 }
 
 TEST_CASE("no warning when every configured kind is produced, or nothing is configured") {
     configure_in_tool({ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, ROCPROFILER_CALLBACK_TRACING_HSA_AMD_EXT_API});
-    CHECK(count_of(stderr_of([] { encore::core::finalize(); }), "produced nothing") == 0);
+    CHECK(occurrences(stderr_of([] { encore::core::finalize(); }), "produced nothing") == 0);
     configure_in_tool({});
-    CHECK(count_of(stderr_of([] { encore::core::finalize(); }), "produced nothing") == 0);
+    CHECK(occurrences(stderr_of([] { encore::core::finalize(); }), "produced nothing") == 0);
 }
 
 TEST_CASE("a kind configured before its library is loaded fires once the library is there") {
@@ -115,8 +94,8 @@ TEST_CASE("a kind configured before its library is loaded fires once the library
     CHECK(g_calls.load() == 2);  // ENTER and EXIT
     const std::string out = stderr_of([] { encore::core::finalize(); });
     CAPTURE(out);
-    CHECK(count_of(out, "MARKER_CORE_API") == 0);  // produced now
-    CHECK(count_of(out, "[encore] OMPT was configured but produced nothing") == 1);
+    CHECK(occurrences(out, "MARKER_CORE_API") == 0);  // produced now
+    CHECK(occurrences(out, "[encore] OMPT was configured but produced nothing") == 1);
     // The library stays loaded (-z nodelete); closing the handle is still balanced.
     CHECK(::dlclose(lib) == 0);
 }

@@ -2,6 +2,7 @@
 // recurse or throw, tools whose initialize throws, fork() while another thread configures,
 // external ids for threads that exit, argument iteration where no probe is allowed.
 #include "../support/fake_hsa.hpp"
+#include "../support/stderr_capture.hpp"
 #include "../support/tool_fixture.hpp"
 
 #include <encore/tracing/hsa.hpp>
@@ -47,33 +48,8 @@ constexpr op_id op_load = hsa_core::id_of<"hsa_signal_load_relaxed">();
 
 std::uint64_t gettid_now() { return static_cast<std::uint64_t>(::syscall(SYS_gettid)); }
 
-// What the process writes to stderr while `f` runs.
-template <class F>
-std::string stderr_of(F&& f) {
-    std::fflush(stderr);
-    char path[] = "/tmp/encore-test-stderr-XXXXXX";
-    const int fd = ::mkstemp(path);
-    REQUIRE(fd >= 0);
-    ::unlink(path);
-    const int saved = ::dup(2);
-    ::dup2(fd, 2);
-    f();
-    std::fflush(stderr);
-    ::dup2(saved, 2);
-    ::close(saved);
-    std::string out;
-    char buf[4096];
-    ::lseek(fd, 0, SEEK_SET);
-    for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) out.append(buf, static_cast<std::size_t>(n));
-    ::close(fd);
-    return out;
-}
-
-std::size_t occurrences(const std::string& s, const std::string& what) {
-    std::size_t n = 0;
-    for (auto at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
-    return n;
-}
+using test_support::occurrences;
+using test_support::stderr_of;
 
 // Waits for a child for at most `seconds`; returns its wait status, or -1 after killing it.
 int wait_child(pid_t pid, int seconds) {
