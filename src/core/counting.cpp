@@ -228,26 +228,20 @@ void deliver(unsigned c, const rocprofiler_dispatch_counting_service_data_t& dat
              rocprofiler_counter_record_t* records, std::size_t n, rocprofiler_user_data_t user_data) noexcept {
     const service& svc = g_services[c];
     if (svc.buffered) {
-        if (svc.legacy_dispatch != nullptr) {
-            const auto d = legacy_of(data);
-            rocprofiler_profile_counting_dispatch_record_t h{};
-            h.size = sizeof(h);
-            h.num_records = n;
-            h.correlation_id = d.correlation_id;
-            h.start_timestamp = d.start_timestamp;
-            h.end_timestamp = d.end_timestamp;
-            h.dispatch_info = d.dispatch_info;
-            emit_buffered(svc, h, records, n);
-        } else {
-            rocprofiler_dispatch_counting_service_record_t h{};
-            h.size = sizeof(h);
-            h.num_records = n;
-            h.correlation_id = data.correlation_id;
-            h.start_timestamp = data.start_timestamp;
-            h.end_timestamp = data.end_timestamp;
-            h.dispatch_info = data.dispatch_info;
-            emit_buffered(svc, h, records, n);
-        }
+        // The header of the form the service was configured in; both have the same members.
+        auto emit = [&](const auto& d, auto header) {
+            header.size = sizeof(header);
+            header.num_records = n;
+            header.correlation_id = d.correlation_id;
+            header.start_timestamp = d.start_timestamp;
+            header.end_timestamp = d.end_timestamp;
+            header.dispatch_info = d.dispatch_info;
+            emit_buffered(svc, header, records, n);
+        };
+        if (svc.legacy_dispatch != nullptr)
+            emit(legacy_of(data), rocprofiler_profile_counting_dispatch_record_t{});
+        else
+            emit(data, rocprofiler_dispatch_counting_service_record_t{});
         return;
     }
     try {
