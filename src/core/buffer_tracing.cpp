@@ -6,7 +6,9 @@
 // pointing at the adapter's state (buffer, buffer kind). Subscriber masks, payload capture,
 // correlation ids and the per-context user_data then work exactly as for a tool's callback; the
 // adapter keeps an API call's start time in that user_data at ENTER and writes the buffer record
-// at the phase where it is complete. The traced path itself is unchanged.
+// at the phase where it is complete. The traced path itself is unchanged. A tool's own callback
+// on the same kind of the same context is allowed (the reference's contexts hold both): the core
+// pairs the two behind one slot and gives the adapter a user_data of its own.
 #include "buffer.hpp"
 #include "clock.hpp"
 #include "registry.hpp"
@@ -297,7 +299,8 @@ rocprofiler_status_t rocprofiler_configure_buffer_tracing_service(rocprofiler_co
     a.kind = kind;
     a.buffer = buffer_id;
     const auto st = core::configure_callback_service(context_id, static_cast<rocprofiler_callback_tracing_kind_t>(source),
-                                                     operations, operations_count, {nullptr, adapter_for(how), &a});
+                                                     operations, operations_count, {nullptr, adapter_for(how), &a},
+                                                     core::service_owner::internal);
     if (st != ROCPROFILER_STATUS_SUCCESS) a = adapter{};
     return st;
 }
