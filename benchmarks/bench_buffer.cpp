@@ -9,10 +9,13 @@
 //                           baseline written here
 //   double_buffer_burst/threads:N  the same bursts into it, drained outside the timed region
 //   ring_rounds/threads:N   the producer's cost with N producers writing at once: rounds of half a
-//                           ring per thread, each thread timing its own writes (counter
-//                           ns_per_record, the mean over threads), the buffer drained between
-//                           rounds while every producer waits (the rounds design of the
-//                           reference's transport proposal: records x rounds)
+//                           ring's worth of records shared by the N threads, each thread timing
+//                           its own writes (counter ns_per_record, the mean over threads), the
+//                           buffer drained between rounds while every producer waits (the
+//                           rounds design of the reference's transport proposal: records x
+//                           rounds)
+//   floor_rounds/threads:N  the same rounds written inline with nothing but the stores (the
+//                           machine's floor for this record shape); _wide: with 16-byte moves
 //   double_buffer_rounds/threads:N  the same rounds into the shared double buffer
 //   hsa_call_callback       one traced HSA call, one context with a no-op callback (by value)
 //   hsa_call_buffer         the same call with a buffer tracing service instead: the record is
@@ -282,16 +285,20 @@ void rounds(benchmark::State& state, Write write, Drain drain) {
     record64 r{};
     r.words[0] = static_cast<std::uint64_t>(state.thread_index()) + 1;
     std::int64_t ns = 0, records = 0;
+    // Half a ring's worth per round, all threads together: below the watermark (the buffer's
+    // whole size), so no delivery runs while producers write; what a round measures is the
+    // producers alone, N of them at once.
+    const std::int64_t per_thread = std::max<std::int64_t>(burst / state.threads(), 64);
     for (auto _ : state) {
         g_round_barrier->arrive_and_wait();
         const auto t0 = std::chrono::steady_clock::now();
-        for (std::int64_t i = 0; i < burst; ++i) {
+        for (std::int64_t i = 0; i < per_thread; ++i) {
             write(r);
             ++r.words[1];
         }
         const auto t1 = std::chrono::steady_clock::now();
         ns += std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count();
-        records += burst;
+        records += per_thread;
         g_round_barrier->arrive_and_wait();
         if (state.thread_index() == 0) drain();
         g_round_barrier->arrive_and_wait();
@@ -358,7 +365,8 @@ void floor_rounds(benchmark::State& state) {
             std::uint64_t sum = 0;
             for (auto& f : *g_floor) {
                 const std::uint64_t h = f.head.load(std::memory_order_acquire);
-                const std::uint64_t from = h >= static_cast<std::uint64_t>(burst) * 72 ? h - burst * 72 : 0;
+                const std::uint64_t round = static_cast<std::uint64_t>(burst) * 72;  // at most what a round wrote
+                const std::uint64_t from = h >= round ? h - round : 0;
                 for (std::uint64_t p = from; p < h; p += 72) {
                     std::uint64_t w;
                     std::memcpy(&w, f.data.data() + (p & (ring_bytes - 1)) + 8, 8);
