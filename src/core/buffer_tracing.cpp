@@ -146,6 +146,30 @@ void memory_allocation_adapter(const rocprofiler_callback_tracing_record_t* r, r
     emit(a, rec);
 }
 
+void scratch_memory_adapter(const rocprofiler_callback_tracing_record_t* r, rocprofiler_user_data_t* ud, void* data) {
+    if (r->phase == ROCPROFILER_CALLBACK_PHASE_ENTER) {
+        ud->value = core::now_ns();
+        return;
+    }
+    if (r->payload == nullptr) return;
+    const auto& a = *static_cast<const adapter*>(data);
+    const auto* p = static_cast<const rocprofiler_callback_tracing_scratch_memory_data_t*>(r->payload);
+    rocprofiler_buffer_tracing_scratch_memory_record_t rec{};
+    rec.size = sizeof(rec);
+    rec.kind = a.kind;
+    std::memcpy(&rec.operation, &r->operation, sizeof(rec.operation));
+    rec.correlation_id = r->correlation_id;
+    rec.agent_id = p->agent_id;
+    rec.queue_id = p->queue_id;
+    rec.thread_id = r->thread_id;
+    rec.start_timestamp = ud->value;
+    rec.end_timestamp = core::now_ns();
+    rec.flags = p->flags;
+    // Only an allocation ends with a size; a free or a reclaim leaves the queue none.
+    rec.allocation_size = p->args_kind == HSA_AMD_TOOL_EVENT_SCRATCH_ALLOC_END ? p->args.alloc_end.size : 0;
+    emit(a, rec);
+}
+
 void runtime_initialization_adapter(const rocprofiler_callback_tracing_record_t* r, rocprofiler_user_data_t*, void* data) {
     if (r->payload == nullptr) return;
     const auto& a = *static_cast<const adapter*>(data);
@@ -169,6 +193,7 @@ encore_callback_tracing_ptr_cb_t adapter_for(buffered_as how) noexcept {
         case buffered_as::kernel_dispatch: return &kernel_dispatch_adapter;
         case buffered_as::memory_copy: return &memory_copy_adapter;
         case buffered_as::memory_allocation: return &memory_allocation_adapter;
+        case buffered_as::scratch_memory: return &scratch_memory_adapter;
         case buffered_as::runtime_initialization: return &runtime_initialization_adapter;
         case buffered_as::nothing: return nullptr;
     }

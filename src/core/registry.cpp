@@ -380,7 +380,18 @@ struct internal_user_data {
         return &scratch;
     }
 };
-thread_local internal_user_data t_internal_ud;
+// On the heap (exit_safe_local: one pointer of TLS): libencore's TLS block is static (its
+// initial-exec t_thread), and a few KiB more would not fit glibc's surplus when a runtime
+// dlopens encore.
+rocprofiler_user_data_t* internal_ud(const rocprofiler_callback_tracing_record_t& r, std::uint32_t service) noexcept {
+    static rocprofiler_user_data_t no_memory{};
+    internal_user_data* u = exit_safe_local<internal_user_data>::get();
+    if (u == nullptr) {
+        no_memory = {};
+        return &no_memory;
+    }
+    return u->at(r, service);
+}
 
 // The slot of a kind with several services. Each sees only its own operations. The internal
 // services' work nests inside the tool's: they run after the tool's callback at ENTER and before
@@ -391,7 +402,7 @@ void set_call(const rocprofiler_callback_tracing_record_t* r, rocprofiler_user_d
     if (op >= max_ops_per_kind) return;
     const auto internal = [&] {
         for (std::uint32_t i = 0; i < set.internal_count; ++i)
-            if (set.internal_ops[i].test(op)) set.internal[i].invoke(*r, t_internal_ud.at(*r, i));
+            if (set.internal_ops[i].test(op)) set.internal[i].invoke(*r, internal_ud(*r, i));
     };
     const bool tool = set.tool.set() && set.tool_ops.test(op);
     if (r->phase == ROCPROFILER_CALLBACK_PHASE_EXIT) {
