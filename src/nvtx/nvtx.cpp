@@ -176,8 +176,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(
     using namespace encore::nvtx;
     if (get_export_table == nullptr) return 0;
     const auto* cb = static_cast<const abi::export_table_callbacks*>(get_export_table(abi::etid_callbacks));
-    if (cb == nullptr || cb->struct_size < sizeof(abi::export_table_callbacks) ||
-        cb->get_module_function_table == nullptr)
+    if (cb == nullptr || cb->struct_size < sizeof(abi::export_table_callbacks) || cb->get_module_function_table == nullptr)
         return 0;
     const slot core[] = {
         {abi::core_mark_ex, erase(&mark_ex)},

@@ -92,9 +92,7 @@ inline int get_module_function_table(abi::module m, abi::function_table* out, un
     return 0;
 }
 inline const abi::export_table_callbacks g_callbacks{sizeof(abi::export_table_callbacks), &get_module_function_table};
-inline const void* get_export_table(std::uint32_t id) {
-    return id == abi::etid_callbacks ? &g_callbacks : nullptr;
-}
+inline const void* get_export_table(std::uint32_t id) { return id == abi::etid_callbacks ? &g_callbacks : nullptr; }
 
 inline void init_once() {
     static std::once_flag once;

@@ -119,10 +119,10 @@ TEST_CASE("a missing or unusable export table is refused, and nothing is written
 TEST_CASE("the core and domain slots are filled; categories, resources and other modules are not") {
     nvtx_copy c;
     REQUIRE(init(c) == 1);
-    for (unsigned id : {abi::core_mark_ex, abi::core_mark_a, abi::core_mark_w, abi::core_range_start_ex,
-                        abi::core_range_start_a, abi::core_range_start_w, abi::core_range_end, abi::core_range_push_ex,
-                        abi::core_range_push_a, abi::core_range_push_w, abi::core_range_pop, abi::core_name_os_thread_a,
-                        abi::core_name_os_thread_w})
+    for (unsigned id :
+         {abi::core_mark_ex, abi::core_mark_a, abi::core_mark_w, abi::core_range_start_ex, abi::core_range_start_a,
+          abi::core_range_start_w, abi::core_range_end, abi::core_range_push_ex, abi::core_range_push_a,
+          abi::core_range_push_w, abi::core_range_pop, abi::core_name_os_thread_a, abi::core_name_os_thread_w})
         CHECK_MESSAGE(filled(c.core[id]), "core slot ", id);
     CHECK_FALSE(filled(c.core[abi::core_name_category_a]));
     CHECK_FALSE(filled(c.core[abi::core_name_category_w]));
@@ -166,8 +166,8 @@ TEST_CASE("ranges and marks become MARKER_CORE_API records with their messages")
     const auto end = c.fn<void (*)(abi::range_id)>(abi::core_range_end);
     using domain_t = const abi::domain_registration*;
     const auto create = c.fn<domain_t (*)(const char*)>(abi::core2_domain_create_a, true);
-    const auto reg =
-        c.fn<const abi::string_registration* (*)(domain_t, const char*)>(abi::core2_domain_register_string_a, true);
+    const auto reg = c.fn<const abi::string_registration* (*)(domain_t, const char*)>(abi::core2_domain_register_string_a,
+                                                                                      true);
     const auto dpush = c.fn<int (*)(domain_t, const abi::event_attributes*)>(abi::core2_domain_range_push_ex, true);
     const auto dpop = c.fn<int (*)(domain_t)>(abi::core2_domain_range_pop, true);
 
