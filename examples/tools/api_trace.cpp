@@ -32,8 +32,13 @@
 //   `]`, which trace-event readers add themselves.
 #include "dying_output.hpp"
 
-#include <encore/domains/hip.hpp>
-#include <encore/domains/hsa.hpp>
+#include <encore/config.h>
+#if ENCORE_HIP_HEADERS
+#    include <encore/domains/hip.hpp>
+#endif
+#if ENCORE_HSA_HEADERS
+#    include <encore/domains/hsa.hpp>
+#endif
 #include <encore/domains/marker.hpp>
 #include <encore/encore.hpp>
 #include <encore/tracing/agents.hpp>
@@ -66,14 +71,27 @@ namespace {
 
 namespace d = encore::domains;
 // The domains this tool can trace (compile-time choice); ENCORE_TRACE_DOMAINS picks among them.
-using traced = std::tuple<d::hsa_core, d::hsa_amd_ext, d::hip_runtime, d::hip_compiler, d::marker_core,
-                          d::marker_control, d::marker_name>;
+// A build without HSA's or HIP's headers (encore/config.h) has the markers only; CUDA's driver
+// API comes through the C API (on_cuda_call).
+#if ENCORE_HSA_HEADERS
+using hsa_domains = std::tuple<d::hsa_core, d::hsa_amd_ext>;
+#else
+using hsa_domains = std::tuple<>;
+#endif
+#if ENCORE_HIP_HEADERS
+using hip_domains = std::tuple<d::hip_runtime, d::hip_compiler>;
+#else
+using hip_domains = std::tuple<>;
+#endif
+using traced = decltype(std::tuple_cat(hsa_domains{}, hip_domains{},
+                                       std::tuple<d::marker_core, d::marker_control, d::marker_name>{}));
 
 template <class Domain>
 constexpr const char* group_of() {
-    if constexpr (std::is_same_v<Domain, d::hsa_core> || std::is_same_v<Domain, d::hsa_amd_ext>)
+    constexpr encore::kind k = Domain::id;
+    if constexpr (k == encore::kind::hsa_core_api || k == encore::kind::hsa_amd_ext_api)
         return "hsa";
-    else if constexpr (std::is_same_v<Domain, d::hip_runtime> || std::is_same_v<Domain, d::hip_compiler>)
+    else if constexpr (k == encore::kind::hip_runtime_api || k == encore::kind::hip_compiler_api)
         return "hip";
     else
         return "marker";
