@@ -6,7 +6,8 @@
 # trace is whole (trace.json loads); every launch call has exactly one dispatch record (same
 # correlation id) and every dispatch has a kernel name (not "kernel <id>"); the summary agrees
 # with kernel_trace.csv; for PyTorch, the kernels inside the NVTX range "train_loop" equal
-# torch.profiler's kernel count for the same loop, and the NVTX range is in the trace.
+# torch.profiler's kernel count for the same loop, and the NVTX range is in the trace. encore is
+# built CUDA only (-Dhsa=disabled: what an NVIDIA user with cuda.h alone builds).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
@@ -15,7 +16,7 @@ source benchmarks/cuda/common.sh
 extra=()
 [[ -d .device-deps/include ]] && extra=(-Dcpp_args="-I$root/.device-deps/include" -Dc_args="-I$root/.device-deps/include")
 [[ -f $B/build.ninja ]] || meson setup "$B" --wrap-mode=nodownload "${extra[@]}" -Dtests=disabled \
-    -Dbenchmarks=disabled -Dexamples=true -Dsim=false -Dhip=disabled -Dcuda=enabled \
+    -Dbenchmarks=disabled -Dexamples=true -Dhsa=disabled -Dhip=disabled -Dcuda=enabled \
     -Dnvidia_cuda_include="$CUDA/include" >/dev/null || { echo "FAIL: meson setup"; exit 1; }
 ninja -C "$B" src/cuda/libcuda.so.1 examples/libencore_api_trace.so src/nvtx/libencore-nvtx.so.0.1.0 \
     >/dev/null || { echo "FAIL: build"; exit 1; }
@@ -30,9 +31,9 @@ analyze() {
 import csv, json, sys
 out, err = sys.argv[1], sys.argv[2]
 rng = sys.argv[3] if len(sys.argv) > 3 else None
-json.load(open(f"{out}/trace.json"))  # whole and valid
-api = list(csv.DictReader(open(f"{out}/api_trace.csv")))
-ker = list(csv.DictReader(open(f"{out}/kernel_trace.csv")))
+json.load(open(f"{out}/trace.json", encoding="utf-8"))  # whole and valid
+api = list(csv.DictReader(open(f"{out}/api_trace.csv", encoding="utf-8")))
+ker = list(csv.DictReader(open(f"{out}/kernel_trace.csv", encoding="utf-8")))
 launch_ops = {"cuLaunchKernel", "cuLaunchKernel_ptsz", "cuLaunchKernelEx", "cuLaunchKernelEx_ptsz",
               "cuLaunchCooperativeKernel", "cuLaunchCooperativeKernel_ptsz"}
 launches = {r["correlation_id"]: r for r in api if r["operation"] in launch_ops and r["return_value"] == "0"}
@@ -48,8 +49,9 @@ if not summary or int(summary[-1].split()[1]) != len(ker):
     problems.append(f"summary {summary[-1:] } vs {len(ker)} rows")
 in_range = -1
 if rng:
-    ranges = [x for x in json.load(open(f"{out}/trace.json")) if x.get("name") == "roctx range"
-              and x.get("args", {}).get("message") == rng]
+    # (string arguments print quoted)
+    ranges = [x for x in json.load(open(f"{out}/trace.json", encoding="utf-8")) if x.get("name") == "roctx range"
+              and x.get("args", {}).get("message") == f'"{rng}"']
     if len(ranges) != 1:
         problems.append(f"NVTX range {rng!r}: {len(ranges)} in trace.json")
     else:
