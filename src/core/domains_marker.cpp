@@ -8,7 +8,6 @@
 
 namespace encore::core {
 namespace {
-const kind_registration<domains::marker_core, domains::marker_control, domains::marker_name, domains::marker_core_range>
-    registered;
+const kind_registration<domains::marker_core, domains::marker_control, domains::marker_name, domains::marker_core_range> registered;
 }  // namespace
 }  // namespace encore::core
