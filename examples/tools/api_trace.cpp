@@ -9,17 +9,22 @@
 //
 // Environment:
 //   ENCORE_TRACE_DOMAINS=LIST  which APIs to trace, comma-separated: hsa, hip (HIP runtime and
-//                              compiler APIs: needs libencore-hip in the process), marker (roctx:
-//                              needs libencore-roctx); default hsa. encore-trace sets it.
+//                              compiler APIs: needs libencore-hip in the process), cuda (the CUDA
+//                              driver API: needs libencore-cuda as the process's libcuda.so.1),
+//                              marker (roctx, and NVTX through libencore-nvtx: needs
+//                              libencore-roctx); default hsa. encore-trace sets it.
 //   ENCORE_TRACE_QUIET=1       print only the summary
 //   ENCORE_TRACE_OUTPUT=DIR    also write into DIR (created if missing; checked at start: if a
 //                              file cannot be created there the tool says why and traces nothing):
 //     trace.json        Chrome trace-event JSON, array format (open it in https://ui.perfetto.dev):
-//                       API calls on their threads, roctx push/pop ranges as slices on their
-//                       threads, kernel dispatches on one track per queue under "GPU agent <n>";
-//                       ts/dur in microseconds
+//                       API calls on their threads, roctx/NVTX push/pop and start/stop ranges as
+//                       slices, allocations on the calling thread, kernel dispatches on one track
+//                       per queue (CUDA: per stream) and copies on a "copies" track under the GPU
+//                       ("GPU agent <n>", "CUDA device <n>"); ts/dur in microseconds
 //     api_trace.csv     one row per API call
 //     kernel_trace.csv  one row per kernel dispatch
+//     memory_copy_trace.csv        one row per memory copy (direction, bytes, GPU times)
+//     memory_allocation_trace.csv  one row per allocation or free (address, bytes)
 //   Each record is written (write(2)) before the traced call or the dispatch callback returns, so
 //   what the program did survives _exit, SIGKILL and crashes. At exit, and on a fatal signal or
 //   SIGINT/SIGTERM/SIGHUP/SIGQUIT (see dying_output.hpp), trace.json gets its end (an "end of
@@ -27,11 +32,17 @@
 //   `]`, which trace-event readers add themselves.
 #include "dying_output.hpp"
 
-#include <encore/domains/hip.hpp>
-#include <encore/domains/hsa.hpp>
+#include <encore/config.h>
+#if ENCORE_HIP_HEADERS
+#    include <encore/domains/hip.hpp>
+#endif
+#if ENCORE_HSA_HEADERS
+#    include <encore/domains/hsa.hpp>
+#endif
 #include <encore/domains/marker.hpp>
 #include <encore/encore.hpp>
 #include <encore/tracing/agents.hpp>
+#include <rocprofiler-sdk/cuda/driver_api_id.h>
 #include <rocprofiler-sdk/marker/api_id.h>
 
 #include <fcntl.h>
@@ -60,14 +71,27 @@ namespace {
 
 namespace d = encore::domains;
 // The domains this tool can trace (compile-time choice); ENCORE_TRACE_DOMAINS picks among them.
-using traced = std::tuple<d::hsa_core, d::hsa_amd_ext, d::hip_runtime, d::hip_compiler, d::marker_core,
-                          d::marker_control, d::marker_name>;
+// A build without HSA's or HIP's headers (encore/config.h) has the markers only; CUDA's driver
+// API comes through the C API (on_cuda_call).
+#if ENCORE_HSA_HEADERS
+using hsa_domains = std::tuple<d::hsa_core, d::hsa_amd_ext>;
+#else
+using hsa_domains = std::tuple<>;
+#endif
+#if ENCORE_HIP_HEADERS
+using hip_domains = std::tuple<d::hip_runtime, d::hip_compiler>;
+#else
+using hip_domains = std::tuple<>;
+#endif
+using traced = decltype(std::tuple_cat(hsa_domains{}, hip_domains{},
+                                       std::tuple<d::marker_core, d::marker_control, d::marker_name>{}));
 
 template <class Domain>
 constexpr const char* group_of() {
-    if constexpr (std::is_same_v<Domain, d::hsa_core> || std::is_same_v<Domain, d::hsa_amd_ext>)
+    constexpr encore::kind k = Domain::id;
+    if constexpr (k == encore::kind::hsa_core_api || k == encore::kind::hsa_amd_ext_api)
         return "hsa";
-    else if constexpr (std::is_same_v<Domain, d::hip_runtime> || std::is_same_v<Domain, d::hip_compiler>)
+    else if constexpr (k == encore::kind::hip_runtime_api || k == encore::kind::hip_compiler_api)
         return "hip";
     else
         return "marker";
@@ -88,6 +112,7 @@ bool g_finalized = false;                         // guarded by g_mutex
 bool g_quiet = false;
 std::string g_output;           // ENCORE_TRACE_OUTPUT ("" = no files)
 std::string g_domains = "hsa";  // ENCORE_TRACE_DOMAINS
+bool g_cuda = false;            // the CUDA driver API is traced (ENCORE_TRACE_DOMAINS has cuda)
 std::uint64_t g_pid = 0;
 
 bool selected(std::string_view group) {
@@ -124,12 +149,13 @@ std::uint64_t now_ns() {
 // `closed` set is dropped (counted). Both are seq_cst: a writer sees `closed` or the finisher
 // sees the writer.
 struct outputs {
-    int json = -1, api = -1, kernel = -1;
+    int json = -1, api = -1, kernel = -1, copy = -1, allocation = -1;
     std::atomic<int> writers{0};
     std::atomic<bool> closed{false};
     std::atomic<bool> ended{false};  // the end is written
     off_t json_before_end = -1;      // trace.json's size before the end, to take it back (resume)
-    std::atomic<std::uint64_t> api_records{0}, dispatch_records{0}, dropped{0}, write_errors{0};
+    std::atomic<std::uint64_t> api_records{0}, dispatch_records{0}, copy_records{0}, allocation_records{0}, dropped{0},
+        write_errors{0};
 };
 outputs g_out;
 
@@ -147,10 +173,27 @@ bool emit(std::string_view json, int csv_fd, std::string_view csv) {
     return ok;
 }
 
+// The length of the valid UTF-8 sequence at s[i] (2 to 4 bytes), or 0.
+std::size_t utf8_sequence(std::string_view s, std::size_t i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    const std::size_t n = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
+    if (n == 0 || i + n > s.size()) return 0;
+    for (std::size_t k = 1; k < n; ++k)
+        if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return 0;
+    return n;
+}
+
 void json_string(std::string& out, std::string_view s) {
     out += '"';
-    for (const char ch : s) {
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        const char ch = s[i];
         const auto c = static_cast<unsigned char>(ch);
+        // UTF-8 text (an NVTX wide-string message, a name) as it is; other high bytes below.
+        if (const std::size_t n = c >= 0x80 ? utf8_sequence(s, i) : 0; n != 0) {
+            out.append(s.substr(i, n));
+            i += n - 1;
+            continue;
+        }
         switch (c) {
             case '"': out += "\\\""; break;
             case '\\': out += "\\\\"; break;
@@ -158,7 +201,7 @@ void json_string(std::string& out, std::string_view s) {
             case '\r': out += "\\r"; break;
             case '\t': out += "\\t"; break;
             default:
-                if (c < 0x20 || c >= 0x80) {  // bytes >= 0x80 as Latin-1: always valid JSON
+                if (c < 0x20 || c >= 0x80) {  // other bytes >= 0x80 as Latin-1: always valid JSON
                     char buf[8];
                     std::snprintf(buf, sizeof(buf), "\\u%04x", c);
                     out += buf;
@@ -243,6 +286,8 @@ const char* kind_name(rocprofiler_callback_tracing_kind_t k) {
 std::pair<int, std::string> gpu_label(rocprofiler_agent_id_t id) {
     if (const rocprofiler_agent_v0_t* a = encore::find_agent(id); a != nullptr)
         return {a->logical_node_type_id, "GPU agent " + std::to_string(a->logical_node_type_id) + " (" + a->name + ")"};
+    // libencore-cuda's agent ids are CUDA device ordinals (it registers no agents).
+    if (g_cuda && id.handle < 4096) return {static_cast<int>(id.handle), "CUDA device " + std::to_string(id.handle)};
     return {-1, "GPU agent " + hex(id.handle)};
 }
 
@@ -281,16 +326,18 @@ void format_call(std::string& j, std::string& csv, const char* kind, const char*
     csv += '\n';
 }
 
-template <class Domain>
-void on_call(const encore::record& r, rocprofiler_user_data_t& ud) {
-    if (r.phase == ROCPROFILER_CALLBACK_PHASE_ENTER) {
-        ud.value = now_ns();  // handed back at EXIT
-        return;
-    }
-    if (r.phase != ROCPROFILER_CALLBACK_PHASE_EXIT) return;
+// Open roctx/NVTX start-stop ranges, process-wide (a range may end on another thread): the range
+// id as formatted -> (message, start). Guarded by g_mutex.
+std::map<std::string, std::pair<std::string, std::uint64_t>> g_started_ranges;
+
+// The end of one traced call, whatever its API: printed, and written to trace.json and
+// api_trace.csv (with roctx/NVTX ranges as slices of their own). `name` is the function as the
+// summary prints it, `c_name` as trace.json names it, `ret` its formatted return value.
+void trace_call(const encore::record& r, std::uint64_t start, std::string_view name, const char* c_name,
+                const std::string& ret) {
     const std::uint64_t end = now_ns();
     const bool keep = g_out.json >= 0;
-    std::string line, args_json, first_arg, ret;
+    std::string line, args_json, first_arg;
     struct arg_sink {
         std::string* line;
         std::string* args_json;
@@ -298,7 +345,7 @@ void on_call(const encore::record& r, rocprofiler_user_data_t& ud) {
         bool print, keep;
     } sink{&line, &args_json, &first_arg, !g_quiet, keep};
     if (!g_quiet) {
-        line += Domain::names[static_cast<std::size_t>(r.operation)];
+        line += name;
         line += '(';
     }
     // Arguments through the C API (libencore instantiates every domain's printers once).
@@ -324,23 +371,12 @@ void on_call(const encore::record& r, rocprofiler_user_data_t& ud) {
                 return 0;
             },
             2, &sink);
-    if (!g_quiet || keep)
-        encore::api::visit<Domain>(r.operation, [&](auto I) {
-            using op = typename Domain::template op_at<I>;
-            if constexpr (!std::is_void_v<typename op::return_type>) {
-                encore::format_context ctx{ret, 1};  // 1: a returned string prints as text
-                encore::format_value(ctx, encore::tracing::retval_of<Domain, I>(r.payload));
-            }
-        });
-    g_op_counts<Domain>[static_cast<std::size_t>(r.operation)].fetch_add(1, std::memory_order_relaxed);
     std::string j, csv;
-    if (keep) {
-        static const char* const kind = kind_name(r.kind);  // one kind per domain
-        format_call(j, csv, kind, Domain::c_names[static_cast<std::size_t>(r.operation)], r.correlation_id.internal,
-                    r.thread_id, ud.value, end, args_json, ret);
-    }
-    // The lock only to print (whole lines, in order) and for roctx ranges.
-    if (!g_quiet || (keep && std::is_same_v<Domain, d::marker_core>)) {
+    const char* const kind = kind_name(r.kind);
+    if (keep) format_call(j, csv, kind, c_name, r.correlation_id.internal, r.thread_id, start, end, args_json, ret);
+    const bool marker = r.kind == ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API;
+    // The lock only to print (whole lines, in order) and for roctx/NVTX ranges.
+    if (!g_quiet || (keep && marker)) {
         std::lock_guard lk(g_mutex);
         if (g_finalized) return;
         if (!g_quiet) {
@@ -349,26 +385,104 @@ void on_call(const encore::record& r, rocprofiler_user_data_t& ud) {
             std::fprintf(stderr, "[api-trace] tid=%llu corr=%llu %s\n", static_cast<unsigned long long>(r.thread_id),
                          static_cast<unsigned long long>(r.correlation_id.internal), line.c_str());
         }
-        if constexpr (std::is_same_v<Domain, d::marker_core>) {
-            // roctx push/pop: a range slice on the thread, from the push's start to the pop's end.
-            if (keep && r.operation == ROCPROFILER_MARKER_CORE_API_ID_roctxRangePushA) {
-                g_open_ranges[r.thread_id].emplace_back(std::move(first_arg), ud.value);
-            } else if (keep && r.operation == ROCPROFILER_MARKER_CORE_API_ID_roctxRangePop) {
+        // A range as a slice: push/pop on the thread, from the push's start to the pop's end;
+        // start/stop by the range id the start returned.
+        const auto range = [&](const std::string& message, std::uint64_t from) {
+            std::string arg;
+            json_string(arg, "message");
+            arg += ':';
+            json_string(arg, message);
+            arg += ',';
+            format_call(j, csv, kind, "roctx range", r.correlation_id.internal, r.thread_id, from, end, arg, "");
+        };
+        if (keep && marker) {
+            if (r.operation == ROCPROFILER_MARKER_CORE_API_ID_roctxRangePushA) {
+                g_open_ranges[r.thread_id].emplace_back(std::move(first_arg), start);
+            } else if (r.operation == ROCPROFILER_MARKER_CORE_API_ID_roctxRangePop) {
                 auto& open = g_open_ranges[r.thread_id];
                 if (!open.empty()) {
-                    std::string arg;
-                    json_string(arg, "message");
-                    arg += ':';
-                    json_string(arg, open.back().first);
-                    arg += ',';
-                    format_call(j, csv, kind_name(ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API), "roctx range",
-                                r.correlation_id.internal, r.thread_id, open.back().second, end, arg, "");
+                    range(open.back().first, open.back().second);
                     open.pop_back();
+                }
+            } else if (r.operation == ROCPROFILER_MARKER_CORE_API_ID_roctxRangeStartA) {
+                g_started_ranges[ret] = {std::move(first_arg), start};
+            } else if (r.operation == ROCPROFILER_MARKER_CORE_API_ID_roctxRangeStop) {
+                if (auto it = g_started_ranges.find(first_arg); it != g_started_ranges.end()) {
+                    range(it->second.first, it->second.second);
+                    g_started_ranges.erase(it);
                 }
             }
         }
     }
     if (keep && emit(j, g_out.api, csv)) g_out.api_records.fetch_add(1, std::memory_order_relaxed);
+}
+
+template <class Domain>
+void on_call(const encore::record& r, rocprofiler_user_data_t& ud) {
+    if (r.phase == ROCPROFILER_CALLBACK_PHASE_ENTER) {
+        ud.value = now_ns();  // handed back at EXIT
+        return;
+    }
+    if (r.phase != ROCPROFILER_CALLBACK_PHASE_EXIT) return;
+    std::string ret;
+    if (!g_quiet || g_out.json >= 0)
+        encore::api::visit<Domain>(r.operation, [&](auto I) {
+            using op = typename Domain::template op_at<I>;
+            if constexpr (!std::is_void_v<typename op::return_type>) {
+                encore::format_context ctx{ret, 1};  // 1: a returned string prints as text
+                encore::format_value(ctx, encore::tracing::retval_of<Domain, I>(r.payload));
+            }
+        });
+    g_op_counts<Domain>[static_cast<std::size_t>(r.operation)].fetch_add(1, std::memory_order_relaxed);
+    trace_call(r, ud.value, Domain::names[static_cast<std::size_t>(r.operation)],
+               Domain::c_names[static_cast<std::size_t>(r.operation)], ret);
+}
+
+// ---- CUDA driver API (libencore-cuda), through the C API only --------------------------------
+// The tool does not compile the CUDA domain (it builds without cuda.h): names come from the
+// C API's operation-name query, arguments from its iteration, the return value (a CUresult) from
+// the payload's retval bytes (encore::tracing::generic_api_data).
+constexpr std::size_t cuda_ops = ROCPROFILER_CUDA_DRIVER_API_ID_LAST;
+std::array<std::atomic<std::size_t>, cuda_ops> g_cuda_counts{};
+std::array<const char*, cuda_ops> g_cuda_names{};  // filled at initialization
+
+void on_cuda_call(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t* ud, void*) {
+    if (r.phase == ROCPROFILER_CALLBACK_PHASE_ENTER) {
+        ud->value = now_ns();
+        return;
+    }
+    if (r.phase != ROCPROFILER_CALLBACK_PHASE_EXIT || r.operation < 0 || static_cast<std::size_t>(r.operation) >= cuda_ops)
+        return;
+    const auto op = static_cast<std::size_t>(r.operation);
+    std::int32_t result = 0;
+    std::memcpy(&result, static_cast<const encore::tracing::generic_api_data*>(r.payload)->retval, sizeof(result));
+    g_cuda_counts[op].fetch_add(1, std::memory_order_relaxed);
+    const char* name = g_cuda_names[op] != nullptr ? g_cuda_names[op] : "?";
+    trace_call(r, ud->value, name, name, std::to_string(result));
+}
+
+// The trace.json track of a GPU agent's queue (or its copies): (pid, tid), named by metadata
+// events appended to `j` the first time; `agent`, if given, gets the agent's short label. Called
+// under g_mutex.
+std::pair<std::uint64_t, std::uint64_t> gpu_track(std::string& j, rocprofiler_agent_id_t id, std::uint64_t track,
+                                                  const std::string& track_name, std::string* agent) {
+    auto it = g_agent_pids.find(id.handle);
+    if (it == g_agent_pids.end()) {
+        auto [index, label] = gpu_label(id);
+        // GPU tracks: pids above any real pid (pid_max <= 2^22), ordered by agent index.
+        const std::uint64_t pid = (1ull << 30) + static_cast<std::uint64_t>(
+                                                     index >= 0 ? index : 4096 + static_cast<int>(g_agent_pids.size()));
+        json_meta(j, "process_name", pid, 0, label);
+        it = g_agent_pids.emplace(id.handle, std::make_pair(pid, index >= 0 ? "GPU " + std::to_string(index) : label)).first;
+    }
+    if (agent != nullptr) *agent = it->second.second;
+    const auto key = std::make_pair(id.handle, track);
+    auto q = g_queue_tids.find(key);
+    if (q == g_queue_tids.end()) {
+        q = g_queue_tids.emplace(key, g_queue_tids.size() + 1).first;
+        json_meta(j, "thread_name", it->second.first, q->second, track_name);
+    }
+    return {it->second.first, q->second};
 }
 
 void on_dispatch(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*, void*) {
@@ -385,28 +499,8 @@ void on_dispatch(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_
         ++k.count;
         if (p->end_timestamp >= p->start_timestamp) k.total_ns += p->end_timestamp - p->start_timestamp;
         if (g_out.json < 0) return;
-        auto it = g_agent_pids.find(i.agent_id.handle);
-        if (it == g_agent_pids.end()) {
-            auto [index, label] = gpu_label(i.agent_id);
-            // GPU tracks: pids above any real pid (pid_max <= 2^22), ordered by agent index.
-            const std::uint64_t pid = (1ull << 30) +
-                                      static_cast<std::uint64_t>(index >= 0
-                                                                     ? index
-                                                                     : 4096 + static_cast<int>(g_agent_pids.size()));
-            json_meta(j, "process_name", pid, 0, label);
-            it = g_agent_pids
-                     .emplace(i.agent_id.handle, std::make_pair(pid, index >= 0 ? "GPU " + std::to_string(index) : label))
-                     .first;
-        }
-        gpu_pid = it->second.first;
-        agent = it->second.second;
-        const auto qkey = std::make_pair(i.agent_id.handle, i.queue_id.handle);
-        auto q = g_queue_tids.find(qkey);
-        if (q == g_queue_tids.end()) {
-            q = g_queue_tids.emplace(qkey, g_queue_tids.size() + 1).first;
-            json_meta(j, "thread_name", gpu_pid, q->second, "queue " + std::to_string(i.queue_id.handle));
-        }
-        queue_tid = q->second;
+        std::tie(gpu_pid, queue_tid) = gpu_track(j, i.agent_id, i.queue_id.handle,
+                                                 "queue " + std::to_string(i.queue_id.handle), &agent);
     }
     const std::uint64_t start = p->start_timestamp, end = p->end_timestamp, dur = end >= start ? end - start : 0;
     const std::string grid = std::to_string(i.grid_size.x) + 'x' + std::to_string(i.grid_size.y) + 'x' +
@@ -431,7 +525,87 @@ void on_dispatch(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_
     if (emit(j, g_out.kernel, csv)) g_out.dispatch_records.fetch_add(1, std::memory_order_relaxed);
 }
 
-// Creates DIR if missing and the three files in it (truncated), each with its header; trace.json
+// ---- memory copies and allocations ---------------------------------------------------------------
+// Summed per operation (copy direction, allocation kind) for the summary. Guarded by g_mutex.
+struct memory_stats {
+    std::size_t count = 0;
+    std::uint64_t bytes = 0, total_ns = 0;
+};
+std::map<std::string, memory_stats> g_copies, g_allocations;
+
+const char* operation_name(rocprofiler_callback_tracing_kind_t k, rocprofiler_tracing_operation_t op) {
+    const char* n = nullptr;
+    return rocprofiler_query_callback_tracing_kind_operation_name(k, op, &n, nullptr) == ROCPROFILER_STATUS_SUCCESS && n
+               ? n
+               : "?";
+}
+
+// A copy at EXIT (its GPU start and end): a slice on the "copies" track of the GPU it involves
+// (host to host: the host's), a memory_copy_trace.csv row.
+void on_copy(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*, void*) {
+    if (r.phase != ROCPROFILER_CALLBACK_PHASE_EXIT) return;
+    const auto* p = static_cast<const rocprofiler_callback_tracing_memory_copy_data_t*>(r.payload);
+    const std::string op = operation_name(r.kind, r.operation);
+    const std::uint64_t start = p->start_timestamp, end = p->end_timestamp, dur = end >= start ? end - start : 0;
+    // The GPU side: the destination's agent unless it is host memory (CUDA: UINT64_MAX; HSA: a
+    // CPU agent, which find_agent knows and gpu_label names too).
+    const rocprofiler_agent_id_t gpu = p->dst_agent_id.handle != ~0ull ? p->dst_agent_id : p->src_agent_id;
+    std::string j, csv;
+    std::uint64_t pid = g_pid, tid = r.thread_id;
+    {
+        std::lock_guard lk(g_mutex);
+        if (g_finalized) return;
+        auto& st = g_copies[op];
+        ++st.count;
+        st.bytes += p->bytes;
+        st.total_ns += dur;
+        if (g_out.json < 0) return;
+        if (gpu.handle != ~0ull) std::tie(pid, tid) = gpu_track(j, gpu, ~0ull, "copies", nullptr);
+    }
+    j += ",\n{\"ph\":\"X\",\"cat\":\"MEMORY_COPY\",\"name\":";
+    json_string(j, op);
+    j += ",\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(tid) + ",\"ts\":" + us(start) +
+         ",\"dur\":" + us(dur) + ",\"args\":{\"bytes\":" + std::to_string(p->bytes) + ",\"src\":\"" +
+         hex(p->src_address.value) + "\",\"dst\":\"" + hex(p->dst_address.value) + "\",\"src_agent\":\"" +
+         hex(p->src_agent_id.handle) + "\",\"dst_agent\":\"" + hex(p->dst_agent_id.handle) +
+         "\",\"correlation_id\":" + std::to_string(r.correlation_id.internal) + "}}";
+    csv += std::to_string(r.correlation_id.internal) + ',' + std::to_string(r.thread_id) + ',' + op + ',' +
+           hex(p->src_agent_id.handle) + ',' + hex(p->dst_agent_id.handle) + ',' + hex(p->src_address.value) + ',' +
+           hex(p->dst_address.value) + ',' + std::to_string(p->bytes) + ',' + std::to_string(start) + ',' +
+           std::to_string(end) + ',' + std::to_string(dur) + '\n';
+    if (emit(j, g_out.copy, csv)) g_out.copy_records.fetch_add(1, std::memory_order_relaxed);
+}
+
+// An allocation or free at EXIT: a slice on the calling thread (the call's host time), a
+// memory_allocation_trace.csv row.
+void on_allocation(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*, void*) {
+    if (r.phase != ROCPROFILER_CALLBACK_PHASE_EXIT) return;
+    const auto* p = static_cast<const rocprofiler_callback_tracing_memory_allocation_data_t*>(r.payload);
+    const std::string op = operation_name(r.kind, r.operation);
+    const std::uint64_t start = p->start_timestamp, end = p->end_timestamp;
+    {
+        std::lock_guard lk(g_mutex);
+        if (g_finalized) return;
+        auto& st = g_allocations[op];
+        ++st.count;
+        st.bytes += p->allocation_size;
+        st.total_ns += end >= start ? end - start : 0;
+        if (g_out.json < 0) return;
+    }
+    std::string j, csv;
+    j += ",\n{\"ph\":\"X\",\"cat\":\"MEMORY_ALLOCATION\",\"name\":";
+    json_string(j, op);
+    j += ",\"pid\":" + std::to_string(g_pid) + ",\"tid\":" + std::to_string(r.thread_id) + ",\"ts\":" + us(start) +
+         ",\"dur\":" + us(end >= start ? end - start : 0) + ",\"args\":{\"address\":\"" + hex(p->address.value) +
+         "\",\"bytes\":" + std::to_string(p->allocation_size) + ",\"agent_id\":\"" + hex(p->agent_id.handle) +
+         "\",\"correlation_id\":" + std::to_string(r.correlation_id.internal) + "}}";
+    csv += std::to_string(r.correlation_id.internal) + ',' + std::to_string(r.thread_id) + ',' + op + ',' +
+           hex(p->agent_id.handle) + ',' + hex(p->address.value) + ',' + std::to_string(p->allocation_size) + ',' +
+           std::to_string(start) + ',' + std::to_string(end) + '\n';
+    if (emit(j, g_out.allocation, csv)) g_out.allocation_records.fetch_add(1, std::memory_order_relaxed);
+}
+
+// Creates DIR if missing and the five files in it (truncated), each with its header; trace.json
 // starts its array with the host process's name, so every later element begins with ",\n" and the
 // file cut after any whole record is a valid array but for its closing bracket.
 bool open_outputs(const std::string& dir) {
@@ -439,9 +613,10 @@ bool open_outputs(const std::string& dir) {
         std::fprintf(stderr, "encore-trace: cannot write %s: %s (not tracing)\n", dir.c_str(), std::strerror(errno));
         return false;
     }
-    int* fds[] = {&g_out.json, &g_out.api, &g_out.kernel};
-    const char* names[] = {"trace.json", "api_trace.csv", "kernel_trace.csv"};
-    for (int n = 0; n < 3; ++n) {
+    int* fds[] = {&g_out.json, &g_out.api, &g_out.kernel, &g_out.copy, &g_out.allocation};
+    const char* names[] = {"trace.json", "api_trace.csv", "kernel_trace.csv", "memory_copy_trace.csv",
+                           "memory_allocation_trace.csv"};
+    for (int n = 0; n < 5; ++n) {
         const std::string path = dir + '/' + names[n];
         *fds[n] = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0666);
         if (*fds[n] < 0) {
@@ -462,7 +637,12 @@ bool open_outputs(const std::string& dir) {
         dying_output::write_all(g_out.api, "correlation_id,thread_id,kind,operation,start_ns,end_ns,return_value\n") &&
         dying_output::write_all(g_out.kernel,
                                 "dispatch_id,agent_id,agent,queue_id,kernel_id,kernel_name,grid_x,grid_y,grid_z,"
-                                "workgroup_x,workgroup_y,workgroup_z,start_ns,end_ns,duration_ns,correlation_id\n");
+                                "workgroup_x,workgroup_y,workgroup_z,start_ns,end_ns,duration_ns,correlation_id\n") &&
+        dying_output::write_all(g_out.copy,
+                                "correlation_id,thread_id,operation,src_agent_id,dst_agent_id,src_address,dst_address,"
+                                "bytes,start_ns,end_ns,duration_ns\n") &&
+        dying_output::write_all(g_out.allocation,
+                                "correlation_id,thread_id,operation,agent_id,address,bytes,start_ns,end_ns\n");
     if (!ok) {
         std::fprintf(stderr, "encore-trace: cannot write %s: %s (not tracing)\n", dir.c_str(), std::strerror(errno));
         for (int* fd : fds) {
@@ -491,6 +671,10 @@ bool end_trace(const char* why) noexcept {
         .add(g_out.api_records.load())
         .add(",\"kernel_dispatches\":")
         .add(g_out.dispatch_records.load())
+        .add(",\"memory_copies\":")
+        .add(g_out.copy_records.load())
+        .add(",\"memory_allocations\":")
+        .add(g_out.allocation_records.load())
         .add("}}\n]\n");
     dying_output::write_all(g_out.json, t.view());
     g_out.ended.store(true);
@@ -512,7 +696,8 @@ void on_fatal(int sig, bool dying) noexcept {
         .add(g_out.dispatch_records.load())
         .add(" kernel dispatches are in ")
         .add(g_output)
-        .add("/trace.json (ended), api_trace.csv, kernel_trace.csv\n");
+        .add("/trace.json (ended), api_trace.csv, kernel_trace.csv, memory_copy_trace.csv, "
+             "memory_allocation_trace.csv\n");
     dying_output::write_all(2, t.view());
     // The calls per function, in the order of the domains' tables (no sorting here).
     std::apply(
@@ -531,6 +716,13 @@ void on_fatal(int sig, bool dying) noexcept {
                 ...);
         },
         traced{});
+    for (std::size_t op = 0; op < cuda_ops; ++op) {
+        const std::size_t n = g_cuda_counts[op].load(std::memory_order_relaxed);
+        if (n == 0 || g_cuda_names[op] == nullptr) continue;
+        dying_output::fixed_text<256> l;
+        l.add("[api-trace] ").add_right(n, 8).add("  ").add(g_cuda_names[op]).add("\n");
+        dying_output::write_all(2, l.view());
+    }
 }
 
 // The program's own handler took the signal and returned: take the end back, go on writing.
@@ -545,6 +737,7 @@ int initialize(rocprofiler_client_finalize_t, void*) {
     g_quiet = std::getenv("ENCORE_TRACE_QUIET") != nullptr;
     g_pid = static_cast<std::uint64_t>(::getpid());
     if (const char* dom = std::getenv("ENCORE_TRACE_DOMAINS"); dom != nullptr && *dom != '\0') g_domains = dom;
+    g_cuda = selected("cuda");
     if (const char* out = std::getenv("ENCORE_TRACE_OUTPUT"); out != nullptr && *out != '\0') {
         g_output = out;
         // Checked now, not at exit: a run that cannot keep its trace is not traced.
@@ -566,11 +759,28 @@ int initialize(rocprofiler_client_finalize_t, void*) {
                 ...);
         },
         traced{});
-    // Kernel dispatches exist where libencore-hsa or libencore-cuda is loaded.
+    if (g_cuda) {
+        for (std::size_t op = 0; op < cuda_ops; ++op)
+            (void)rocprofiler_query_callback_tracing_kind_operation_name(ROCPROFILER_CALLBACK_TRACING_CUDA_DRIVER_API,
+                                                                         static_cast<rocprofiler_tracing_operation_t>(op),
+                                                                         &g_cuda_names[op], nullptr);
+        if (rocprofiler_configure_callback_tracing_service(ctx.id(), ROCPROFILER_CALLBACK_TRACING_CUDA_DRIVER_API, nullptr,
+                                                           0, &on_cuda_call, nullptr) != ROCPROFILER_STATUS_SUCCESS)
+            ++failed;
+    }
+    // Kernel dispatches, copies and allocations exist where libencore-hsa or libencore-cuda is
+    // loaded.
     const rocprofiler_status_t s = rocprofiler_configure_callback_tracing_service(
         ctx.id(), ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH, nullptr, 0, &on_dispatch, nullptr);
     if (s != ROCPROFILER_STATUS_SUCCESS) ++failed;
-    // Kernel symbols, for the kernels' names (produced with dispatches, by libencore-hsa).
+    if (rocprofiler_configure_callback_tracing_service(ctx.id(), ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY, nullptr, 0,
+                                                       &on_copy, nullptr) != ROCPROFILER_STATUS_SUCCESS)
+        ++failed;
+    if (rocprofiler_configure_callback_tracing_service(ctx.id(), ROCPROFILER_CALLBACK_TRACING_MEMORY_ALLOCATION, nullptr,
+                                                       0, &on_allocation, nullptr) != ROCPROFILER_STATUS_SUCCESS)
+        ++failed;
+    // Kernel symbols, for the kernels' names (libencore-hsa: with each code object; libencore-cuda:
+    // at a function's first launch).
     if (rocprofiler_configure_callback_tracing_service(ctx.id(), ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT, nullptr, 0,
                                                        &on_code_object, nullptr) != ROCPROFILER_STATUS_SUCCESS)
         ++failed;
@@ -597,6 +807,9 @@ void finalize(void*) {
                 ...);
         },
         traced{});
+    for (std::size_t op = 0; op < cuda_ops; ++op)
+        if (const std::size_t n = g_cuda_counts[op].load(); n != 0 && g_cuda_names[op] != nullptr)
+            rows.emplace_back(g_cuda_names[op], n);
     std::stable_sort(rows.begin(), rows.end(), [](auto& a, auto& b) { return a.second > b.second; });
     std::size_t total = 0;
     for (auto& [n, c] : rows) total += c;
@@ -604,22 +817,45 @@ void finalize(void*) {
                  rows.size());
     for (auto& [name, count] : rows)
         std::fprintf(stderr, "[api-trace] %8zu  %.*s\n", count, static_cast<int>(name.size()), name.data());
+    // Per kernel by name: one kernel loaded for two GPUs (or twice) has two ids, one row.
+    std::map<std::string, kernel_stats> by_name;
     std::size_t dispatches = 0;
-    for (auto& [id, k] : g_kernels) dispatches += k.count;
-    std::fprintf(stderr, "[api-trace] %zu kernel dispatches, %zu distinct kernels\n", dispatches, g_kernels.size());
-    for (auto& [id, k] : g_kernels)
-        std::fprintf(stderr, "[api-trace] %8zu  %s  total %s us, mean %s us\n", k.count, kernel_name(id).c_str(),
+    for (auto& [id, k] : g_kernels) {
+        auto& n = by_name[kernel_name(id)];
+        n.count += k.count;
+        n.total_ns += k.total_ns;
+        dispatches += k.count;
+    }
+    std::vector<std::pair<std::string, kernel_stats>> kernels(by_name.begin(), by_name.end());
+    std::stable_sort(kernels.begin(), kernels.end(),
+                     [](auto& a, auto& b) { return a.second.total_ns > b.second.total_ns; });
+    std::fprintf(stderr, "[api-trace] %zu kernel dispatches, %zu distinct kernels\n", dispatches, kernels.size());
+    for (auto& [name, k] : kernels)
+        std::fprintf(stderr, "[api-trace] %8zu  %s  total %s us, mean %s us\n", k.count, name.c_str(),
                      us(k.total_ns).c_str(), us(k.count != 0 ? k.total_ns / k.count : 0).c_str());
+    const auto memory = [](const char* what, const std::map<std::string, memory_stats>& stats) {
+        std::size_t n = 0;
+        for (auto& [op, st] : stats) n += st.count;
+        if (n == 0) return;
+        std::fprintf(stderr, "[api-trace] %zu %s\n", n, what);
+        for (auto& [op, st] : stats)
+            std::fprintf(stderr, "[api-trace] %8zu  %s  %" PRIu64 " bytes, total %s us\n", st.count, op.c_str(),
+                         st.bytes, us(st.total_ns).c_str());
+    };
+    memory("memory copies", g_copies);
+    memory("memory allocations and frees", g_allocations);
     if (g_out.json >= 0) {
         end_trace("exit");
         // The files stay open: a late record (a thread still running at exit) finds `closed` and is
         // dropped; the kernel closes them when the process ends.
         const std::uint64_t errors = g_out.write_errors.load(), dropped = g_out.dropped.load();
         std::fprintf(stderr,
-                     "[api-trace] %s %s/trace.json, api_trace.csv, kernel_trace.csv (%" PRIu64 " API calls, %" PRIu64
-                     " dispatches)\n",
+                     "[api-trace] %s %s/trace.json, api_trace.csv, kernel_trace.csv, memory_copy_trace.csv, "
+                     "memory_allocation_trace.csv (%" PRIu64 " API calls, %" PRIu64 " dispatches, %" PRIu64
+                     " copies, %" PRIu64 " allocations)\n",
                      errors == 0 ? "wrote" : "FAILED to write some records to", g_output.c_str(),
-                     g_out.api_records.load(), g_out.dispatch_records.load());
+                     g_out.api_records.load(), g_out.dispatch_records.load(), g_out.copy_records.load(),
+                     g_out.allocation_records.load());
         if (dropped != 0)
             std::fprintf(stderr, "[api-trace] %" PRIu64 " records came after the trace ended and are not in it\n",
                          dropped);

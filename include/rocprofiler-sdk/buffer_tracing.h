@@ -22,6 +22,7 @@
 #include <rocprofiler-sdk/buffer.h>
 #include <rocprofiler-sdk/callback_tracing.h>
 #include <rocprofiler-sdk/defines.h>
+#include <encore/config.h>
 #include <rocprofiler-sdk/fwd.h>
 #include <rocprofiler-sdk/hsa/scratch_memory_id.h>
 
@@ -51,6 +52,7 @@ typedef struct rocprofiler_buffer_tracing_hip_api_record_t {
     rocprofiler_thread_id_t thread_id;
 } rocprofiler_buffer_tracing_hip_api_record_t;
 
+#if ENCORE_HIP_HEADERS
 /** A traced HIP API call with its arguments and return value (HIP_RUNTIME_API_EXT,
  *  HIP_COMPILER_API_EXT). Pointer arguments are the addresses passed, never followed. */
 typedef struct rocprofiler_buffer_tracing_hip_api_ext_record_t {
@@ -64,6 +66,10 @@ typedef struct rocprofiler_buffer_tracing_hip_api_ext_record_t {
     rocprofiler_hip_api_args_t args;
     rocprofiler_hip_api_retval_t retval;
 } rocprofiler_buffer_tracing_hip_api_ext_record_t;
+#else
+/* Without HIP's headers (encore/config.h) its arguments have no types: declared, not defined. */
+typedef struct rocprofiler_buffer_tracing_hip_api_ext_record_t rocprofiler_buffer_tracing_hip_api_ext_record_t;
+#endif
 
 /** OpenMP target region data of an OMPT record. */
 typedef struct rocprofiler_buffer_tracing_ompt_target_t {

@@ -16,33 +16,50 @@
  */
 #pragma once
 
+#include <encore/config.h>
 #include <rocprofiler-sdk/defines.h>
 #include <rocprofiler-sdk/fwd.h>
-#include <rocprofiler-sdk/hip/api_args.h>
-#include <rocprofiler-sdk/hsa/api_args.h>
+#if ENCORE_HIP_HEADERS
+#    include <rocprofiler-sdk/hip/api_args.h>
+#endif
+#if ENCORE_HSA_HEADERS
+#    include <rocprofiler-sdk/hsa/api_args.h>
+#endif
 #include <rocprofiler-sdk/hsa/scratch_memory_args.h>
 #include <rocprofiler-sdk/hsa/scratch_memory_id.h>
 #include <rocprofiler-sdk/marker/api_args.h>
 
-#include <hsa/hsa.h>
+#if ENCORE_HSA_HEADERS
+#    include <hsa/hsa.h>
+#endif
 
 #include <stdint.h>
 
 ROCPROFILER_EXTERN_C_INIT
 
+/* A build without HSA's or HIP's headers (encore/config.h: a CUDA-only install) declares their
+ * API payloads without members: a tool can name them, not read them. */
+#if ENCORE_HSA_HEADERS
 /** Payload of the HSA_*_API kinds. */
 typedef struct rocprofiler_callback_tracing_hsa_api_data_t {
     uint64_t size;
     rocprofiler_hsa_api_args_t args;
     rocprofiler_hsa_api_retval_t retval;
 } rocprofiler_callback_tracing_hsa_api_data_t;
+#else
+typedef struct rocprofiler_callback_tracing_hsa_api_data_t rocprofiler_callback_tracing_hsa_api_data_t;
+#endif
 
+#if ENCORE_HIP_HEADERS
 /** Payload of the HIP_RUNTIME_API and HIP_COMPILER_API kinds. */
 typedef struct rocprofiler_callback_tracing_hip_api_data_t {
     uint64_t size;
     rocprofiler_hip_api_args_t args;
     rocprofiler_hip_api_retval_t retval;
 } rocprofiler_callback_tracing_hip_api_data_t;
+#else
+typedef struct rocprofiler_callback_tracing_hip_api_data_t rocprofiler_callback_tracing_hip_api_data_t;
+#endif
 
 /** Payload of the MARKER_CORE_API, MARKER_CONTROL_API and MARKER_NAME_API kinds. */
 typedef struct rocprofiler_callback_tracing_marker_api_data_t {
@@ -59,7 +76,13 @@ typedef struct rocprofiler_callback_tracing_code_object_load_data_t {
         rocprofiler_agent_id_t rocp_agent; /* deprecated name */
         rocprofiler_agent_id_t agent_id;
     };
+#if ENCORE_HSA_HEADERS
     hsa_agent_t hsa_agent; /* the same agent as the runtime's handle (the reference deprecates it) */
+#else
+    struct {
+        uint64_t handle;
+    } hsa_agent; /* hsa_agent_t's layout, without HSA's headers */
+#endif
     const char* uri;
     uint64_t load_base;
     uint64_t load_size;

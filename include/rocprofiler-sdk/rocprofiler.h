@@ -23,8 +23,14 @@
 #include <rocprofiler-sdk/context.h>
 #include <rocprofiler-sdk/external_correlation.h>
 #include <rocprofiler-sdk/internal_threading.h>
-#include <rocprofiler-sdk/hip.h>
-#include <rocprofiler-sdk/hsa.h>
+/* HIP's and HSA's umbrellas need those runtimes' headers: left out of a CUDA-only build. */
+#include <encore/config.h>
+#if ENCORE_HIP_HEADERS
+#    include <rocprofiler-sdk/hip.h>
+#endif
+#if ENCORE_HSA_HEADERS
+#    include <rocprofiler-sdk/hsa.h>
+#endif
 #include <rocprofiler-sdk/marker.h>
 /* Not in the reference's list, which leaves it to tools; encore's tools expect it here. */
 #include <rocprofiler-sdk/registration.h>

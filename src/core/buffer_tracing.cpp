@@ -71,6 +71,7 @@ void api_ext_adapter(const rocprofiler_callback_tracing_record_t* r, rocprofiler
         ud->value = core::now_ns();
         return;
     }
+#if ENCORE_HIP_HEADERS
     const auto& a = *static_cast<const adapter*>(data);
     const auto* p = static_cast<const rocprofiler_callback_tracing_hip_api_data_t*>(r->payload);
     rocprofiler_buffer_tracing_hip_api_ext_record_t rec{};
@@ -86,6 +87,9 @@ void api_ext_adapter(const rocprofiler_callback_tracing_record_t* r, rocprofiler
         rec.retval = p->retval;
     }
     emit(a, rec);
+#else
+    (void)data;  // a build without HIP's headers has no HIP: nothing produces the _EXT kinds
+#endif
 }
 
 void kernel_dispatch_adapter(const rocprofiler_callback_tracing_record_t* r, rocprofiler_user_data_t*, void* data) {
@@ -225,9 +229,10 @@ struct args_bridge {
     rocprofiler_buffer_tracing_operation_args_cb_t callback;
     void* data;
 };
-int bridge_arg(rocprofiler_callback_tracing_kind_t, rocprofiler_tracing_operation_t operation, uint32_t arg_number,
-               const void* const arg_value_addr, int32_t arg_indirection_count, const char* arg_type,
-               const char* arg_name, const char* arg_value_str, int32_t, void* data) {
+[[maybe_unused]] int bridge_arg(rocprofiler_callback_tracing_kind_t, rocprofiler_tracing_operation_t operation,
+                                uint32_t arg_number, const void* const arg_value_addr, int32_t arg_indirection_count,
+                                const char* arg_type, const char* arg_name, const char* arg_value_str, int32_t,
+                                void* data) {
     const auto& b = *static_cast<const args_bridge*>(data);
     return b.callback(b.kind, operation, arg_number, arg_value_addr, arg_indirection_count, arg_type, arg_name,
                       arg_value_str, b.data);
@@ -380,6 +385,7 @@ rocprofiler_status_t rocprofiler_iterate_buffer_tracing_record_args(
     const encore::kind source = tracing::buffer_source_of(b);
     const core::kind_info* k = core::find_kind(static_cast<rocprofiler_callback_tracing_kind_t>(source));
     if (k == nullptr || k->iterate_args == nullptr) return ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED;
+#if ENCORE_HIP_HEADERS
     const auto* rec = static_cast<const rocprofiler_buffer_tracing_hip_api_ext_record_t*>(record.payload);
     // The arguments as the callback service's payload, iterated without following pointers: what
     // they pointed at may be gone by the time a buffer is delivered.
@@ -393,6 +399,10 @@ rocprofiler_status_t rocprofiler_iterate_buffer_tracing_record_args(
     as_callback.payload = &payload;
     args_bridge bridge{rec->kind, callback, user_data};
     return k->iterate_args(as_callback, &bridge_arg, 0, &bridge);
+#else
+    (void)user_data;
+    return ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED;  // no HIP kind has arguments without HIP's headers
+#endif
 }
 
 }  // extern "C"

@@ -2,6 +2,7 @@
 // services need, and context teardown (records drained first, the context forgotten everywhere after).
 #include "ops.hpp"
 
+#include "kernels.hpp"
 #include "real.hpp"
 
 namespace encore::cuda {
@@ -26,7 +27,8 @@ CUcontext primary_context(CUdevice device) noexcept {
 bool layered(role r) noexcept {
     const wanted_by w = services_of(r);
     return (w.replay && replay::enabled()) || (w.dispatches && records::dispatches_configured()) ||
-           (w.copies && records::copies_configured()) || (w.allocations && records::allocations_configured());
+           (w.copies && records::copies_configured()) || (w.allocations && records::allocations_configured()) ||
+           (w.kernel_symbols && kernels::configured());
 }
 
 CUresult teardown(CUcontext ctx, CUdevice device, bool reset, thunk call) noexcept {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "calls.hpp"
+#include "kernels.hpp"
 #include "records.hpp"
 #include "replay.hpp"
 #include "roles.hpp"
@@ -60,6 +61,7 @@ struct role_layer<role::launch> {
             c.shared = std::get<7>(t);
             c.stream = std::get<8>(t);
         }
+        kernels::announce(c.f);  // its name before its first dispatch record
         return replay::enabled() ? replay::launch(c) : records::launch(c);
     }
 };
@@ -232,7 +234,10 @@ struct role_layer<role::unload> {
     static CUresult call(real_fn_t<A...> f, std::type_identity_t<A>... a) {
         tracker::work_hold hold;
         const CUresult res = f(a...);
-        if (res == CUDA_SUCCESS) tracker::on_unload(std::get<0>(std::tuple<A...>(a...)));
+        if (res == CUDA_SUCCESS) {
+            tracker::on_unload(std::get<0>(std::tuple<A...>(a...)));
+            kernels::on_unload();
+        }
         return res;
     }
 };

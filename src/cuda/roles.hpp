@@ -68,11 +68,12 @@ struct op_role {
 /// The services whose configuration puts a role's layer in place (asked once per op).
 struct wanted_by {
     bool replay = false, dispatches = false, copies = false, allocations = false;
+    bool kernel_symbols = false;  // CODE_OBJECT: a launched function's name (kernels.hpp)
 };
 constexpr wanted_by services_of(role r) noexcept {
     switch (r) {
         case role::none: return {};
-        case role::launch: return {.replay = true, .dispatches = true};
+        case role::launch: return {.replay = true, .dispatches = true, .kernel_symbols = true};
         case role::alloc:
         case role::free:
         case role::vmm_create:
@@ -81,8 +82,8 @@ constexpr wanted_by services_of(role r) noexcept {
         case role::copy: return {.replay = true, .copies = true};
         case role::other_work:
         case role::graph_launch:
-        case role::global:
-        case role::unload: return {.replay = true};
+        case role::global: return {.replay = true};
+        case role::unload: return {.replay = true, .kernel_symbols = true};
         case role::teardown: return {.replay = true, .dispatches = true, .copies = true};
     }
     return {};

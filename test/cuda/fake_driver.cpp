@@ -49,6 +49,7 @@ struct fake_module {
 };
 struct fake_function {
     fake_cuda_kernel fn;
+    const char* name;  // the module table's (the test program's static strings)
 };
 struct fake_event {
     double ms = -1;  // when it was recorded (every operation before it has completed), or -1
@@ -536,7 +537,7 @@ FAKE_API CUresult cuModuleGetFunction(CUfunction* hfunc, CUmodule hmod, const ch
             static auto* functions = new std::map<fake_cuda_kernel, fake_function*>;  // one handle per kernel
             std::lock_guard lk(m);
             auto& f = (*functions)[t.kernels[i].fn];
-            if (f == nullptr) f = new fake_function{t.kernels[i].fn};
+            if (f == nullptr) f = new fake_function{t.kernels[i].fn, t.kernels[i].name};
             *hfunc = reinterpret_cast<CUfunction>(f);
             return CUDA_SUCCESS;
         }
@@ -554,6 +555,15 @@ FAKE_API CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned i
     if (CUresult r = check_stream(hStream); r != CUDA_SUCCESS) return r;
     const unsigned grid[3] = {gridDimX, gridDimY, gridDimZ}, block[3] = {blockDimX, blockDimY, blockDimZ};
     reinterpret_cast<fake_function*>(f)->fn(grid, block, kernelParams);
+    return CUDA_SUCCESS;
+}
+
+// CUDA 12.3's cuFuncGetName (declared here: CI's cuda.h, 11.8, lacks it): the kernel's name as
+// its module table gives it (a test program writes mangled names there to check demangling).
+FAKE_API CUresult cuFuncGetName(const char** name, CUfunction hfunc) {
+    if (CUresult r = ready(); r != CUDA_SUCCESS) return r;
+    if (name == nullptr || hfunc == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    *name = reinterpret_cast<fake_function*>(hfunc)->name;
     return CUDA_SUCCESS;
 }
 
@@ -611,6 +621,7 @@ const proc g_procs[] = {
     FAKE_PROC("cuModuleUnload", cuModuleUnload),
     FAKE_PROC("cuModuleGetFunction", cuModuleGetFunction),
     FAKE_PROC("cuLaunchKernel", cuLaunchKernel),
+    FAKE_PROC("cuFuncGetName", cuFuncGetName),
 };
 #undef FAKE_PROC
 

@@ -17,11 +17,12 @@
 //             (the same launches with the replay context stopped) and the host's arithmetic
 //   budget    as replay with ENCORE_REPLAY_MEMORY_BUDGET below the footprint: every launch is
 //             declined with the budget reason and runs once
-//   records   MEMORY_COPY, KERNEL_DISPATCH and MEMORY_ALLOCATION (encore's by-address callback
-//             form): 1-D, 2-D and 3-D copies each way, synchronous and asynchronous, each one
-//             ENTER + EXIT with its direction, bytes, first addresses and times; a null 2-D
-//             descriptor's error passed through without a record; a launch's ENQUEUE and
-//             COMPLETE; allocations and frees with sizes; the copies' results unchanged
+//   records   MEMORY_COPY, KERNEL_DISPATCH, MEMORY_ALLOCATION and CODE_OBJECT (encore's
+//             by-address callback form): 1-D, 2-D and 3-D copies each way, synchronous and
+//             asynchronous, each one ENTER + EXIT with its direction, bytes, first addresses and
+//             times; a null 2-D descriptor's error passed through without a record; a launch's
+//             ENQUEUE and COMPLETE; allocations and frees with sizes; a launched function's name
+//             once before its first dispatch, again after an unload; the copies' results unchanged
 // (The wrapper script test/cuda/check_stderr.py checks the one-time messages on stderr.)
 #include "../support/check.hpp"
 #include "fake_driver.h"
@@ -143,6 +144,8 @@ struct seen_record {
     rocprofiler_callback_tracing_memory_copy_data_t copy;
     rocprofiler_callback_tracing_kernel_dispatch_data_t dispatch;
     rocprofiler_callback_tracing_memory_allocation_data_t alloc;
+    std::uint64_t kernel_id;  // CODE_OBJECT kernel symbols: the handle and its name
+    std::string kernel_name;
 };
 std::vector<seen_record> g_records;
 rocprofiler_context_id_t g_records_ctx{};
@@ -154,7 +157,12 @@ void on_record(const rocprofiler_callback_tracing_record_t* r, rocprofiler_user_
         s.copy = *static_cast<const rocprofiler_callback_tracing_memory_copy_data_t*>(r->payload);
     else if (r->kind == ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH)
         s.dispatch = *static_cast<const rocprofiler_callback_tracing_kernel_dispatch_data_t*>(r->payload);
-    else
+    else if (r->kind == ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT) {
+        const auto* k = static_cast<const rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t*>(
+            r->payload);
+        s.kernel_id = k->kernel_id;
+        s.kernel_name = k->kernel_name != nullptr ? k->kernel_name : "(null)";
+    } else
         s.alloc = *static_cast<const rocprofiler_callback_tracing_memory_allocation_data_t*>(r->payload);
     std::lock_guard lk(g_mutex);
     g_records.push_back(s);
@@ -163,9 +171,9 @@ void on_record(const rocprofiler_callback_tracing_record_t* r, rocprofiler_user_
 int tool_init(rocprofiler_client_finalize_t, void*) {
     if (g_mode == "notool") return 0;  // configures nothing
     if (g_mode == "records") {
-        const rocprofiler_callback_tracing_kind_t kinds[] = {ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY,
-                                                             ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH,
-                                                             ROCPROFILER_CALLBACK_TRACING_MEMORY_ALLOCATION};
+        const rocprofiler_callback_tracing_kind_t kinds[] = {
+            ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY, ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH,
+            ROCPROFILER_CALLBACK_TRACING_MEMORY_ALLOCATION, ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT};
         if (rocprofiler_create_context(&g_records_ctx) != ROCPROFILER_STATUS_SUCCESS) return 1;
         for (auto k : kinds)
             if (encore_configure_callback_tracing_service_ptr(g_records_ctx, k, nullptr, 0, &on_record, nullptr) !=
@@ -618,9 +626,16 @@ int run_records() {
         rows_ok = rows_ok && std::memcmp(&rows[(2 + y) * 512 + 8], &h[y * 256], 200) == 0;
     expect(rows_ok, "the 2-D copy's rows are where the descriptor put them");
     expect(std::memcmp(back.data() + 4096, &rows[0], 100) == 0, "the asynchronous 2-D copy read row 0");
+    CHECK(cuModuleUnload(mod));
+    // Loaded again after the unload: the same function is named again before its next launch (a
+    // handle may come back as another function); "saxpy" is never launched, so never named.
+    CHECK(cuModuleLoadData(&mod, &g_module));
+    CHECK(cuModuleGetFunction(&counter_f, mod, "counter"));
+    CHECK(cuLaunchKernel(counter_f, 1, 1, 1, 1, 1, 1, 0, s, cp, nullptr));
+    CHECK(cuStreamSynchronize(s));
+    CHECK(cuModuleUnload(mod));
     CHECK(cuMemFree(a));
     CHECK(cuMemFree(b));
-    CHECK(cuModuleUnload(mod));
     CHECK(cuStreamDestroy(s));
     CHECK(cuDevicePrimaryCtxRelease(dev));  // pending records are delivered before it returns
 
@@ -648,9 +663,35 @@ int run_records() {
     for (const auto& [k, c] : n)
         if (k.first == ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY) copies += c;
     expect(copies == 14, "7 copies, ENTER and EXIT each (" + std::to_string(copies) + " records)");
-    expect(n[{ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE}] == 6 &&
-               n[{ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH, ROCPROFILER_KERNEL_DISPATCH_COMPLETE}] == 3,
-           "three launches (one from a thread_local destructor): ENQUEUE ENTER/EXIT and one COMPLETE each");
+    expect(n[{ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE}] == 8 &&
+               n[{ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH, ROCPROFILER_KERNEL_DISPATCH_COMPLETE}] == 4,
+           "four launches (one from a thread_local destructor, one after a reload): ENQUEUE ENTER/EXIT and one "
+           "COMPLETE each");
+    // Kernel names: one symbol record per launched function before its first dispatch record on
+    // three threads' launches, one more after the unload; none for a function never launched.
+    std::vector<std::size_t> symbols, enqueues;
+    for (std::size_t i = 0; i < g_records.size(); ++i) {
+        const auto& r = g_records[i];
+        if (r.kind == ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT) symbols.push_back(i);
+        if (r.kind == ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH && r.op == ROCPROFILER_KERNEL_DISPATCH_ENQUEUE &&
+            r.phase == ROCPROFILER_CALLBACK_PHASE_ENTER)
+            enqueues.push_back(i);
+    }
+    expect(symbols.size() == 2, "two kernel symbol records (" + std::to_string(symbols.size()) + ")");
+    for (std::size_t i : symbols) {
+        const auto& r = g_records[i];
+        expect(r.op == ROCPROFILER_CODE_OBJECT_DEVICE_KERNEL_SYMBOL_REGISTER &&
+                   r.phase == ROCPROFILER_CALLBACK_PHASE_LOAD && r.kernel_name == "counter" &&
+                   r.kernel_id == reinterpret_cast<std::uint64_t>(counter_f),
+               "a symbol record: DEVICE_KERNEL_SYMBOL_REGISTER, LOAD, the launched handle, its name (" + r.kernel_name +
+                   ")");
+    }
+    if (symbols.size() == 2 && enqueues.size() == 4) {
+        expect(symbols[0] < enqueues[0], "the name comes before the function's first dispatch record");
+        expect(enqueues[2] < symbols[1] && symbols[1] < enqueues[3], "named again after the unload, before its launch");
+        expect(g_records[enqueues[0]].dispatch.dispatch_info.kernel_id == g_records[symbols[0]].kernel_id,
+               "the dispatch's kernel_id is the symbol record's");
+    }
     for (const auto& r : g_records)
         if (r.kind == ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH && r.op == ROCPROFILER_KERNEL_DISPATCH_COMPLETE)
             expect(r.dispatch.dispatch_info.dispatch_id != 0 &&

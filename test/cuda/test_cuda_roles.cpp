@@ -56,6 +56,9 @@ static_assert(services_of(role::launch).dispatches && !services_of(role::launch)
 static_assert(services_of(role::teardown).dispatches && services_of(role::teardown).copies &&
               !services_of(role::teardown).allocations);
 static_assert(services_of(role::other_work).replay && !services_of(role::other_work).copies);
+// Kernel names (CODE_OBJECT symbols) need the launch layer, and the unload layer to forget them.
+static_assert(services_of(role::launch).kernel_symbols && services_of(role::unload).kernel_symbols &&
+              !services_of(role::copy).kernel_symbols && !services_of(role::global).kernel_symbols);
 
 TEST_CASE("CUDA op roles: how many ops have each") {
     std::map<role, int> n;

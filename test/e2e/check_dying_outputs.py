@@ -177,7 +177,7 @@ def check_trace(tmp):
         else:
             check(not ends, f"{tag} no end-of-trace event")
         xs = [e for e in events if e.get("ph") == "X"]
-        api_events = [e for e in xs if e["cat"] != "KERNEL_DISPATCH"]
+        api_events = [e for e in xs if e["cat"] not in ("KERNEL_DISPATCH", "MEMORY_COPY", "MEMORY_ALLOCATION")]
         kernel_events = [e for e in xs if e["cat"] == "KERNEL_DISPATCH"]
         # A record is two writes (JSON, then CSV): a SIGKILL between them leaves one more in the JSON.
         slack = 2 if why is None else (1 if how.startswith("wait") else 0)

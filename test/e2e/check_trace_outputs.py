@@ -14,7 +14,10 @@ and checks:
   - kernel events sit on GPU tracks named by metadata events, apart from the host process;
   - api_trace.csv and kernel_trace.csv parse with the csv module, have their columns and
     start <= end; kernel rows match the JSON kernel events (dispatch ids, times, grid);
-    API rows match the JSON API events (correlation ids).
+    API rows match the JSON API events (correlation ids);
+  - memory_copy_trace.csv and memory_allocation_trace.csv: as many rows as copy and allocation
+    events in trace.json, the program's allocations there (the software runtime's copies are
+    its own), every free with the address and size of an allocation.
 Prints each failure and 'N passed, M failed'; exits 1 on any failure.
 """
 import csv
@@ -57,7 +60,8 @@ def main():
             return finish()
         expected_dispatches = 2 * int(m.group(2))  # two queues
 
-        paths = {n: os.path.join(out, n) for n in ("trace.json", "api_trace.csv", "kernel_trace.csv")}
+        paths = {n: os.path.join(out, n) for n in ("trace.json", "api_trace.csv", "kernel_trace.csv",
+                                                   "memory_copy_trace.csv", "memory_allocation_trace.csv")}
         for name, path in paths.items():
             check(os.path.isfile(path), f"{name} written")
         if failed:
@@ -81,7 +85,8 @@ def main():
         xs = [e for e in events if e.get("ph") == "X"]
         meta = [e for e in events if e.get("ph") == "M"]
         kernels = [e for e in xs if e.get("cat") == "KERNEL_DISPATCH"]
-        apis = [e for e in xs if e.get("cat") != "KERNEL_DISPATCH"]
+        memory = {c: [e for e in xs if e.get("cat") == c] for c in ("MEMORY_COPY", "MEMORY_ALLOCATION")}
+        apis = [e for e in xs if e.get("cat") not in ("KERNEL_DISPATCH", "MEMORY_COPY", "MEMORY_ALLOCATION")]
         check(len(apis) > 0, f"X events for API calls ({len(apis)})")
         check(len(kernels) == expected_dispatches,
               f"one X event per kernel dispatch: {len(kernels)} events, {expected_dispatches} dispatches")
@@ -129,6 +134,14 @@ def main():
         check(len({r["correlation_id"] for r in api_rows}) == len(api_rows), "API correlation ids are unique")
         check(any(r["operation"] == "hsa_queue_create" and r["return_value"] == "HSA_STATUS_SUCCESS" for r in api_rows),
               "hsa_queue_create -> HSA_STATUS_SUCCESS in api_trace.csv")
+        for name, cat in (("memory_copy_trace.csv", "MEMORY_COPY"), ("memory_allocation_trace.csv", "MEMORY_ALLOCATION")):
+            with open(paths[name], newline="", encoding="utf-8") as f:
+                rows = list(csv.DictReader(f))
+            check(len(rows) == len(memory[cat]), f"{name}: {len(rows)} rows = {len(memory[cat])} {cat} events")
+        allocs = memory["MEMORY_ALLOCATION"]
+        made = {(e["args"]["address"], e["args"]["bytes"]) for e in allocs if e["name"] == "MEMORY_ALLOCATION_ALLOCATE"}
+        frees = [(e["args"]["address"], e["args"]["bytes"]) for e in allocs if e["name"] == "MEMORY_ALLOCATION_FREE"]
+        check(made and all(f in made for f in frees), f"allocations traced, every free matches one ({len(made)}, {len(frees)})")
         by_id = {e["args"]["dispatch_id"]: e for e in kernels}
         check(len(kernel_rows) == expected_dispatches and len(by_id) == len(kernel_rows),
               f"kernel rows ({len(kernel_rows)}) = dispatches, unique dispatch ids")

@@ -95,7 +95,7 @@ using kind_list = api::type_list<
     kind_decl<kind::marker_name_api, "MARKER_NAME_API", rocprofiler_callback_tracing_marker_api_data_t, true,
               produced_by::marker, operations::domain, ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MARKER_NAME_API>,
     kind_decl<kind::code_object, "CODE_OBJECT", payload_by_operation, false,
-              produced_by::hsa, operations::domain>,
+              produced_by::hsa | produced_by::cuda, operations::domain>,
     kind_decl<kind::scratch_memory, "SCRATCH_MEMORY", rocprofiler_callback_tracing_scratch_memory_data_t, false,
               produced_by::hsa, operations::domain>,
     kind_decl<kind::kernel_dispatch, "KERNEL_DISPATCH", rocprofiler_callback_tracing_kernel_dispatch_data_t, false,

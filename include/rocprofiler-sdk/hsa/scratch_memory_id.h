@@ -18,9 +18,12 @@
 
 #ifndef HSA_RUNTIME_AMD_TOOL_EVENTS_H_
 #    define HSA_RUNTIME_AMD_TOOL_EVENTS_H_
-#    include <hsa/hsa.h>
+#    include <encore/config.h>
 #    include <stddef.h>
 #    include <stdint.h>
+#    if ENCORE_HSA_HEADERS
+#        include <hsa/hsa.h>
+#    endif
 
 ROCPROFILER_EXTERN_C_INIT
 
@@ -41,6 +44,9 @@ typedef enum {
     HSA_AMD_TOOL_EVENT_MAX
 } hsa_amd_tool_event_kind_t;
 
+/* The events themselves name hsa_queue_t: a build without HSA's headers (a CUDA-only install,
+ * encore/config.h) declares the two enums only, which the scratch payload and record use. */
+#    if ENCORE_HSA_HEADERS
 typedef struct {
     hsa_amd_tool_event_kind_t kind;
 } hsa_amd_tool_event_none_t;
@@ -96,6 +102,7 @@ typedef union {
 } hsa_amd_tool_event_t;
 
 typedef hsa_status_t (*hsa_amd_tool_event)(hsa_amd_tool_event_t);
+#    endif /* ENCORE_HSA_HEADERS */
 
 ROCPROFILER_EXTERN_C_FINI
 

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# encore-trace on framework programs (a machine with an NVIDIA GPU, PyTorch and JAX; not CI):
+#   benchmarks/cuda/trace_frameworks.sh [BUILD_DIR]      (default build-trace; exits 1 on any FAIL)
+# For a PyTorch training loop (programs/torch_train_nvtx.py) and a JAX jit program
+# (programs/jax_matmul.py), both deterministic: the result traced equals the result bare; the
+# trace is whole (trace.json loads); every launch call has exactly one dispatch record (same
+# correlation id) and every dispatch has a kernel name (not "kernel <id>"); the summary agrees
+# with kernel_trace.csv; for PyTorch, the kernels inside the NVTX range "train_loop" equal
+# torch.profiler's kernel count for the same loop, and the NVTX range is in the trace. encore is
+# built CUDA only (-Dhsa=disabled: what an NVIDIA user with cuda.h alone builds).
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+B=${1:-build-trace}
+source benchmarks/cuda/common.sh
+extra=()
+[[ -d .device-deps/include ]] && extra=(-Dcpp_args="-I$root/.device-deps/include" -Dc_args="-I$root/.device-deps/include")
+[[ -f $B/build.ninja ]] || meson setup "$B" --wrap-mode=nodownload "${extra[@]}" -Dtests=disabled \
+    -Dbenchmarks=disabled -Dexamples=true -Dhsa=disabled -Dhip=disabled -Dcuda=enabled \
+    -Dnvidia_cuda_include="$CUDA/include" >/dev/null || { echo "FAIL: meson setup"; exit 1; }
+ninja -C "$B" src/cuda/libcuda.so.1 examples/libencore_api_trace.so src/nvtx/libencore-nvtx.so.0.1.0 \
+    >/dev/null || { echo "FAIL: build"; exit 1; }
+trace=$B/examples/encore-trace
+export XLA_PYTHON_CLIENT_PREALLOCATE=false XLA_FLAGS=--xla_gpu_deterministic_ops=true
+export CUBLAS_WORKSPACE_CONFIG=:4096:8
+result() { grep -E '^(final_loss|sum)=' "$1" | tail -1; }
+
+# analyze DIR STDERR [RANGE]: checks the trace files; prints "launches=N dispatches=N in_range=N".
+analyze() {
+    python3 - "$@" <<'PY'
+import csv, json, sys
+out, err = sys.argv[1], sys.argv[2]
+rng = sys.argv[3] if len(sys.argv) > 3 else None
+json.load(open(f"{out}/trace.json", encoding="utf-8"))  # whole and valid
+api = list(csv.DictReader(open(f"{out}/api_trace.csv", encoding="utf-8")))
+ker = list(csv.DictReader(open(f"{out}/kernel_trace.csv", encoding="utf-8")))
+launch_ops = {"cuLaunchKernel", "cuLaunchKernel_ptsz", "cuLaunchKernelEx", "cuLaunchKernelEx_ptsz",
+              "cuLaunchCooperativeKernel", "cuLaunchCooperativeKernel_ptsz"}
+launches = {r["correlation_id"]: r for r in api if r["operation"] in launch_ops and r["return_value"] == "0"}
+corr = [r["correlation_id"] for r in ker]
+problems = []
+if sorted(corr) != sorted(launches):
+    problems.append(f"{len(ker)} dispatches vs {len(launches)} successful launch calls (by correlation id)")
+unnamed = [r for r in ker if not r["kernel_name"] or r["kernel_name"].startswith("kernel ")]
+if unnamed:
+    problems.append(f"{len(unnamed)} dispatches without a kernel name, e.g. {unnamed[0]['kernel_id']}")
+summary = [l for l in open(err) if "kernel dispatches," in l]
+if not summary or int(summary[-1].split()[1]) != len(ker):
+    problems.append(f"summary {summary[-1:] } vs {len(ker)} rows")
+in_range = -1
+if rng:
+    # (string arguments print quoted)
+    ranges = [x for x in json.load(open(f"{out}/trace.json", encoding="utf-8")) if x.get("name") == "roctx range"
+              and x.get("args", {}).get("message") == f'"{rng}"']
+    if len(ranges) != 1:
+        problems.append(f"NVTX range {rng!r}: {len(ranges)} in trace.json")
+    else:
+        lo = float(ranges[0]["ts"]) * 1000; hi = lo + float(ranges[0]["dur"]) * 1000
+        inside = {c for c, x in launches.items() if lo <= int(x["start_ns"]) <= hi}
+        in_range = sum(1 for c in corr if c in inside)
+for p in problems: print("PROBLEM:", p)
+print(f"launches={len(launches)} dispatches={len(ker)} in_range={in_range} problems={len(problems)}")
+PY
+}
+
+run_framework() {  # NAME SCRIPT [NVTX RANGE]
+    local name=$1 script=$2 rng=${3:-} out dir bare traced stats
+    out=$(mktemp) dir=$(mktemp -d)
+    python3 "$script" >"$out" 2>/dev/null
+    bare=$(result "$out")
+    echo "--- $name bare: $bare"
+    check "$name runs bare" '[[ -n "$bare" ]]'
+    "$trace" --backend cuda --marker-trace --quiet -o "$dir" python3 "$script" >"$out" 2>"$out.err"
+    traced=$(result "$out")
+    echo "--- $name traced: $traced"
+    grep -E 'kernel dispatches|memory copies|memory allocations' "$out.err" | head -3
+    check "$name: same result traced" '[[ -n "$traced" && "$traced" == "$bare" ]]'
+    stats=$(analyze "$dir" "$out.err" $rng)
+    echo "$stats"
+    check "$name: one dispatch per launch, every kernel named, summary agrees" '[[ "$stats" == *"problems=0"* ]]'
+    if [[ -n "$rng" ]]; then
+        local profiled in_range
+        profiled=$(python3 "$script" --profile 2>/dev/null | sed -n 's/^profiler_kernels=//p')
+        in_range=$(sed -n 's/.*in_range=\([0-9-]*\).*/\1/p' <<<"$stats")
+        echo "--- $name: kernels in '$rng': encore $in_range, torch.profiler $profiled"
+        check "$name: kernel count equals torch.profiler's for the same loop" \
+            '[[ -n "$profiled" && "$in_range" == "$profiled" ]]'
+    fi
+    rm -rf "$dir" "$out" "$out.err"
+}
+
+run_framework torch benchmarks/cuda/programs/torch_train_nvtx.py train_loop
+run_framework jax benchmarks/cuda/programs/jax_matmul.py
+echo "$fails check(s) failed"
+[[ $fails -eq 0 ]]

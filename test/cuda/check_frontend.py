@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""encore-trace's CUDA front end on the fake driver (test/cuda/frontend_program.cpp).
+
+usage: check_frontend.py ENCORE_TRACE PROGRAM
+
+Runs PROGRAM under encore-trace (ENCORE_CUDA_DRIVER names the fake driver) and checks what a
+user reads: the summary, trace.json (loads as JSON; the calls, dispatches, copies, allocations
+and NVTX ranges in it), the four CSV files, and that the program's result is unchanged. Then the
+backend choice: detected from the program, --backend cuda with --hsa-trace refused, no NVTX
+records without --marker-trace."""
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ADD = "vector_add(float*, float const*, float const*, int)"
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def run(args, env_extra=None):
+    env = dict(os.environ)
+    env.update(env_extra or {})
+    p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+def rows(path):
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def main():
+    trace, program = sys.argv[1], sys.argv[2]
+    with tempfile.TemporaryDirectory() as out:
+        rc, stdout, stderr = run([trace, "--backend", "cuda", "--marker-trace", "--quiet", "-o", out, program])
+        sys.stderr.write(stderr)
+        check(rc == 0 and "frontend_program: ok" in stdout, f"the traced program's result (rc={rc}): {stdout!r}")
+        # The summary: calls, kernels by their demangled names, copies, allocations.
+        check("5 kernel dispatches, 2 distinct kernels" in stderr, "summary: 5 dispatches of 2 kernels")
+        check(any(ADD in l and l.split()[1] == "3" for l in stderr.splitlines()), "summary: vector_add x3, demangled")
+        check(any(l.split()[1:3] == ["2", "scale"] for l in stderr.splitlines() if len(l.split()) > 2), "summary: scale x2")
+        check("kernel 0x" not in stderr and "  kernel " not in stderr, "summary: no kernel without a name")
+        check("3 memory copies" in stderr, "summary: 3 memory copies")
+        check("6 memory allocations and frees" in stderr, "summary: 3 allocations + 3 frees")
+        check(any("cuLaunchKernel" in l and l.split()[1] == "5" for l in stderr.splitlines()), "summary: cuLaunchKernel x5")
+
+        with open(os.path.join(out, "trace.json"), encoding="utf-8") as f:
+            events = json.load(f)  # the file is whole JSON after exit
+        by_cat = {}
+        for e in events:
+            by_cat.setdefault(e.get("cat"), []).append(e)
+        calls = by_cat.get("CUDA_DRIVER_API", [])
+        launches = [e for e in calls if e["name"] == "cuLaunchKernel"]
+        check(len(launches) == 5 and all(e["args"].get("return") == "0" for e in launches),
+              "trace.json: 5 cuLaunchKernel calls, each returning 0")
+        check(all("f" in e["args"] and "gridDimX" in e["args"] for e in launches), "trace.json: launch arguments by name")
+        dispatches = by_cat.get("KERNEL_DISPATCH", [])
+        check(sorted(e["name"] for e in dispatches) == sorted([ADD] * 3 + ["scale"] * 2),
+              f"trace.json: dispatches named {sorted(e['name'] for e in dispatches)}")
+        launch_corr = sorted(e["args"]["correlation_id"] for e in launches)
+        check(sorted(e["args"]["correlation_id"] for e in dispatches) == launch_corr,
+              "trace.json: each dispatch correlates with its cuLaunchKernel")
+        check(all(e["dur"] is not None and float(e["ts"]) > 0 for e in dispatches), "trace.json: dispatches timed")
+        gpu_names = [e["args"]["name"] for e in events if e.get("ph") == "M" and e["name"] == "process_name"]
+        check("CUDA device 0" in gpu_names, f"trace.json: the GPU track is named for its device ({gpu_names})")
+        copies = by_cat.get("MEMORY_COPY", [])
+        check(sorted((e["name"], e["args"]["bytes"]) for e in copies) ==
+              sorted([("MEMORY_COPY_HOST_TO_DEVICE", 4096)] * 2 + [("MEMORY_COPY_DEVICE_TO_HOST", 4096)]),
+              f"trace.json: copies {[(e['name'], e['args']['bytes']) for e in copies]}")
+        allocs = by_cat.get("MEMORY_ALLOCATION", [])
+        made = {e["args"]["address"]: e["args"]["bytes"] for e in allocs if e["name"] == "MEMORY_ALLOCATION_ALLOCATE"}
+        freed = {e["args"]["address"]: e["args"]["bytes"] for e in allocs if e["name"] == "MEMORY_ALLOCATION_FREE"}
+        check(len(made) == 3 and made == freed, f"trace.json: every free matches its allocation ({made} / {freed})")
+        # (String arguments print quoted, as on HSA.)
+        ranges = sorted(e["args"]["message"] for e in by_cat.get("MARKER_CORE_API", []) if e["name"] == "roctx range")
+        want = ["setup", "epoch", "step", "step", "step", "registered range", "wide \u00fc"]
+        check(ranges == sorted(f'"{m}"' for m in want),
+              f"trace.json: NVTX ranges {ranges}")
+        marks = sorted(e["args"].get("message") for e in by_cat.get("MARKER_CORE_API", []) if e["name"] == "roctxMarkA")
+        check(marks == sorted(['"launched"'] * 3 + ['"copied back"'] * 2), f"trace.json: NVTX marks {marks}")
+
+        api = rows(os.path.join(out, "api_trace.csv"))
+        check(sum(r["operation"] == "cuLaunchKernel" for r in api) == 5, "api_trace.csv: 5 cuLaunchKernel rows")
+        kernels = rows(os.path.join(out, "kernel_trace.csv"))
+        check(sorted(r["kernel_name"] for r in kernels) == sorted([ADD] * 3 + ["scale"] * 2),
+              "kernel_trace.csv: 5 rows, named")
+        check(all(int(r["end_ns"]) >= int(r["start_ns"]) > 0 for r in kernels), "kernel_trace.csv: GPU times")
+        copy_rows = rows(os.path.join(out, "memory_copy_trace.csv"))
+        check(sum(int(r["bytes"]) for r in copy_rows) == 3 * 4096, "memory_copy_trace.csv: bytes")
+        alloc_rows = rows(os.path.join(out, "memory_allocation_trace.csv"))
+        check(len(alloc_rows) == 6, "memory_allocation_trace.csv: 6 rows")
+
+    # The backend from the program (it links libcuda.so.1); no NVTX library without --marker-trace.
+    rc, stdout, stderr = run([trace, "--quiet", program])
+    check(rc == 0 and "frontend_program: ok" in stdout, "detected backend: the program runs")
+    check(any("cuLaunchKernel" in l and l.split()[1] == "5" for l in stderr.splitlines()),
+          "detected backend: the CUDA driver API is traced")
+    check("roctx" not in stderr, "no --marker-trace: no marker records")
+    rc, _, stderr = run([trace, "--backend", "cuda", "--hsa-trace", program])
+    check(rc == 2 and "need --backend hsa" in stderr, "--hsa-trace with --backend cuda is refused")
+    rc, _, stderr = run([trace, "--backend", "rocm", program])
+    check(rc == 2 and "--backend takes hsa or cuda" in stderr, "an unknown backend is refused")
+    # Traced printing: one line per call with arguments and return value.
+    rc, _, stderr = run([trace, "--cuda-trace", program])
+    check(any("cuMemAlloc_v2(dptr=" in l and "bytesize=4096" in l and l.endswith("-> 0") for l in stderr.splitlines()),
+          "--cuda-trace prints each call with its arguments and result")
+    if failures:
+        print(f"{len(failures)} check(s) failed")
+        return 1
+    print("all front-end checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
