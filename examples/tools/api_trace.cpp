@@ -1,5 +1,5 @@
-// examples/tools/api_trace.cpp — a tracing tool: prints every HSA / HIP / marker API call with
-// its arguments and return value, and a per-function summary at exit; records kernel dispatches
+// examples/tools/api_trace.cpp — a tracing tool: prints every HSA / HIP / marker API call (and
+// OpenMP callback, --ompt-trace) with its arguments and return value, and a per-function summary at exit; records kernel dispatches
 // (with their GPU start/end times) and summarizes them per kernel; optionally writes a
 // Perfetto/Chrome trace and CSV files.
 //
@@ -10,7 +10,10 @@
 // Environment:
 //   ENCORE_TRACE_DOMAINS=LIST  which APIs to trace, comma-separated: hsa, hip (HIP runtime and
 //                              compiler APIs: needs libencore-hip in the process), marker (roctx:
-//                              needs libencore-roctx); default hsa. encore-trace sets it.
+//                              needs libencore-roctx), ompt (OpenMP callbacks: needs
+//                              libencore-ompt as the OpenMP runtime's tool; a callback is an
+//                              instant, a begin/end pair one call); default hsa. encore-trace
+//                              sets it.
 //   ENCORE_TRACE_QUIET=1       print only the summary
 //   ENCORE_TRACE_OUTPUT=DIR    also write into DIR (created if missing; checked at start: if a
 //                              file cannot be created there the tool says why and traces nothing):
@@ -30,6 +33,7 @@
 #include <encore/domains/hip.hpp>
 #include <encore/domains/hsa.hpp>
 #include <encore/domains/marker.hpp>
+#include <encore/domains/ompt.hpp>
 #include <encore/encore.hpp>
 #include <encore/tracing/agents.hpp>
 #include <rocprofiler-sdk/marker/api_id.h>
@@ -61,7 +65,7 @@ namespace {
 namespace d = encore::domains;
 // The domains this tool can trace (compile-time choice); ENCORE_TRACE_DOMAINS picks among them.
 using traced = std::tuple<d::hsa_core, d::hsa_amd_ext, d::hip_runtime, d::hip_compiler, d::marker_core,
-                          d::marker_control, d::marker_name>;
+                          d::marker_control, d::marker_name, d::ompt>;
 
 template <class Domain>
 constexpr const char* group_of() {
@@ -69,6 +73,8 @@ constexpr const char* group_of() {
         return "hsa";
     else if constexpr (std::is_same_v<Domain, d::hip_runtime> || std::is_same_v<Domain, d::hip_compiler>)
         return "hip";
+    else if constexpr (std::is_same_v<Domain, d::ompt>)
+        return "ompt";
     else
         return "marker";
 }
@@ -287,7 +293,11 @@ void on_call(const encore::record& r, rocprofiler_user_data_t& ud) {
         ud.value = now_ns();  // handed back at EXIT
         return;
     }
-    if (r.phase != ROCPROFILER_CALLBACK_PHASE_EXIT) return;
+    // A single OMPT callback (phase NONE) is a call that takes no time.
+    if (r.phase == ROCPROFILER_CALLBACK_PHASE_NONE)
+        ud.value = now_ns();
+    else if (r.phase != ROCPROFILER_CALLBACK_PHASE_EXIT)
+        return;
     const std::uint64_t end = now_ns();
     const bool keep = g_out.json >= 0;
     std::string line, args_json, first_arg, ret;

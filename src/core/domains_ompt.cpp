@@ -10,6 +10,9 @@
 #include <dlfcn.h>
 
 #include <atomic>
+#include <cstddef>
+#include <iterator>
+#include <utility>
 #include <cstring>
 #include <string>
 
@@ -25,6 +28,48 @@ std::atomic<ompt_start_fn> g_start{nullptr};
 
 static_assert(ROCPROFILER_OMPT_ID_LAST == domains::ompt::size,
               "rocprofiler-sdk/ompt/api_id.h and encore/domains/ompt.hpp list the same operations");
+
+// The payload union's member for each operation (rocprofiler-sdk/ompt/api_args.h, api_id.h
+// order) is the size of the captured arguments: the C struct of the same parameters. The field
+// offsets are checked on records (test_ompt_tool, ompt_program_*).
+using U = rocprofiler_ompt_args_t;
+constexpr std::size_t c_member_sizes[] = {sizeof(U::thread_begin),
+                                          sizeof(U::thread_end),
+                                          sizeof(U::parallel_begin),
+                                          sizeof(U::parallel_end),
+                                          sizeof(U::task_create),
+                                          sizeof(U::task_schedule),
+                                          sizeof(U::implicit_task),
+                                          sizeof(U::device_initialize),
+                                          sizeof(U::device_finalize),
+                                          sizeof(U::device_load),
+                                          sizeof(U::sync_region_wait),
+                                          sizeof(U::mutex_released),
+                                          sizeof(U::dependences),
+                                          sizeof(U::task_dependence),
+                                          sizeof(U::work),
+                                          sizeof(U::masked),
+                                          sizeof(U::sync_region),
+                                          sizeof(U::lock_init),
+                                          sizeof(U::lock_destroy),
+                                          sizeof(U::mutex_acquire),
+                                          sizeof(U::mutex_acquired),
+                                          sizeof(U::nest_lock),
+                                          sizeof(U::flush),
+                                          sizeof(U::cancel),
+                                          sizeof(U::reduction),
+                                          sizeof(U::dispatch),
+                                          sizeof(U::target_emi),
+                                          sizeof(U::target_data_op_emi),
+                                          sizeof(U::target_submit_emi),
+                                          sizeof(U::error),
+                                          sizeof(U::callback_functions)};
+static_assert(std::size(c_member_sizes) == domains::ompt::size, "one union member per OMPT operation");
+static_assert(
+    []<std::size_t... I>(std::index_sequence<I...>) {
+        return ((sizeof(api::captured_args<domains::ompt::op_at<I>>) == c_member_sizes[I]) && ...);
+    }(std::make_index_sequence<domains::ompt::size>{}),
+    "an OMPT operation's parameters and its rocprofiler_ompt_args_t member differ in size");
 }  // namespace
 
 void set_ompt_start(ompt_start_fn start) noexcept { g_start.store(start, std::memory_order_release); }

@@ -28,6 +28,7 @@
 #include <dlfcn.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <tuple>
@@ -120,11 +121,7 @@ std::optional<backend::event> capture(op_id op, const open_scopes* scopes) noexc
 
 template <std::size_t I, class... A>
 rocprofiler_callback_tracing_ompt_data_t payload_of(A... a) noexcept {
-    rocprofiler_callback_tracing_ompt_data_t p{};
-    p.size = sizeof(p);
-    tracing::check_fits<domain, I>();
-    ::new (static_cast<void*>(&p.args)) api::captured_args<domain::op_at<I>>(std::in_place, a...);
-    return p;
+    return tracing::make_payload<domain, I>(a...);
 }
 
 template <std::size_t I, class... A>
@@ -222,10 +219,12 @@ struct callback<I, api::type_list<A...>> {
             } else if (endpoint == 2) {  // ompt_scope_end
                 if (next != nullptr) next(a...);
                 record_end<I>(a...);
-            } else {  // ompt_scope_beginend (OpenMP 5.1): both records at once
+            } else if (endpoint == 3) {  // ompt_scope_beginend (OpenMP 5.1): both records at once
                 record_begin<I>(a...);
                 if (next != nullptr) next(a...);
                 record_end<I>(a...);
+            } else if (next != nullptr) {  // no endpoint OpenMP defines: no record of encore's
+                next(a...);
             }
         }
     }
@@ -295,6 +294,13 @@ void deliver_callback_functions() noexcept {
     record_event<I>(f);
 }
 
+void (*g_finalize_tool)() = nullptr;
+std::atomic<bool> g_finalized{false};
+
+void finish_runtime() {
+    if (!g_finalized.load(std::memory_order_acquire) && g_finalize_tool != nullptr) g_finalize_tool();
+}
+
 int initialize(ompt_function_lookup_t lookup, int initial_device_num, ompt_data_t* /*tool_data*/) {
     if (lookup == nullptr) return 0;
     g_lookup = lookup;
@@ -322,11 +328,19 @@ int initialize(ompt_function_lookup_t lookup, int initial_device_num, ompt_data_
         g_next_active = g_next->initialize(&next_lookup, initial_device_num, &g_next->tool_data) != 0;
     if (!g_next_active)
         for (auto& cb : g_next_callback) cb.store(nullptr, std::memory_order_relaxed);
+    // encore finalizes from an atexit handler (core::initialize registered it), which runs
+    // before libomp's own: the runtime's last callbacks (implicit task and thread ends, device
+    // finalization) would come after encore stopped delivering. Registered after encore's, this
+    // handler runs before it and asks the runtime to finish now (ompt_finalize_tool, OpenMP
+    // 5.1 §4.6.1.15: the runtime shuts down as at exit; libomp's own handler finds it done).
+    g_finalize_tool = looked_up<void (*)()>("ompt_finalize_tool");
+    if (g_finalize_tool != nullptr) std::atexit(&finish_runtime);
     core::set_ompt_initialized();
     return 1;
 }
 
 void finalize(ompt_data_t* /*tool_data*/) {
+    if (g_finalized.exchange(true, std::memory_order_acq_rel)) return;  // once, whoever asks first
     if (g_next_active && g_next->finalize != nullptr) g_next->finalize(&g_next->tool_data);
     core::set_ompt_finalized();
 }

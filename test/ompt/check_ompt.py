@@ -76,10 +76,14 @@ def main():
         trace = read(os.path.join(tmp, "trace"))
         final = read(os.path.join(tmp, "final_counts"))
 
-    if trace.get("initialized") != 1:
-        failures.append("rocprofiler_ompt_is_initialized did not report 1")
-    if final.get("finalized") != 1 or snap.get("initialized") != 1:
-        failures.append("the chained tool was not initialized and finalized")
+    if trace.get("initialized") != 1 or trace.get("finalized") != 1:
+        failures.append("rocprofiler_ompt_is_initialized / is_finalized did not report 1 at encore's finalization")
+    if final.get("finalized") != 1 or snap.get("finalized") != 1:
+        failures.append("the chained tool was not finalized before encore's finalization")
+    if snap.get("event") != final.get("event"):
+        failures.append("the runtime made callbacks after encore's finalization")
+    if trace.get("open", 1) != 0:
+        failures.append(f"{trace.get('open')} scopes had an ENTER and no EXIT")
     if trace.get("errors", 1) != 0:
         failures.append("check_tool: " + "; ".join(trace.get("problems", [])))
     seen = {}
@@ -105,8 +109,8 @@ def main():
     for name in MUST_SEE:
         if seen.get(name, 0) == 0:
             failures.append(f"{name}: never seen; the program should make it")
-    if final["event"][1][1] < snap["event"][1][1]:
-        failures.append("count_tool's final counts are below its snapshot")
+    if seen.get("thread_end", 0) == 0:
+        failures.append("thread_end: never seen; the runtime ends its threads before encore finalizes")
     if failures:
         print("\n".join(failures), file=sys.stderr)
         sys.exit(1)

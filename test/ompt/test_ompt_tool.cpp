@@ -251,7 +251,7 @@ TEST_CASE("libencore-ompt under a fake runtime: every operation's records") {
         CHECK(g_recs[1].internal != g_recs[0].internal);
     }
 
-    SUBCASE("scopes closed out of order (task switches) pair by task; beginend gives both records") {
+    SUBCASE("scopes closed out of order (task switches) pair by task; beginend gives both records; a bad endpoint none") {
         using sync_fn = void (*)(ompt_sync_region_t, ompt_scope_endpoint_t, ompt_data_t*, ompt_data_t*, const void*);
         auto group = registered<sync_fn>(23);
         group(ompt_sync_region_taskgroup, ompt_scope_begin, &parallel_data, &task_a, ra);
@@ -259,6 +259,8 @@ TEST_CASE("libencore-ompt under a fake runtime: every operation's records") {
         group(ompt_sync_region_taskgroup, ompt_scope_end, &parallel_data, &task_a, ra);  // task a's, not the innermost
         group(ompt_sync_region_taskgroup, ompt_scope_end, &parallel_data, &task_b, ra);
         group(ompt_sync_region_taskwait, ompt_scope_beginend, &parallel_data, &task_a, ra);
+        // An endpoint OpenMP does not define: no record (nor a crash).
+        group(ompt_sync_region_taskwait, static_cast<ompt_scope_endpoint_t>(7), &parallel_data, &task_a, ra);
         REQUIRE(g_recs.size() == 6);
         CHECK(g_recs[2].internal == g_recs[0].internal);
         CHECK(g_recs[2].payload.args.sync_region.task_data == &task_a);
