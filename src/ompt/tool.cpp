@@ -74,7 +74,14 @@ struct open_scope {
 // Nodes are kept for reuse (no allocation per scope once a thread has run a few).
 struct open_scopes {
     std::vector<std::unique_ptr<open_scope>> open, spare;
+    ~open_scopes();
 };
+// Mirrors this thread's open.size(), so an end with nothing open (every end, while nothing is
+// traced) reads one initial-exec word instead of reaching the exit_safe_local (a
+// __tls_get_addr call from a shared library). 4 bytes of glibc's static TLS surplus when
+// libencore-ompt is dlopen'ed.
+__attribute__((tls_model("initial-exec"))) thread_local int t_open = 0;
+open_scopes::~open_scopes() { t_open = 0; }  // scopes still open at thread exit get no EXIT
 
 std::atomic<bool> g_warned_unpaired{false};
 
@@ -102,21 +109,21 @@ auto nth_or_zero(const A&... a) noexcept {
         return std::get<static_cast<std::size_t>(N)>(std::tie(a...));
 }
 
-/// A record's correlation: its own internal id, its ancestor the innermost open OMPT scope on
-/// this thread (or the traced API call in progress), and each context's external id, asked of
-/// its request callback where it configured one for OMPT.
-std::optional<backend::event> capture(op_id op, const open_scopes* scopes) noexcept {
-    auto e = backend::event::capture(kind::ompt, op);
-    if (!e) return e;
+/// Captures into `e` (storage the caller keeps: no copy of the event, nothing zeroed) the
+/// contexts in `mask` and the record's correlation: its own internal id, its ancestor the
+/// innermost open OMPT scope on this thread (or the traced API call in progress), and each
+/// context's external id, asked of its request callback where it configured one for OMPT.
+bool capture_into(backend::event& e, op_id op, std::uint64_t mask, const open_scopes* scopes) noexcept {
+    if (!backend::event::capture_into_for(e, kind::ompt, op, mask)) return false;
     auto* t = tracing::detail::this_thread();
-    e->ancestor = scopes != nullptr && !scopes->open.empty() ? scopes->open.back()->ev.internal : t->current;
-    e->internal = tracing::detail::next_id(t);
-    for (std::uint64_t m = e->mask; m != 0; m &= m - 1) {
+    e.ancestor = scopes != nullptr && !scopes->open.empty() ? scopes->open.back()->ev.internal : t->current;
+    e.internal = tracing::detail::next_id(t);
+    for (std::uint64_t m = e.mask; m != 0; m &= m - 1) {
         const auto c = static_cast<unsigned>(__builtin_ctzll(m));
-        std::uint64_t external = e->external[c];
-        if (tracing::detail::request_external(t, c, kind::ompt, op, e->internal, external)) e->external[c] = external;
+        std::uint64_t external = e.external[c];
+        if (tracing::detail::request_external(t, c, kind::ompt, op, e.internal, external)) e.external[c] = external;
     }
-    return e;
+    return true;
 }
 
 template <std::size_t I, class... A>
@@ -126,21 +133,21 @@ rocprofiler_callback_tracing_ompt_data_t payload_of(A... a) noexcept {
 
 template <std::size_t I, class... A>
 void record_event(A... a) noexcept {
-    if (backend::subscribed(kind::ompt, static_cast<op_id>(I)) == 0) return;
-    auto e = capture(static_cast<op_id>(I), core::exit_safe_local<open_scopes>::get());
-    if (!e) return;
+    const std::uint64_t mask = backend::subscribed(kind::ompt, static_cast<op_id>(I));
+    if (mask == 0) return;
+    backend::event e;  // only what capture_into writes is read
+    if (!capture_into(e, static_cast<op_id>(I), mask, core::exit_safe_local<open_scopes>::get())) return;
     auto p = payload_of<I>(a...);
-    e->deliver(ROCPROFILER_CALLBACK_PHASE_NONE, &p);
+    e.deliver(ROCPROFILER_CALLBACK_PHASE_NONE, &p);
 }
 
 template <std::size_t I, class... A>
 void record_begin(A... a) noexcept {
     constexpr role r = roles[I];
-    if (backend::subscribed(kind::ompt, static_cast<op_id>(I)) == 0) return;
+    const std::uint64_t mask = backend::subscribed(kind::ompt, static_cast<op_id>(I));
+    if (mask == 0) return;
     open_scopes* s = core::exit_safe_local<open_scopes>::get();
     if (s == nullptr) return;
-    auto e = capture(static_cast<op_id>(I), s);
-    if (!e) return;
     std::unique_ptr<open_scope> node;
     try {
         if (!s->spare.empty()) {
@@ -149,23 +156,43 @@ void record_begin(A... a) noexcept {
         } else {
             node.reset(new open_scope);
         }
-        node->ev = *e;
-        node->key = as_key(nth_or_zero<r.key_arg>(a...));
-        node->kind = as_int(nth_or_zero<r.kind_arg>(a...));
-        s->open.push_back(std::move(node));
     } catch (...) {
         return;  // out of memory: this scope goes unrecorded (no ENTER without its EXIT)
     }
+    if (!capture_into(node->ev, static_cast<op_id>(I), mask, s)) return;
+    node->key = as_key(nth_or_zero<r.key_arg>(a...));
+    node->kind = as_int(nth_or_zero<r.kind_arg>(a...));
+    open_scope* mine = node.get();
+    try {
+        s->open.push_back(std::move(node));
+    } catch (...) {
+        return;
+    }
+    t_open = static_cast<int>(s->open.size());
     // Delivered from the node, which stays put while the callbacks run (a callback that runs
     // OpenMP code opens scopes of its own: the vector may grow, the node does not move).
-    open_scope* mine = s->open.back().get();
     auto p = payload_of<I>(a...);
     mine->ev.deliver(ROCPROFILER_CALLBACK_PHASE_ENTER, &p);
+}
+
+// An end with no open begin: tracing started inside the scope (nothing was captured then), or a
+// runtime that ends a scope we never saw begin. Either way there is no ENTER to pair with; said
+// once, and only where someone traces the operation.
+template <std::size_t I>
+void warn_unpaired() noexcept {
+    if (backend::subscribed(kind::ompt, static_cast<op_id>(I)) != 0 && !g_warned_unpaired.exchange(true))
+        core::warn("OMPT: an end of %s had no begin on its thread (tracing started inside it); its EXIT is not "
+                   "delivered",
+                   domain::c_names[I]);
 }
 
 template <std::size_t I, class... A>
 void record_end(A... a) noexcept {
     constexpr role r = roles[I];
+    if (t_open == 0) {
+        warn_unpaired<I>();
+        return;
+    }
     open_scopes* s = core::exit_safe_local<open_scopes>::get();
     if (s == nullptr) return;
     const std::uintptr_t key = as_key(nth_or_zero<r.key_arg>(a...));
@@ -184,6 +211,7 @@ void record_end(A... a) noexcept {
     if (found != s->open.size()) {
         std::unique_ptr<open_scope> node = std::move(s->open[found]);
         s->open.erase(s->open.begin() + static_cast<std::ptrdiff_t>(found));
+        t_open = static_cast<int>(s->open.size());
         auto p = payload_of<I>(a...);
         node->ev.deliver(ROCPROFILER_CALLBACK_PHASE_EXIT, &p);
         try {
@@ -192,12 +220,7 @@ void record_end(A... a) noexcept {
         }
         return;
     }
-    // No begin: tracing started inside the scope (nothing was captured then), or a runtime
-    // that ends a scope we never saw begin. Either way there is no ENTER to pair with.
-    if (backend::subscribed(kind::ompt, static_cast<op_id>(I)) != 0 && !g_warned_unpaired.exchange(true))
-        core::warn("OMPT: an end of %s had no begin on its thread (tracing started inside it); its EXIT is not "
-                   "delivered",
-                   domain::c_names[I]);
+    warn_unpaired<I>();
 }
 
 /// The callback registered for operation I: encore's record(s), and the chained tool's own.
