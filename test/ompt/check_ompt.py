@@ -72,6 +72,7 @@ def main():
         for p in ("snapshot", "trace", "final_counts"):
             if not os.path.exists(os.path.join(tmp, p)):
                 sys.exit(f"no {p} file: the tools did not run (stderr: {traced.stderr})")
+        bare_counts = read(os.path.join(tmp, "bare_counts"))
         snap = read(os.path.join(tmp, "snapshot"))
         trace = read(os.path.join(tmp, "trace"))
         final = read(os.path.join(tmp, "final_counts"))
@@ -86,6 +87,17 @@ def main():
         failures.append(f"{trace.get('open')} scopes had an ENTER and no EXIT")
     if trace.get("errors", 1) != 0:
         failures.append("check_tool: " + "; ".join(trace.get("problems", [])))
+    # The chained tool hears what the runtime answered, event by event (through encore's
+    # ompt_set_callback for the events encore traces, the runtime's own for the others), and its
+    # ompt_get_callback gives back what it set.
+    bare_results = {e: v[0] for e, v in bare_counts.get("event", {}).items()}
+    traced_results = {e: v[0] for e, v in final.get("event", {}).items()}
+    if bare_results != traced_results:
+        failures.append(f"ompt_set_callback answers differ: bare {bare_results} traced {traced_results}")
+    if 15 not in traced_results:
+        failures.append("device_unload (an event encore does not trace) did not reach the runtime")
+    if bare_counts.get("get_callback_ok") != 1 or final.get("get_callback_ok") != 1:
+        failures.append("the chained tool's ompt_get_callback did not give back its callback")
     seen = {}
     for op, (event, scope) in enumerate(OPS):
         name = NAMES[op]

@@ -2,8 +2,8 @@
  * one list of numbers. Compiled twice: by clang against LLVM's omp-tools.h (PROBE_NAME
  * encore_ompt_layout_llvm) and by the project's C compiler with ENCORE_OMPT_OWN_DECLARATIONS
  * (encore_ompt_layout_own, rocprofiler-sdk/ompt/omp-tools.h's own block); test_ompt_layout
- * compares the two lists entry by entry. */
-#include <rocprofiler-sdk/ompt/api_args.h>
+ * compares the two lists entry by entry. Both compile as C11 with -Wpedantic. */
+#include <rocprofiler-sdk/ompt.h>
 
 #include <stddef.h>
 
