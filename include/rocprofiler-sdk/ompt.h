@@ -31,11 +31,12 @@ ROCPROFILER_EXTERN_C_INIT
  * (experimental) Whether the OpenMP runtime has initialized encore's OMPT tool.
  * @param [out] status 1 once the runtime called the tool's initialize, else 0.
  * @retval ROCPROFILER_STATUS_SUCCESS status was set
- * @retval ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT status is null (the reference's attribute
- *         makes that undefined; encore reports it)
+ * @retval ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT status is null (the reference declares the
+ *         argument nonnull, which makes a null undefined; encore leaves the attribute out and
+ *         reports it, as for rocprofiler_get_version_triplet)
  */
 ROCPROFILER_SDK_EXPERIMENTAL
-rocprofiler_status_t rocprofiler_ompt_is_initialized(int* status) ROCPROFILER_API ROCPROFILER_NONNULL(1);
+rocprofiler_status_t rocprofiler_ompt_is_initialized(int* status) ROCPROFILER_API;
 
 /**
  * (experimental) Whether the OpenMP runtime has finalized encore's OMPT tool.
@@ -44,7 +45,7 @@ rocprofiler_status_t rocprofiler_ompt_is_initialized(int* status) ROCPROFILER_AP
  * @retval ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT status is null
  */
 ROCPROFILER_SDK_EXPERIMENTAL
-rocprofiler_status_t rocprofiler_ompt_is_finalized(int* status) ROCPROFILER_API ROCPROFILER_NONNULL(1);
+rocprofiler_status_t rocprofiler_ompt_is_finalized(int* status) ROCPROFILER_API;
 
 /**
  * (experimental) For a tool whose own ompt_start_tool the runtime calls: returns encore's OMPT

@@ -107,18 +107,14 @@ using namespace encore;
 extern "C" {
 
 ROCPROFILER_API rocprofiler_status_t rocprofiler_ompt_is_initialized(int* status) {
-    // Declared nonnull in the C header; a null is still answered, not dereferenced. Read through
-    // a volatile copy so the compiler cannot drop the test on the strength of that attribute.
-    int* volatile out = status;
-    if (out == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
-    *out = core::g_initialized.load(std::memory_order_acquire);
+    if (status == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    *status = core::g_initialized.load(std::memory_order_acquire);
     return ROCPROFILER_STATUS_SUCCESS;
 }
 
 ROCPROFILER_API rocprofiler_status_t rocprofiler_ompt_is_finalized(int* status) {
-    int* volatile out = status;
-    if (out == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
-    *out = core::g_finalized.load(std::memory_order_acquire);
+    if (status == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    *status = core::g_finalized.load(std::memory_order_acquire);
     return ROCPROFILER_STATUS_SUCCESS;
 }
 

@@ -109,6 +109,17 @@ auto nth_or_zero(const A&... a) noexcept {
         return std::get<static_cast<std::size_t>(N)>(std::tie(a...));
 }
 
+/// Argument N (an enum or int) as an int, read from its bytes: a runtime written in C may pass a
+/// value outside the C++ enum's range, which loading as the enum type would make undefined.
+template <int N, class... A>
+int raw_int(const A&... a) noexcept {
+    const auto& v = std::get<static_cast<std::size_t>(N)>(std::tie(a...));
+    static_assert(sizeof(v) == sizeof(int), "an endpoint argument is an int-sized enum");
+    int raw = 0;
+    std::memcpy(&raw, &v, sizeof raw);
+    return raw;
+}
+
 /// Captures into `e` (storage the caller keeps: no copy of the event, nothing zeroed) the
 /// contexts in `mask` and the record's correlation: its own internal id, its ancestor the
 /// innermost open OMPT scope on this thread (or the traced API call in progress), and each
@@ -235,7 +246,7 @@ struct callback<I, api::type_list<A...>> {
             record_event<I>(a...);
             if (next != nullptr) next(a...);
         } else {
-            const int endpoint = as_int(nth_or_zero<r.endpoint_arg>(a...));
+            const int endpoint = raw_int<r.endpoint_arg>(a...);
             if (endpoint == 1) {  // ompt_scope_begin
                 record_begin<I>(a...);
                 if (next != nullptr) next(a...);
