@@ -1,7 +1,7 @@
-// examples/tools/api_trace.cpp — a tracing tool: prints every HSA / HIP / marker API call with
-// its arguments and return value, and a per-function summary at exit; records kernel dispatches
-// (with their GPU start/end times) and summarizes them per kernel; optionally writes a
-// Perfetto/Chrome trace and CSV files.
+// examples/tools/api_trace.cpp — a tracing tool: prints every HSA / HIP / CUDA / marker API call
+// (and OpenMP callback, --ompt-trace) with its arguments and return value, and a per-function
+// summary at exit; records kernel dispatches (with their GPU start/end times) and summarizes them
+// per kernel; optionally writes a Perfetto/Chrome trace and CSV files.
 //
 // It is a rocprofiler_configure tool (loaded through ROCP_TOOL_LIBRARIES, see encore-trace) that
 // uses encore's C++ API: the domains it traces are chosen at compile time (`traced` below), and
@@ -12,7 +12,9 @@
 //                              compiler APIs: needs libencore-hip in the process), cuda (the CUDA
 //                              driver API: needs libencore-cuda as the process's libcuda.so.1),
 //                              marker (roctx, and NVTX through libencore-nvtx: needs
-//                              libencore-roctx); default hsa. encore-trace sets it.
+//                              libencore-roctx), ompt (OpenMP callbacks: needs libencore-ompt as
+//                              the OpenMP runtime's tool; a callback is an instant, a begin/end
+//                              pair one call); default hsa. encore-trace sets it.
 //   ENCORE_TRACE_QUIET=1       print only the summary
 //   ENCORE_TRACE_OUTPUT=DIR    also write into DIR (created if missing; checked at start: if a
 //                              file cannot be created there the tool says why and traces nothing):
@@ -40,6 +42,7 @@
 #    include <encore/domains/hsa.hpp>
 #endif
 #include <encore/domains/marker.hpp>
+#include <encore/domains/ompt.hpp>
 #include <encore/encore.hpp>
 #include <encore/tracing/agents.hpp>
 #include <rocprofiler-sdk/cuda/driver_api_id.h>
@@ -84,7 +87,7 @@ using hip_domains = std::tuple<d::hip_runtime, d::hip_compiler>;
 using hip_domains = std::tuple<>;
 #endif
 using traced = decltype(std::tuple_cat(hsa_domains{}, hip_domains{},
-                                       std::tuple<d::marker_core, d::marker_control, d::marker_name>{}));
+                                       std::tuple<d::marker_core, d::marker_control, d::marker_name, d::ompt>{}));
 
 template <class Domain>
 constexpr const char* group_of() {
@@ -93,6 +96,8 @@ constexpr const char* group_of() {
         return "hsa";
     else if constexpr (k == encore::kind::hip_runtime_api || k == encore::kind::hip_compiler_api)
         return "hip";
+    else if constexpr (k == encore::kind::ompt)
+        return "ompt";
     else
         return "marker";
 }
@@ -423,7 +428,11 @@ void on_call(const encore::record& r, rocprofiler_user_data_t& ud) {
         ud.value = now_ns();  // handed back at EXIT
         return;
     }
-    if (r.phase != ROCPROFILER_CALLBACK_PHASE_EXIT) return;
+    // A single OMPT callback (phase NONE) is a call that takes no time.
+    if (r.phase == ROCPROFILER_CALLBACK_PHASE_NONE)
+        ud.value = now_ns();
+    else if (r.phase != ROCPROFILER_CALLBACK_PHASE_EXIT)
+        return;
     std::string ret;
     if (!g_quiet || g_out.json >= 0)
         encore::api::visit<Domain>(r.operation, [&](auto I) {

@@ -28,6 +28,7 @@
 #include <rocprofiler-sdk/hsa/scratch_memory_args.h>
 #include <rocprofiler-sdk/hsa/scratch_memory_id.h>
 #include <rocprofiler-sdk/marker/api_args.h>
+#include <rocprofiler-sdk/ompt.h>
 
 #if ENCORE_HSA_HEADERS
 #    include <hsa/hsa.h>
@@ -67,6 +68,13 @@ typedef struct rocprofiler_callback_tracing_marker_api_data_t {
     rocprofiler_marker_api_args_t args;
     rocprofiler_marker_api_retval_t retval;
 } rocprofiler_callback_tracing_marker_api_data_t;
+
+/** Payload of ROCPROFILER_CALLBACK_TRACING_OMPT (rocprofiler-sdk/ompt.h): the callback's
+ * arguments; OMPT callbacks return nothing. */
+typedef struct rocprofiler_callback_tracing_ompt_data_t {
+    uint64_t size;
+    rocprofiler_ompt_args_t args;
+} rocprofiler_callback_tracing_ompt_data_t;
 
 /** Payload of CODE_OBJECT / CODE_OBJECT_LOAD. */
 typedef struct rocprofiler_callback_tracing_code_object_load_data_t {

@@ -32,6 +32,7 @@
 #    include <rocprofiler-sdk/hsa.h>
 #endif
 #include <rocprofiler-sdk/marker.h>
+#include <rocprofiler-sdk/ompt.h>
 /* Not in the reference's list, which leaves it to tools; encore's tools expect it here. */
 #include <rocprofiler-sdk/registration.h>
 /* Counters and the services that need hardware encore cannot reach (docs/counters.md). */

@@ -69,6 +69,8 @@ constexpr const char* missing_producer[tracing::produced_by::count] = {
     "libencore-roctx is not loaded in this process (link the program with it, or LD_PRELOAD "
     "libencore-roctx.so)",
     "libencore-cuda (encore's libcuda.so.1) is not loaded in this process (see docs/cuda.md)",
+    "libencore-ompt is not the OpenMP runtime's tool in this process (run under encore-trace --ompt-trace, "
+    "or set OMP_TOOL_LIBRARIES to libencore-ompt.so; the runtime must be LLVM's libomp: docs/ompt.md)",
 };
 
 // The sentence for kind k, built once per kind: finalization may run in a process short of

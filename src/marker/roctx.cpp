@@ -60,11 +60,7 @@ std::optional<backend::event> capture_range(op_id op) noexcept {
 
 template <std::size_t I, class... A>
 rocprofiler_callback_tracing_marker_api_data_t range_payload(A... a) noexcept {
-    rocprofiler_callback_tracing_marker_api_data_t p{};
-    p.size = sizeof(p);
-    tracing::check_fits<range_domain, I>();
-    ::new (static_cast<void*>(&p.args)) api::captured_args<range_domain::op_at<I>>(std::in_place, a...);
-    return p;
+    return tracing::make_payload<range_domain, I>(a...);
 }
 
 struct open_range {

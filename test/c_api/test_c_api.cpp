@@ -108,14 +108,15 @@ TEST_CASE("configure_callback_tracing_service: every documented status") {
         cfg(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, nullptr, 0, noop_cb);     // 10 repeat
         cfg(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_AMD_EXT_API, nullptr, 0, noop_cb);  // 11 other kind
         cfg(ctx, ROCPROFILER_CALLBACK_TRACING_RCCL_API, nullptr, 0, noop_cb);         // 12 nothing produces it
-        // A kind without operations here takes any id below encore's table bound.
+        // A kind without operations here (CUDA_DRIVER_API: libencore-cuda is not loaded) takes
+        // any id below encore's table bound.
         const rocprofiler_tracing_operation_t past_bound[] = {
             static_cast<rocprofiler_tracing_operation_t>(encore::max_ops_per_kind)};
         const rocprofiler_tracing_operation_t some[] = {7, 0};
-        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_OMPT, past_bound, 1, noop_cb);  // 13
-        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_OMPT, negative, 1, noop_cb);    // 14
-        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_OMPT, some, 2, noop_cb);        // 15
-        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_OMPT, some, 2, noop_cb);        // 16 repeat
+        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_CUDA_DRIVER_API, past_bound, 1, noop_cb);  // 13
+        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_CUDA_DRIVER_API, negative, 1, noop_cb);    // 14
+        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_CUDA_DRIVER_API, some, 2, noop_cb);        // 15
+        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_CUDA_DRIVER_API, some, 2, noop_cb);        // 16 repeat
         return 0;
     });
     REQUIRE(st.size() == 17);

@@ -88,10 +88,13 @@ TEST_CASE("get_callback_tracing_names: every kind and operation name of the C AP
     CHECK(names.at(ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, ROCPROFILER_HSA_CORE_API_ID_hsa_init) == "hsa_init");
     CHECK(names.at(ROCPROFILER_CALLBACK_TRACING_MARKER_CONTROL_API,
                    ROCPROFILER_MARKER_CONTROL_API_ID_roctxProfilerPause) == "roctxProfilerPause");
-    // A kind without operations here keeps its name and an empty list.
-    CHECK(names.at(ROCPROFILER_CALLBACK_TRACING_OMPT) == "OMPT");
-    CHECK(names[ROCPROFILER_CALLBACK_TRACING_OMPT].operations.empty());
-    CHECK(names[ROCPROFILER_CALLBACK_TRACING_OMPT].items().empty());
+    CHECK(names.at(ROCPROFILER_CALLBACK_TRACING_OMPT, ROCPROFILER_OMPT_ID_work) == "omp_work");
+    CHECK(names[ROCPROFILER_CALLBACK_TRACING_OMPT].operations.size() == ROCPROFILER_OMPT_ID_LAST);
+    // A kind without operations here (CUDA_DRIVER_API: libencore-cuda is not loaded) keeps its
+    // name and an empty list.
+    CHECK(names.at(ROCPROFILER_CALLBACK_TRACING_CUDA_DRIVER_API) == "CUDA_DRIVER_API");
+    CHECK(names[ROCPROFILER_CALLBACK_TRACING_CUDA_DRIVER_API].operations.empty());
+    CHECK(names[ROCPROFILER_CALLBACK_TRACING_CUDA_DRIVER_API].items().empty());
     // Past the table: std::out_of_range, as the reference's at().
     CHECK_THROWS_AS((void)names.at(ROCPROFILER_CALLBACK_TRACING_LAST), std::out_of_range);
     CHECK_THROWS_AS((void)names.at(ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, 100000), std::out_of_range);

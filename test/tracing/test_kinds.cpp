@@ -35,7 +35,9 @@ static_assert(producers_of(kind::kernel_dispatch) == (produced_by::hsa | produce
 static_assert(producers_of(kind::scratch_memory) == produced_by::hsa);
 static_assert(kind_decl_of<kind::hsa_core_api>::iterates_args && !kind_decl_of<kind::memory_copy>::iterates_args);
 static_assert(operations_of(kind::cuda_driver_api) == operations::at_load &&
-              operations_of(kind::ompt) == operations::none);
+              operations_of(kind::ompt) == operations::domain);
+static_assert(producers_of(kind::ompt) == produced_by::ompt &&
+              std::is_same_v<payload_of<kind::ompt>::type, rocprofiler_callback_tracing_ompt_data_t>);
 
 TEST_CASE("every kind's name in the list is the C API's name query") {
     for (int k = ROCPROFILER_CALLBACK_TRACING_NONE + 1; k < ROCPROFILER_CALLBACK_TRACING_LAST; ++k) {

@@ -50,7 +50,8 @@ inline constexpr std::uint32_t hsa = 1u << 1;     // libencore-hsa, once the HSA
 inline constexpr std::uint32_t hip = 1u << 2;     // libencore-hip, once loaded
 inline constexpr std::uint32_t marker = 1u << 3;  // libencore-roctx, once loaded
 inline constexpr std::uint32_t cuda = 1u << 4;    // libencore-cuda, once loaded
-inline constexpr std::size_t count = 5;
+inline constexpr std::uint32_t ompt = 1u << 5;    // libencore-ompt, once loaded (the OpenMP runtime starts it)
+inline constexpr std::size_t count = 6;
 }  // namespace produced_by
 
 /// Where a kind's operation names (and argument iteration) come from.
@@ -104,8 +105,8 @@ using kind_list = api::type_list<
               produced_by::hsa | produced_by::cuda, operations::domain, ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MEMORY_COPY>,
     kind_decl<kind::rccl_api, "RCCL_API", payload_undefined, false,
               produced_by::nothing, operations::none, ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_RCCL_API>,
-    kind_decl<kind::ompt, "OMPT", payload_undefined, false,
-              produced_by::nothing, operations::none, ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_OMPT>,
+    kind_decl<kind::ompt, "OMPT", rocprofiler_callback_tracing_ompt_data_t, true,
+              produced_by::ompt, operations::domain, ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_OMPT>,
     kind_decl<kind::memory_allocation, "MEMORY_ALLOCATION", rocprofiler_callback_tracing_memory_allocation_data_t, false,
               produced_by::hsa | produced_by::cuda, operations::domain, ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MEMORY_ALLOCATION>,
     kind_decl<kind::runtime_initialization, "RUNTIME_INITIALIZATION", rocprofiler_callback_tracing_runtime_initialization_data_t, false,

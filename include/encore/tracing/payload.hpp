@@ -14,7 +14,9 @@
 #include <rocprofiler-sdk/callback_tracing.h>
 
 #include <cstring>
+#include <new>
 #include <type_traits>
+#include <utility>
 
 namespace encore::tracing {
 
@@ -48,6 +50,18 @@ constexpr void check_fits() {
     if constexpr (!std::is_void_v<typename Op::return_type>)
         static_assert(sizeof(typename Op::return_type) <= sizeof(P::retval),
                       "encore: an operation's return type does not fit the payload retval union");
+}
+
+/// A record's payload for operation I of Domain with these arguments: `size` set, the arguments
+/// captured into `args` (retval, where the payload has one, zero). For records a library builds
+/// itself rather than through the wrapper (marker ranges, OMPT callbacks).
+template <class Domain, std::size_t I, class... A>
+[[nodiscard]] payload_t<Domain> make_payload(A... a) noexcept {
+    check_fits<Domain, I>();
+    payload_t<Domain> p{};
+    p.size = sizeof(p);
+    ::new (static_cast<void*>(&p.args)) api::captured_args<typename Domain::template op_at<I>>(std::in_place, a...);
+    return p;
 }
 
 }  // namespace encore::tracing

@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+"""test/ompt/check_ompt_trace.py — encore-trace --ompt-trace on an OpenMP program.
+
+  check_ompt_trace.py ENCORE_TRACE PROGRAM
+
+The program prints what it printed without encore-trace; the summary on stderr and
+api_trace.csv (-o) list the OpenMP callbacks it made (parallel regions, implicit tasks,
+worksharing), by the reference's operation names."""
+import csv
+import os
+import subprocess
+import sys
+import tempfile
+
+
+def main():
+    encore_trace, program = sys.argv[1:3]
+    bare = subprocess.run([program], capture_output=True, text=True, timeout=120)
+    if bare.returncode != 0:
+        sys.exit(f"bare run failed: {bare.stderr}")
+    with tempfile.TemporaryDirectory() as out:
+        traced = subprocess.run([encore_trace, "--ompt-trace", "--quiet", "-o", out, "--", program],
+                                capture_output=True, text=True, timeout=120)
+        if traced.returncode != 0:
+            sys.exit(f"traced run failed ({traced.returncode}): {traced.stderr}")
+        with open(os.path.join(out, "api_trace.csv")) as f:
+            rows = list(csv.reader(f))
+    failures = []
+    if traced.stdout != bare.stdout:
+        failures.append(f"output changed: {bare.stdout!r} vs {traced.stdout!r}")
+    names = {cell for row in rows for cell in row}
+    for op in ("omp_parallel_begin", "omp_parallel_end", "omp_implicit_task", "omp_work", "omp_sync_region"):
+        if op not in traced.stderr:
+            failures.append(f"{op} not in the summary")
+        if op not in names:
+            failures.append(f"{op} not in api_trace.csv")
+    if "(ompt)" not in traced.stderr:
+        failures.append("the summary does not name the ompt domain")
+    if failures:
+        print(traced.stderr, file=sys.stderr)
+        print("\n".join(failures), file=sys.stderr)
+        sys.exit(1)
+    print("ok")
+
+
+if __name__ == "__main__":
+    main()
