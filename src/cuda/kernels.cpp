@@ -49,7 +49,9 @@ const driver_names& names() noexcept {
 // count as not reported.
 std::atomic<std::uint64_t> g_generation{1};
 
-std::mutex g_mutex;
+// Recursive: the record is delivered under it (so a function's record precedes every thread's
+// first dispatch of it), and a tool's callback may launch a kernel itself on this thread.
+std::recursive_mutex g_mutex;
 // handle -> generation it was reported in; its name strings stay alive for the records' callbacks
 // (kernel_name points into them while they run). Never destroyed: launches may come from
 // thread_local destructors after static destruction.
