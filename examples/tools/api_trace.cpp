@@ -1,4 +1,4 @@
-// examples/tools/api_trace.cpp — a tracing tool: prints every HSA / HIP / marker API call with
+// examples/tools/api_trace.cpp — a tracing tool: prints every HSA / HIP / marker / RCCL API call with
 // its arguments and return value, and a per-function summary at exit; records kernel dispatches
 // (with their GPU start/end times) and summarizes them per kernel; optionally writes a
 // Perfetto/Chrome trace and CSV files.
@@ -10,7 +10,8 @@
 // Environment:
 //   ENCORE_TRACE_DOMAINS=LIST  which APIs to trace, comma-separated: hsa, hip (HIP runtime and
 //                              compiler APIs: needs libencore-hip in the process), marker (roctx:
-//                              needs libencore-roctx); default hsa. encore-trace sets it.
+//                              needs libencore-roctx), rccl (RCCL / NCCL: needs libencore-rccl);
+//                              default hsa. encore-trace sets it.
 //   ENCORE_TRACE_QUIET=1       print only the summary
 //   ENCORE_TRACE_OUTPUT=DIR    also write into DIR (created if missing; checked at start: if a
 //                              file cannot be created there the tool says why and traces nothing):
@@ -30,6 +31,7 @@
 #include <encore/domains/hip.hpp>
 #include <encore/domains/hsa.hpp>
 #include <encore/domains/marker.hpp>
+#include <encore/domains/rccl.hpp>
 #include <encore/encore.hpp>
 #include <encore/tracing/agents.hpp>
 #include <rocprofiler-sdk/marker/api_id.h>
@@ -61,7 +63,7 @@ namespace {
 namespace d = encore::domains;
 // The domains this tool can trace (compile-time choice); ENCORE_TRACE_DOMAINS picks among them.
 using traced = std::tuple<d::hsa_core, d::hsa_amd_ext, d::hip_runtime, d::hip_compiler, d::marker_core,
-                          d::marker_control, d::marker_name>;
+                          d::marker_control, d::marker_name, d::rccl>;
 
 template <class Domain>
 constexpr const char* group_of() {
@@ -69,6 +71,8 @@ constexpr const char* group_of() {
         return "hsa";
     else if constexpr (std::is_same_v<Domain, d::hip_runtime> || std::is_same_v<Domain, d::hip_compiler>)
         return "hip";
+    else if constexpr (std::is_same_v<Domain, d::rccl>)
+        return "rccl";
     else
         return "marker";
 }

@@ -21,6 +21,7 @@
 #include <rocprofiler-sdk/hip/api_args.h>
 #include <rocprofiler-sdk/hsa/api_args.h>
 #include <rocprofiler-sdk/marker/api_args.h>
+#include <rocprofiler-sdk/rccl.h>
 
 #include <hsa/hsa.h>
 
@@ -239,6 +240,16 @@ ROCPROFILER_API rocprofiler_status_t rocprofiler_iterate_callback_tracing_kind_o
 ROCPROFILER_API rocprofiler_status_t rocprofiler_iterate_callback_tracing_kind_operation_args(
     rocprofiler_callback_tracing_record_t record, rocprofiler_callback_tracing_operation_args_cb_t callback,
     int32_t max_dereference_count, void* user_data) ROCPROFILER_NOEXCEPT;
+
+/* ---- the library API kinds' payloads (docs/libraries.md) ------------------------------------ */
+
+/** Payload of RCCL_API: the call's arguments (args.ncclAllReduce.count, rccl/api_args.h) and, at
+ *  EXIT, its return value. */
+typedef struct rocprofiler_callback_tracing_rccl_api_data_t {
+    uint64_t size;
+    rocprofiler_rccl_api_args_t args;
+    rocprofiler_rccl_api_retval_t retval;
+} rocprofiler_callback_tracing_rccl_api_data_t;
 
 /* ---- encore extension (not in the reference SDK) -------------------------------------------- */
 

@@ -69,6 +69,8 @@ constexpr const char* missing_producer[tracing::produced_by::count] = {
     "libencore-roctx is not loaded in this process (link the program with it, or LD_PRELOAD "
     "libencore-roctx.so)",
     "libencore-cuda (encore's libcuda.so.1) is not loaded in this process (see docs/cuda.md)",
+    "libencore-rccl is not loaded in this process (run under encore-trace --rccl-trace, or LD_PRELOAD "
+    "libencore-rccl.so)",
 };
 
 // The sentence for kind k, built once per kind: finalization may run in a process short of

@@ -50,7 +50,8 @@ inline constexpr std::uint32_t hsa = 1u << 1;     // libencore-hsa, once the HSA
 inline constexpr std::uint32_t hip = 1u << 2;     // libencore-hip, once loaded
 inline constexpr std::uint32_t marker = 1u << 3;  // libencore-roctx, once loaded
 inline constexpr std::uint32_t cuda = 1u << 4;    // libencore-cuda, once loaded
-inline constexpr std::size_t count = 5;
+inline constexpr std::uint32_t rccl = 1u << 5;    // libencore-rccl, once loaded
+inline constexpr std::size_t count = 6;
 }  // namespace produced_by
 
 /// Where a kind's operation names (and argument iteration) come from.
@@ -102,14 +103,15 @@ using kind_list = api::type_list<
               produced_by::hsa | produced_by::cuda, operations::domain, ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_KERNEL_DISPATCH>,
     kind_decl<kind::memory_copy, "MEMORY_COPY", rocprofiler_callback_tracing_memory_copy_data_t, false,
               produced_by::hsa | produced_by::cuda, operations::domain, ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MEMORY_COPY>,
-    kind_decl<kind::rccl_api, "RCCL_API", payload_undefined, false,
-              produced_by::nothing, operations::none, ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_RCCL_API>,
+    kind_decl<kind::rccl_api, "RCCL_API", rocprofiler_callback_tracing_rccl_api_data_t, true,
+              produced_by::rccl, operations::domain, ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_RCCL_API>,
     kind_decl<kind::ompt, "OMPT", payload_undefined, false,
               produced_by::nothing, operations::none, ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_OMPT>,
     kind_decl<kind::memory_allocation, "MEMORY_ALLOCATION", rocprofiler_callback_tracing_memory_allocation_data_t, false,
               produced_by::hsa | produced_by::cuda, operations::domain, ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MEMORY_ALLOCATION>,
     kind_decl<kind::runtime_initialization, "RUNTIME_INITIALIZATION", rocprofiler_callback_tracing_runtime_initialization_data_t, false,
-              produced_by::hsa | produced_by::hip | produced_by::marker | produced_by::cuda, operations::domain>,
+              produced_by::hsa | produced_by::hip | produced_by::marker | produced_by::cuda | produced_by::rccl,
+              operations::domain>,
     kind_decl<kind::rocdecode_api, "ROCDECODE_API", payload_undefined, false,
               produced_by::nothing, operations::none, ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_ROCDECODE_API>,
     kind_decl<kind::rocjpeg_api, "ROCJPEG_API", payload_undefined, false,
@@ -250,7 +252,7 @@ using buffer_kind_list = api::type_list<
     buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH, "KERNEL_DISPATCH", kind::kernel_dispatch, buffered_as::kernel_dispatch>,
     buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_SCRATCH_MEMORY, "SCRATCH_MEMORY", kind::none, buffered_as::nothing>,
     buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_CORRELATION_ID_RETIREMENT, "CORRELATION_ID_RETIREMENT", kind::none, buffered_as::nothing>,
-    buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_RCCL_API, "RCCL_API", kind::none, buffered_as::nothing>,
+    buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_RCCL_API, "RCCL_API", kind::rccl_api, buffered_as::api>,
     buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_OMPT, "OMPT", kind::none, buffered_as::nothing>,
     buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_MEMORY_ALLOCATION, "MEMORY_ALLOCATION", kind::memory_allocation, buffered_as::memory_allocation>,
     buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_RUNTIME_INITIALIZATION, "RUNTIME_INITIALIZATION", kind::runtime_initialization, buffered_as::runtime_initialization>,
