@@ -44,6 +44,10 @@ def system_header_prelude(macro: str, system: list[str], own: list[str]) -> str:
     return text
 
 
+def own_header_prelude(header: str) -> str:
+    return f"#include <rocprofiler-sdk/defines.h>\n\n#include <{header}>\n\n#include <stddef.h>\n#include <stdint.h>\n"
+
+
 # Per library: the domain file, the reference's retval union, an example member, the header
 # prelude (where the argument types come from) and whether a function without parameters is the
 # bare no-args struct.
@@ -53,6 +57,26 @@ LIBS = {
         retvals=["int32_t ncclResult_t_retval", "const char* const_charp_retval"],
         prelude=system_header_prelude("ROCPROFILER_SDK_USE_SYSTEM_RCCL", ["rccl/rccl.h"],
                                       ["rocprofiler-sdk/rccl/details/rccl.h"])),
+    # The reference always reads its own copies of these libraries' headers; encore reads its own
+    # declarations (rocprofiler-sdk/<lib>/details/).
+    "rocdecode": dict(
+        domain="rocdecode.hpp", example="rocDecDecodeFrame.pic_params",
+        retvals=["uint64_t uint64_t_retval", "int32_t rocDecStatus_retval", "const char* const_charp_retval"],
+        prelude=own_header_prelude("rocprofiler-sdk/rocdecode/details/rocdecode.h")),
+    "rocjpeg": dict(
+        domain="rocjpeg.hpp", example="rocJpegDecode.destination",
+        retvals=["int32_t rocJpegStatus_retval", "const char* const_charp_retval"],
+        prelude=own_header_prelude("rocprofiler-sdk/rocjpeg/details/rocjpeg.h")),
+    "rocshmem": dict(
+        domain="rocshmem.hpp", example="putmem_on_stream.nelems",
+        # every traced function returns void: the union only keeps the record's layout uniform
+        retvals=["rocprofiler_rocshmem_api_no_args no_retval"],
+        prelude=own_header_prelude("rocprofiler-sdk/rocshmem/details/api_trace.h")),
+    "hipfile": dict(
+        domain="hipfile.hpp", example="hipFileRead.size", bare_no_args=True,
+        retvals=["const char* const_charp_retval", "hipFileError_t hipFileError_t_retval",
+                 "ssize_t ssize_t_retval", "int64_t int64_t_retval"],
+        prelude=own_header_prelude("rocprofiler-sdk/hipfile/details/hipfile.h")),
 }
 
 

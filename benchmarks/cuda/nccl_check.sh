@@ -18,10 +18,11 @@ extra=()
 [[ -d .device-deps/include ]] && extra=(-Dcpp_args="-I$root/.device-deps/include" -Dc_args="-I$root/.device-deps/include")
 [[ -f $B/build.ninja ]] || meson setup "$B" --wrap-mode=nodownload "${extra[@]}" -Dtests=disabled \
     -Dbenchmarks=disabled -Dexamples=false -Dsim=false -Dhip=disabled -Dcuda=disabled >/dev/null
-meson compile -C "$B" encore encore-rccl >/dev/null
+version=$(meson introspect --projectinfo "$B" | python3 -c 'import json, sys; print(json.load(sys.stdin)["version"])')
+rccl="$root/$B/src/libs/libencore-rccl.so.$version"
+ninja -C "$B" "src/libs/libencore-rccl.so.$version" >/dev/null
 inc=(-I include -I "$B/include")
 [[ -d .device-deps/include ]] && inc+=(-I .device-deps/include)
-g++ -std=c++20 -O2 -shared -fPIC "${inc[@]}" -D__HIP_PLATFORM_AMD__ benchmarks/cuda/nccl_tool.cpp \
+g++ -std=c++20 -O2 -shared -fPIC "${inc[@]}" -DAMD_INTERNAL_BUILD -D__HIP_PLATFORM_AMD__ benchmarks/cuda/nccl_tool.cpp \
     -L "$B/src/core" -lencore -Wl,-rpath,"$root/$B/src/core" -o "$B/libnccl_check_tool.so"
-rccl=$(ls "$root/$B"/src/libs/libencore-rccl.so.*.*.* | head -1)
 python3 benchmarks/cuda/nccl_check.py --encore-rccl "$rccl" --tool "$root/$B/libnccl_check_tool.so" torch

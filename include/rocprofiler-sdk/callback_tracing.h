@@ -22,6 +22,10 @@
 #include <rocprofiler-sdk/hsa/api_args.h>
 #include <rocprofiler-sdk/marker/api_args.h>
 #include <rocprofiler-sdk/rccl.h>
+#include <rocprofiler-sdk/rocdecode.h>
+#include <rocprofiler-sdk/rocjpeg.h>
+#include <rocprofiler-sdk/rocshmem.h>
+#include <rocprofiler-sdk/hipfile.h>
 
 #include <hsa/hsa.h>
 
@@ -250,6 +254,34 @@ typedef struct rocprofiler_callback_tracing_rccl_api_data_t {
     rocprofiler_rccl_api_args_t args;
     rocprofiler_rccl_api_retval_t retval;
 } rocprofiler_callback_tracing_rccl_api_data_t;
+
+/** Payload of ROCDECODE_API (rocdecode/api_args.h). */
+typedef struct rocprofiler_callback_tracing_rocdecode_api_data_t {
+    uint64_t size;
+    rocprofiler_rocdecode_api_args_t args;
+    rocprofiler_rocdecode_api_retval_t retval;
+} rocprofiler_callback_tracing_rocdecode_api_data_t;
+
+/** Payload of ROCJPEG_API (rocjpeg/api_args.h). */
+typedef struct rocprofiler_callback_tracing_rocjpeg_api_data_t {
+    uint64_t size;
+    rocprofiler_rocjpeg_api_args_t args;
+    rocprofiler_rocjpeg_api_retval_t retval;
+} rocprofiler_callback_tracing_rocjpeg_api_data_t;
+
+/** Payload of ROCSHMEM_API (rocshmem/api_args.h; every traced function returns void). */
+typedef struct rocprofiler_callback_tracing_rocshmem_api_data_t {
+    uint64_t size;
+    rocprofiler_rocshmem_api_args_t args;
+    rocprofiler_rocshmem_api_retval_t retval;
+} rocprofiler_callback_tracing_rocshmem_api_data_t;
+
+/** Payload of HIPFILE_API (hipfile/api_args.h). */
+typedef struct rocprofiler_callback_tracing_hipfile_api_data_t {
+    uint64_t size;
+    rocprofiler_hipfile_api_args_t args;
+    rocprofiler_hipfile_api_retval_t retval;
+} rocprofiler_callback_tracing_hipfile_api_data_t;
 
 /* ---- encore extension (not in the reference SDK) -------------------------------------------- */
 

@@ -26,6 +26,13 @@
 #include <rocprofiler-sdk/hip.h>
 #include <rocprofiler-sdk/hsa.h>
 #include <rocprofiler-sdk/marker.h>
+/* The library API kinds (docs/libraries.md): the reference's rccl.h, rocdecode.h, rocjpeg.h, and
+ * its later rocshmem.h and hipfile.h. */
+#include <rocprofiler-sdk/hipfile.h>
+#include <rocprofiler-sdk/rccl.h>
+#include <rocprofiler-sdk/rocdecode.h>
+#include <rocprofiler-sdk/rocjpeg.h>
+#include <rocprofiler-sdk/rocshmem.h>
 /* Not in the reference's list, which leaves it to tools; encore's tools expect it here. */
 #include <rocprofiler-sdk/registration.h>
 /* Counters and the services that need hardware encore cannot reach (docs/counters.md). */

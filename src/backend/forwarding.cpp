@@ -8,11 +8,9 @@
 
 namespace encore::backend {
 
-real_library::real_library(const char* library, const char* env, std::initializer_list<const char*> sonames) noexcept
+real_library::real_library(const char* library, const char* env, const char* const* sonames, std::size_t count) noexcept
     : library_(library), env_(env) {
-    std::size_t i = 0;
-    for (const char* s : sonames)
-        if (i < sizeof sonames_ / sizeof sonames_[0]) sonames_[i++] = s;
+    for (std::size_t i = 0; i < count && i < sizeof sonames_ / sizeof sonames_[0]; ++i) sonames_[i] = sonames[i];
 }
 
 void real_library::open_explicit() noexcept {

@@ -4,16 +4,16 @@
 // the lazy-resolution policy (backend/interposer.hpp) built from a short description.
 //
 //   struct rccl_library {                       // the whole description of one library
-//       static constexpr const char* library = "libencore-rccl";
+//       static constexpr const char* library = "libencore-rccl";       // for messages
 //       static constexpr const char* runtime = "the RCCL / NCCL library";
-//       static constexpr rocprofiler_runtime_initialization_operation_t initialization =
-//           ROCPROFILER_RUNTIME_INITIALIZATION_RCCL;
-//       static backend::real_library& real();   // its env var and sonames
-//       static std::uint64_t version() noexcept;  // asked of the real library, untraced
-//       template <class R> static R missing_result() noexcept;
+//       static constexpr auto initialization = ROCPROFILER_RUNTIME_INITIALIZATION_RCCL;
+//       static backend::real_library& real() noexcept;                // its env var, sonames
+//       static std::uint64_t version() noexcept;                       // asked untraced
+//       template <class R> static R missing_result() noexcept;        // no such function
 //   };
 //   using policy = backend::forwarding_policy<rccl_library>;
 //
+// (src/libs/library.hpp writes real() and missing_result() from a few constants.)
 // A library whose calls need more than forwarding (HIP's derived kinds) writes its own policy.
 #pragma once
 
@@ -24,7 +24,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <initializer_list>
 #include <mutex>
 
 namespace encore::backend {
@@ -39,7 +38,8 @@ namespace encore::backend {
 ///               searching the global scope only, does not see.
 class real_library {
 public:
-    real_library(const char* library, const char* env, std::initializer_list<const char*> sonames) noexcept;
+    /// `library` names the interposer in messages; up to 4 sonames are kept, tried in order.
+    real_library(const char* library, const char* env, const char* const* sonames, std::size_t count) noexcept;
     /// The real function called `name`, or null.
     [[nodiscard]] void* find(const char* name) noexcept;
 

@@ -1,4 +1,4 @@
-// src/libs/rccl.cpp — libencore-rccl's description of the real library (rccl.hpp).
+// src/libs/rccl.cpp — libencore-rccl's own parts (rccl.hpp): its producer bit, the library's version.
 #include "rccl.hpp"
 
 #include "core/registry.hpp"
@@ -11,15 +11,7 @@ namespace {
 [[gnu::constructor]] void declare_kinds() { core::add_producer(tracing::produced_by::rccl); }
 }  // namespace
 
-backend::real_library& rccl_library::real() noexcept {
-    // RCCL first: a process with both (an AMD build of a framework that bundles NCCL's name)
-    // traces what the HIP streams run on.
-    static backend::real_library lib{library, "ENCORE_RCCL_LIBRARY", {"librccl.so.1", "libnccl.so.2"}};
-    return lib;
-}
-
 std::uint64_t rccl_library::version() noexcept {
-    // NCCL_VERSION_CODE of the library itself (e.g. 22005 for 2.20.5), asked untraced.
     int v = 0;
     if (void* p = real().find("ncclGetVersion")) {
         ncclResult_t (*get)(int*) = nullptr;

@@ -9,29 +9,24 @@
 #pragma once
 
 #include "backend/exports.hpp"
-#include "backend/forwarding.hpp"
+#include "library.hpp"
 
 #include <encore/domains/rccl.hpp>
 
-#include <type_traits>
-
 namespace encore::libs {
 
-struct rccl_library {
+struct rccl_library : library<rccl_library> {
     static constexpr const char* library = "libencore-rccl";
     static constexpr const char* runtime = "the RCCL / NCCL library";
-    static constexpr rocprofiler_runtime_initialization_operation_t initialization = ROCPROFILER_RUNTIME_INITIALIZATION_RCCL;
-    static backend::real_library& real() noexcept;
+    static constexpr const char* env = "ENCORE_RCCL_LIBRARY";
+    // RCCL first: a process with both traces what runs on the HIP streams.
+    static constexpr const char* sonames[] = {"librccl.so.1", "libnccl.so.2"};
+    static constexpr auto initialization = ROCPROFILER_RUNTIME_INITIALIZATION_RCCL;
+    /// NVIDIA's NCCL has no MSCCL functions: they fail with the code NCCL gives a failed system
+    /// call (the library could not be reached).
+    static constexpr auto missing_status = ncclSystemError;
+    /// NCCL_VERSION_CODE of the library itself (22005 for 2.20.5), asked untraced.
     static std::uint64_t version() noexcept;
-    /// A function the real library lacks (NVIDIA's NCCL has no MSCCL functions) fails with the
-    /// code NCCL gives a failed system call: the library could not be reached.
-    template <class R>
-    static R missing_result() noexcept {
-        if constexpr (std::is_same_v<R, ncclResult_t>)
-            return ncclSystemError;
-        else if constexpr (std::is_same_v<R, const char*>)
-            return "<encore: this function is missing from the RCCL / NCCL library>";
-    }
 };
 using rccl_policy = backend::forwarding_policy<rccl_library>;
 
