@@ -90,7 +90,11 @@ struct encore::tracing::initial_next<encore::domains::rocshmem, I> {
 extern "C" ENCORE_EXPORT const rocshmemApiFuncTable* RocshmemGetFunctionTable() {
     static const rocshmemApiFuncTable* const traced = []() -> const rocshmemApiFuncTable* {
         const rocshmemApiFuncTable* real = encore::libs::real_table();
-        if (real == nullptr) return nullptr;
+        if (real == nullptr) {
+            // Said once; the caller gets what it would get without encore: no table.
+            encore::backend::backend_init<encore::libs::rocshmem_policy>::report_missing("RocshmemGetFunctionTable");
+            return nullptr;
+        }
         static rocshmemApiFuncTable copy{};
         const std::size_t n = std::min<std::size_t>(sizeof copy, real->size);
         std::memcpy(&copy, real, n);

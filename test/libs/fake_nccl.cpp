@@ -8,6 +8,7 @@
 //   strings       "fake-nccl: ..." texts
 // encore_test_fake_nccl_log() returns the calls so far; ncclBcast (which RCCL_API does not list)
 // is here too, to check that a function encore does not export reaches the library untraced.
+// ncclCommInitAll calls ncclGroupStart and ncclGroupEnd through its exports, as NCCL's does.
 #include "fake_log.hpp"
 
 #include <rocprofiler-sdk/rccl/api_id.h>
@@ -116,7 +117,11 @@ FAKE ncclResult_t ncclCommInitRank(ncclComm_t* c, int nranks, ncclUniqueId id, i
     return RECORD(ncclCommInitRank, c, nranks, id, rank);
 }
 FAKE ncclResult_t ncclCommInitAll(ncclComm_t* c, int ndev, const int* devs) {
+    // As NCCL's does: a group around the ranks' initialization, through the library's own
+    // exports (the PLT: an interposer preloaded ahead of the library sees these calls too).
+    (void)ncclGroupStart();
     for (int i = 0; c != nullptr && i < ndev; ++i) c[i] = new_comm();
+    (void)ncclGroupEnd();
     return RECORD(ncclCommInitAll, c, ndev, devs);
 }
 FAKE ncclResult_t ncclCommInitRankConfig(ncclComm_t* c, int nranks, ncclUniqueId id, int rank, ncclConfig_t* cfg) {

@@ -6,13 +6,15 @@
 //             traced exactly once (ENTER, EXIT, one correlation id), its arguments by the
 //             reference's names, its return value in the EXIT record and back to the program
 //             unchanged; the fake called with exactly the program's arguments; one
-//             RUNTIME_INITIALIZATION record of the library; the operation names by id
+//             RUNTIME_INITIALIZATION record of the library; the operation names by id; for
+//             rocJPEG, one ROCJPEG_API buffer record per call
 //   untraced  no context: the same calls and results, no records
 //   missing   ENCORE_<LIB>_LIBRARY names no file: each call fails with the library's own "not
 //             there" status (rocSHMEM: the accessor returns no table), nothing crashes
 //   short     (rocshmem) the library's table is shorter than encore's declaration: the slots it
 //             has are traced, the others are left alone and the size is the library's
 #include "../support/check.hpp"
+#include "buffered_api.hpp"
 #include "fake_log.hpp"
 #include "fake_results.hpp"
 
@@ -52,6 +54,8 @@ std::vector<std::uint64_t> g_init_versions;
 std::string g_lib, g_scenario;
 rocprofiler_callback_tracing_kind_t g_kind = ROCPROFILER_CALLBACK_TRACING_NONE;
 rocprofiler_runtime_initialization_operation_t g_init_op = ROCPROFILER_RUNTIME_INITIALIZATION_NONE;
+// ROCJPEG_API buffer records (the one of these kinds with a buffer record), in a context of their own.
+buffered_api g_buffered{ROCPROFILER_BUFFER_TRACING_ROCJPEG_API};
 
 int collect_arg(rocprofiler_callback_tracing_kind_t, rocprofiler_tracing_operation_t, uint32_t, const void* const,
                 int32_t, const char*, const char* name, const char* value, int32_t, void* data) {
@@ -113,6 +117,7 @@ int tool_init(rocprofiler_client_finalize_t, void*) {
                        static_cast<const rocprofiler_callback_tracing_runtime_initialization_data_t*>(r.payload)->version);
                },
                nullptr) != ROCPROFILER_STATUS_SUCCESS;
+    if (g_kind == ROCPROFILER_CALLBACK_TRACING_ROCJPEG_API) bad += g_buffered.configure();
     return bad + (rocprofiler_start_context(ctx) != ROCPROFILER_STATUS_SUCCESS);
 }
 
@@ -288,6 +293,17 @@ void run(std::uint64_t version) {
                "one RUNTIME_INITIALIZATION record with the library's version (" + std::to_string(version) + ")");
     }
     if (!traced) expect(size_of_records() == 0, "no context: no records");
+    if constexpr (std::is_same_v<D, d::rocjpeg>) {
+        if (traced && !missing) {
+            expect(g_buffered.flush(), "flush the ROCJPEG_API buffer");
+            std::vector<int> exits;
+            std::lock_guard lk(g_mutex);
+            for (const auto& r : g_records)
+                if (r.phase == ROCPROFILER_CALLBACK_PHASE_EXIT) exits.push_back(r.op);
+            std::lock_guard lb(g_buffered.mutex);
+            expect(g_buffered.ok && g_buffered.ops == exits, "one ROCJPEG_API buffer record per call, in order");
+        }
+    }
     if (g_scenario == "short") {
         auto* get = reinterpret_cast<const rocshmemApiFuncTable* (*)()>(::dlsym(RTLD_DEFAULT, "RocshmemGetFunctionTable"));
         const rocshmemApiFuncTable* t = get();

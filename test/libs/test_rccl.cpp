@@ -7,7 +7,8 @@
 //             exactly once (ENTER and EXIT, one correlation id), arguments by name and value,
 //             return values, the fake's results and out-parameters unchanged, the fake called
 //             with exactly the program's arguments; an operation filter; RUNTIME_INITIALIZATION
-//             (RCCL) with the library's version; ncclBcast (not an RCCL_API function) untraced
+//             (RCCL) with the library's version; ncclBcast (not an RCCL_API function) untraced;
+//             RCCL_API buffer records, one per call
 //   local     the fake dlopen'ed RTLD_LOCAL by path (as PyTorch loads libnccl.so.2 from its
 //             package folder): RTLD_NEXT cannot see it, encore finds it by soname
 //   env       ENCORE_RCCL_LIBRARY=<fake>: that library, nothing preloaded
@@ -16,6 +17,7 @@
 //   untraced  the tool configures no RCCL kind: results unchanged, no records
 //   queries   the C API's names and argument iteration of RCCL_API (no call made)
 #include "../support/check.hpp"
+#include "buffered_api.hpp"
 #include "fake_log.hpp"
 
 #include <encore/domains/rccl.hpp>
@@ -84,6 +86,7 @@ void on_rccl(std::vector<rec>& out, rocprofiler_callback_tracing_record_t r) {
 }
 
 rocprofiler_context_id_t g_a{}, g_b{}, g_c{};
+buffered_api g_buffered{ROCPROFILER_BUFFER_TRACING_RCCL_API};  // RCCL_API buffer records, context D
 
 int tool_init(rocprofiler_client_finalize_t, void*) {
     if (g_scenario == "untraced" || g_scenario == "queries") return 0;
@@ -110,6 +113,7 @@ int tool_init(rocprofiler_client_finalize_t, void*) {
                        static_cast<const rocprofiler_callback_tracing_runtime_initialization_data_t*>(r.payload)->version);
                },
                nullptr) != ROCPROFILER_STATUS_SUCCESS;
+    bad += g_buffered.configure();
     // Bad input: an op id past the kind, a second service of the same kind in one context.
     const rocprofiler_tracing_operation_t past_end[] = {ROCPROFILER_RCCL_API_ID_LAST};
     bad += rocprofiler_configure_callback_tracing_service(
@@ -314,6 +318,9 @@ void scenario_program(bool traced) {
                 return static_cast<T>(J + 1);
         };
         const std::size_t n_before = size_of(g_all);
+        // The library's own group calls inside ncclCommInitAll (fake_nccl.cpp, as NCCL does).
+        constexpr bool init_all = I == static_cast<std::size_t>(ROCPROFILER_RCCL_API_ID_ncclCommInitAll);
+        if constexpr (init_all) expected_log += "ncclGroupStart();ncclGroupEnd();";
         [&]<std::size_t... J>(std::index_sequence<J...>) {
             expected_log += fake_log::call(op::c_name(), arg(std::integral_constant<std::size_t, J>{})...);
             if constexpr (std::is_same_v<typename op::return_type, ncclResult_t>) {
@@ -331,6 +338,21 @@ void scenario_program(bool traced) {
             {
                 std::lock_guard lk(g_mutex);
                 mine.assign(g_all.begin() + static_cast<std::ptrdiff_t>(n_before), g_all.end());
+            }
+            if constexpr (init_all) {
+                // Its ENTER and EXIT around the two calls the library made inside it, each traced
+                // once with ncclCommInitAll as its ancestor.
+                const bool shape = mine.size() == 6 && mine[0].op == static_cast<int>(I) &&
+                                   mine[5].op == static_cast<int>(I) && mine[0].phase == ENTER &&
+                                   mine[5].phase == EXIT && mine[0].internal == mine[5].internal &&
+                                   mine[1].op == ROCPROFILER_RCCL_API_ID_ncclGroupStart &&
+                                   mine[3].op == ROCPROFILER_RCCL_API_ID_ncclGroupEnd;
+                bool inside = shape;
+                for (std::size_t k = 1; shape && k < 5; ++k) inside = inside && mine[k].ancestor == mine[0].internal;
+                expect(shape && inside && mine[1].internal == mine[2].internal && mine[3].internal == mine[4].internal,
+                       "ncclCommInitAll: traced once, with the library's own ncclGroupStart / ncclGroupEnd inside it "
+                       "(their ancestor), each traced once");
+                if (shape) mine = {mine[0], mine[5]};
             }
             expect(mine.size() == 2 && mine[0].op == static_cast<int>(I) && mine[1].op == static_cast<int>(I) &&
                        mine[0].phase == ENTER && mine[1].phase == EXIT && mine[0].internal == mine[1].internal,
@@ -356,6 +378,18 @@ void scenario_program(bool traced) {
 
 void scenario_preload() {
     scenario_program(true);
+    // The buffer got one record per traced call, in call order.
+    expect(g_buffered.flush(), "flush the RCCL_API buffer");
+    {
+        std::lock_guard lk(g_mutex);
+        std::vector<int> exits;
+        for (const auto& r : g_all)
+            if (r.phase == EXIT) exits.push_back(r.op);
+        std::lock_guard lb(g_buffered.mutex);
+        expect(g_buffered.ok && g_buffered.ops == exits, "one RCCL_API buffer record per call (" +
+                                                             std::to_string(g_buffered.ops.size()) + " of " +
+                                                             std::to_string(exits.size()) + "), in order, no drops");
+    }
     // The filtered context saw only its two operations, each call once.
     std::lock_guard lk(g_mutex);
     std::size_t reduce = 0, group = 0, other = 0;
@@ -367,8 +401,8 @@ void scenario_preload() {
         else
             ++other;
     }
-    expect(reduce == 4 && group == 4 && other == 0,
-           "the filtered context: ncclAllReduce and ncclGroupStart only (2 calls each, ENTER and EXIT)");
+    expect(reduce == 4 && group == 6 && other == 0,
+           "the filtered context: ncclAllReduce (2 calls) and ncclGroupStart (3: one inside ncclCommInitAll) only");
 }
 
 void scenario_missing() {
