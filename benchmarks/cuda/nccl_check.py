@@ -127,8 +127,9 @@ def main():
     # call that made it (its ancestor), which must have been running then (log order).
     at = {(x["phase"], x["corr"]): i for i, x in enumerate(records) if x["phase"] in ("enter", "exit")}
     nested = [x for x in exits.values() if x["ancestor"] in exits]
-    expect(all(at[("enter", x["ancestor"])] < at[("enter", x["corr"])] and
-               at[("exit", x["corr"])] < at[("exit", x["ancestor"])] for x in nested),
+    never = len(records)  # a missing ENTER or EXIT (already a failure above) never nests
+    expect(all(at.get(("enter", x["ancestor"]), never) < at.get(("enter", x["corr"]), -1) and
+               at.get(("exit", x["corr"]), never) < at.get(("exit", x["ancestor"]), -1) for x in nested),
            "each call traced inside another lies inside it (%d such calls)" % len(nested))
     for x in nested[:10]:
         print("  inside %s: %s" % (exits[x["ancestor"]]["op"], x["op"]))
