@@ -112,6 +112,10 @@ def main():
     library = next((l.split(None, 2)[-1] for l in out if l.startswith("nccl library ")), None)
     if library:
         print("the program's NCCL: " + library)
+    elif a.mode == "torch":
+        # Some PyTorch builds link NCCL into libtorch_cuda.so: no exported symbol to interpose.
+        print("note: no libnccl.so.2 / librccl.so.1 was mapped: this PyTorch links NCCL statically, "
+              "and an interposer sees only calls into a shared NCCL")
     inits = [x for x in records if x["phase"] == "init"]
     expect(len(inits) == 1, "one RUNTIME_INITIALIZATION (RCCL) record (%d)" % len(inits))
     expect(version is not None and len(inits) == 1 and inits[0]["version"] == version,
