@@ -36,12 +36,10 @@ struct hipfile_library : library<hipfile_library> {
         }
     }
 };
-using hipfile_policy = backend::forwarding_policy<hipfile_library>;
+
+template <>
+struct policy_of<domains::hipfile> {
+    using type = backend::forwarding_policy<hipfile_library>;
+};
 
 }  // namespace encore::libs
-
-template <std::size_t I>
-struct encore::tracing::initial_next<encore::domains::hipfile, I> {
-    static constexpr auto value =
-        &encore::backend::lazy<encore::domains::hipfile, I, encore::libs::hipfile_policy>::first_call;
-};

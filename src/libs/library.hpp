@@ -11,7 +11,9 @@
 //       static constexpr auto missing_status = ROCJPEG_STATUS_NOT_IMPLEMENTED;
 //       static std::uint64_t version() noexcept { return 0; }            // the library's own
 //   };
-//   using rocjpeg_policy = backend::forwarding_policy<rocjpeg_library>;
+//   template <> struct policy_of<domains::rocjpeg> {           // its wrappers resolve lazily
+//       using type = backend::forwarding_policy<rocjpeg_library>;
+//   };
 #pragma once
 
 #include "backend/forwarding.hpp"
@@ -39,4 +41,18 @@ struct library {
     }
 };
 
+/// The lazy-resolution policy (backend/interposer.hpp) of the library that interposes domain D:
+/// specialized beside each description, it makes D's wrappers start at their resolver.
+template <class D>
+struct policy_of;
+template <class D>
+concept interposed = requires {
+    typename policy_of<D>::type;
+};
+
 }  // namespace encore::libs
+
+template <encore::libs::interposed D, std::size_t I>
+struct encore::tracing::initial_next<D, I> {
+    static constexpr auto value = &encore::backend::lazy<D, I, typename encore::libs::policy_of<D>::type>::first_call;
+};

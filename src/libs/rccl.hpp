@@ -28,11 +28,10 @@ struct rccl_library : library<rccl_library> {
     /// NCCL_VERSION_CODE of the library itself (22005 for 2.20.5), asked untraced.
     static std::uint64_t version() noexcept;
 };
-using rccl_policy = backend::forwarding_policy<rccl_library>;
+
+template <>
+struct policy_of<domains::rccl> {
+    using type = backend::forwarding_policy<rccl_library>;
+};
 
 }  // namespace encore::libs
-
-template <std::size_t I>
-struct encore::tracing::initial_next<encore::domains::rccl, I> {
-    static constexpr auto value = &encore::backend::lazy<encore::domains::rccl, I, encore::libs::rccl_policy>::first_call;
-};

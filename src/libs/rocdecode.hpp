@@ -22,12 +22,10 @@ struct rocdecode_library : library<rocdecode_library> {
     /// rocDecode has no function that says its version: the record's version is 0 (unknown).
     static std::uint64_t version() noexcept { return 0; }
 };
-using rocdecode_policy = backend::forwarding_policy<rocdecode_library>;
+
+template <>
+struct policy_of<domains::rocdecode> {
+    using type = backend::forwarding_policy<rocdecode_library>;
+};
 
 }  // namespace encore::libs
-
-template <std::size_t I>
-struct encore::tracing::initial_next<encore::domains::rocdecode, I> {
-    static constexpr auto value =
-        &encore::backend::lazy<encore::domains::rocdecode, I, encore::libs::rocdecode_policy>::first_call;
-};

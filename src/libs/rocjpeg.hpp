@@ -21,12 +21,10 @@ struct rocjpeg_library : library<rocjpeg_library> {
     /// rocJPEG has no function that says its version: the record's version is 0 (unknown).
     static std::uint64_t version() noexcept { return 0; }
 };
-using rocjpeg_policy = backend::forwarding_policy<rocjpeg_library>;
+
+template <>
+struct policy_of<domains::rocjpeg> {
+    using type = backend::forwarding_policy<rocjpeg_library>;
+};
 
 }  // namespace encore::libs
-
-template <std::size_t I>
-struct encore::tracing::initial_next<encore::domains::rocjpeg, I> {
-    static constexpr auto value =
-        &encore::backend::lazy<encore::domains::rocjpeg, I, encore::libs::rocjpeg_policy>::first_call;
-};

@@ -75,13 +75,12 @@ struct rocshmem_policy : backend::forwarding_policy<rocshmem_library> {
     }
 };
 
-}  // namespace encore::libs
-
-template <std::size_t I>
-struct encore::tracing::initial_next<encore::domains::rocshmem, I> {
-    static constexpr auto value =
-        &encore::backend::lazy<encore::domains::rocshmem, I, encore::libs::rocshmem_policy>::first_call;
+template <>
+struct policy_of<domains::rocshmem> {
+    using type = rocshmem_policy;
 };
+
+}  // namespace encore::libs
 
 /// The table a program (or rocSHMEM's own dispatch) gets: the library's, with every slot it has
 /// replaced by its traced wrapper. Null when no librocshmem is found (as the caller would get
