@@ -8,6 +8,15 @@
 //                           by a consumer thread (the shape of the reference SDK's buffers), as a
 //                           baseline written here
 //   double_buffer_burst/threads:N  the same bursts into it, drained outside the timed region
+//   ring_rounds/threads:N   the producer's cost with N producers writing at once: rounds of half a
+//                           ring's worth of records shared by the N threads, each thread timing
+//                           its own writes (counter ns_per_record, the mean over threads), the
+//                           buffer drained between rounds while every producer waits (the
+//                           rounds design of the reference's transport proposal: records x
+//                           rounds)
+//   floor_rounds/threads:N  the same rounds written inline with nothing but the stores (the
+//                           machine's floor for this record shape); _wide: with 16-byte moves
+//   double_buffer_rounds/threads:N  the same rounds into the shared double buffer
 //   hsa_call_callback       one traced HSA call, one context with a no-op callback (by value)
 //   hsa_call_buffer         the same call with a buffer tracing service instead: the record is
 //                           written at EXIT and delivered in batches on the callback thread
@@ -24,6 +33,8 @@
 #include <benchmark/benchmark.h>
 
 #include <atomic>
+#include <barrier>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
@@ -255,6 +266,122 @@ void teardown_double(const benchmark::State&) {
     g_double = nullptr;
 }
 
+// ---- rounds: N producers writing at once, each timing its own records ----------------------------
+
+std::barrier<>* g_round_barrier = nullptr;
+void setup_rounds(const benchmark::State& state) {
+    g_round_barrier = new std::barrier<>(state.threads());
+    if (g_double == nullptr) g_double = new double_buffer(ring_bytes);
+}
+void teardown_rounds(const benchmark::State&) {
+    delete g_round_barrier;
+    g_round_barrier = nullptr;
+    delete g_double;
+    g_double = nullptr;
+}
+
+template <class Write, class Drain>
+void rounds(benchmark::State& state, Write write, Drain drain) {
+    record64 r{};
+    r.words[0] = static_cast<std::uint64_t>(state.thread_index()) + 1;
+    std::int64_t ns = 0, records = 0;
+    // Half a ring's worth per round, all threads together: below the watermark (the buffer's
+    // whole size), so no delivery runs while producers write; what a round measures is the
+    // producers alone, N of them at once.
+    const std::int64_t per_thread = std::max<std::int64_t>(burst / state.threads(), 64);
+    for (auto _ : state) {
+        g_round_barrier->arrive_and_wait();
+        const auto t0 = std::chrono::steady_clock::now();
+        for (std::int64_t i = 0; i < per_thread; ++i) {
+            write(r);
+            ++r.words[1];
+        }
+        const auto t1 = std::chrono::steady_clock::now();
+        ns += std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count();
+        records += per_thread;
+        g_round_barrier->arrive_and_wait();
+        if (state.thread_index() == 0) drain();
+        g_round_barrier->arrive_and_wait();
+    }
+    state.counters["ns_per_record"] = benchmark::Counter(
+        records != 0 ? static_cast<double>(ns) / static_cast<double>(records) : 0.0, benchmark::Counter::kAvgThreads);
+    state.SetItemsProcessed(records);
+}
+
+void ring_rounds(benchmark::State& state) {
+    rounds(
+        state,
+        [&](const record64& r) {
+            if (encore::core::buffer_emit(g_burst, ROCPROFILER_BUFFER_CATEGORY_TRACING, 1, &r, sizeof r) !=
+                ROCPROFILER_STATUS_SUCCESS)
+                state.SkipWithError("a LOSSLESS record was not written");
+        },
+        [] { rocprofiler_flush_buffer(g_burst); });
+}
+
+// The floor: the least a producer can do per record in these rounds, written inline here (no
+// call, no checks, no TLS, a fixed size): one 8-byte header and the 64-byte payload at a
+// position in the thread's own array, and a release store of the position. Between rounds
+// every record is read by thread 0, as the callback thread reads the rings, so the lines are
+// where a consumer leaves them.
+struct floor_ring {
+    alignas(64) std::atomic<std::uint64_t> head{0};
+    std::vector<std::byte> data;
+};
+std::vector<floor_ring>* g_floor = nullptr;
+void setup_floor(const benchmark::State& state) {
+    setup_rounds(state);
+    g_floor = new std::vector<floor_ring>(static_cast<std::size_t>(state.threads()));
+    for (auto& f : *g_floor) f.data.assign(ring_bytes + 72, std::byte{1});  // a record may end past the mask
+}
+void teardown_floor(const benchmark::State& state) {
+    delete g_floor;
+    g_floor = nullptr;
+    teardown_rounds(state);
+}
+template <bool Wide>
+void floor_rounds(benchmark::State& state) {
+    floor_ring& mine = (*g_floor)[static_cast<std::size_t>(state.thread_index())];
+    const std::uint64_t mask = ring_bytes - 1;
+    rounds(
+        state,
+        [&](const record64& r) {
+            const std::uint64_t h = mine.head.load(std::memory_order_relaxed);
+            std::byte* d = mine.data.data() + (h & mask);
+            const std::uint64_t header = 72 | std::uint64_t{1} << 32;
+            std::memcpy(d, &header, 8);
+            if constexpr (Wide) {
+                std::memcpy(d + 8, &r, sizeof r);  // the compiler's choice: 16-byte moves
+            } else {
+                for (int i = 0; i < 8; ++i) {  // 8-byte words, as the record was written
+                    std::uint64_t w = r.words[i];
+                    asm("" : "+r"(w));
+                    std::memcpy(d + 8 + 8 * i, &w, 8);
+                }
+            }
+            mine.head.store(h + 72, std::memory_order_release);
+        },
+        [] {
+            std::uint64_t sum = 0;
+            for (auto& f : *g_floor) {
+                const std::uint64_t h = f.head.load(std::memory_order_acquire);
+                const std::uint64_t round = static_cast<std::uint64_t>(burst) * 72;  // at most what a round wrote
+                const std::uint64_t from = h >= round ? h - round : 0;
+                for (std::uint64_t p = from; p < h; p += 72) {
+                    std::uint64_t w;
+                    std::memcpy(&w, f.data.data() + (p & (ring_bytes - 1)) + 8, 8);
+                    sum += w;
+                }
+            }
+            benchmark::DoNotOptimize(sum);
+        });
+}
+
+void double_buffer_rounds(benchmark::State& state) {
+    rounds(
+        state, [](const record64& r) { g_double->push(&r, sizeof r); }, [] { g_double->drain(); });
+}
+
 void call(benchmark::State& state) {
     hsa_signal_t s{1};
     for (auto _ : state) {
@@ -278,6 +405,24 @@ BENCHMARK(ring)->Threads(1)->Threads(16)->UseRealTime();
 BENCHMARK(ring_burst)->Threads(1)->Threads(16)->UseRealTime();
 BENCHMARK(double_buffered)->Name("double_buffer")->Threads(1)->Threads(16)->UseRealTime()->Teardown(teardown_double);
 BENCHMARK(double_buffered_burst)->Name("double_buffer_burst")->Threads(1)->Threads(16)->UseRealTime()->Teardown(teardown_double);
+BENCHMARK(ring_rounds)->Threads(1)->Threads(4)->Threads(16)->UseRealTime()->Setup(setup_rounds)->Teardown(teardown_rounds);
+BENCHMARK(floor_rounds<false>)
+    ->Name("floor_rounds")
+    ->Threads(1)
+    ->Threads(4)
+    ->Threads(16)
+    ->UseRealTime()
+    ->Setup(setup_floor)
+    ->Teardown(teardown_floor);
+BENCHMARK(floor_rounds<true>)
+    ->Name("floor_rounds_wide")
+    ->Threads(1)
+    ->Threads(4)
+    ->Threads(16)
+    ->UseRealTime()
+    ->Setup(setup_floor)
+    ->Teardown(teardown_floor);
+BENCHMARK(double_buffer_rounds)->Threads(1)->Threads(4)->Threads(16)->UseRealTime()->Setup(setup_rounds)->Teardown(teardown_rounds);
 BENCHMARK(hsa_call_callback);
 BENCHMARK(hsa_call_buffer);
 

@@ -184,7 +184,8 @@ typedef struct rocprofiler_buffer_tracing_kernel_dispatch_record_t {
     rocprofiler_kernel_dispatch_info_t dispatch_info;
 } rocprofiler_buffer_tracing_kernel_dispatch_record_t;
 
-/** A scratch memory event (nothing in encore produces SCRATCH_MEMORY yet). */
+/** A scratch memory operation (allocate, free, asynchronous reclaim) of one queue: its start and
+ * end, and the size the allocation ended with. */
 typedef struct rocprofiler_buffer_tracing_scratch_memory_record_t {
     uint64_t size;
     rocprofiler_buffer_tracing_kind_t kind;

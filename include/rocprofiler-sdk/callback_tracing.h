@@ -20,6 +20,8 @@
 #include <rocprofiler-sdk/fwd.h>
 #include <rocprofiler-sdk/hip/api_args.h>
 #include <rocprofiler-sdk/hsa/api_args.h>
+#include <rocprofiler-sdk/hsa/scratch_memory_args.h>
+#include <rocprofiler-sdk/hsa/scratch_memory_id.h>
 #include <rocprofiler-sdk/marker/api_args.h>
 #include <rocprofiler-sdk/rccl.h>
 #include <rocprofiler-sdk/rocdecode.h>
@@ -133,13 +135,15 @@ typedef struct rocprofiler_callback_tracing_memory_allocation_data_t {
     uint64_t allocation_size;
 } rocprofiler_callback_tracing_memory_allocation_data_t;
 
-/** Payload of SCRATCH_MEMORY. */
+/** Payload of SCRATCH_MEMORY: the HSA runtime's scratch event of this phase (ENTER: its *_START
+ * event, EXIT: its *_END event; `args_kind` says which) for the queue of `queue_id`. */
 typedef struct rocprofiler_callback_tracing_scratch_memory_data_t {
     uint64_t size;
     rocprofiler_agent_id_t agent_id;
     rocprofiler_queue_id_t queue_id;
-    uint32_t flags;
-    uint64_t allocation_size;
+    rocprofiler_scratch_alloc_flag_t flags;
+    hsa_amd_tool_event_kind_t args_kind;
+    rocprofiler_scratch_memory_args_t args;
 } rocprofiler_callback_tracing_scratch_memory_data_t;
 
 /** Payload of RUNTIME_INITIALIZATION. */

@@ -18,6 +18,8 @@
 
 #include <rocprofiler-sdk/hsa/api_args.h>
 #include <rocprofiler-sdk/hsa/api_id.h>
+#include <rocprofiler-sdk/hsa/scratch_memory_args.h>
+#include <rocprofiler-sdk/hsa/scratch_memory_id.h>
 
 #if defined(ROCPROFILER_DEFINED_AMD_INTERNAL_BUILD)
 #    undef AMD_INTERNAL_BUILD

@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
+#include <cstddef>
 #include <cstring>
 #include <mutex>
 #include <new>
@@ -76,22 +77,40 @@ struct callback_thread;
 // One producer thread's ring in one buffer. Producer-owned, consumer-owned and read-mostly
 // fields sit on separate cache lines.
 struct ring {
-    // ---- the producer's line
-    alignas(64) std::atomic<std::uint64_t> head{0};   // release by the producer; acquire by the consumer
-    std::uint64_t cached_tail = 0;                    // the producer's last look at tail
-    std::uint64_t signaled_tail = ~std::uint64_t{0};  // tail when the producer last woke the consumer
-    std::uint64_t check_at = 0;                       // head at which the producer next looks at tail
-    std::atomic<std::uint64_t> dropped{0};            // the producer counts (relaxed); the consumer takes
+    // ---- the producer's line: everything the record path reads and writes
+    alignas(64) std::atomic<std::uint64_t> head{0};  // release by the producer; acquire by the consumer
+    // The furthest head a record may end at without the slow path's checks: the ring's end (no
+    // wrap), the space known free (cached_tail), and before check_at (no watermark look due). 0
+    // sends every record to the slow path (a new ring, a fork child, a reset), which recomputes it.
+    std::uint64_t limit = 0;
+    std::byte* wdata = nullptr;                  // data and capacity - 1, copied here so that
+    std::uint64_t mask = 0;                      // a record touches one line of the ring
+    std::uint64_t cached_tail = 0;               // the producer's last look at tail
+    std::uint64_t signaled = ~std::uint64_t{0};  // the buffer's `consumed` when we last woke the consumer
+    std::uint64_t check_at = 0;                  // head at which the producer next looks at the watermark
+    std::atomic<std::uint64_t> reported{0};      // head as of the last look (added to the buffer's `written`)
     // ---- the consumer's line
     alignas(64) std::atomic<std::uint64_t> tail{0};  // seq_cst by the consumer (pairs with `waiting`)
     std::atomic<bool> waiting{false};                // a LOSSLESS producer is blocked on tail
-    // ---- read-mostly
+    std::atomic<std::uint64_t> dropped{0};           // the producer counts (relaxed, rare); the consumer takes
+    std::uint64_t accounted = 0;                     // the consumer's: reported bytes it took out of `written`
+    // ---- read-mostly (the consumer's view)
     alignas(64) std::byte* data = nullptr;
     std::uint64_t capacity = 0;
     std::uint64_t generation = 0;     // the buffer incarnation it belongs to
     std::atomic<bool> orphan{false};  // its thread exited: another thread may adopt it (acq/rel)
     ring* next = nullptr;             // the buffer's list; set before the ring is published
 };
+static_assert(offsetof(ring, tail) == 64, "the producer's fields fill exactly one cache line");
+
+// The limit (above) for the ring's state now; the producer calls it after the slow path.
+void refresh_limit(ring& r) noexcept {
+    const std::uint64_t head = r.head.load(std::memory_order_relaxed);
+    const std::uint64_t ring_end = (head | r.mask) + 1;
+    const std::uint64_t free_end = r.cached_tail + r.mask + 1;
+    const std::uint64_t watermark_end = r.check_at == 0 ? 0 : r.check_at - 1;
+    r.limit = std::min({ring_end, free_end, watermark_end});
+}
 
 struct buffer {
     // Read by every producer on every record (read-mostly: written at create/destroy only).
@@ -107,6 +126,11 @@ struct buffer {
     void* callback_data = nullptr;
     alignas(64) std::atomic<ring*> rings{nullptr};  // pushed with CAS by producers (rare)
     std::atomic<std::uint32_t> ring_count{0};       // rings made for it (relaxed: a hint for the watermark)
+    // Bytes its rings reported at their watermark looks, and bytes the consumer freed: their
+    // difference is what the buffer holds, to within the rings' unreported bytes. Apart, so a
+    // producer's add does not take the consumer's line and the reverse.
+    alignas(64) std::atomic<std::uint64_t> written{0};
+    alignas(64) std::atomic<std::uint64_t> consumed{0};
     std::uint64_t pending_drops = 0;                // consumer only: drops not yet reported
     std::atomic<std::uint64_t> flush_requested{0};  // flushers increment (release)
     std::atomic<std::uint64_t> flush_done{0};       // the consumer stores (release) and notifies
@@ -223,11 +247,17 @@ void* callback_thread_main(void* arg) {
     auto& self = *static_cast<callback_thread*>(arg);
     t_callback_thread = &self;
     self.os_tid.store(gettid_now(), std::memory_order_release);
+    // A pass when asked (work moved: a wake-up, a flush) or when a buffer is due; never just
+    // because the thread started, which would deliver below the watermark.
+    std::uint32_t seen = 0;
     for (;;) {
         const std::uint32_t w = self.work.load(std::memory_order_seq_cst);
+        if (w == seen && !any_due(self)) {
+            self.work.wait(w, std::memory_order_seq_cst);
+            continue;
+        }
+        seen = w;
         deliver_pass(self);
-        if (any_due(self)) continue;
-        self.work.wait(w, std::memory_order_seq_cst);
     }
     return nullptr;
 }
@@ -307,7 +337,8 @@ void wake(callback_thread* t) noexcept {
 void drain_buffer(callback_thread& self, buffer& b) noexcept {
     for (ring* r = b.rings.load(std::memory_order_acquire); r != nullptr; r = r->next) {
         const std::uint64_t head = r->head.load(std::memory_order_acquire);
-        b.pending_drops += r->dropped.exchange(0, std::memory_order_relaxed);
+        if (r->dropped.load(std::memory_order_relaxed) != 0)
+            b.pending_drops += r->dropped.exchange(0, std::memory_order_relaxed);
         for (std::uint64_t tail = r->tail.load(std::memory_order_relaxed); tail != head;) {
             self.headers.clear();
             self.pointers.clear();
@@ -351,10 +382,32 @@ void drain_buffer(callback_thread& self, buffer& b) noexcept {
             r->tail.store(tail, std::memory_order_seq_cst);
             if (r->waiting.load(std::memory_order_seq_cst)) r->tail.notify_all();
         }
+        // What the buffer no longer holds, of what this ring reported (bytes it has not reported
+        // are not in `written` either); every pass, records or not, so a producer that reported
+        // after our last drain sees progress.
+        const std::uint64_t upto = std::min(r->tail.load(std::memory_order_relaxed),
+                                            r->reported.load(std::memory_order_acquire));
+        if (upto > r->accounted) {
+            b.consumed.fetch_add(upto - r->accounted, std::memory_order_seq_cst);
+            r->accounted = upto;
+        }
     }
 }
 
 // ---- producers ----------------------------------------------------------------------------------
+
+// How far apart a ring's looks at the watermark are: an eighth of its share of the watermark,
+// so the buffer's fill is known to within an eighth of the watermark (every ring's unreported
+// bytes together); but at least 16 KiB (~220 API records) when the watermark allows it, since a
+// look is an atomic add on a line every producer of the buffer adds to (at an eighth of a share,
+// 16 producers of 1 MiB rings spent several ns per record there). Then the fill is known to
+// within 16 KiB per ring.
+std::uint64_t look_step(const buffer& b) noexcept {
+    constexpr std::uint64_t min_step = 16 << 10;
+    const std::uint64_t rings = std::max<std::uint32_t>(b.ring_count.load(std::memory_order_relaxed), 1);
+    const std::uint64_t step = std::min(std::max(b.watermark / rings / 8, min_step), b.watermark / 8);
+    return std::max<std::uint64_t>(step, sizeof(slot_header));
+}
 
 // The calling thread's ring in `b` (index i): an orphan adopted, or a new one. Null when out of
 // memory.
@@ -381,9 +434,11 @@ void drain_buffer(callback_thread& self, buffer& b) noexcept {
         delete r;
         return nullptr;
     }
-    r->data = static_cast<std::byte*>(mem);
+    r->data = r->wdata = static_cast<std::byte*>(mem);
+    r->mask = b.ring_bytes - 1;
     // This ring's share of the watermark (past_watermark).
-    r->check_at = b.watermark / (b.ring_count.fetch_add(1, std::memory_order_relaxed) + 1);
+    b.ring_count.fetch_add(1, std::memory_order_relaxed);
+    r->check_at = b.watermark == 0 ? 0 : look_step(b);
     r->capacity = b.ring_bytes;
     r->generation = b.generation;
     ring* first = b.rings.load(std::memory_order_relaxed);
@@ -419,51 +474,72 @@ void drain_buffer(callback_thread& self, buffer& b) noexcept {
     return head + need - r.cached_tail <= r.capacity;
 }
 
-// head reached check_at: the buffer may hold a watermark's worth, its rings together. Each of
-// its R rings looks when it holds its share (watermark / R) — when the buffer holds the
-// watermark, some ring holds its share — and then adds up the other rings' fill (reads of their
-// positions, no writes). Below the watermark the next look is at the share, or an eighth of it
-// later if the ring holds more. At or past it, wake the consumer once per progress it makes (one
-// that has not moved tail since our last wake-up has a pass coming and looks again before it
-// sleeps), then look again an eighth of a share later.
+// head reached check_at: report this ring's bytes since its last look into the buffer's count
+// of bytes written (one atomic add on a line shared by the buffer's producers, once per step),
+// then compare what the buffer holds (written minus what the consumer freed) with the watermark.
+// At or past it, wake the consumer once per progress it makes: one that has freed nothing since
+// our last wake-up has a pass coming and looks at every ring again before it sleeps (any_due).
+// A ring never reads another ring's lines, which other cores are writing.
 [[gnu::noinline]] void past_watermark(buffer& b, ring& r, std::uint64_t head) noexcept {
-    // A full barrier between our head store and the tail load (the consumer stores tail, then
-    // loads head): one of us sees the other's store.
-    r.dropped.fetch_add(0, std::memory_order_seq_cst);
+    // seq_cst: a full barrier between our head store and the loads below (the consumer stores
+    // tail and `consumed`, then loads head): one of us sees the other's store.
+    const std::uint64_t delta = head - r.reported.load(std::memory_order_relaxed);
+    const std::uint64_t written = b.written.fetch_add(delta, std::memory_order_seq_cst) + delta;
+    r.reported.store(head, std::memory_order_release);
     r.cached_tail = r.tail.load(std::memory_order_seq_cst);
-    const std::uint64_t rings = std::max<std::uint32_t>(b.ring_count.load(std::memory_order_relaxed), 1);
-    const std::uint64_t share = b.watermark / rings;
-    const std::uint64_t step = std::max<std::uint64_t>(share / 8, sizeof(slot_header));
-    std::uint64_t held = head - r.cached_tail;
-    if (held < b.watermark && rings > 1)
-        for (ring* o = b.rings.load(std::memory_order_acquire); o != nullptr && held < b.watermark; o = o->next)
-            if (o != &r) {
-                const std::uint64_t t = o->tail.load(std::memory_order_acquire);  // first: head >= t
-                held += o->head.load(std::memory_order_acquire) - t;
-            }
-    if (held < b.watermark) {
-        r.check_at = r.cached_tail + share > head ? r.cached_tail + share : head + step;
-        return;
-    }
-    r.check_at = b.watermark == 0 ? head : head + step;
-    if (r.cached_tail == r.signaled_tail) return;
-    r.signaled_tail = r.cached_tail;
+    const std::uint64_t consumed = b.consumed.load(std::memory_order_seq_cst);
+    const std::uint64_t held = written > consumed ? written - consumed : 0;
+    r.check_at = b.watermark == 0 ? head : head + look_step(b);
+    if (held < b.watermark || held == 0) return;
+    if (consumed == r.signaled) return;
+    r.signaled = consumed;
     wake(b.thread.load(std::memory_order_acquire));
 }
 
-// Records are small and mostly whole words: a word loop beats a call to memcpy for them.
-[[gnu::always_inline]] inline void copy_payload(void* dst, const void* src, std::size_t n) noexcept {
-    if (n <= 256 && (n & 7) == 0) {
-        auto* d = static_cast<std::byte*>(dst);
-        const auto* p = static_cast<const std::byte*>(src);
-        for (std::size_t i = 0; i < n; i += 8) {
-            std::uint64_t w;
-            std::memcpy(&w, p + i, 8);
-            std::memcpy(d + i, &w, 8);
+// Writes a slot: its header, then the payload. Records are small whole words (the fast path
+// takes those up to 128 bytes): a call to memcpy costs more than the record. The payload moves
+// in 8-byte words, as a head and a tail that may overlap (no loop; one branch per size class,
+// taken the same way for every record of one kind). Not 16-byte moves: a record is built with
+// 8-byte stores just before it is written, and a wider load of two such stores waits for them
+// to reach the cache instead of being forwarded (measured: RESULTS.md, buffer tracing).
+[[gnu::always_inline]] inline void move_word(std::byte* dst, const std::byte* src) noexcept {
+    std::uint64_t w;
+    std::memcpy(&w, src, 8);
+    asm("" : "+r"(w));  // through a register: else the compiler merges words into 16-byte moves
+    std::memcpy(dst, &w, 8);
+}
+template <std::size_t Words>
+[[gnu::always_inline]] inline void move_words(std::byte* dst, const std::byte* src) noexcept {
+    [&]<std::size_t... I>(std::index_sequence<I...>) { (move_word(dst + 8 * I, src + 8 * I), ...); }
+    (std::make_index_sequence<Words>{});
+}
+[[gnu::always_inline]] inline void write_slot(std::byte* dst, std::uint64_t header, const void* src,
+                                              std::size_t n) noexcept {
+    std::memcpy(dst, &header, sizeof header);
+    dst += sizeof header;
+    const auto* p = static_cast<const std::byte*>(src);
+    if (n >= 16 && n <= 128 && (n & 7) == 0) {
+        if (n <= 32) {
+            move_words<2>(dst, p);
+            move_words<2>(dst + n - 16, p + n - 16);
+        } else if (n <= 64) {
+            move_words<4>(dst, p);
+            move_words<4>(dst + n - 32, p + n - 32);
+        } else {
+            move_words<8>(dst, p);
+            move_words<8>(dst + n - 64, p + n - 64);
         }
+    } else if (n == 8) {
+        move_words<1>(dst, p);
     } else if (n != 0) {
-        std::memcpy(dst, src, n);
+        std::memcpy(dst, p, n);
     }
+}
+
+constexpr std::uint64_t slot_word(std::uint64_t total, std::uint32_t category, std::uint32_t kind) noexcept {
+    static_assert(offsetof(slot_header, bytes) == 0 && offsetof(slot_header, category) == 4 &&
+                  offsetof(slot_header, kind) == 6 && std::endian::native == std::endian::little);
+    return total | static_cast<std::uint64_t>(category) << 32 | static_cast<std::uint64_t>(kind) << 48;
 }
 
 [[gnu::noinline]] rocprofiler_status_t drop(ring& r) noexcept {
@@ -486,14 +562,19 @@ void fork_child() noexcept {
             const std::uint64_t head = r->head.load(std::memory_order_relaxed);
             r->tail.store(head, std::memory_order_relaxed);
             r->cached_tail = head;
-            r->signaled_tail = ~std::uint64_t{0};
+            r->signaled = ~std::uint64_t{0};
+            r->reported.store(head, std::memory_order_relaxed);
+            r->accounted = head;
             r->check_at = head;
+            r->limit = 0;
             r->dropped.store(0, std::memory_order_relaxed);
             r->waiting.store(false, std::memory_order_relaxed);
             const bool mine = t_producer != nullptr && t_producer->rings[i] == r;
             if (!mine) r->orphan.store(true, std::memory_order_relaxed);
         }
         b.pending_drops = 0;
+        b.written.store(0, std::memory_order_relaxed);
+        b.consumed.store(0, std::memory_order_relaxed);
         b.flush_done.store(b.flush_requested.load(std::memory_order_relaxed), std::memory_order_relaxed);
         b.delivering.store(false, std::memory_order_relaxed);
     }
@@ -542,14 +623,12 @@ namespace {
         *pad = slot_header{static_cast<std::uint32_t>(to_end), padding_category, 0};
         head += to_end;
     }
-    auto* s = reinterpret_cast<slot_header*>(r->data + (head & mask));
-    *s = slot_header{static_cast<std::uint32_t>(total), static_cast<std::uint16_t>(category),
-                     static_cast<std::uint16_t>(kind)};
-    copy_payload(s + 1, payload, bytes);
+    write_slot(r->data + (head & mask), slot_word(total, category, kind), payload, bytes);
     head += total;
     r->head.store(head, std::memory_order_release);
     if (head >= r->check_at) [[unlikely]]
         past_watermark(b, *r, head);
+    refresh_limit(*r);
     return ROCPROFILER_STATUS_SUCCESS;
 }
 }  // namespace
@@ -564,23 +643,21 @@ rocprofiler_status_t buffer_emit(rocprofiler_buffer_id_t id, std::uint32_t categ
         return ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND;
     if ((payload == nullptr && bytes != 0) || category >= padding_category || kind > 0xffff) [[unlikely]]
         return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
-    // The common record: the thread has its ring, the record fits before the ring's end and in
-    // the space known free, no watermark look is due, whole words. Nothing else is spilled
-    // around it, so everything else goes to emit_slow (a tail call).
+    // The common record: the thread has its ring, whole words up to 128 bytes (the API records
+    // are 64), and it ends within the ring's
+    // limit (before the ring's end, in the space known free, before the next watermark look).
+    // Nothing else is spilled around it, so everything else goes to emit_slow (a tail call). A
+    // ring of an earlier incarnation of the buffer (test resets) has limit 0.
     producer_state* const p = t_producer;
     ring* const r = p != nullptr ? p->rings[i] : nullptr;
-    const std::uint64_t total = slot_bytes(bytes);
-    if (r == nullptr || r->generation != b.generation || bytes > 256 || (bytes & 7) != 0) [[unlikely]]
+    if (r == nullptr || bytes > 128 || (bytes & 7) != 0) [[unlikely]]
         return emit_slow(b, i, category, kind, payload, bytes);
     const std::uint64_t head = r->head.load(std::memory_order_relaxed);
+    const std::uint64_t total = sizeof(slot_header) + bytes;
     const std::uint64_t end = head + total;
-    if (total > r->capacity - (head & (r->capacity - 1)) || end - r->cached_tail > r->capacity || end >= r->check_at)
-        [[unlikely]]
+    if (end > r->limit) [[unlikely]]
         return emit_slow(b, i, category, kind, payload, bytes);
-    auto* s = reinterpret_cast<slot_header*>(r->data + (head & (r->capacity - 1)));
-    *s = slot_header{static_cast<std::uint32_t>(total), static_cast<std::uint16_t>(category),
-                     static_cast<std::uint16_t>(kind)};
-    copy_payload(s + 1, payload, bytes);
+    write_slot(r->wdata + (head & r->mask), slot_word(total, category, kind), payload, bytes);
     r->head.store(end, std::memory_order_release);
     return ROCPROFILER_STATUS_SUCCESS;
 }
@@ -620,6 +697,8 @@ rocprofiler_status_t create_buffer(rocprofiler_context_id_t context, std::size_t
     b.callback_data = callback_data;
     b.pending_drops = 0;
     b.ring_count.store(0, std::memory_order_relaxed);
+    b.written.store(0, std::memory_order_relaxed);
+    b.consumed.store(0, std::memory_order_relaxed);
     b.thread.store(g_threads[0], std::memory_order_relaxed);
     b.state.store(1, std::memory_order_release);
     g_buffer_count.store(n + 1, std::memory_order_release);
@@ -743,9 +822,11 @@ void buffers_reset_for_testing() noexcept {
     for (std::size_t i = 0; i < n; ++i) {
         buffer& b = g_buffers[i];
         b.state.store(0, std::memory_order_release);
-        // Rings are not freed: a thread may still cache one (its generation tells it apart).
-        // They stay reachable from a list that lives as long as the process.
+        // Rings are not freed: a thread may still cache one (limit 0 sends its next record to
+        // the slow path, where its generation tells it apart). They stay reachable from a list
+        // that lives as long as the process.
         release_rings(b);
+        for (ring* r = b.rings.load(std::memory_order_relaxed); r != nullptr; r = r->next) r->limit = 0;
         static auto* retired = new std::vector<ring*>();
         for (ring* r = b.rings.exchange(nullptr, std::memory_order_acq_rel); r != nullptr; r = r->next) {
             try {

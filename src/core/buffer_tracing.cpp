@@ -6,7 +6,9 @@
 // pointing at the adapter's state (buffer, buffer kind). Subscriber masks, payload capture,
 // correlation ids and the per-context user_data then work exactly as for a tool's callback; the
 // adapter keeps an API call's start time in that user_data at ENTER and writes the buffer record
-// at the phase where it is complete. The traced path itself is unchanged.
+// at the phase where it is complete. The traced path itself is unchanged. A tool's own callback
+// on the same kind of the same context is allowed (the reference's contexts hold both): the core
+// pairs the two behind one slot and gives the adapter a user_data of its own.
 #include "buffer.hpp"
 #include "clock.hpp"
 #include "registry.hpp"
@@ -144,6 +146,30 @@ void memory_allocation_adapter(const rocprofiler_callback_tracing_record_t* r, r
     emit(a, rec);
 }
 
+void scratch_memory_adapter(const rocprofiler_callback_tracing_record_t* r, rocprofiler_user_data_t* ud, void* data) {
+    if (r->phase == ROCPROFILER_CALLBACK_PHASE_ENTER) {
+        ud->value = core::now_ns();
+        return;
+    }
+    if (r->payload == nullptr) return;
+    const auto& a = *static_cast<const adapter*>(data);
+    const auto* p = static_cast<const rocprofiler_callback_tracing_scratch_memory_data_t*>(r->payload);
+    rocprofiler_buffer_tracing_scratch_memory_record_t rec{};
+    rec.size = sizeof(rec);
+    rec.kind = a.kind;
+    std::memcpy(&rec.operation, &r->operation, sizeof(rec.operation));
+    rec.correlation_id = r->correlation_id;
+    rec.agent_id = p->agent_id;
+    rec.queue_id = p->queue_id;
+    rec.thread_id = r->thread_id;
+    rec.start_timestamp = ud->value;
+    rec.end_timestamp = core::now_ns();
+    rec.flags = p->flags;
+    // Only an allocation ends with a size; a free or a reclaim leaves the queue none.
+    rec.allocation_size = p->args_kind == HSA_AMD_TOOL_EVENT_SCRATCH_ALLOC_END ? p->args.alloc_end.size : 0;
+    emit(a, rec);
+}
+
 void runtime_initialization_adapter(const rocprofiler_callback_tracing_record_t* r, rocprofiler_user_data_t*, void* data) {
     if (r->payload == nullptr) return;
     const auto& a = *static_cast<const adapter*>(data);
@@ -167,6 +193,7 @@ encore_callback_tracing_ptr_cb_t adapter_for(buffered_as how) noexcept {
         case buffered_as::kernel_dispatch: return &kernel_dispatch_adapter;
         case buffered_as::memory_copy: return &memory_copy_adapter;
         case buffered_as::memory_allocation: return &memory_allocation_adapter;
+        case buffered_as::scratch_memory: return &scratch_memory_adapter;
         case buffered_as::runtime_initialization: return &runtime_initialization_adapter;
         case buffered_as::nothing: return nullptr;
     }
@@ -297,7 +324,8 @@ rocprofiler_status_t rocprofiler_configure_buffer_tracing_service(rocprofiler_co
     a.kind = kind;
     a.buffer = buffer_id;
     const auto st = core::configure_callback_service(context_id, static_cast<rocprofiler_callback_tracing_kind_t>(source),
-                                                     operations, operations_count, {nullptr, adapter_for(how), &a});
+                                                     operations, operations_count, {nullptr, adapter_for(how), &a},
+                                                     core::service_owner::internal);
     if (st != ROCPROFILER_STATUS_SUCCESS) a = adapter{};
     return st;
 }

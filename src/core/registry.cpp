@@ -326,6 +326,135 @@ void set_subscriptions(std::uint32_t c, bool on) noexcept {
 
 }  // namespace
 
+// ---- several services on one kind -----------------------------------------------------------
+
+// A tool's callback and internal services on one kind of one context (HIP_RUNTIME_API's buffer
+// kinds, plain and _EXT, are two internal services of one source kind).
+struct service_set {
+    static constexpr std::uint32_t max_internal = 2;
+    tracing::detail::callback_slot tool{};  // unset when the tool has none on the kind
+    std::bitset<max_ops_per_kind> tool_ops;
+    std::uint32_t internal_count = 0;
+    tracing::detail::callback_slot internal[max_internal];
+    std::bitset<max_ops_per_kind> internal_ops[max_internal];
+};
+
+namespace {
+
+// An internal service's user_data, kept per thread: the record's own user_data is the tool's (it
+// may write it at ENTER and read it at EXIT). An entry lives from a call's ENTER to its EXIT,
+// found again by (context, service, internal correlation id); nesting is bounded by max_nesting,
+// so the stack only fills if EXITs go missing (a thread that unwound through a traced call):
+// then its older half is forgotten.
+struct internal_user_data {
+    struct entry {
+        std::uint64_t key, id;
+        rocprofiler_user_data_t value;
+    };
+    static constexpr std::uint32_t capacity = 128;
+    entry stack[capacity];
+    std::uint32_t depth = 0;
+    rocprofiler_user_data_t scratch{};  // an EXIT's copy, or a record without phases
+
+    rocprofiler_user_data_t* at(const rocprofiler_callback_tracing_record_t& r, std::uint32_t service) noexcept {
+        const std::uint64_t key = r.context_id.handle * service_set::max_internal + service;
+        if (r.phase == ROCPROFILER_CALLBACK_PHASE_ENTER) {
+            if (depth == capacity) {
+                static warn_once lost;
+                lost("a traced call's EXIT never came: a buffer record's start time is lost");
+                std::copy(stack + capacity / 2, stack + capacity, stack);
+                depth = capacity / 2;
+            }
+            stack[depth] = {key, r.correlation_id.internal, {}};
+            return &stack[depth++].value;
+        }
+        scratch = {};
+        if (r.phase == ROCPROFILER_CALLBACK_PHASE_EXIT)
+            for (std::uint32_t i = depth; i-- > 0;)
+                if (stack[i].key == key && stack[i].id == r.correlation_id.internal) {
+                    scratch = stack[i].value;
+                    std::copy(stack + i + 1, stack + depth, stack + i);
+                    --depth;
+                    break;
+                }
+        return &scratch;
+    }
+};
+// On the heap (exit_safe_local: one pointer of TLS): libencore's TLS block is static (its
+// initial-exec t_thread), and a few KiB more would not fit glibc's surplus when a runtime
+// dlopens encore.
+rocprofiler_user_data_t* internal_ud(const rocprofiler_callback_tracing_record_t& r, std::uint32_t service) noexcept {
+    static rocprofiler_user_data_t no_memory{};
+    internal_user_data* u = exit_safe_local<internal_user_data>::get();
+    if (u == nullptr) {
+        no_memory = {};
+        return &no_memory;
+    }
+    return u->at(r, service);
+}
+
+// The slot of a kind with several services. Each sees only its own operations. The internal
+// services' work nests inside the tool's: they run after the tool's callback at ENTER and before
+// it at EXIT, so their timestamps cover the call, not the tool's callbacks.
+void set_call(const rocprofiler_callback_tracing_record_t* r, rocprofiler_user_data_t* ud, void* data) {
+    const auto& set = *static_cast<const service_set*>(data);
+    const auto op = static_cast<std::size_t>(r->operation);
+    if (op >= max_ops_per_kind) return;
+    const auto internal = [&] {
+        for (std::uint32_t i = 0; i < set.internal_count; ++i)
+            if (set.internal_ops[i].test(op)) set.internal[i].invoke(*r, internal_ud(*r, i));
+    };
+    const bool tool = set.tool.set() && set.tool_ops.test(op);
+    if (r->phase == ROCPROFILER_CALLBACK_PHASE_EXIT) {
+        internal();
+        if (tool) set.tool.call(*r, ud);
+    } else {
+        if (tool) set.tool.call(*r, ud);
+        internal();
+    }
+}
+
+// Whether a kind may take one more service of `owner`: one tool callback, two internal services.
+bool has_room(const callback_service& svc, service_owner owner) noexcept {
+    if (!svc.configured) return true;
+    const bool tool = owner == service_owner::tool;
+    if (svc.set == nullptr) return !tool || svc.owner != service_owner::tool;
+    return tool ? !svc.set->tool.set() : svc.set->internal_count < service_set::max_internal;
+}
+
+// Adds `cb` (subscribed to `ops`, of `owner`, which has_room allowed) to a kind that has a
+// service already: the slot becomes the set's. False when out of memory.
+bool add_to_set(callback_service& svc, tracing::detail::callback_slot& slot, tracing::detail::callback_slot cb,
+                const std::bitset<max_ops_per_kind>& ops, service_owner owner) noexcept {
+    if (svc.set == nullptr) {
+        auto* set = new (std::nothrow) service_set{};
+        if (set == nullptr) return false;
+        if (svc.owner == service_owner::tool) {
+            set->tool = slot;
+            set->tool_ops = svc.ops;
+        } else {
+            set->internal[0] = slot;
+            set->internal_ops[0] = svc.ops;
+            set->internal_count = 1;
+        }
+        svc.set = set;
+    }
+    service_set& set = *svc.set;
+    if (owner == service_owner::tool) {
+        set.tool = cb;
+        set.tool_ops = ops;
+    } else {
+        set.internal[set.internal_count] = cb;
+        set.internal_ops[set.internal_count++] = ops;
+    }
+    svc.ops |= ops;
+    // Written before the context's new bits are published (below, or at its start).
+    slot = {nullptr, &set_call, &set};
+    return true;
+}
+
+}  // namespace
+
 // ---- configuration --------------------------------------------------------------------------
 
 bool configuration_open() noexcept { return g_config_open.load(std::memory_order_acquire); }
@@ -378,7 +507,7 @@ rocprofiler_status_t stop_context(rocprofiler_context_id_t id) noexcept {
 
 rocprofiler_status_t configure_callback_service(rocprofiler_context_id_t id, rocprofiler_callback_tracing_kind_t k,
                                                 const rocprofiler_tracing_operation_t* ops, unsigned long count,
-                                                tracing::detail::callback_slot cb) noexcept {
+                                                tracing::detail::callback_slot cb, service_owner owner) noexcept {
     std::lock_guard lk(g_mutex);
     if (!g_config_open.load(std::memory_order_relaxed)) return ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
     context* c = find_context(id);
@@ -390,7 +519,7 @@ rocprofiler_status_t configure_callback_service(rocprofiler_context_id_t id, roc
     // that stops on any error status must start. What nothing produced is said at finalization
     // (warn_unproduced_kinds).
     auto& svc = c->services[static_cast<std::size_t>(k)];
-    if (svc.configured) return ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED;
+    if (!has_room(svc, owner)) return ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED;
     // Kernel replay serializes the agent and owns its memory for the loop: one context per
     // process may drive it (the seed's rule).
     if (k == ROCPROFILER_CALLBACK_TRACING_KERNEL_REPLAY) {
@@ -414,9 +543,15 @@ rocprofiler_status_t configure_callback_service(rocprofiler_context_id_t id, roc
             selected.set(static_cast<std::size_t>(ops[i]));
         }
     }
-    svc.ops = selected;
-    svc.configured = true;
-    tracing::detail::slots[static_cast<std::size_t>(k)][id.handle] = cb;
+    auto& slot = tracing::detail::slots[static_cast<std::size_t>(k)][id.handle];
+    if (svc.configured) {
+        if (!add_to_set(svc, slot, cb, selected, owner)) return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
+    } else {
+        svc.ops = selected;
+        svc.configured = true;
+        svc.owner = owner;
+        slot = cb;
+    }
     // A context started before this service was added must subscribe it too.
     if (c->active.load(std::memory_order_relaxed)) {
         const masks_change change;
@@ -502,7 +637,10 @@ void reset_for_testing() noexcept {
     for (auto& c : g_contexts) {
         c.valid.store(false, std::memory_order_relaxed);
         c.client = 0;
-        for (auto& s : c.services) s = callback_service{};
+        for (auto& s : c.services) {
+            delete s.set;
+            s = callback_service{};
+        }
         c.external_request = external_request_service{};
     }
     for (auto& row : tracing::detail::slots)

@@ -17,9 +17,20 @@ namespace encore::core {
 
 using tracing::max_contexts;
 
+struct service_set;
+
+/// Whose service on a kind it is: a tool's own callback, or a service encore builds on the
+/// callback machinery (the buffer tracing service's adapter, buffer_tracing.cpp).
+enum class service_owner : std::uint8_t { tool, internal };
+
 struct callback_service {
-    bool configured = false;  // the callback itself is in tracing::detail::slots
-    std::bitset<max_ops_per_kind> ops;
+    bool configured = false;                    // the callback itself is in tracing::detail::slots
+    std::bitset<max_ops_per_kind> ops;          // what the slot is subscribed to (a pair's two together)
+    service_owner owner = service_owner::tool;  // of the first service configured
+    // Several services on one kind of one context: a tool's callback and up to two internal ones
+    // (the reference keeps a context's callback and buffer services apart, so a tool may ask for
+    // both). The slot then calls each through the set (registry.cpp).
+    service_set* set = nullptr;
 };
 
 struct external_request_service {
@@ -85,9 +96,13 @@ void set_configuration_open(bool open, std::uint32_t client) noexcept;
 rocprofiler_status_t create_context(rocprofiler_context_id_t* out) noexcept;
 rocprofiler_status_t start_context(rocprofiler_context_id_t id) noexcept;
 rocprofiler_status_t stop_context(rocprofiler_context_id_t id) noexcept;
+/// A service on kind k of context `id`. A context's kind takes one tool callback and up to two
+/// internal services (each sees only its own operations; an internal one gets a user_data of its
+/// own); one more is SERVICE_ALREADY_CONFIGURED.
 rocprofiler_status_t configure_callback_service(rocprofiler_context_id_t id, rocprofiler_callback_tracing_kind_t k,
                                                 const rocprofiler_tracing_operation_t* ops, unsigned long count,
-                                                tracing::detail::callback_slot cb) noexcept;
+                                                tracing::detail::callback_slot cb,
+                                                service_owner owner = service_owner::tool) noexcept;
 rocprofiler_status_t configure_external_request(rocprofiler_context_id_t id,
                                                 const rocprofiler_external_correlation_id_request_kind_t* kinds,
                                                 unsigned long count, rocprofiler_external_correlation_id_request_cb_t cb,

@@ -18,6 +18,7 @@
 #include "replay_gate.hpp"
 #include "replay_memory.hpp"
 #include "runtime.hpp"
+#include "scratch.hpp"
 
 #include "backend/events.hpp"
 #include "core/registration.hpp"
@@ -68,6 +69,7 @@ extern "C" ENCORE_API bool OnLoad(::HsaApiTable* table, uint64_t runtime_version
     hsa::install_dispatch_tracing(*table);
     hsa::install_memory_tracing(*table);
     hsa::install_code_object_tracing(*table);
+    hsa::install_scratch_tracing(*table);  // after dispatch tracing: it wraps queue creation too
     tracing::hsa_all::install(*table);
     backend::deliver_runtime_initialization(ROCPROFILER_RUNTIME_INITIALIZATION_HSA, [&] { return runtime_version; });
     return true;
@@ -78,6 +80,7 @@ extern "C" ENCORE_API void OnUnload() {
     // The runtime is shutting down: give it back its own functions.
     if (hsa::g_table != nullptr) {
         tracing::hsa_all::uninstall(*hsa::g_table);
+        hsa::uninstall_scratch_tracing(*hsa::g_table);
         hsa::uninstall_dispatch_tracing(*hsa::g_table);
         hsa::uninstall_memory_tracing(*hsa::g_table);
         hsa::uninstall_code_object_tracing(*hsa::g_table);

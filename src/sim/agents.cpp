@@ -12,6 +12,7 @@ namespace {
 auto& g_agent_storage = leaky<std::vector<std::unique_ptr<Agent>>>();
 auto& g_agents = leaky<std::vector<Agent*>>();
 uint32_t g_threads_per_agent = 1;
+uint64_t g_scratch_limit = 1ull << 30;
 
 int env_int(const char* name, int dflt, int lo, int hi) {
     const char* v = getenv(name);
@@ -30,9 +31,12 @@ constexpr size_t kSystemMemory = 64ull << 30;
 
 }  // namespace
 
+uint64_t scratch_limit() { return g_scratch_limit; }
+
 void create_agents() {
     int ngpu = env_int("ENCORE_SIM_GPU_AGENTS", 1, 1, 16);
     g_threads_per_agent = static_cast<uint32_t>(env_int("ENCORE_SIM_THREADS_PER_AGENT", 1, 1, 256));
+    g_scratch_limit = static_cast<uint64_t>(env_int("ENCORE_SIM_SCRATCH_LIMIT_MB", 1024, 1, 1 << 20)) << 20;
     auto cpu = std::make_unique<Agent>();
     cpu->type = HSA_DEVICE_TYPE_CPU;
     cpu->node = 0;

@@ -22,10 +22,28 @@ struct Stub<R (*)(A...)> {
     }
 };
 
+hsa_status_t no_tool_event(hsa_amd_tool_event_t) { return HSA_STATUS_SUCCESS; }
+
 struct TableHolder {
     HsaApiTableContainer c;
+    ApiRoot root{};
+    ToolsApiTable tools{};
     TableHolder() { reset(); }
     void reset() {
+        reset_tables();
+        root.base = c.root;
+        root.base.version.minor_id = sizeof(ApiRoot);
+        root.tools_ = &tools;
+        root.pc_sampling_ext_ = nullptr;
+        tools.version = {1, sizeof(ToolsApiTable), 0, 0};
+        tools.hsa_amd_tool_scratch_event_alloc_start_fn = &no_tool_event;
+        tools.hsa_amd_tool_scratch_event_alloc_end_fn = &no_tool_event;
+        tools.hsa_amd_tool_scratch_event_free_start_fn = &no_tool_event;
+        tools.hsa_amd_tool_scratch_event_free_end_fn = &no_tool_event;
+        tools.hsa_amd_tool_scratch_event_async_reclaim_start_fn = &no_tool_event;
+        tools.hsa_amd_tool_scratch_event_async_reclaim_end_fn = &no_tool_event;
+    }
+    void reset_tables() {
         HsaApiTableContainer fresh;
         c.root.version = fresh.root.version;
         c.core.version = fresh.core.version;
@@ -70,7 +88,10 @@ std::vector<const char*> unimplemented_slots() {
     return out;
 }
 
-HsaApiTable& api_table() { return holder().c.root; }
+// The root handed to tools and read by every export: the extended one (its sub-table pointers
+// are c's).
+HsaApiTable& api_table() { return holder().root.base; }
+ToolsApiTable& tools_table() { return holder().tools; }
 HsaApiTableContainer& api_table_container() { return holder().c; }
 void api_table_reset() { holder().reset(); }
 

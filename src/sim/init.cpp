@@ -70,6 +70,7 @@ void load_tools() {
             const AmdExtTable amd = c.amd_ext;
             const FinalizerExtTable fin = c.finalizer_ext;
             const ImageExtTable img = c.image_ext;
+            const ToolsApiTable tools = tools_table();
             if (!on_load(&api_table(), 1, failed.size(), names.data())) {
                 // As ROCr: the tool is counted as failed and closed without calling its OnUnload.
                 // Unlike ROCr, slots it replaced are restored (they would point into unmapped code).
@@ -78,6 +79,7 @@ void load_tools() {
                 c.amd_ext = amd;
                 c.finalizer_ext = fin;
                 c.image_ext = img;
+                tools_table() = tools;
                 dlclose(h);
                 failed.push_back(lib);
                 continue;

@@ -85,6 +85,11 @@ struct Queue {
     uint32_t group_segment_size = 0;
     uint32_t private_segment_size = 0;
     bool counts_agent = true;  // false for the hardware queue behind a proxy
+    // Scratch (private segment) memory this queue holds, and whether a dispatch of it runs now
+    // (an idle queue's scratch may be reclaimed for another queue). Guarded by g_scratch_mu.
+    uint64_t scratch_bytes = 0;
+    bool dispatching = false;
+    const hsa_queue_t* program_queue() const { return report_as != nullptr ? report_as : &h.amd.hsa_queue; }
 
     // Intercept (proxy) queues.
     bool is_proxy = false;
@@ -259,6 +264,122 @@ void run_group(void* c, uint64_t flat, uint32_t worker) {
 
 }  // namespace
 
+// ---- scratch memory -------------------------------------------------------------------------------
+// A model of ROCr's scratch management, reported through the tools table as ROCr reports it: a
+// queue holds scratch for its dispatches that need a private segment (bytes per work-item x the
+// wave size x the waves that may run at once, at most kMaxScratchSlots); a dispatch that needs
+// more than its queue holds grows it (ALLOC, flags NONE). If all queues together would hold more
+// than the limit, idle queues' scratch is reclaimed first (ASYNC_RECLAIM on each); a dispatch
+// that needs more than the whole limit gets scratch for itself alone (ALLOC and, after it,
+// FREE, flags USE_ONCE). A destroyed queue frees what it holds (FREE). The events run on the
+// thread that processes the queue, START then END around the change. (The kernels' private
+// memory itself is per worker thread: this is accounting, not where that memory lives.)
+namespace {
+
+constexpr uint64_t kScratchWaveSize = 64;
+constexpr uint64_t kMaxScratchSlots = 2048;
+
+std::mutex g_scratch_mu;
+uint64_t g_scratch_total = 0;  // guarded by g_scratch_mu
+
+void tool_event(hsa_amd_tool_event_kind_t kind, const hsa_queue_t* q, hsa_amd_event_scratch_alloc_flag_t flags,
+                uint64_t dispatch_id = 0, size_t size = 0, size_t slots = 0) {
+    const ToolsApiTable& t = tools_table();
+    hsa_amd_tool_event_t e{};
+    switch (kind) {
+        case HSA_AMD_TOOL_EVENT_SCRATCH_ALLOC_START: {
+            const hsa_amd_event_scratch_alloc_start_t ev{kind, q, flags, dispatch_id};
+            e.scratch_alloc_start = &ev;
+            t.hsa_amd_tool_scratch_event_alloc_start_fn(e);
+            return;
+        }
+        case HSA_AMD_TOOL_EVENT_SCRATCH_ALLOC_END: {
+            const hsa_amd_event_scratch_alloc_end_t ev{kind, q, flags, dispatch_id, size, slots};
+            e.scratch_alloc_end = &ev;
+            t.hsa_amd_tool_scratch_event_alloc_end_fn(e);
+            return;
+        }
+        case HSA_AMD_TOOL_EVENT_SCRATCH_FREE_START:
+        case HSA_AMD_TOOL_EVENT_SCRATCH_FREE_END:
+        case HSA_AMD_TOOL_EVENT_SCRATCH_ASYNC_RECLAIM_START:
+        case HSA_AMD_TOOL_EVENT_SCRATCH_ASYNC_RECLAIM_END: {
+            // The four share one layout {kind, queue, flags}.
+            const hsa_amd_event_scratch_free_start_t ev{kind, q, flags};
+            e.scratch_free_start = &ev;
+            const auto slot = kind == HSA_AMD_TOOL_EVENT_SCRATCH_FREE_START ? t.hsa_amd_tool_scratch_event_free_start_fn
+                              : kind == HSA_AMD_TOOL_EVENT_SCRATCH_FREE_END ? t.hsa_amd_tool_scratch_event_free_end_fn
+                              : kind == HSA_AMD_TOOL_EVENT_SCRATCH_ASYNC_RECLAIM_START
+                                  ? t.hsa_amd_tool_scratch_event_async_reclaim_start_fn
+                                  : t.hsa_amd_tool_scratch_event_async_reclaim_end_fn;
+            slot(e);
+            return;
+        }
+        default: return;
+    }
+}
+
+// Scratch for a dispatch of `q` that needs `need` bytes over `slots` waves: true when it got
+// scratch of its own (use once: free it after the dispatch). The accounting changes under the
+// locks; the events (a tool's code, which may call the runtime) run after they are released.
+bool acquire_scratch(Queue& q, uint64_t need, uint64_t slots, uint64_t dispatch_id) {
+    const hsa_queue_t* self = q.program_queue();
+    std::vector<const hsa_queue_t*> reclaimed;
+    bool use_once = false;
+    {
+        std::lock_guard lk(g_scratch_mu);
+        q.dispatching = true;
+        if (need <= q.scratch_bytes) return false;
+        const uint64_t limit = scratch_limit();
+        use_once = need > limit;
+        if (!use_once) {
+            if (g_scratch_total - q.scratch_bytes + need > limit) {
+                std::lock_guard ql(g_q_mu);
+                for (auto& [handle, owner] : g_queues) {
+                    Queue* o = owner->hw ? owner->hw.get() : owner.get();
+                    if (o == &q || o->dispatching || o->scratch_bytes == 0) continue;
+                    g_scratch_total -= o->scratch_bytes;
+                    o->scratch_bytes = 0;
+                    reclaimed.push_back(o->program_queue());
+                    if (g_scratch_total - q.scratch_bytes + need <= limit) break;
+                }
+            }
+            g_scratch_total += need - q.scratch_bytes;
+            q.scratch_bytes = need;
+        }
+    }
+    for (const hsa_queue_t* o : reclaimed) {
+        tool_event(HSA_AMD_TOOL_EVENT_SCRATCH_ASYNC_RECLAIM_START, o, HSA_AMD_EVENT_SCRATCH_ALLOC_FLAG_NONE);
+        tool_event(HSA_AMD_TOOL_EVENT_SCRATCH_ASYNC_RECLAIM_END, o, HSA_AMD_EVENT_SCRATCH_ALLOC_FLAG_NONE);
+    }
+    const auto flags = use_once ? HSA_AMD_EVENT_SCRATCH_ALLOC_FLAG_USE_ONCE : HSA_AMD_EVENT_SCRATCH_ALLOC_FLAG_NONE;
+    tool_event(HSA_AMD_TOOL_EVENT_SCRATCH_ALLOC_START, self, flags, dispatch_id);
+    tool_event(HSA_AMD_TOOL_EVENT_SCRATCH_ALLOC_END, self, flags, dispatch_id, need, slots);
+    return use_once;
+}
+
+void end_dispatch_scratch(Queue& q, bool use_once) {
+    {
+        std::lock_guard lk(g_scratch_mu);
+        q.dispatching = false;
+    }
+    if (!use_once) return;
+    tool_event(HSA_AMD_TOOL_EVENT_SCRATCH_FREE_START, q.program_queue(), HSA_AMD_EVENT_SCRATCH_ALLOC_FLAG_USE_ONCE);
+    tool_event(HSA_AMD_TOOL_EVENT_SCRATCH_FREE_END, q.program_queue(), HSA_AMD_EVENT_SCRATCH_ALLOC_FLAG_USE_ONCE);
+}
+
+// A queue going away frees what it holds (before its handle is gone for the tool).
+void free_queue_scratch(Queue& q) {
+    std::unique_lock lk(g_scratch_mu);
+    if (q.scratch_bytes == 0) return;
+    g_scratch_total -= q.scratch_bytes;
+    q.scratch_bytes = 0;
+    lk.unlock();
+    tool_event(HSA_AMD_TOOL_EVENT_SCRATCH_FREE_START, q.program_queue(), HSA_AMD_EVENT_SCRATCH_ALLOC_FLAG_NONE);
+    tool_event(HSA_AMD_TOOL_EVENT_SCRATCH_FREE_END, q.program_queue(), HSA_AMD_EVENT_SCRATCH_ALLOC_FLAG_NONE);
+}
+
+}  // namespace
+
 hsa_status_t Queue::dispatch(uint16_t hdr, const hsa_kernel_dispatch_packet_t& p) {
     DispatchCtx d{};
     d.dims = (p.setup >> HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS) & 3;
@@ -289,6 +410,12 @@ hsa_status_t Queue::dispatch(uint16_t hdr, const hsa_kernel_dispatch_packet_t& p
     d.private_bytes = std::max(p.private_segment_size, k.private_segment_size);
     d.dispatch_id = g_dispatch_ids.fetch_add(1, std::memory_order_relaxed);
     d.agent_index = agent->gpu_index;
+    bool use_once = false;
+    if (d.private_bytes != 0) {
+        const uint64_t waves = groups * ((wg_items + kScratchWaveSize - 1) / kScratchWaveSize);
+        const uint64_t slots = std::min(waves, kMaxScratchSlots);
+        use_once = acquire_scratch(*this, uint64_t{d.private_bytes} * kScratchWaveSize * slots, slots, d.dispatch_id);
+    }
     const uint64_t t0 = now_ticks();
     if (agent->workers && groups > 1) {
         WorkerPool::Job job;
@@ -300,6 +427,7 @@ hsa_status_t Queue::dispatch(uint16_t hdr, const hsa_kernel_dispatch_packet_t& p
         for (uint64_t g = 0; g < groups; ++g) run_group(&d, g, 0);
     }
     const uint64_t t1 = now_ticks();
+    if (d.private_bytes != 0) end_dispatch_scratch(*this, use_once);
     (void)hdr;
     complete(comp, t0, t1);
     return HSA_STATUS_SUCCESS;
@@ -403,6 +531,7 @@ void stop_queue(Queue& q) {
 void retire_queue(std::unique_ptr<Queue> q) {
     if (q->hw) retire_queue(std::move(q->hw));
     stop_queue(*q);
+    free_queue_scratch(*q);
     if (q->thread.joinable()) {
         if (q->thread.get_id() == std::this_thread::get_id()) {
             std::lock_guard<std::mutex> lk(g_q_mu);

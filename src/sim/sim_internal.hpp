@@ -17,6 +17,8 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <rocprofiler-sdk/hsa/scratch_memory_id.h>  // hsa_amd_tool_event and its events
+
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
@@ -30,9 +32,35 @@
 namespace encore::sim {
 
 // ---- API table (api_table.cpp) ---------------------------------------------------------
+// ROCr's tools table (ROCm >= 6.2, not in the 5.2 headers): the runtime calls these slots at its
+// scratch events and a tool replaces them; the runtime's own do nothing. Layout and version as
+// ROCr's (HSA_TOOLS_API_TABLE_MAJOR_VERSION 1).
+struct ToolsApiTable {
+    ApiTableVersion version;
+    hsa_amd_tool_event hsa_amd_tool_scratch_event_alloc_start_fn;
+    hsa_amd_tool_event hsa_amd_tool_scratch_event_alloc_end_fn;
+    hsa_amd_tool_event hsa_amd_tool_scratch_event_free_start_fn;
+    hsa_amd_tool_event hsa_amd_tool_scratch_event_free_end_fn;
+    hsa_amd_tool_event hsa_amd_tool_scratch_event_async_reclaim_start_fn;
+    hsa_amd_tool_event hsa_amd_tool_scratch_event_async_reclaim_end_fn;
+};
+// The root table as ROCr >= 6.2 lays it out: the 5.2 members, then tools_ and pc_sampling_ext_
+// (null: no PC sampling). version.minor_id is this struct's size, so a tool that checks
+// offsetof(HsaApiTable, tools_) < minor_id finds the tools table, one built against 5.2 headers
+// sees the table it knows.
+struct ApiRoot {
+    HsaApiTable base;
+    ToolsApiTable* tools_;
+    void* pc_sampling_ext_;
+};
+static_assert(offsetof(ApiRoot, tools_) == sizeof(HsaApiTable), "tools_ follows the 5.2 members");
 HsaApiTable& api_table();
 // The tables behind api_table(); init.cpp saves and restores them around a tool's OnLoad.
 HsaApiTableContainer& api_table_container();
+ToolsApiTable& tools_table();
+// Scratch memory all queues together may hold (ENCORE_SIM_SCRATCH_LIMIT_MB, read at hsa_init;
+// queues.cpp).
+uint64_t scratch_limit();
 // Stubs in every slot, then the runtime's own functions (tools' replacements are dropped).
 void api_table_reset();
 // Names of slots still holding their stub after installation.

@@ -528,15 +528,30 @@ TEST_CASE("configure_buffer_tracing_service: every documented status") {
         cfg(ctx, ROCPROFILER_BUFFER_TRACING_KFD_PAGE_FAULT, nullptr, 0, buf);                       // 12 no source
         cfg(ctx, ROCPROFILER_BUFFER_TRACING_KFD_PAGE_FAULT, nullptr, 0, buf);                       // 13 repeat
         cfg(ctx, ROCPROFILER_BUFFER_TRACING_CORRELATION_ID_RETIREMENT, nullptr, 0, buf);            // 14
-        // A callback service on HSA_AMD_EXT_API of ctx2, then the buffer service on it: refused.
-        st.push_back(rocprofiler_configure_callback_tracing_service(
-            ctx2, ROCPROFILER_CALLBACK_TRACING_HSA_AMD_EXT_API, nullptr, 0,
-            [](rocprofiler_callback_tracing_record_t, rocprofiler_user_data_t*, void*) {}, nullptr));  // 15
-        cfg(ctx2, ROCPROFILER_BUFFER_TRACING_HSA_AMD_EXT_API, nullptr, 0, buf);                        // 16
+        // A callback service on HSA_AMD_EXT_API of ctx2, then the buffer service on it: both, as
+        // the reference allows; a second callback service on it is refused.
+        const auto noop = [](rocprofiler_callback_tracing_record_t, rocprofiler_user_data_t*, void*) {};
+        st.push_back(rocprofiler_configure_callback_tracing_service(ctx2, ROCPROFILER_CALLBACK_TRACING_HSA_AMD_EXT_API,
+                                                                    nullptr, 0, noop, nullptr));  // 15
+        cfg(ctx2, ROCPROFILER_BUFFER_TRACING_HSA_AMD_EXT_API, nullptr, 0, buf);                   // 16
         cfg(ctx2, ROCPROFILER_BUFFER_TRACING_HSA_CORE_API, nullptr, 0, buf);  // 17 another context: fine
+        st.push_back(rocprofiler_configure_callback_tracing_service(ctx2, ROCPROFILER_CALLBACK_TRACING_HSA_AMD_EXT_API,
+                                                                    nullptr, 0, noop, nullptr));  // 18 second callback
+        cfg(ctx2, ROCPROFILER_BUFFER_TRACING_HSA_AMD_EXT_API, nullptr, 0, buf);                   // 19 second buffer
+        // The buffer service first, then the callback: both; HIP_RUNTIME_API and its _EXT buffer
+        // kind (one source kind) on one context: both, and the callback beside them.
+        cfg(ctx2, ROCPROFILER_BUFFER_TRACING_HSA_IMAGE_EXT_API, nullptr, 0, buf);  // 20
+        st.push_back(rocprofiler_configure_callback_tracing_service(ctx2, ROCPROFILER_CALLBACK_TRACING_HSA_IMAGE_EXT_API,
+                                                                    nullptr, 0, noop, nullptr));  // 21
+        cfg(ctx2, ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API, nullptr, 0, buf);                   // 22
+        cfg(ctx2, ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API_EXT, nullptr, 0, buf);               // 23
+        st.push_back(rocprofiler_configure_callback_tracing_service(ctx2, ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API,
+                                                                    nullptr, 0, noop, nullptr));  // 24
+        st.push_back(rocprofiler_configure_callback_tracing_service(ctx2, ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API,
+                                                                    nullptr, 0, noop, nullptr));  // 25 again
         return 0;
     });
-    REQUIRE(st.size() == 18);
+    REQUIRE(st.size() == 26);
     CHECK(st[0] == ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND);
     CHECK(st[1] == ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND);
     CHECK(st[2] == ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND);
@@ -553,8 +568,12 @@ TEST_CASE("configure_buffer_tracing_service: every documented status") {
     CHECK(st[13] == ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED);
     CHECK(st[14] == ROCPROFILER_STATUS_SUCCESS);
     CHECK(st[15] == ROCPROFILER_STATUS_SUCCESS);
-    CHECK(st[16] == ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED);
+    CHECK(st[16] == ROCPROFILER_STATUS_SUCCESS);
     CHECK(st[17] == ROCPROFILER_STATUS_SUCCESS);
+    CHECK(st[18] == ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED);
+    CHECK(st[19] == ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED);
+    for (int i : {20, 21, 22, 23, 24}) CHECK(st[static_cast<std::size_t>(i)] == ROCPROFILER_STATUS_SUCCESS);
+    CHECK(st[25] == ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED);
     // KERNEL_DISPATCH buffer records are COMPLETE records: only that operation is subscribed.
     const auto dispatch_ops = encore::configured_operations(encore::kind::kernel_dispatch);
     CHECK(dispatch_ops.count() == 1);
@@ -852,6 +871,79 @@ TEST_CASE("HSA API calls through the buffer service: one record per call, timest
         }
     }
     CHECK(mine == calls);
+    tracing::hsa_all::uninstall(t.root);
+}
+
+namespace {
+// The tool's side of a context that has a callback and a buffer service on one kind.
+struct both_seen {
+    std::atomic<int> enter{0}, exit{0}, user_data_kept{0}, by_op[2]{};
+} g_both;
+void both_cb(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t* ud, void*) {
+    const int which = r.operation == ROCPROFILER_HSA_CORE_API_ID_hsa_signal_load_relaxed ? 0 : 1;
+    if (r.phase == ROCPROFILER_CALLBACK_PHASE_ENTER) {
+        ++g_both.enter;
+        ud->value = 0x5eed0000 + r.correlation_id.internal;  // what the tool keeps for its EXIT
+    } else {
+        ++g_both.exit;
+        if (ud->value == 0x5eed0000 + r.correlation_id.internal) ++g_both.user_data_kept;
+    }
+    ++g_both.by_op[which];
+}
+}  // namespace
+
+TEST_CASE("a callback and a buffer service on one kind of one context: each gets its operations and its user_data") {
+    static rocprofiler_context_id_t ctx{};
+    static rocprofiler_buffer_id_t buf{};
+    {
+        std::lock_guard lk(g_api.m);
+        g_api.recs.clear();
+    }
+    fake_hsa::tables t;
+    run_tool([] {
+        CHECK(rocprofiler_create_context(&ctx) == ROCPROFILER_STATUS_SUCCESS);
+        CHECK(rocprofiler_create_buffer(ctx, 1 << 16, 1 << 15, ROCPROFILER_BUFFER_POLICY_LOSSLESS, &on_api, nullptr,
+                                        &buf) == ROCPROFILER_STATUS_SUCCESS);
+        // The callback wants two operations, the buffer one of them (and configured second).
+        const rocprofiler_tracing_operation_t cb_ops[] = {ROCPROFILER_HSA_CORE_API_ID_hsa_signal_load_relaxed,
+                                                          ROCPROFILER_HSA_CORE_API_ID_hsa_agent_get_info};
+        const rocprofiler_tracing_operation_t buf_ops[] = {ROCPROFILER_HSA_CORE_API_ID_hsa_signal_load_relaxed};
+        CHECK(rocprofiler_configure_callback_tracing_service(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, cb_ops, 2,
+                                                             &both_cb, nullptr) == ROCPROFILER_STATUS_SUCCESS);
+        CHECK(rocprofiler_configure_buffer_tracing_service(ctx, ROCPROFILER_BUFFER_TRACING_HSA_CORE_API, buf_ops, 1,
+                                                           buf) == ROCPROFILER_STATUS_SUCCESS);
+        return rocprofiler_start_context(ctx) == ROCPROFILER_STATUS_SUCCESS ? 0 : 1;
+    });
+    tracing::hsa_all::install(t.root);
+    g_both.enter = g_both.exit = g_both.user_data_kept = g_both.by_op[0] = g_both.by_op[1] = 0;
+    rocprofiler_timestamp_t before = 0, after = 0;
+    rocprofiler_get_timestamp(&before);
+    constexpr int calls = 50;
+    for (int i = 0; i < calls; ++i) {
+        CHECK(t.core.hsa_signal_load_relaxed_fn(hsa_signal_t{1}) == fake_hsa::signal_value);
+        std::uint32_t value = 0;
+        t.core.hsa_agent_get_info_fn(hsa_agent_t{1}, HSA_AGENT_INFO_NODE, &value);
+        t.core.hsa_init_fn();
+    }
+    rocprofiler_get_timestamp(&after);
+    CHECK(rocprofiler_flush_buffer(buf) == ROCPROFILER_STATUS_SUCCESS);
+    // The callback: ENTER and EXIT of both its operations, its user_data intact at every EXIT
+    // (the buffer service keeps its start time elsewhere); never hsa_init, which nobody asked for.
+    CHECK(g_both.enter == 2 * calls);
+    CHECK(g_both.exit == 2 * calls);
+    CHECK(g_both.user_data_kept == 2 * calls);
+    CHECK(g_both.by_op[0] == 2 * calls);
+    CHECK(g_both.by_op[1] == 2 * calls);
+    // The buffer: one record per load, none for the other two, timestamps within the window.
+    std::lock_guard lk(g_api.m);
+    REQUIRE(g_api.recs.size() == calls);
+    for (const auto& r : g_api.recs) {
+        CHECK(r.operation == ROCPROFILER_HSA_CORE_API_ID_hsa_signal_load_relaxed);
+        CHECK(r.start_timestamp >= before);
+        CHECK(r.start_timestamp <= r.end_timestamp);
+        CHECK(r.end_timestamp <= after);
+        CHECK(r.correlation_id.internal != 0);
+    }
     tracing::hsa_all::uninstall(t.root);
 }
 

@@ -43,10 +43,25 @@ __attribute__((visibility("default"))) bool OnLoad(HsaApiTable* table, uint64_t 
     g_loads.fetch_add(1);
     g_failed_count = failed_tool_count;
     for (uint64_t i = 0; i < failed_tool_count; ++i) g_failed.emplace_back(failed_tool_names[i]);
-    g_table_ok = runtime_version >= 1 && table->version.major_id == HSA_API_TABLE_MAJOR_VERSION &&
-                 table->version.minor_id == sizeof(HsaApiTable) && all_slots_set(table->core_) &&
-                 all_slots_set(table->amd_ext_) && all_slots_set(table->finalizer_ext_) &&
-                 all_slots_set(table->image_ext_);
+    // The root as ROCr >= 6.2 lays it out: the 5.2 members, then tools_ and pc_sampling_ext_
+    // (minor_id 64), the tools table with its six scratch-event slots set.
+    struct tools_table {
+        ApiTableVersion version;
+        void* slots[6];
+    };
+    struct root_v62 {
+        HsaApiTable base;
+        tools_table* tools_;
+        void* pc_sampling_ext_;
+    };
+    const auto* root = reinterpret_cast<const root_v62*>(table);
+    bool tools_ok = table->version.minor_id == sizeof(root_v62) && root->tools_ != nullptr &&
+                    root->tools_->version.major_id == 1 && root->tools_->version.minor_id == sizeof(tools_table) &&
+                    root->pc_sampling_ext_ == nullptr;
+    for (int i = 0; tools_ok && i < 6; ++i) tools_ok = root->tools_->slots[i] != nullptr;
+    g_table_ok = runtime_version >= 1 && table->version.major_id == HSA_API_TABLE_MAJOR_VERSION && tools_ok &&
+                 all_slots_set(table->core_) && all_slots_set(table->amd_ext_) &&
+                 all_slots_set(table->finalizer_ext_) && all_slots_set(table->image_ext_);
     g_next = table->core_->hsa_agent_get_info_fn;
     table->core_->hsa_agent_get_info_fn = counting_get_info;
     return true;

@@ -32,7 +32,7 @@ static_assert(request_kind_of(kind::marker_core_range_api) ==
 static_assert(request_kind_of(kind::code_object) == ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_NONE);
 static_assert(request_kind_of(kind::hip_event) == ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_NONE);
 static_assert(producers_of(kind::kernel_dispatch) == (produced_by::hsa | produced_by::cuda));
-static_assert(producers_of(kind::scratch_memory) == produced_by::nothing);
+static_assert(producers_of(kind::scratch_memory) == produced_by::hsa);
 static_assert(kind_decl_of<kind::hsa_core_api>::iterates_args && !kind_decl_of<kind::memory_copy>::iterates_args);
 static_assert(operations_of(kind::cuda_driver_api) == operations::at_load &&
               operations_of(kind::ompt) == operations::none);

@@ -102,7 +102,7 @@ using kind_list = api::type_list<
     kind_decl<kind::code_object, "CODE_OBJECT", payload_by_operation, false,
               produced_by::hsa, operations::domain>,
     kind_decl<kind::scratch_memory, "SCRATCH_MEMORY", rocprofiler_callback_tracing_scratch_memory_data_t, false,
-              produced_by::nothing, operations::domain>,
+              produced_by::hsa, operations::domain>,
     kind_decl<kind::kernel_dispatch, "KERNEL_DISPATCH", rocprofiler_callback_tracing_kernel_dispatch_data_t, false,
               produced_by::hsa | produced_by::cuda, operations::domain, ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_KERNEL_DISPATCH>,
     kind_decl<kind::memory_copy, "MEMORY_COPY", rocprofiler_callback_tracing_memory_copy_data_t, false,
@@ -229,6 +229,7 @@ enum class buffered_as : std::uint8_t {
     kernel_dispatch,         // at COMPLETE, with the dispatch's GPU start/end
     memory_copy,             // at EXIT, with the copy's start/end
     memory_allocation,       // at EXIT
+    scratch_memory,          // start at ENTER (the runtime's *_START event), the record at EXIT (*_END)
     runtime_initialization,  // at the record (phase NONE)
 };
 
@@ -255,7 +256,7 @@ using buffer_kind_list = api::type_list<
     buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_MARKER_NAME_API, "MARKER_NAME_API", kind::marker_name_api, buffered_as::api>,
     buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_MEMORY_COPY, "MEMORY_COPY", kind::memory_copy, buffered_as::memory_copy>,
     buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH, "KERNEL_DISPATCH", kind::kernel_dispatch, buffered_as::kernel_dispatch>,
-    buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_SCRATCH_MEMORY, "SCRATCH_MEMORY", kind::none, buffered_as::nothing>,
+    buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_SCRATCH_MEMORY, "SCRATCH_MEMORY", kind::scratch_memory, buffered_as::scratch_memory>,
     buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_CORRELATION_ID_RETIREMENT, "CORRELATION_ID_RETIREMENT", kind::none, buffered_as::nothing>,
     buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_RCCL_API, "RCCL_API", kind::rccl_api, buffered_as::api>,
     buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_OMPT, "OMPT", kind::none, buffered_as::nothing>,
