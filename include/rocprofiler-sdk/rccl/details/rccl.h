@@ -19,11 +19,23 @@
 #ifndef NCCL_H_
 #define NCCL_H_
 
-/* RCCL's streams are HIP's; HIP's headers refuse to be read without a platform. */
-#if !defined(__HIP_PLATFORM_AMD__) && !defined(__HIP_PLATFORM_HCC__) && !defined(__HIP_PLATFORM_NVIDIA__)
-#    define __HIP_PLATFORM_AMD__ 1
+/* RCCL's streams are HIP's; HIP's headers refuse to be read without a platform. Where HIP's
+ * headers are absent (a CUDA-only build, NCCL's streams being CUDA's), hipStream_t is declared as
+ * HIP declares it: the same pointer type, so the ABI is one, and a later HIP include agrees. */
+#if defined __has_include
+#    if __has_include(<hip/hip_runtime_api.h>)
+#        define ENCORE_RCCL_HAVE_HIP_ 1
+#    endif
 #endif
-#include <hip/hip_runtime_api.h>
+#if defined(ENCORE_RCCL_HAVE_HIP_)
+#    if !defined(__HIP_PLATFORM_AMD__) && !defined(__HIP_PLATFORM_HCC__) && !defined(__HIP_PLATFORM_NVIDIA__)
+#        define __HIP_PLATFORM_AMD__ 1
+#    endif
+#    include <hip/hip_runtime_api.h>
+#else
+typedef struct ihipStream_t* hipStream_t;
+#endif
+#undef ENCORE_RCCL_HAVE_HIP_
 
 #include <limits.h>
 #include <stddef.h>
