@@ -183,8 +183,13 @@ _RETVALS = {
 _EXAMPLE = {"hsa": "hsa_queue_create.size", "hip": "hipMalloc.size", "marker": "roctxMarkA.message"}
 
 # encore's own name for the raw words: the union is at least this large whatever the members
-# (tools that copied the bytes keep working; every operation's arguments fit, checked).
+# (tools that copied the bytes keep working; every operation's arguments fit, checked). An area
+# without an entry has none: its union is exactly the reference's size (the library payloads,
+# whose retval offset tools reading by layout depend on).
 _RAW_WORDS = {"hsa": 32, "hip": 32, "marker": 4}
+# Areas whose reference declares a function without parameters as the no-args struct itself
+# (`rocprofiler_hipfile_api_no_args hipFileDriverOpen;`) rather than a struct holding it.
+_BARE_NO_ARGS: set[str] = set()
 
 _PRELUDE = {
     "hsa": """#include <rocprofiler-sdk/defines.h>
@@ -230,14 +235,15 @@ REFERENCE_TYPEDEFS = {
 
 
 def header(area: str, members: list[Member], sources: list[str], typedefs: list[str],
-           missing_note: list[str]) -> str:
+           missing_note: list[str], generator: str = GENERATOR,
+           check_rel: str = "src/core/api_args_check.cpp") -> str:
     rel = f"include/rocprofiler-sdk/{area}/api_args.h"
     tag = f"rocprofiler_{area}_api"
-    text = c_banner(GENERATOR, rel, sources, [
+    text = c_banner(generator, rel, sources, [
         f"Per-call arguments of the {area.upper()} API kinds as the reference SDK declares them:",
         f"`{tag}_args_t` has one member per function, named like it, whose fields are its",
         f"parameters in order (`args.{_EXAMPLE[area]}`). The bytes are encore's captured copy",
-        "(encore::api::captured_args): src/core/api_args_check.cpp asserts, per parameter, that",
+        f"(encore::api::captured_args): {check_rel} asserts, per parameter, that",
         "offset and type agree, so this header cannot drift from the domain declarations.",
         "A function without parameters has the one field `no_args` (C has no empty structs).",
         *missing_note])
@@ -259,13 +265,17 @@ def header(area: str, members: list[Member], sources: list[str], typedefs: list[
         if m.block != block:
             block = m.block
             text += f"    /* {block} */\n"
+        if not m.decls and area in _BARE_NO_ARGS:
+            text += f"    {tag}_no_args {m.name};\n"
+            continue
         text += "    struct {\n"
         if not m.decls:
             text += f"        {tag}_no_args no_args;\n"
         text += "".join(f"        {d};\n" for d in m.decls)
         text += f"    }} {m.name};\n"
-    text += f"    /* encore: the raw words (the union's minimum size) */\n"
-    text += f"    uint64_t encore_raw[{_RAW_WORDS[area]}];\n"
+    if _RAW_WORDS.get(area):
+        text += f"    /* encore: the raw words (the union's minimum size) */\n"
+        text += f"    uint64_t encore_raw[{_RAW_WORDS[area]}];\n"
     text += f"}} {tag}_args_t;\n\nROCPROFILER_EXTERN_C_FINI\n"
     return text
 
@@ -273,9 +283,9 @@ def header(area: str, members: list[Member], sources: list[str], typedefs: list[
 # ---- 3. check ------------------------------------------------------------------------------
 
 
-def check_tu(areas: list[tuple[str, list[Member]]], includes: list[str]) -> tuple[str, int, int]:
-    rel = "src/core/api_args_check.cpp"
-    text = banner(GENERATOR, rel, [f"include/rocprofiler-sdk/{a}/api_args.h" for a, _ in areas], [
+def check_tu(areas: list[tuple[str, list[Member]]], includes: list[str],
+             rel: str = "src/core/api_args_check.cpp", generator: str = GENERATOR) -> tuple[str, int, int]:
+    text = banner(generator, rel, [f"include/rocprofiler-sdk/{a}/api_args.h" for a, _ in areas], [
         "For every operation of every API domain: the C union member of its name has a field per",
         "parameter at the captured copy's offset, of its type (dim3 by value as rocprofiler_dim3_t),",
         "and the captured copy's size. Compiles to nothing; a mismatch does not compile, and the",

@@ -1,7 +1,7 @@
-// examples/tools/api_trace.cpp — a tracing tool: prints every HSA / HIP / CUDA / marker API call
-// (and OpenMP callback, --ompt-trace) with its arguments and return value, and a per-function
-// summary at exit; records kernel dispatches (with their GPU start/end times) and summarizes them
-// per kernel; optionally writes a Perfetto/Chrome trace and CSV files.
+// examples/tools/api_trace.cpp — a tracing tool: prints every HSA / HIP / CUDA / marker / RCCL API
+// call (and OpenMP callback, --ompt-trace) with its arguments and return value, and a
+// per-function summary at exit; records kernel dispatches (with their GPU start/end times) and
+// summarizes them per kernel; optionally writes a Perfetto/Chrome trace and CSV files.
 //
 // It is a rocprofiler_configure tool (loaded through ROCP_TOOL_LIBRARIES, see encore-trace) that
 // uses encore's C++ API: the domains it traces are chosen at compile time (`traced` below), and
@@ -14,7 +14,8 @@
 //                              marker (roctx, and NVTX through libencore-nvtx: needs
 //                              libencore-roctx), ompt (OpenMP callbacks: needs libencore-ompt as
 //                              the OpenMP runtime's tool; a callback is an instant, a begin/end
-//                              pair one call); default hsa. encore-trace sets it.
+//                              pair one call), rccl (RCCL / NCCL: needs libencore-rccl);
+//                              default hsa. encore-trace sets it.
 //   ENCORE_TRACE_QUIET=1       print only the summary
 //   ENCORE_TRACE_OUTPUT=DIR    also write into DIR (created if missing; checked at start: if a
 //                              file cannot be created there the tool says why and traces nothing):
@@ -43,6 +44,9 @@
 #endif
 #include <encore/domains/marker.hpp>
 #include <encore/domains/ompt.hpp>
+#if ENCORE_HIP_HEADERS
+#    include <encore/domains/rccl.hpp>
+#endif
 #include <encore/encore.hpp>
 #include <encore/tracing/agents.hpp>
 #include <rocprofiler-sdk/cuda/driver_api_id.h>
@@ -74,7 +78,7 @@ namespace {
 
 namespace d = encore::domains;
 // The domains this tool can trace (compile-time choice); ENCORE_TRACE_DOMAINS picks among them.
-// A build without HSA's or HIP's headers (encore/config.h) has the markers only; CUDA's driver
+// A build without HSA's or HIP's headers (encore/config.h) has the markers and OMPT only; CUDA's driver
 // API comes through the C API (on_cuda_call).
 #if ENCORE_HSA_HEADERS
 using hsa_domains = std::tuple<d::hsa_core, d::hsa_amd_ext>;
@@ -82,7 +86,7 @@ using hsa_domains = std::tuple<d::hsa_core, d::hsa_amd_ext>;
 using hsa_domains = std::tuple<>;
 #endif
 #if ENCORE_HIP_HEADERS
-using hip_domains = std::tuple<d::hip_runtime, d::hip_compiler>;
+using hip_domains = std::tuple<d::hip_runtime, d::hip_compiler, d::rccl>;  // libencore-rccl needs HIP's headers
 #else
 using hip_domains = std::tuple<>;
 #endif
@@ -98,6 +102,8 @@ constexpr const char* group_of() {
         return "hip";
     else if constexpr (k == encore::kind::ompt)
         return "ompt";
+    else if constexpr (k == encore::kind::rccl_api)
+        return "rccl";
     else
         return "marker";
 }

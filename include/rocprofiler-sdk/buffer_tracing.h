@@ -125,7 +125,7 @@ typedef struct rocprofiler_buffer_tracing_marker_api_record_t {
     rocprofiler_thread_id_t thread_id;
 } rocprofiler_buffer_tracing_marker_api_record_t;
 
-/** A traced RCCL call (nothing in encore produces RCCL_API yet). */
+/** A traced RCCL call (libencore-rccl, docs/libraries.md). */
 typedef struct rocprofiler_buffer_tracing_rccl_api_record_t {
     uint64_t size;
     rocprofiler_buffer_tracing_kind_t kind;
@@ -136,7 +136,7 @@ typedef struct rocprofiler_buffer_tracing_rccl_api_record_t {
     rocprofiler_thread_id_t thread_id;
 } rocprofiler_buffer_tracing_rccl_api_record_t;
 
-/** A traced rocJPEG call (nothing in encore produces ROCJPEG_API yet). */
+/** A traced rocJPEG call (libencore-rocjpeg, docs/libraries.md). */
 typedef struct rocprofiler_buffer_tracing_rocjpeg_api_record_t {
     uint64_t size;
     rocprofiler_buffer_tracing_kind_t kind;

@@ -29,6 +29,13 @@
 #include <rocprofiler-sdk/hsa/scratch_memory_id.h>
 #include <rocprofiler-sdk/marker/api_args.h>
 #include <rocprofiler-sdk/ompt.h>
+#include <rocprofiler-sdk/rccl.h>
+#if ENCORE_HIP_HEADERS  /* rocDecode, rocJPEG, rocSHMEM and hipFile's types are HIP's */
+#    include <rocprofiler-sdk/hipfile.h>
+#    include <rocprofiler-sdk/rocdecode.h>
+#    include <rocprofiler-sdk/rocjpeg.h>
+#    include <rocprofiler-sdk/rocshmem.h>
+#endif
 
 #if ENCORE_HSA_HEADERS
 #    include <hsa/hsa.h>
@@ -274,6 +281,53 @@ ROCPROFILER_API rocprofiler_status_t rocprofiler_iterate_callback_tracing_kind_o
 ROCPROFILER_API rocprofiler_status_t rocprofiler_iterate_callback_tracing_kind_operation_args(
     rocprofiler_callback_tracing_record_t record, rocprofiler_callback_tracing_operation_args_cb_t callback,
     int32_t max_dereference_count, void* user_data) ROCPROFILER_NOEXCEPT;
+
+/* ---- the library API kinds' payloads (docs/libraries.md) ------------------------------------ */
+
+/** Payload of RCCL_API: the call's arguments (args.ncclAllReduce.count, rccl/api_args.h) and, at
+ *  EXIT, its return value. */
+typedef struct rocprofiler_callback_tracing_rccl_api_data_t {
+    uint64_t size;
+    rocprofiler_rccl_api_args_t args;
+    rocprofiler_rccl_api_retval_t retval;
+} rocprofiler_callback_tracing_rccl_api_data_t;
+
+/* rocDecode, rocJPEG, rocSHMEM and hipFile take HIP's types: a build without HIP's headers
+ * declares their payloads without members (as the HSA/HIP ones above). */
+#if ENCORE_HIP_HEADERS
+/** Payload of ROCDECODE_API (rocdecode/api_args.h). */
+typedef struct rocprofiler_callback_tracing_rocdecode_api_data_t {
+    uint64_t size;
+    rocprofiler_rocdecode_api_args_t args;
+    rocprofiler_rocdecode_api_retval_t retval;
+} rocprofiler_callback_tracing_rocdecode_api_data_t;
+
+/** Payload of ROCJPEG_API (rocjpeg/api_args.h). */
+typedef struct rocprofiler_callback_tracing_rocjpeg_api_data_t {
+    uint64_t size;
+    rocprofiler_rocjpeg_api_args_t args;
+    rocprofiler_rocjpeg_api_retval_t retval;
+} rocprofiler_callback_tracing_rocjpeg_api_data_t;
+
+/** Payload of ROCSHMEM_API (rocshmem/api_args.h; every traced function returns void). */
+typedef struct rocprofiler_callback_tracing_rocshmem_api_data_t {
+    uint64_t size;
+    rocprofiler_rocshmem_api_args_t args;
+    rocprofiler_rocshmem_api_retval_t retval;
+} rocprofiler_callback_tracing_rocshmem_api_data_t;
+
+/** Payload of HIPFILE_API (hipfile/api_args.h). */
+typedef struct rocprofiler_callback_tracing_hipfile_api_data_t {
+    uint64_t size;
+    rocprofiler_hipfile_api_args_t args;
+    rocprofiler_hipfile_api_retval_t retval;
+} rocprofiler_callback_tracing_hipfile_api_data_t;
+#else
+typedef struct rocprofiler_callback_tracing_rocdecode_api_data_t rocprofiler_callback_tracing_rocdecode_api_data_t;
+typedef struct rocprofiler_callback_tracing_rocjpeg_api_data_t rocprofiler_callback_tracing_rocjpeg_api_data_t;
+typedef struct rocprofiler_callback_tracing_rocshmem_api_data_t rocprofiler_callback_tracing_rocshmem_api_data_t;
+typedef struct rocprofiler_callback_tracing_hipfile_api_data_t rocprofiler_callback_tracing_hipfile_api_data_t;
+#endif
 
 /* ---- encore extension (not in the reference SDK) -------------------------------------------- */
 

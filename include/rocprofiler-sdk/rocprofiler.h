@@ -33,6 +33,16 @@
 #endif
 #include <rocprofiler-sdk/marker.h>
 #include <rocprofiler-sdk/ompt.h>
+/* The library API kinds (docs/libraries.md): the reference's rccl.h, rocdecode.h, rocjpeg.h, and
+ * its later rocshmem.h and hipfile.h (those four use HIP's types: not in a build without HIP's
+ * headers). */
+#include <rocprofiler-sdk/rccl.h>
+#if ENCORE_HIP_HEADERS
+#    include <rocprofiler-sdk/hipfile.h>
+#    include <rocprofiler-sdk/rocdecode.h>
+#    include <rocprofiler-sdk/rocjpeg.h>
+#    include <rocprofiler-sdk/rocshmem.h>
+#endif
 /* Not in the reference's list, which leaves it to tools; encore's tools expect it here. */
 #include <rocprofiler-sdk/registration.h>
 /* Counters and the services that need hardware encore cannot reach (docs/counters.md). */

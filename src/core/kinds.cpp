@@ -71,6 +71,12 @@ constexpr const char* missing_producer[tracing::produced_by::count] = {
     "libencore-cuda (encore's libcuda.so.1) is not loaded in this process (see docs/cuda.md)",
     "libencore-ompt is not the OpenMP runtime's tool in this process (run under encore-trace --ompt-trace, "
     "or set OMP_TOOL_LIBRARIES to libencore-ompt.so; the runtime must be LLVM's libomp: docs/ompt.md)",
+    "libencore-rccl is not loaded in this process (run under encore-trace --rccl-trace, or LD_PRELOAD "
+    "libencore-rccl.so)",
+    "libencore-rocdecode is not loaded in this process (LD_PRELOAD libencore-rocdecode.so)",
+    "libencore-rocjpeg is not loaded in this process (LD_PRELOAD libencore-rocjpeg.so)",
+    "libencore-rocshmem is not loaded in this process (LD_PRELOAD libencore-rocshmem.so)",
+    "libencore-hipfile is not loaded in this process (LD_PRELOAD libencore-hipfile.so)",
 };
 
 // The sentence for kind k, built once per kind: finalization may run in a process short of

@@ -13,7 +13,8 @@
 #include <string.h>
 
 /* Each payload the seed lists, named in C: a tool reads `size` first to know the layout. */
-#define PAYLOAD(T) {#T, sizeof(T), offsetof(T, size)}
+#define PAYLOAD(T) \
+    { #T, sizeof(T), offsetof(T, size) }
 struct payload_info {
     const char* name;
     size_t bytes;

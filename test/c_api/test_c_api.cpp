@@ -107,9 +107,8 @@ TEST_CASE("configure_callback_tracing_service: every documented status") {
         cfg(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, good, 2, noop_cb);        // 9
         cfg(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, nullptr, 0, noop_cb);     // 10 repeat
         cfg(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_AMD_EXT_API, nullptr, 0, noop_cb);  // 11 other kind
-        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_RCCL_API, nullptr, 0, noop_cb);         // 12 nothing produces it
-        // A kind without operations here (CUDA_DRIVER_API: libencore-cuda is not loaded) takes
-        // any id below encore's table bound.
+        cfg(ctx, ROCPROFILER_CALLBACK_TRACING_RCCL_API, nullptr, 0, noop_cb);         // 12 its library is not loaded
+        // A kind without operations here takes any id below encore's table bound.
         const rocprofiler_tracing_operation_t past_bound[] = {
             static_cast<rocprofiler_tracing_operation_t>(encore::max_ops_per_kind)};
         const rocprofiler_tracing_operation_t some[] = {7, 0};
@@ -237,8 +236,13 @@ TEST_CASE("kind and operation names") {
     CHECK(std::string(name) == "KERNEL_DISPATCH_COMPLETE");
     CHECK(rocprofiler_query_callback_tracing_kind_operation_name(ROCPROFILER_CALLBACK_TRACING_NONE, 0, &name, &len) ==
           ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND);
-    CHECK(rocprofiler_query_callback_tracing_kind_operation_name(ROCPROFILER_CALLBACK_TRACING_RCCL_API, 0, &name,
+    // A kind whose operations come with its library (libencore-cuda, not loaded here).
+    CHECK(rocprofiler_query_callback_tracing_kind_operation_name(ROCPROFILER_CALLBACK_TRACING_CUDA_DRIVER_API, 0, &name,
                                                                  &len) == ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED);
+    // RCCL_API's names are libencore's, also without libencore-rccl.
+    CHECK(rocprofiler_query_callback_tracing_kind_operation_name(ROCPROFILER_CALLBACK_TRACING_RCCL_API, 0, &name,
+                                                                 &len) == ROCPROFILER_STATUS_SUCCESS);
+    CHECK(std::string(name) == "ncclAllGather");
 }
 
 TEST_CASE("iterating kinds and operations cross-checks names against ids") {

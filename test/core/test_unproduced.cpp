@@ -102,3 +102,22 @@ TEST_CASE("a kind configured before its library is loaded fires once the library
     // The library stays loaded (-z nodelete); closing the handle is still balanced.
     CHECK(::dlclose(lib) == 0);
 }
+
+TEST_CASE("the library API kinds name their interposer when it is not loaded") {
+    configure_in_tool({ROCPROFILER_CALLBACK_TRACING_RCCL_API, ROCPROFILER_CALLBACK_TRACING_ROCDECODE_API,
+                       ROCPROFILER_CALLBACK_TRACING_ROCJPEG_API, ROCPROFILER_CALLBACK_TRACING_ROCSHMEM_API,
+                       ROCPROFILER_CALLBACK_TRACING_HIPFILE_API});
+    const std::string out = stderr_of([] { encore::core::finalize(); });
+    CAPTURE(out);
+    CHECK(occurrences(out, "[encore] RCCL_API was configured but produced nothing: libencore-rccl is not loaded in "
+                           "this process (run under encore-trace --rccl-trace, or LD_PRELOAD libencore-rccl.so)\n") == 1);
+    CHECK(occurrences(out, "[encore] ROCDECODE_API was configured but produced nothing: libencore-rocdecode is not "
+                           "loaded") == 1);
+    CHECK(occurrences(out, "[encore] ROCJPEG_API was configured but produced nothing: libencore-rocjpeg is not "
+                           "loaded") == 1);
+    CHECK(occurrences(out, "[encore] ROCSHMEM_API was configured but produced nothing: libencore-rocshmem is not "
+                           "loaded") == 1);
+    CHECK(occurrences(out, "[encore] HIPFILE_API was configured but produced nothing: libencore-hipfile is not "
+                           "loaded") == 1);
+    CHECK(occurrences(out, "was configured but produced nothing") == 5);
+}

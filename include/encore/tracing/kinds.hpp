@@ -45,13 +45,18 @@ struct payload_undefined {};
 /// and libencore-cuda). A kind is produced in a process once one of them is present.
 namespace produced_by {
 inline constexpr std::uint32_t nothing = 0;
-inline constexpr std::uint32_t core = 1u << 0;    // libencore: the HSA API wrappers it installs over any table
-inline constexpr std::uint32_t hsa = 1u << 1;     // libencore-hsa, once the HSA runtime loaded it (OnLoad)
-inline constexpr std::uint32_t hip = 1u << 2;     // libencore-hip, once loaded
-inline constexpr std::uint32_t marker = 1u << 3;  // libencore-roctx, once loaded
-inline constexpr std::uint32_t cuda = 1u << 4;    // libencore-cuda, once loaded
-inline constexpr std::uint32_t ompt = 1u << 5;    // libencore-ompt, once loaded (the OpenMP runtime starts it)
-inline constexpr std::size_t count = 6;
+inline constexpr std::uint32_t core = 1u << 0;       // libencore: the HSA API wrappers it installs over any table
+inline constexpr std::uint32_t hsa = 1u << 1;        // libencore-hsa, once the HSA runtime loaded it (OnLoad)
+inline constexpr std::uint32_t hip = 1u << 2;        // libencore-hip, once loaded
+inline constexpr std::uint32_t marker = 1u << 3;     // libencore-roctx, once loaded
+inline constexpr std::uint32_t cuda = 1u << 4;       // libencore-cuda, once loaded
+inline constexpr std::uint32_t ompt = 1u << 5;       // libencore-ompt, once loaded (the OpenMP runtime starts it)
+inline constexpr std::uint32_t rccl = 1u << 6;       // libencore-rccl, once loaded
+inline constexpr std::uint32_t rocdecode = 1u << 7;  // libencore-rocdecode, once loaded
+inline constexpr std::uint32_t rocjpeg = 1u << 8;    // libencore-rocjpeg, once loaded
+inline constexpr std::uint32_t rocshmem = 1u << 9;   // libencore-rocshmem, once loaded
+inline constexpr std::uint32_t hipfile = 1u << 10;   // libencore-hipfile, once loaded
+inline constexpr std::size_t count = 11;
 }  // namespace produced_by
 
 /// Where a kind's operation names (and argument iteration) come from.
@@ -103,28 +108,30 @@ using kind_list = api::type_list<
               produced_by::hsa | produced_by::cuda, operations::domain, ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_KERNEL_DISPATCH>,
     kind_decl<kind::memory_copy, "MEMORY_COPY", rocprofiler_callback_tracing_memory_copy_data_t, false,
               produced_by::hsa | produced_by::cuda, operations::domain, ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MEMORY_COPY>,
-    kind_decl<kind::rccl_api, "RCCL_API", payload_undefined, false,
-              produced_by::nothing, operations::none, ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_RCCL_API>,
+    kind_decl<kind::rccl_api, "RCCL_API", rocprofiler_callback_tracing_rccl_api_data_t, true,
+              produced_by::rccl, operations::domain, ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_RCCL_API>,
     kind_decl<kind::ompt, "OMPT", rocprofiler_callback_tracing_ompt_data_t, true,
               produced_by::ompt, operations::domain, ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_OMPT>,
     kind_decl<kind::memory_allocation, "MEMORY_ALLOCATION", rocprofiler_callback_tracing_memory_allocation_data_t, false,
               produced_by::hsa | produced_by::cuda, operations::domain, ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MEMORY_ALLOCATION>,
     kind_decl<kind::runtime_initialization, "RUNTIME_INITIALIZATION", rocprofiler_callback_tracing_runtime_initialization_data_t, false,
-              produced_by::hsa | produced_by::hip | produced_by::marker | produced_by::cuda, operations::domain>,
-    kind_decl<kind::rocdecode_api, "ROCDECODE_API", payload_undefined, false,
-              produced_by::nothing, operations::none, ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_ROCDECODE_API>,
-    kind_decl<kind::rocjpeg_api, "ROCJPEG_API", payload_undefined, false,
-              produced_by::nothing, operations::none, ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_ROCJPEG_API>,
+              produced_by::hsa | produced_by::hip | produced_by::marker | produced_by::cuda | produced_by::rccl |
+                  produced_by::rocdecode | produced_by::rocjpeg | produced_by::rocshmem | produced_by::hipfile,
+              operations::domain>,
+    kind_decl<kind::rocdecode_api, "ROCDECODE_API", rocprofiler_callback_tracing_rocdecode_api_data_t, true,
+              produced_by::rocdecode, operations::domain, ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_ROCDECODE_API>,
+    kind_decl<kind::rocjpeg_api, "ROCJPEG_API", rocprofiler_callback_tracing_rocjpeg_api_data_t, true,
+              produced_by::rocjpeg, operations::domain, ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_ROCJPEG_API>,
     kind_decl<kind::hip_stream, "HIP_STREAM", rocprofiler_callback_tracing_hip_stream_data_t, false,
               produced_by::hip, operations::domain>,
     kind_decl<kind::marker_core_range_api, "MARKER_CORE_RANGE_API", rocprofiler_callback_tracing_marker_api_data_t, true,
               produced_by::marker, operations::domain, ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MARKER_CORE_RANGE_API>,
     kind_decl<kind::hip_graph, "HIP_GRAPH", rocprofiler_callback_tracing_hip_graph_data_t, false,
               produced_by::hip, operations::domain>,
-    kind_decl<kind::rocshmem_api, "ROCSHMEM_API", payload_undefined, false,
-              produced_by::nothing, operations::none>,
-    kind_decl<kind::hipfile_api, "HIPFILE_API", payload_undefined, false,
-              produced_by::nothing, operations::none>,
+    kind_decl<kind::rocshmem_api, "ROCSHMEM_API", rocprofiler_callback_tracing_rocshmem_api_data_t, true,
+              produced_by::rocshmem, operations::domain>,
+    kind_decl<kind::hipfile_api, "HIPFILE_API", rocprofiler_callback_tracing_hipfile_api_data_t, true,
+              produced_by::hipfile, operations::domain>,
     kind_decl<kind::kernel_replay, "KERNEL_REPLAY", rocprofiler_callback_tracing_kernel_replay_data_t, false,
               produced_by::hsa | produced_by::cuda, operations::domain>,
     kind_decl<kind::hip_event, "HIP_EVENT", rocprofiler_callback_tracing_hip_event_data_t, false,
@@ -252,12 +259,12 @@ using buffer_kind_list = api::type_list<
     buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH, "KERNEL_DISPATCH", kind::kernel_dispatch, buffered_as::kernel_dispatch>,
     buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_SCRATCH_MEMORY, "SCRATCH_MEMORY", kind::scratch_memory, buffered_as::scratch_memory>,
     buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_CORRELATION_ID_RETIREMENT, "CORRELATION_ID_RETIREMENT", kind::none, buffered_as::nothing>,
-    buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_RCCL_API, "RCCL_API", kind::none, buffered_as::nothing>,
+    buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_RCCL_API, "RCCL_API", kind::rccl_api, buffered_as::api>,
     buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_OMPT, "OMPT", kind::none, buffered_as::nothing>,
     buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_MEMORY_ALLOCATION, "MEMORY_ALLOCATION", kind::memory_allocation, buffered_as::memory_allocation>,
     buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_RUNTIME_INITIALIZATION, "RUNTIME_INITIALIZATION", kind::runtime_initialization, buffered_as::runtime_initialization>,
     buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_ROCDECODE_API, "ROCDECODE_API", kind::none, buffered_as::nothing>,
-    buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_ROCJPEG_API, "ROCJPEG_API", kind::none, buffered_as::nothing>,
+    buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_ROCJPEG_API, "ROCJPEG_API", kind::rocjpeg_api, buffered_as::api>,
     buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_HIP_STREAM, "HIP_STREAM", kind::none, buffered_as::nothing>,
     buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API_EXT, "HIP_RUNTIME_API_EXT", kind::hip_runtime_api, buffered_as::api_ext>,
     buffer_kind_decl<ROCPROFILER_BUFFER_TRACING_HIP_COMPILER_API_EXT, "HIP_COMPILER_API_EXT", kind::hip_compiler_api, buffered_as::api_ext>,

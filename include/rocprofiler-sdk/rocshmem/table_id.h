@@ -1,0 +1,9 @@
+/* rocprofiler-sdk/rocshmem/table_id.h — the rocshmem API tables, as the reference numbers them (one, the
+ * core table; encore intercepts the library as docs/libraries.md says, so the id only names it). */
+#pragma once
+
+typedef enum rocprofiler_rocshmem_table_id_t {
+    ROCPROFILER_ROCSHMEM_TABLE_ID_NONE = -1,
+    ROCPROFILER_ROCSHMEM_TABLE_ID_CORE = 0,
+    ROCPROFILER_ROCSHMEM_TABLE_ID_LAST,
+} rocprofiler_rocshmem_table_id_t;
