@@ -6,6 +6,7 @@
  * C API's own operation counts) and fails when a kind's operation has no name, when a payload's
  * `size` member is not its first, or when an operation id iterated is not accepted by the name
  * query. */
+#include <rocprofiler-sdk/experimental/kernel_replay.h> /* the replay payload: experimental, as in the reference */
 #include <rocprofiler-sdk/rocprofiler.h>
 
 #include <stddef.h>
@@ -73,8 +74,13 @@ static int on_kind(rocprofiler_callback_tracing_kind_t kind, void* data) {
         return 0;
     }
     ++kinds_seen;
-    if (rocprofiler_iterate_callback_tracing_kind_operations(kind, &on_operation, (void*)name) !=
-        ROCPROFILER_STATUS_SUCCESS) {
+    const rocprofiler_status_t st = rocprofiler_iterate_callback_tracing_kind_operations(kind, &on_operation,
+                                                                                         (void*)name);
+    /* CUDA_DRIVER_API's operations come with libencore-cuda, which this program does not load: the
+     * documented NOT_IMPLEMENTED (docs/c-api.md). Every other kind has its operations. */
+    if (st == ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED && kind == ROCPROFILER_CALLBACK_TRACING_CUDA_DRIVER_API) {
+        printf("%s (operations come with libencore-cuda)\n", name);
+    } else if (st != ROCPROFILER_STATUS_SUCCESS) {
         printf("FAIL: %s: its operations cannot be iterated\n", name);
         ++failures;
     }
