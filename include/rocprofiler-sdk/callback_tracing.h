@@ -30,7 +30,7 @@
 #include <rocprofiler-sdk/marker/api_args.h>
 #include <rocprofiler-sdk/ompt.h>
 #include <rocprofiler-sdk/rccl.h>
-#if ENCORE_HIP_HEADERS  /* rocDecode, rocJPEG, rocSHMEM and hipFile's types are HIP's */
+#if ENCORE_HIP_HEADERS /* rocDecode, rocJPEG, rocSHMEM and hipFile's types are HIP's */
 #    include <rocprofiler-sdk/hipfile.h>
 #    include <rocprofiler-sdk/rocdecode.h>
 #    include <rocprofiler-sdk/rocjpeg.h>
