@@ -8,9 +8,10 @@
  * and with the real header first these are skipped. */
 #pragma once
 
+#include <encore/config.h>
 #include <rocprofiler-sdk/defines.h>
 
-#if defined(__has_include)
+#if ENCORE_HSA_HEADERS && defined(__has_include)
 #    if __has_include(<hsa/hsa_amd_tool.h>)
 #        include <hsa/hsa_amd_tool.h>
 #    endif
@@ -18,7 +19,6 @@
 
 #ifndef HSA_RUNTIME_AMD_TOOL_EVENTS_H_
 #    define HSA_RUNTIME_AMD_TOOL_EVENTS_H_
-#    include <encore/config.h>
 #    include <stddef.h>
 #    include <stdint.h>
 #    if ENCORE_HSA_HEADERS

@@ -19,13 +19,13 @@
 #ifndef NCCL_H_
 #define NCCL_H_
 
-/* RCCL's streams are HIP's; HIP's headers refuse to be read without a platform. Where HIP's
- * headers are absent (a CUDA-only build, NCCL's streams being CUDA's), hipStream_t is declared as
- * HIP declares it: the same pointer type, so the ABI is one, and a later HIP include agrees. */
-#if defined __has_include
-#    if __has_include(<hip/hip_runtime_api.h>)
-#        define ENCORE_RCCL_HAVE_HIP_ 1
-#    endif
+/* RCCL's streams are HIP's; HIP's headers refuse to be read without a platform. In a build
+ * without HIP's headers (encore/config.h: a CUDA-only build, NCCL's streams being CUDA's; HIP's
+ * headers may still be on the system, and must not be read), hipStream_t is declared as HIP
+ * declares it: the same pointer type, so the ABI is one, and a later HIP include agrees. */
+#include <encore/config.h>
+#if ENCORE_HIP_HEADERS
+#    define ENCORE_RCCL_HAVE_HIP_ 1
 #endif
 #if defined(ENCORE_RCCL_HAVE_HIP_)
 #    if !defined(__HIP_PLATFORM_AMD__) && !defined(__HIP_PLATFORM_HCC__) && !defined(__HIP_PLATFORM_NVIDIA__)
