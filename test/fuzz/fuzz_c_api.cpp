@@ -733,9 +733,16 @@ void do_forged_args() {
     } else {
         // The payload in the arena: laid out word by word, ending `slack` bytes before the
         // guard page (0: the last word is the arena's last).
-        constexpr std::size_t sizes[] = {sizeof(rocprofiler_callback_tracing_hsa_api_data_t),
-                                         sizeof(rocprofiler_callback_tracing_hip_api_data_t),
-                                         sizeof(rocprofiler_callback_tracing_marker_api_data_t)};
+        constexpr std::size_t sizes[] = {
+            sizeof(rocprofiler_callback_tracing_hsa_api_data_t),
+#if ENCORE_HIP_HEADERS
+            sizeof(rocprofiler_callback_tracing_hip_api_data_t),
+#else
+            // this build (-Dhip=disabled) declares HIP's payload without members
+            sizeof(rocprofiler_callback_tracing_hsa_api_data_t),
+#endif
+            sizeof(rocprofiler_callback_tracing_marker_api_data_t)
+        };
         std::uint64_t size_field = g_in.u8() % 8 == 0 ? g_in.u64() : sizes[g_in.u8() % 3];
         std::size_t len = g_in.u8() % 8 == 0 ? 8 + g_in.u16() % 512 : sizes[g_in.u8() % 3];
         len &= ~std::size_t{7};
