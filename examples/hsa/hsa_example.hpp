@@ -175,9 +175,10 @@ struct CodeObject {
     }
 };
 
-// Writes a 1D kernel dispatch packet and rings the doorbell.
+// Writes a 1D kernel dispatch packet (with `private_bytes` of private segment per work-item) and
+// rings the doorbell.
 inline void dispatch_1d(hsa_queue_t* q, uint64_t kernel_object, void* kernarg, uint32_t grid, uint16_t wg,
-                        hsa_signal_t completion) {
+                        hsa_signal_t completion, uint32_t private_bytes = 0) {
     const uint64_t idx = hsa_queue_add_write_index_screlease(q, 1);
     while (idx - hsa_queue_load_read_index_scacquire(q) >= q->size) {
     }
@@ -189,6 +190,7 @@ inline void dispatch_1d(hsa_queue_t* q, uint64_t kernel_object, void* kernarg, u
     p->grid_size_x = grid;
     p->grid_size_y = 1;
     p->grid_size_z = 1;
+    p->private_segment_size = private_bytes;
     p->kernel_object = kernel_object;
     p->kernarg_address = kernarg;
     p->completion_signal = completion;

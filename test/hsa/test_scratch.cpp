@@ -75,24 +75,7 @@ int tool_init(rocprofiler_client_finalize_t, void*) {
 void dispatch_private(hsa_queue_t* q, uint64_t kernel, void* kernarg, uint32_t grid, uint16_t wg, uint32_t private_bytes) {
     hsa_signal_t done{};
     HSA_CHECK(hsa_signal_create(1, 0, nullptr, &done));
-    const uint64_t idx = hsa_queue_add_write_index_screlease(q, 1);
-    auto* p = static_cast<hsa_kernel_dispatch_packet_t*>(q->base_address) + (idx & (q->size - 1));
-    std::memset(reinterpret_cast<char*>(p) + 4, 0, sizeof(*p) - 4);
-    p->workgroup_size_x = wg;
-    p->workgroup_size_y = p->workgroup_size_z = 1;
-    p->grid_size_x = grid;
-    p->grid_size_y = p->grid_size_z = 1;
-    p->private_segment_size = private_bytes;
-    p->kernel_object = kernel;
-    p->kernarg_address = kernarg;
-    p->completion_signal = done;
-    const uint16_t header = (HSA_PACKET_TYPE_KERNEL_DISPATCH << HSA_PACKET_HEADER_TYPE) |
-                            (1 << HSA_PACKET_HEADER_BARRIER) |
-                            (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE) |
-                            (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE);
-    const uint16_t setup = 1 << HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS;
-    __atomic_store_n(reinterpret_cast<uint32_t*>(p), header | (static_cast<uint32_t>(setup) << 16), __ATOMIC_RELEASE);
-    hsa_signal_store_screlease(q->doorbell_signal, static_cast<hsa_signal_value_t>(idx));
+    example::dispatch_1d(q, kernel, kernarg, grid, wg, done, private_bytes);
     while (hsa_signal_wait_scacquire(done, HSA_SIGNAL_CONDITION_EQ, 0, UINT64_MAX, HSA_WAIT_STATE_BLOCKED) != 0) {
     }
     HSA_CHECK(hsa_signal_destroy(done));
