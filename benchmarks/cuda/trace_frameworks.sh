@@ -86,6 +86,10 @@ run_framework() {  # NAME SCRIPT [NVTX RANGE]
         check "$name: kernel count equals torch.profiler's for the same loop" \
             '[[ -n "$profiled" && "$in_range" == "$profiled" ]]'
     fi
+    # On the device machine the CSVs and the summary come back for a closer look.
+    if [[ -n ${OUT:-} ]]; then
+        mkdir -p "$OUT/$name" && cp "$dir"/*.csv "$out.err" "$OUT/$name/" 2>/dev/null
+    fi
     rm -rf "$dir" "$out" "$out.err"
 }
 
