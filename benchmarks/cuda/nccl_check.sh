@@ -17,7 +17,7 @@ python3 -c 'import torch; assert torch.cuda.is_available(), "no CUDA device"; pr
 extra=()
 [[ -d .device-deps/include ]] && extra=(-Dcpp_args="-I$root/.device-deps/include" -Dc_args="-I$root/.device-deps/include")
 [[ -f $B/build.ninja ]] || meson setup "$B" --wrap-mode=nodownload "${extra[@]}" -Dtests=disabled \
-    -Dbenchmarks=disabled -Dexamples=false -Dsim=false -Dhip=disabled -Dcuda=disabled >/dev/null
+    -Dbenchmarks=disabled -Dexamples=false -Dsim=false -Dcuda=disabled >/dev/null
 version=$(meson introspect --projectinfo "$B" | python3 -c 'import json, sys; print(json.load(sys.stdin)["version"])')
 rccl="$root/$B/src/libs/libencore-rccl.so.$version"
 ninja -C "$B" "src/libs/libencore-rccl.so.$version" >/dev/null
