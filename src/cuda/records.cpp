@@ -11,11 +11,19 @@
 // second: elapsed times are floats in milliseconds, which keep sub-microsecond precision only
 // over short spans.
 //
+// Kernel launches have a second, cheaper timing source: CUPTI's activity records (cupti.cpp),
+// used when CUPTI loads (ENCORE_CUDA_DISPATCH_TIMING=auto|cupti|events). Then a launch is not
+// bracketed by events: its pending COMPLETE waits in a map under a key of encore's own, which is
+// pushed as CUPTI's external correlation id around the launch; CUPTI's delivery thread hands the
+// key back with the kernel's times and delivers the COMPLETE. Replay passes and copies keep
+// events (a pass's COMPLETE must be delivered before PASS EXIT, which events give without a flush).
+//
 // What is not timed: launches into a stream that is capturing a graph (they do not run then:
 // no dispatch records at all), and launches the driver rejected (COMPLETE at once, zero times).
 // Every driver call here goes to the real driver, never through encore's traced exports.
 #include "records.hpp"
 
+#include "cupti.hpp"
 #include "real.hpp"
 #include "tracker.hpp"
 
@@ -35,6 +43,7 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 namespace encore::cuda::records {
@@ -168,6 +177,9 @@ struct pending {
     kind k = kind::kernel_dispatch;
     rocprofiler_callback_tracing_kernel_dispatch_data_t dispatch{};
     rocprofiler_callback_tracing_memory_copy_data_t copy{};
+    // CUPTI-timed launches: the launching thread (after its ENQUEUE EXIT) and CUPTI's delivery
+    // (with the times) each add one; whichever comes second delivers COMPLETE and frees this.
+    std::atomic<int> arrivals{0};
 };
 
 std::mutex g_queue_mutex;
@@ -237,6 +249,13 @@ void worker() noexcept {
 
 void drain_all() noexcept;
 
+/// Registers drain_all once, after the tools' finalization (registered at initialization): it runs
+/// before that, so the last records reach the tools.
+void drain_at_exit() noexcept {
+    static const bool registered = std::atexit(drain_all) == 0;
+    (void)registered;
+}
+
 void enqueue(std::unique_ptr<pending> p) noexcept {
     p->t->in_flight.fetch_add(1, std::memory_order_relaxed);
     std::unique_lock lk(g_queue_mutex);
@@ -244,9 +263,7 @@ void enqueue(std::unique_ptr<pending> p) noexcept {
         try {
             std::thread(worker).detach();
             g_worker_started = true;
-            // Registered after the tools' finalization (which is registered at initialization):
-            // runs before it, so the last records reach the tools.
-            std::atexit(drain_all);
+            drain_at_exit();
         } catch (...) {
             lk.unlock();
             core::warn("libencore-cuda: cannot start the completion thread; records are delivered late");
@@ -265,6 +282,9 @@ void enqueue(std::unique_ptr<pending> p) noexcept {
     g_queue_cv.notify_one();
 }
 
+/// Whether launches are timed through CUPTI (set once, at the first launch that wants COMPLETE).
+std::atomic<bool> g_cupti_timing{false};
+
 /// Waits (bounded) until no record of `t` (or of any context: null) is pending.
 void wait_delivered(const context_timing* t) noexcept {
     auto delivered = [&] {
@@ -274,7 +294,20 @@ void wait_delivered(const context_timing* t) noexcept {
             if (ct->in_flight.load(std::memory_order_acquire) > 0) return false;
         return true;
     };
-    if (!backend::wait_until(delivered, std::chrono::seconds(10), std::chrono::microseconds(50)))
+    // CUPTI-timed COMPLETEs arrive when CUPTI hands over its buffers: asked for every millisecond
+    // (a flush takes CUPTI's locks); after 2 s also the records CUPTI has not completed (zero times).
+    const std::uint64_t t0 = core::now_ns();
+    std::uint64_t flushed_at = 0;
+    auto delivered_or_flush = [&] {
+        if (delivered()) return true;
+        if (!g_cupti_timing.load(std::memory_order_acquire)) return false;
+        const std::uint64_t now = core::now_ns();
+        if (now - flushed_at < 1'000'000) return false;
+        flushed_at = now;
+        cupti::flush(now - t0 > 2'000'000'000ull);
+        return delivered();
+    };
+    if (!backend::wait_until(delivered_or_flush, std::chrono::seconds(10), std::chrono::microseconds(50)))
         core::warn("libencore-cuda: GPU work did not complete within 10 s; its records are lost");
 }
 
@@ -286,6 +319,84 @@ void drain_all() noexcept {
 }
 
 std::atomic<std::uint64_t> g_dispatch_id{0};
+
+// ---- CUPTI-timed launches -------------------------------------------------------------------------
+// Pending COMPLETEs by key (one process-wide counter: unique per launch, unlike dispatch ids, which
+// replay passes share).
+std::mutex g_cupti_mutex;
+auto* g_cupti_pending = new std::unordered_map<std::uint64_t, std::unique_ptr<pending>>;  // never destroyed
+std::atomic<std::uint64_t> g_cupti_key{0};
+
+/// The second of the launching thread and CUPTI's delivery: COMPLETE with the times CUPTI gave.
+void finish_cupti(pending* p) noexcept {
+    deliver(*p, false);  // the times are in p->dispatch already
+    p->t->in_flight.fetch_sub(1, std::memory_order_release);
+    delete p;
+}
+
+void on_cupti_times(std::uint64_t key, std::uint64_t start, std::uint64_t end, bool timed) noexcept {
+    std::unique_ptr<pending> p;
+    {
+        std::lock_guard lk(g_cupti_mutex);
+        auto it = g_cupti_pending->find(key);
+        if (it == g_cupti_pending->end()) return;  // not a launch waiting for times (any more)
+        p = std::move(it->second);
+        g_cupti_pending->erase(it);
+    }
+    if (timed) {
+        p->dispatch.start_timestamp = start;
+        p->dispatch.end_timestamp = end < start ? start : end;
+    }
+    // acq_rel: the launching thread's ENQUEUE EXIT happened before, or it sees these times.
+    if (p->arrivals.fetch_add(1, std::memory_order_acq_rel) == 0) {
+        (void)p.release();  // the launching thread is still in its ENQUEUE EXIT: it finishes
+        return;
+    }
+    finish_cupti(p.release());
+}
+
+/// Launch `c` with its COMPLETE timed by CUPTI; false (nothing done) when it cannot be set up.
+bool launch_cupti(std::unique_ptr<pending>& owned, const launch_call& c, std::uint64_t enqueue_mask,
+                  CUresult& r) noexcept {
+    const CUcontext ctx = current_context();
+    if (ctx == nullptr) return false;
+    pending* p = owned.get();
+    const std::uint64_t key = g_cupti_key.fetch_add(1, std::memory_order_relaxed) + 1;
+    try {
+        p->t = timing_of(ctx);
+        std::lock_guard lk(g_cupti_mutex);
+        g_cupti_pending->emplace(key, std::move(owned));
+    } catch (...) {
+        // No memory for the map's node: timed with events instead, unless the insertion consumed
+        // the record (a failed rehash): then the launch runs without its COMPLETE.
+        if (owned) return false;
+        r = c.submit();
+        return true;
+    }
+    p->t->in_flight.fetch_add(1, std::memory_order_relaxed);
+    drain_at_exit();
+    const bool pushed = cupti::push(key);
+    r = c.submit();
+    if (pushed) cupti::pop();
+    p->ev->deliver_to(enqueue_mask, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, ROCPROFILER_CALLBACK_PHASE_EXIT, &p->dispatch);
+    if (r != CUDA_SUCCESS || !pushed) {
+        // No kernel record will come: COMPLETE now, without GPU times (unless CUPTI took it).
+        std::unique_ptr<pending> mine;
+        {
+            std::lock_guard lk(g_cupti_mutex);
+            if (auto it = g_cupti_pending->find(key); it != g_cupti_pending->end()) {
+                mine = std::move(it->second);
+                g_cupti_pending->erase(it);
+            }
+        }
+        if (mine) {
+            finish_cupti(mine.release());
+            return true;
+        }
+    }
+    if (p->arrivals.fetch_add(1, std::memory_order_acq_rel) == 1) finish_cupti(p);
+    return true;
+}
 
 bool capturing(CUstream s) noexcept {
     if (real().stream_is_capturing == nullptr) return false;
@@ -317,6 +428,17 @@ bool is_device_memory(CUdeviceptr p) noexcept {
         real().pointer_attribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, p) != CUDA_SUCCESS)
         return false;  // pageable host memory is unknown to the driver
     return type == CU_MEMORYTYPE_DEVICE || type == CU_MEMORYTYPE_UNIFIED;
+}
+
+/// Whether launches are timed by CUPTI: decided at the first launch that wants a COMPLETE, so a
+/// process whose tools want none never loads CUPTI.
+bool cupti_timing() noexcept {
+    static const bool on = [] {
+        const bool a = real().timing() && cupti::active(&on_cupti_times);
+        g_cupti_timing.store(a, std::memory_order_release);
+        return a;
+    }();
+    return on;
 }
 
 }  // namespace
@@ -357,6 +479,7 @@ CUresult launch(const launch_call& c, std::uint64_t dispatch_id) noexcept {
     fill_dispatch(p->dispatch, c, current_device(), dispatch_id != 0 ? dispatch_id : next_dispatch_id());
     p->ev->deliver_to(enqueue_mask, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, ROCPROFILER_CALLBACK_PHASE_ENTER, &p->dispatch);
     CUresult r;
+    if (p->mask != 0 && cupti_timing() && launch_cupti(p, c, enqueue_mask, r)) return r;
     const bool timed = submit_timed(*p, p->mask != 0 && real().timing() ? current_context() : nullptr, s, c.submit, r);
     p->ev->deliver_to(enqueue_mask, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, ROCPROFILER_CALLBACK_PHASE_EXIT, &p->dispatch);
     if (p->mask == 0) {

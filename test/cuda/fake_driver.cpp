@@ -544,17 +544,22 @@ FAKE_API CUresult cuModuleGetFunction(CUfunction* hfunc, CUmodule hmod, const ch
     return CUDA_ERROR_NOT_FOUND;
 }
 
+void observe_launch(int phase);  // the launch observer block at the end
+
 FAKE_API CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,
                                  unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,
                                  unsigned int sharedMemBytes, CUstream hStream, void** kernelParams, void** extra) {
     (void)sharedMemBytes;
+    observe_launch(0);
     if (CUresult r = ready(); r != CUDA_SUCCESS) return r;
     if (f == nullptr) return CUDA_ERROR_INVALID_HANDLE;
     if (extra != nullptr) return CUDA_ERROR_NOT_SUPPORTED;
     if (gridDimX * gridDimY * gridDimZ == 0 || blockDimX * blockDimY * blockDimZ == 0) return CUDA_ERROR_INVALID_VALUE;
     if (CUresult r = check_stream(hStream); r != CUDA_SUCCESS) return r;
     const unsigned grid[3] = {gridDimX, gridDimY, gridDimZ}, block[3] = {blockDimX, blockDimY, blockDimZ};
+    observe_launch(1);
     reinterpret_cast<fake_function*>(f)->fn(grid, block, kernelParams);
+    observe_launch(2);
     return CUDA_SUCCESS;
 }
 
@@ -650,3 +655,17 @@ FAKE_API CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int cudaVe
     return r;
 }
 #endif
+
+// ---- the launch observer (the fake CUPTI, test/cuda/fake_cupti.cpp) -----------------------------
+// The fake CUPTI watches launches as the real one watches the driver: it installs an observer
+// here, which cuLaunchKernel calls on the launching thread with phase 0 when the call begins (the
+// launch call's correlation), 1 just before the kernel runs and 2 just after (its GPU times).
+namespace {
+std::atomic<void (*)(int)> g_launch_observer{nullptr};
+}
+void observe_launch(int phase) {
+    if (auto* o = g_launch_observer.load(std::memory_order_acquire)) o(phase);
+}
+FAKE_API void fake_cuda_set_launch_observer(void (*observer)(int phase)) {
+    g_launch_observer.store(observer, std::memory_order_release);
+}

@@ -1,0 +1,324 @@
+// src/cuda/cupti.cpp — kernel GPU times from CUPTI's activity API (see cupti.hpp, docs/cuda.md).
+//
+// Why CUPTI: a CUDA event pair per launch costs the launching thread two more driver calls and the
+// completion thread queries that contend for the driver's locks (+5 to +7 us per empty-kernel
+// launch on an H200); CUPTI's CONCURRENT_KERNEL activity has the driver write each kernel's
+// timestamps itself and hands them over in buffers (+0.6 to +2.3 us in the same loop).
+//
+// Correlation: encore pushes a key of its own as an external correlation id (CUSTOM2; Kineto,
+// PyTorch's profiler, uses CUSTOM0/1) around each launch it makes. CUPTI then writes an
+// EXTERNAL_CORRELATION record pairing that key with its correlation id of the launch call, and
+// later the kernel record with the same correlation id. The two may come in either order (they
+// can sit in different buffers), so whichever comes first waits in a map for the other. Kernel
+// records with a correlation id encore never saw paired (graph kernels, launches encore did not
+// make, replay passes, which are timed with events) are dropped: such an entry is bounded in
+// number and forgotten when the bound is hit.
+//
+// Times: CUPTI is given encore's clock (cuptiActivityRegisterTimestampCallback), so its records
+// are on CLOCK_BOOTTIME directly; a CUPTI without that function gets a fixed offset to its own
+// clock, measured once (the midpoint of a cuptiGetTimestamp call between two reads of encore's
+// clock; its half-width, typically < 1 us, is the error).
+#include "cupti.hpp"
+
+#include "cupti_api.hpp"
+
+#include "core/clock.hpp"
+#include "core/warn.hpp"
+
+#include <dlfcn.h>
+#include <link.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace encore::cuda::cupti {
+namespace {
+
+using namespace cupti_api;
+
+/// CUPTI buffers of 4 MiB: ~16 000 kernel records (~250 B each in CUDA 13) per buffer, so a
+/// buffer request per ~16 000 launches; CUPTI flushes them every 10 ms (flush period) or when full.
+constexpr std::size_t buffer_bytes = 4u << 20;
+constexpr std::uint32_t flush_period_ms = 10;
+constexpr CUpti_ExternalCorrelationKind key_kind = CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2;
+/// How many unpaired entries each side may hold before they are forgotten (launches that never
+/// got a kernel record: rejected ones; kernel records of launches encore did not make).
+constexpr std::size_t unpaired_limit = 1u << 20;
+
+struct source {
+    functions fn;
+    times_fn on_times = nullptr;
+    std::int64_t offset_ns = 0;  // encore's clock minus CUPTI's (0 with the timestamp callback)
+    std::mutex m;                // the maps
+    std::unordered_map<std::uint32_t, std::uint64_t> key_of;                              // correlation -> key
+    std::unordered_map<std::uint32_t, std::pair<std::uint64_t, std::uint64_t>> times_of;  // correlation -> times
+};
+// Set once by active() (cleared again if initialization fails half-way); never destroyed: CUPTI
+// may call back at exit. Release/acquire: a reader sees the source's functions filled in.
+std::atomic<source*> g_source{nullptr};
+
+std::uint64_t encore_clock() { return core::now_ns(); }
+
+void request_buffer(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) {
+    // CUPTI wants 8-byte aligned buffers.
+    *buffer = static_cast<std::uint8_t*>(std::aligned_alloc(8, buffer_bytes));
+    *size = *buffer != nullptr ? buffer_bytes : 0;
+    *max_records = 0;  // as many as fit
+}
+
+struct arrival {
+    std::uint64_t key, start, end;
+    bool timed;
+};
+
+void buffer_completed(void*, std::uint32_t, std::uint8_t* buffer, std::size_t, std::size_t valid) {
+    source* s = g_source.load(std::memory_order_acquire);
+    if (s == nullptr || buffer == nullptr) {
+        std::free(buffer);
+        return;
+    }
+    std::vector<arrival> ready;
+    {
+        std::lock_guard lk(s->m);
+        CUpti_Activity* r = nullptr;
+        while (valid != 0 && s->fn.get_next_record(buffer, valid, &r) == CUPTI_SUCCESS && r != nullptr) {
+            if (r->kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) {
+                const auto* x = reinterpret_cast<const CUpti_ActivityExternalCorrelation*>(r);
+                if (x->externalKind != key_kind) continue;
+                if (auto it = s->times_of.find(x->correlationId); it != s->times_of.end()) {
+                    const auto [b, e] = it->second;
+                    s->times_of.erase(it);
+                    try {
+                        ready.push_back({x->externalId, b, e, b != 0 || e != 0});
+                    } catch (...) {
+                    }
+                    continue;
+                }
+                if (s->key_of.size() >= unpaired_limit) s->key_of.clear();
+                try {
+                    s->key_of.emplace(x->correlationId, x->externalId);
+                } catch (...) {
+                }
+            } else if (r->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL || r->kind == CUPTI_ACTIVITY_KIND_KERNEL) {
+                const auto* k = reinterpret_cast<const kernel_record_prefix*>(r);
+                const bool timed = k->start != 0 || k->end != 0;
+                const std::uint64_t b = timed ? k->start + static_cast<std::uint64_t>(s->offset_ns) : 0;
+                const std::uint64_t e = timed ? k->end + static_cast<std::uint64_t>(s->offset_ns) : 0;
+                if (auto it = s->key_of.find(k->correlationId); it != s->key_of.end()) {
+                    try {
+                        ready.push_back({it->second, b, e, timed});
+                    } catch (...) {
+                    }
+                    s->key_of.erase(it);
+                    continue;
+                }
+                if (s->times_of.size() >= unpaired_limit) s->times_of.clear();
+                try {
+                    s->times_of.emplace(k->correlationId, std::pair{b, e});
+                } catch (...) {
+                }
+            }
+        }
+    }
+    std::free(buffer);
+    for (const arrival& a : ready) s->on_times(a.key, a.start, a.end, a.timed);
+}
+
+// ---- loading ------------------------------------------------------------------------------------
+constexpr const char* sonames[] = {"libcupti.so.13", "libcupti.so.12", "libcupti.so"};
+
+/// The directory of a loaded libcudart (pip wheels put CUPTI beside it, or in a sibling package).
+std::string cudart_dir() {
+    std::string dir;
+    ::dl_iterate_phdr(
+        [](dl_phdr_info* info, std::size_t, void* out) {
+            const char* name = info->dlpi_name;
+            if (name == nullptr || std::strstr(name, "/libcudart.so") == nullptr) return 0;
+            std::string path(name);
+            *static_cast<std::string*>(out) = path.substr(0, path.rfind('/'));
+            return 1;
+        },
+        &dir);
+    return dir;
+}
+
+struct opened {
+    void* handle = nullptr;
+    std::string path;
+    bool asked = false;  // named by ENCORE_CUPTI_LIBRARY: a failure to load it is said
+};
+
+opened open_cupti() {
+    auto try_open = [](const std::string& path, int flags = RTLD_NOW | RTLD_LOCAL) -> void* {
+        return ::dlopen(path.c_str(), flags);
+    };
+    if (const char* p = std::getenv("ENCORE_CUPTI_LIBRARY"); p != nullptr && *p != '\0') {
+        if (void* h = try_open(p)) return {h, p, true};
+        const char* why = ::dlerror();
+        core::warn("libencore-cuda: cannot load ENCORE_CUPTI_LIBRARY=%s: %s; dispatch times come from CUDA events", p,
+                   why != nullptr ? why : "unknown error");
+        return {nullptr, p, true};
+    }
+    // One already in the process (PyTorch loads its own): a second CUPTI in one process would
+    // fight the first over the driver's profiling hooks.
+    for (const char* n : sonames)
+        if (void* h = try_open(n, RTLD_NOW | RTLD_NOLOAD)) return {h, n};
+    std::vector<std::string> dirs;
+    if (const char* home = std::getenv("CUDA_HOME"); home != nullptr && *home != '\0')
+        dirs.push_back(std::string(home) + "/extras/CUPTI/lib64");
+    dirs.emplace_back("/usr/local/cuda/extras/CUPTI/lib64");
+    dirs.emplace_back("/usr/local/cuda/lib64");
+    if (std::string d = cudart_dir(); !d.empty()) {
+        dirs.push_back(d);                            // nvidia/cu13/lib (CUDA 13 wheels)
+        dirs.push_back(d + "/../../cuda_cupti/lib");  // nvidia/cuda_runtime/lib -> nvidia/cuda_cupti/lib (12)
+    }
+    for (const auto& d : dirs)
+        for (const char* n : sonames)
+            if (void* h = try_open(d + "/" + n)) return {h, d + "/" + n};
+    for (const char* n : sonames)
+        if (void* h = try_open(n)) return {h, n};
+    return {};
+}
+
+template <class F>
+void bind(void* h, F& f, const char* name) noexcept {
+    void* p = ::dlsym(h, name);
+    std::memcpy(&f, &p, sizeof(f));
+}
+
+enum class mode { automatic, cupti, events };
+
+mode timing_mode() noexcept {
+    const char* v = std::getenv("ENCORE_CUDA_DISPATCH_TIMING");
+    if (v == nullptr || *v == '\0' || std::strcmp(v, "auto") == 0) return mode::automatic;
+    if (std::strcmp(v, "cupti") == 0) return mode::cupti;
+    if (std::strcmp(v, "events") == 0) return mode::events;
+    core::warn("libencore-cuda: ENCORE_CUDA_DISPATCH_TIMING=%s is not auto, cupti or events; using auto", v);
+    return mode::automatic;
+}
+
+/// Loads and initializes CUPTI; null (having said why, where it should) when it cannot be used.
+source* start(times_fn on_times) noexcept {
+    const mode m = timing_mode();
+    if (m == mode::events) return nullptr;
+    opened lib;
+    try {
+        lib = open_cupti();
+    } catch (...) {
+    }
+    if (lib.handle == nullptr) {
+        if (m == mode::cupti && !lib.asked)
+            core::warn("libencore-cuda: ENCORE_CUDA_DISPATCH_TIMING=cupti, but CUPTI (libcupti.so) was not found "
+                       "(set ENCORE_CUPTI_LIBRARY); dispatch times come from CUDA events");
+        return nullptr;
+    }
+    auto* s = new (std::nothrow) source;
+    if (s == nullptr) return nullptr;
+    functions& f = s->fn;
+    bind(lib.handle, f.get_version, "cuptiGetVersion");
+    bind(lib.handle, f.get_result_string, "cuptiGetResultString");
+    bind(lib.handle, f.activity_enable, "cuptiActivityEnable");
+    bind(lib.handle, f.activity_disable, "cuptiActivityDisable");
+    bind(lib.handle, f.register_callbacks, "cuptiActivityRegisterCallbacks");
+    bind(lib.handle, f.get_next_record, "cuptiActivityGetNextRecord");
+    bind(lib.handle, f.flush_all, "cuptiActivityFlushAll");
+    bind(lib.handle, f.flush_period, "cuptiActivityFlushPeriod");
+    bind(lib.handle, f.push_external, "cuptiActivityPushExternalCorrelationId");
+    bind(lib.handle, f.pop_external, "cuptiActivityPopExternalCorrelationId");
+    bind(lib.handle, f.register_timestamp, "cuptiActivityRegisterTimestampCallback");
+    bind(lib.handle, f.get_timestamp, "cuptiGetTimestamp");
+    const char* path = lib.path.c_str();
+    bool published = false;  // CUPTI may hold the source from then on: it is never freed after
+    auto fail = [&](const char* step, CUptiResult r) -> source* {
+        const char* text = nullptr;
+        if (f.get_result_string == nullptr || f.get_result_string(r, &text) != CUPTI_SUCCESS) text = nullptr;
+        core::warn("libencore-cuda: CUPTI (%s) cannot time dispatches: %s returned %d%s%s; dispatch times come from "
+                   "CUDA events",
+                   path, step, static_cast<int>(r), text != nullptr ? " " : "", text != nullptr ? text : "");
+        if (!published) delete s;
+        return nullptr;
+    };
+    if (f.get_version == nullptr || f.activity_enable == nullptr || f.activity_disable == nullptr ||
+        f.register_callbacks == nullptr || f.get_next_record == nullptr || f.flush_all == nullptr ||
+        f.flush_period == nullptr || f.push_external == nullptr || f.pop_external == nullptr ||
+        (f.register_timestamp == nullptr && f.get_timestamp == nullptr)) {
+        core::warn("libencore-cuda: %s lacks functions of CUPTI's activity API; dispatch times come from CUDA events",
+                   path);
+        delete s;
+        return nullptr;
+    }
+    std::uint32_t version = 0;
+    if (CUptiResult r = f.get_version(&version); r != CUPTI_SUCCESS) return fail("cuptiGetVersion", r);
+    if (version < oldest_supported_version) {
+        core::warn("libencore-cuda: CUPTI (%s) API version %u is older than CUDA 11.0's (%u); dispatch times come "
+                   "from CUDA events",
+                   path, version, oldest_supported_version);
+        delete s;
+        return nullptr;
+    }
+    s->on_times = on_times;
+    g_source.store(s, std::memory_order_release);  // before CUPTI can call back
+    published = true;
+    if (CUptiResult r = f.register_callbacks(&request_buffer, &buffer_completed); r != CUPTI_SUCCESS) {
+        g_source.store(nullptr, std::memory_order_release);
+        return fail("cuptiActivityRegisterCallbacks", r);
+    }
+    if (f.register_timestamp == nullptr || f.register_timestamp(&encore_clock) != CUPTI_SUCCESS) {
+        // The tightest of a few tries.
+        std::uint64_t best_half = ~0ull;
+        for (int i = 0; i < 5; ++i) {
+            std::uint64_t c = 0;
+            const std::uint64_t h0 = core::now_ns();
+            if (f.get_timestamp == nullptr || f.get_timestamp(&c) != CUPTI_SUCCESS) {
+                g_source.store(nullptr, std::memory_order_release);
+                return fail("cuptiGetTimestamp", CUPTI_ERROR_NOT_SUPPORTED);
+            }
+            const std::uint64_t h1 = core::now_ns();
+            if ((h1 - h0) / 2 < best_half) {
+                best_half = (h1 - h0) / 2;
+                s->offset_ns = static_cast<std::int64_t>(h0 + (h1 - h0) / 2) - static_cast<std::int64_t>(c);
+            }
+        }
+    }
+    if (CUptiResult r = f.activity_enable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION); r != CUPTI_SUCCESS) {
+        g_source.store(nullptr, std::memory_order_release);
+        return fail("cuptiActivityEnable(EXTERNAL_CORRELATION)", r);
+    }
+    if (CUptiResult r = f.activity_enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL); r != CUPTI_SUCCESS) {
+        (void)f.activity_disable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
+        g_source.store(nullptr, std::memory_order_release);
+        return fail("cuptiActivityEnable(CONCURRENT_KERNEL)", r);
+    }
+    (void)f.flush_period(flush_period_ms);  // without it, delivery waits for full buffers or drains
+    return s;
+}
+
+}  // namespace
+
+bool active(times_fn on_times) noexcept {
+    static source* const s = start(on_times);
+    return s != nullptr;
+}
+
+bool push(std::uint64_t key) noexcept {
+    source* s = g_source.load(std::memory_order_acquire);
+    return s != nullptr && s->fn.push_external(key_kind, key) == CUPTI_SUCCESS;
+}
+
+void pop() noexcept {
+    std::uint64_t last = 0;
+    if (source* s = g_source.load(std::memory_order_acquire)) (void)s->fn.pop_external(key_kind, &last);
+}
+
+void flush(bool forced) noexcept {
+    if (source* s = g_source.load(std::memory_order_acquire))
+        (void)s->fn.flush_all(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
+}
+
+}  // namespace encore::cuda::cupti

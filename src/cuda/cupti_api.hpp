@@ -1,0 +1,127 @@
+// src/cuda/cupti_api.hpp — the few parts of NVIDIA's CUPTI activity API that libencore-cuda uses
+// to take kernel GPU times from CUPTI (cupti.cpp), declared here so that building encore never
+// needs CUPTI's headers and libcupti is only ever loaded at run time (dlopen).
+//
+// Names, enumerator values and record layouts are CUPTI's (cupti_result.h, cupti_activity.h and
+// cupti_version.h): CUDA 13's values, which are those of every CUPTI since CUDA 11.0 for what is
+// declared here (CUPTI only appends enumerators). Kernel activity records are versioned
+// (CUpti_ActivityKernel4 ... CUpti_ActivityKernel11 across CUDA 9 ... 13) and only grow at the
+// end: encore reads the prefix below, whose offsets are the same in all of them, after checking
+// the record's kind. The test suite's fake CUPTI (test/cuda/fake_cupti.cpp) shares this header.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace encore::cuda::cupti_api {
+
+// cupti_result.h: the statuses encore tells apart (CUptiResult is a C enum: int-sized).
+enum CUptiResult : int {
+    CUPTI_SUCCESS = 0,
+    CUPTI_ERROR_INVALID_PARAMETER = 1,
+    CUPTI_ERROR_NOT_INITIALIZED = 15,
+    CUPTI_ERROR_MAX_LIMIT_REACHED = 12,  // cuptiActivityGetNextRecord: no more records in the buffer
+    CUPTI_ERROR_INVALID_KIND = 21,
+    CUPTI_ERROR_NOT_SUPPORTED = 27,
+    CUPTI_ERROR_INSUFFICIENT_PRIVILEGES = 35,
+    CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED = 39,
+    CUPTI_ERROR_UNKNOWN = 999,
+};
+
+// cupti_activity.h
+enum CUpti_ActivityKind : int {
+    CUPTI_ACTIVITY_KIND_INVALID = 0,
+    CUPTI_ACTIVITY_KIND_KERNEL = 3,
+    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL = 10,
+    CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION = 39,
+};
+
+enum CUpti_ExternalCorrelationKind : int {
+    CUPTI_EXTERNAL_CORRELATION_KIND_INVALID = 0,
+    CUPTI_EXTERNAL_CORRELATION_KIND_UNKNOWN = 1,
+    CUPTI_EXTERNAL_CORRELATION_KIND_OPENACC = 2,
+    CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0 = 3,
+    CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1 = 4,
+    CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2 = 5,
+};
+
+/// CUpti_ActivityFlag's flush flag (cuptiActivityFlushAll).
+constexpr std::uint32_t CUPTI_ACTIVITY_FLAG_FLUSH_FORCED = 1u << 0;
+
+// CUPTI's records are packed and 8-byte aligned (its PACKED_ALIGNMENT).
+#define ENCORE_CUPTI_RECORD __attribute__((__packed__)) __attribute__((aligned(8)))
+
+/// Every record begins with its kind.
+struct ENCORE_CUPTI_RECORD CUpti_Activity {
+    CUpti_ActivityKind kind;
+};
+
+/// CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: pairs CUPTI's correlation id of an API call with the
+/// external id pushed on the calling thread then.
+struct ENCORE_CUPTI_RECORD CUpti_ActivityExternalCorrelation {
+    CUpti_ActivityKind kind;
+    CUpti_ExternalCorrelationKind externalKind;
+    std::uint64_t externalId;
+    std::uint32_t correlationId;
+    std::uint32_t reserved;
+};
+
+/// The prefix common to CUpti_ActivityKernel4 ... CUpti_ActivityKernel11 (CUPTI has no name for
+/// it; the members are CUPTI's, in its order). A kernel record of any of those versions starts so.
+struct ENCORE_CUPTI_RECORD kernel_record_prefix {
+    CUpti_ActivityKind kind;  // CUPTI_ACTIVITY_KIND_KERNEL or CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL
+    std::uint8_t cacheConfig;
+    std::uint8_t sharedMemoryConfig;
+    std::uint16_t registersPerThread;
+    std::int32_t partitionedGlobalCacheRequested;  // CUpti_ActivityPartitionedGlobalCacheConfig
+    std::int32_t partitionedGlobalCacheExecuted;
+    std::uint64_t start;  // ns; start == end == 0: CUPTI could not time the kernel
+    std::uint64_t end;
+    std::uint64_t completed;
+    std::uint32_t deviceId;
+    std::uint32_t contextId;
+    std::uint32_t streamId;
+    std::int32_t gridX, gridY, gridZ;
+    std::int32_t blockX, blockY, blockZ;
+    std::int32_t staticSharedMemory;
+    std::int32_t dynamicSharedMemory;
+    std::uint32_t localMemoryPerThread;
+    std::uint32_t localMemoryTotal;
+    std::uint32_t correlationId;
+    std::int64_t gridId;
+};
+// The offsets every supported version has (CUDA 11.8's CUpti_ActivityKernel8, and the later ones).
+static_assert(offsetof(kernel_record_prefix, start) == 16 && offsetof(kernel_record_prefix, end) == 24);
+static_assert(offsetof(kernel_record_prefix, deviceId) == 40 && offsetof(kernel_record_prefix, streamId) == 48);
+static_assert(offsetof(kernel_record_prefix, correlationId) == 92 && sizeof(kernel_record_prefix) == 104);
+static_assert(sizeof(CUpti_ActivityExternalCorrelation) == 24 &&
+              offsetof(CUpti_ActivityExternalCorrelation, correlationId) == 16);
+
+using CUpti_BuffersCallbackRequestFunc = void (*)(std::uint8_t** buffer, std::size_t* size, std::size_t* maxNumRecords);
+using CUpti_BuffersCallbackCompleteFunc = void (*)(void* context /* CUcontext */, std::uint32_t streamId,
+                                                   std::uint8_t* buffer, std::size_t size, std::size_t validSize);
+using CUpti_TimestampCallbackFunc = std::uint64_t (*)();
+
+/// The functions encore calls, by their exported names (all of them CUPTIAPI = the C convention on
+/// Linux). The first CUPTI API version whose ABI encore reads: CUDA 11.0's.
+constexpr std::uint32_t oldest_supported_version = 13;
+
+struct functions {
+    CUptiResult (*get_version)(std::uint32_t*) = nullptr;                            // cuptiGetVersion
+    CUptiResult (*get_result_string)(CUptiResult, const char**) = nullptr;           // cuptiGetResultString
+    CUptiResult (*activity_enable)(CUpti_ActivityKind) = nullptr;                    // cuptiActivityEnable
+    CUptiResult (*activity_disable)(CUpti_ActivityKind) = nullptr;                   // cuptiActivityDisable
+    CUptiResult (*register_callbacks)(CUpti_BuffersCallbackRequestFunc,              //
+                                      CUpti_BuffersCallbackCompleteFunc) = nullptr;  // cuptiActivityRegisterCallbacks
+    CUptiResult (*get_next_record)(std::uint8_t*, std::size_t, CUpti_Activity**) = nullptr;  // cuptiActivityGetNextRecord
+    CUptiResult (*flush_all)(std::uint32_t) = nullptr;                                       // cuptiActivityFlushAll
+    CUptiResult (*flush_period)(std::uint32_t) = nullptr;                                    // cuptiActivityFlushPeriod
+    CUptiResult (*push_external)(CUpti_ExternalCorrelationKind,
+                                 std::uint64_t) = nullptr;  // cuptiActivityPushExternalCorrelationId
+    CUptiResult (*pop_external)(CUpti_ExternalCorrelationKind,
+                                std::uint64_t*) = nullptr;                     // cuptiActivityPopExternalCorrelationId
+    CUptiResult (*register_timestamp)(CUpti_TimestampCallbackFunc) = nullptr;  // cuptiActivityRegisterTimestampCallback
+    CUptiResult (*get_timestamp)(std::uint64_t*) = nullptr;                    // cuptiGetTimestamp
+};
+
+}  // namespace encore::cuda::cupti_api
