@@ -5,15 +5,63 @@
 // BENCH_EVENTS=1: the program itself records a timing event before and after each launch (what
 // encore's dispatch timing adds to the driver's work), to separate that from encore's own cost;
 // BENCH_EVENTS=2: also asks whether the stream is capturing a graph, as encore does per launch.
+// BENCH_CUPTI_ACTIVITY=1 (a binary built with -DBENCH_WITH_CUPTI and -lcupti): the program itself
+// subscribes CUPTI's CONCURRENT_KERNEL activity records, as a CUPTI user does, with a consumer
+// that counts them (4 MiB buffers, as encore's CUPTI source uses; BENCH_CUPTI_FLUSH_MS sets a
+// flush period, default none: CUPTI delivers full buffers); it prints how many it got, which
+// must be every launch.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
 
+#ifdef BENCH_WITH_CUPTI
+#    include <cupti.h>
+
+static std::atomic<unsigned long> g_kernel_records{0};
+
+static void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
+    *size = 4u << 20;
+    *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, *size));
+    *max_records = 0;
+}
+
+static void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid) {
+    CUpti_Activity* r = nullptr;
+    unsigned long n = 0;
+    while (cuptiActivityGetNextRecord(buffer, valid, &r) == CUPTI_SUCCESS)
+        n += r->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+    g_kernel_records.fetch_add(n, std::memory_order_relaxed);
+    std::free(buffer);
+}
+
+static bool subscribe_cupti() {
+    if (cuptiActivityRegisterCallbacks(&buffer_requested, &buffer_completed) != CUPTI_SUCCESS ||
+        cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS)
+        return false;
+    if (const char* ms = std::getenv("BENCH_CUPTI_FLUSH_MS")) cuptiActivityFlushPeriod(std::atoi(ms));
+    return true;
+}
+#endif
+
 __global__ void empty() {}
 
 int main() {
+    const char* cupti_mode = std::getenv("BENCH_CUPTI_ACTIVITY");
+    const bool cupti = cupti_mode != nullptr && cupti_mode[0] == '1';
+#ifdef BENCH_WITH_CUPTI
+    if (cupti && !subscribe_cupti()) {
+        std::printf("bench_launch: cannot subscribe CUPTI activity records\n");
+        return 1;
+    }
+#else
+    if (cupti) {
+        std::printf("bench_launch: built without CUPTI (-DBENCH_WITH_CUPTI -lcupti)\n");
+        return 1;
+    }
+#endif
     cudaStream_t s;
     cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
     empty<<<1, 32, 0, s>>>();
@@ -44,6 +92,12 @@ int main() {
         submit.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / n);
         total.push_back(std::chrono::duration<double, std::micro>(t2 - t0).count() / n);
     }
+#ifdef BENCH_WITH_CUPTI
+    if (cupti) {
+        cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+        std::printf("bench_launch: cupti kernel records=%lu of %d launches\n", g_kernel_records.load(), 1 + 7 * n);
+    }
+#endif
     std::sort(submit.begin(), submit.end());
     std::sort(total.begin(), total.end());
     std::printf("bench_launch: submit median=%.3f us (min %.3f max %.3f); until complete median=%.3f us per launch\n",

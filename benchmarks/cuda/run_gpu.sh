@@ -151,5 +151,97 @@ echo "replay of a kernel writing 64 MiB, 8 GiB tracked, 10 passes: restore per p
 for variant in "full_copy device" "full_copy host" "changed_chunks device" "changed_chunks host"; do
     printf "%-44s %s\n" "$variant" "$(grep -o 'restore [0-9.]* ms each' <<<"${rep[$variant]}") ($(grep -o 'median [0-9.]* us' <<<"${rep[$variant]}" | head -1) fixed)"
 done
+# ---- Dispatch records' timing sources side by side (issue 20 item 4) ---------------------------
+# CUPTI as encore's timing source (ENCORE_CUDA_DISPATCH_TIMING=cupti) against CUDA events and
+# against a CUPTI activity user (the benchmark itself subscribing CONCURRENT_KERNEL), the cases
+# taking turns for 3 rounds (median of the rounds); then the same on a PyTorch loop of tiny
+# in-place adds, with torch.profiler as the CUPTI user. Each failure prints FAIL and goes on.
+echo; echo "--- dispatch timing sources (issue 20 item 4)"
+timing_fallback="dispatch times come from CUDA events"
+have_cupti_bench=0
+if nvcc -O2 -DBENCH_WITH_CUPTI -I "$CUDA/extras/CUPTI/include" -o "$B/bench_launch_cupti" benchmarks/cuda/bench_launch.cu \
+    -L "$CUDA/extras/CUPTI/lib64" -L "$CUDA/lib64" -lcupti -Xlinker -rpath -Xlinker "$CUDA/extras/CUPTI/lib64:$CUDA/lib64"; then
+    have_cupti_bench=1
+else
+    echo "FAIL: bench_launch with CUPTI (-DBENCH_WITH_CUPTI -lcupti) does not build"; fails=$((fails + 1))
+fi
+out=$(ENCORE_CUDA_DISPATCH_TIMING=cupti ENCORE_CUDA_TOOL_MODE=records encore "$B/records_program" 2>&1)
+echo "--- records_program (CUPTI timing)"; echo "$out"
+bare=$("$B/records_program" 2>&1)
+check "records (CUPTI timing): CUPTI loaded and used" '! grep -q "$timing_fallback" <<<"$out"'
+check "records (CUPTI timing): one ENQUEUE and one COMPLETE per launch, paired, in order, correlated, timed" \
+    'grep -q "dispatches enqueue=$(want launches) complete=$(want launches) unpaired=0 duplicate=0 order_bad=0 corr_bad=0 timed=$(want launches) untimed=0 time_bad=0" <<<"$out"'
+check "records (CUPTI timing): GPU times inside the host window (within 50 us)" \
+    'awk "/GPU start before/ {exit !(\$10 <= 50000 && \$19 <= 50000)}" <<<"$out"'
+out=$(ENCORE_CUDA_DISPATCH_TIMING=cupti ENCORE_CUDA_TOOL_MODE=records encore "$B/bench_launch" 2>&1)
+echo "--- bench_launch under the records tool (CUPTI timing)"; grep -E "cuda-records: (dispatches|GPU start)|\[encore\]" <<<"$out"
+check "140001 back-to-back launches (CUPTI timing): every one paired and timed" \
+    'grep -q "dispatches enqueue=140001 complete=140001 unpaired=0 duplicate=0 order_bad=0 corr_bad=0 timed=140001 untimed=0 time_bad=0" <<<"$out"'
+check "140001 launches (CUPTI timing): GPU start never before ENQUEUE ENTER by more than 2 us" \
+    'awk "/GPU start before/ {exit !(\$10 <= 2000)}" <<<"$out"'
+declare -A tcase
+for round in 1 2 3; do
+    tcase[bare]+=" $("$B/bench_launch" | median)"
+    if [[ $have_cupti_bench == 1 ]]; then
+        o=$(BENCH_CUPTI_ACTIVITY=1 "$B/bench_launch_cupti" 2>&1); echo "$o" | grep "cupti kernel records"
+        tcase[cupti_user]+=" $(median <<<"$o")"
+    fi
+    tcase[events]+=" $(ENCORE_CUDA_DISPATCH_TIMING=events ENCORE_CUDA_TOOL_MODE=dispatch_noop encore "$B/bench_launch" 2>&1 | median)"
+    o=$(ENCORE_CUDA_DISPATCH_TIMING=cupti ENCORE_CUDA_TOOL_MODE=dispatch_noop encore "$B/bench_launch" 2>&1)
+    grep -q "$timing_fallback" <<<"$o" && echo "FAIL: encore fell back to events: $(grep "\[encore\]" <<<"$o")"
+    tcase[cupti]+=" $(median <<<"$o")"
+done
+mid() { tr ' ' '\n' | grep . | sort -g | awk '{v[NR] = $1} END {if (NR) print v[int((NR + 1) / 2)]}'; }
+# LABEL VALUE BASE: a row in us, or FAIL when the case gave no figure.
+trow() {
+    if [[ -z $2 ]]; then echo "FAIL: $1: no figure"; fails=$((fails + 1)); return; fi
+    if [[ -z $3 ]]; then printf "%-52s %8.3f %8s\n" "$1" "$2" "-"
+    else printf "%-52s %8.3f %+8.3f\n" "$1" "$2" "$(awk "BEGIN{print $2 - $3}")"; fi
+}
+t_bare=$(mid <<<"${tcase[bare]}"); t_user=$(mid <<<"${tcase[cupti_user]:-}")
+t_events=$(mid <<<"${tcase[events]}"); t_cupti=$(mid <<<"${tcase[cupti]}")
+echo
+echo "empty-kernel launch, us per launch (submission; median of 3 rounds, each the median of 7 x 20000)"
+echo "rounds: bare${tcase[bare]} | CUPTI user${tcase[cupti_user]:-} | events${tcase[events]} | cupti${tcase[cupti]}"
+printf "%-52s %8s %8s\n" "case" "us" "added"
+trow "bare" "$t_bare" ""
+trow "CUPTI activity subscriber (CONCURRENT_KERNEL)" "$t_user" "$t_bare"
+trow "encore KERNEL_DISPATCH, no-op callback, events" "$t_events" "$t_bare"
+trow "encore KERNEL_DISPATCH, no-op callback, CUPTI" "$t_cupti" "$t_bare"
+if [[ -n $t_bare && -n $t_user && -n $t_cupti ]]; then
+    check "dispatch records (CUPTI timing) add <= 2 us per launch" 'awk "BEGIN{exit !($t_cupti - $t_bare <= 2)}"'
+    check "dispatch records (CUPTI timing) cost less than a CUPTI activity subscriber" 'awk "BEGIN{exit !($t_cupti <= $t_user)}"'
+fi
+# The PyTorch loop (python3 with torch; skipped with a FAIL line when it is missing).
+tiny=benchmarks/cuda/programs/torch_tiny_ops.py
+if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
+    declare -A tt
+    for round in 1 2 3; do
+        tt[bare]+=" $(python3 $tiny 2>&1 | median)"
+        tt[profiler]+=" $(python3 $tiny --profile 2>&1 | median)"
+        tt[events]+=" $(ENCORE_CUDA_DISPATCH_TIMING=events ENCORE_CUDA_TOOL_MODE=dispatch_noop encore python3 $tiny 2>&1 | median)"
+        o=$(ENCORE_CUDA_DISPATCH_TIMING=cupti ENCORE_CUDA_TOOL_MODE=dispatch_noop encore python3 $tiny 2>&1)
+        grep -q "$timing_fallback" <<<"$o" && echo "FAIL: encore fell back to events under PyTorch: $(grep "\[encore\]" <<<"$o")"
+        tt[cupti]+=" $(median <<<"$o")"
+    done
+    o=$(ENCORE_CUDA_DISPATCH_TIMING=cupti ENCORE_CUDA_TOOL_MODE=records encore python3 $tiny 2>&1)
+    check "torch_tiny_ops (CUPTI timing): result unchanged" 'grep -q "value=35000.0 expected=35000.0" <<<"$o"'
+    check "torch_tiny_ops (CUPTI timing): every launch paired and timed" \
+        'grep -Eq "dispatches enqueue=([0-9]+) complete=\1 unpaired=0 duplicate=0 order_bad=0 corr_bad=0 timed=\1 untimed=0 time_bad=0" <<<"$o"'
+    p_bare=$(mid <<<"${tt[bare]}"); p_prof=$(mid <<<"${tt[profiler]}")
+    p_events=$(mid <<<"${tt[events]}"); p_cupti=$(mid <<<"${tt[cupti]}")
+    echo
+    echo "PyTorch tiny in-place adds, us per op (median of 3 rounds, each the median of 7 x 5000)"
+    echo "rounds: bare${tt[bare]} | torch.profiler${tt[profiler]} | events${tt[events]} | cupti${tt[cupti]}"
+    trow "bare" "$p_bare" ""
+    trow "torch.profiler (CPU + CUDA activities)" "$p_prof" "$p_bare"
+    trow "encore KERNEL_DISPATCH, no-op callback, events" "$p_events" "$p_bare"
+    trow "encore KERNEL_DISPATCH, no-op callback, CUPTI" "$p_cupti" "$p_bare"
+    [[ -n $p_prof && -n $p_cupti ]] &&
+        check "PyTorch loop: dispatch records (CUPTI timing) cost less than torch.profiler" 'awk "BEGIN{exit !($p_cupti <= $p_prof)}"'
+else
+    echo "FAIL: python3 with CUDA-enabled torch not found: the PyTorch rows are skipped"; fails=$((fails + 1))
+fi
+
 echo "checks failed: $fails"
 exit $(( fails > 0 ))

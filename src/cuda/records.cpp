@@ -180,6 +180,9 @@ struct pending {
     // CUPTI-timed launches: the launching thread (after its ENQUEUE EXIT) and CUPTI's delivery
     // (with the times) each add one; whichever comes second delivers COMPLETE and frees this.
     std::atomic<int> arrivals{0};
+    // CUPTI's times, kept apart from `dispatch` until COMPLETE: the launching thread's ENQUEUE
+    // EXIT may still be reading that payload when they arrive.
+    std::uint64_t cupti_start = 0, cupti_end = 0;
 };
 
 std::mutex g_queue_mutex;
@@ -329,7 +332,9 @@ std::atomic<std::uint64_t> g_cupti_key{0};
 
 /// The second of the launching thread and CUPTI's delivery: COMPLETE with the times CUPTI gave.
 void finish_cupti(pending* p) noexcept {
-    deliver(*p, false);  // the times are in p->dispatch already
+    p->dispatch.start_timestamp = p->cupti_start;
+    p->dispatch.end_timestamp = p->cupti_end;
+    deliver(*p, false);
     p->t->in_flight.fetch_sub(1, std::memory_order_release);
     delete p;
 }
@@ -344,8 +349,8 @@ void on_cupti_times(std::uint64_t key, std::uint64_t start, std::uint64_t end, b
         g_cupti_pending->erase(it);
     }
     if (timed) {
-        p->dispatch.start_timestamp = start;
-        p->dispatch.end_timestamp = end < start ? start : end;
+        p->cupti_start = start;
+        p->cupti_end = end < start ? start : end;
     }
     // acq_rel: the launching thread's ENQUEUE EXIT happened before, or it sees these times.
     if (p->arrivals.fetch_add(1, std::memory_order_acq_rel) == 0) {
