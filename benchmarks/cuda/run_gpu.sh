@@ -165,20 +165,31 @@ if nvcc -O2 -DBENCH_WITH_CUPTI -I "$CUDA/extras/CUPTI/include" -o "$B/bench_laun
 else
     echo "FAIL: bench_launch with CUPTI (-DBENCH_WITH_CUPTI -lcupti) does not build"; fails=$((fails + 1))
 fi
-out=$(ENCORE_CUDA_DISPATCH_TIMING=cupti ENCORE_CUDA_TOOL_MODE=records encore "$B/records_program" 2>&1)
-echo "--- records_program (CUPTI timing)"; echo "$out"
+# The records checks above ran with the default (auto: CUPTI where it loads); here each source.
 bare=$("$B/records_program" 2>&1)
-check "records (CUPTI timing): CUPTI loaded and used" '! grep -q "$timing_fallback" <<<"$out"'
-check "records (CUPTI timing): one ENQUEUE and one COMPLETE per launch, paired, in order, correlated, timed" \
-    'grep -q "dispatches enqueue=$(want launches) complete=$(want launches) unpaired=0 duplicate=0 order_bad=0 corr_bad=0 timed=$(want launches) untimed=0 time_bad=0" <<<"$out"'
-check "records (CUPTI timing): GPU times inside the host window (within 50 us)" \
-    'awk "/GPU start before/ {exit !(\$10 <= 50000 && \$19 <= 50000)}" <<<"$out"'
+for src in cupti events; do
+    out=$(ENCORE_CUDA_DISPATCH_TIMING=$src ENCORE_CUDA_TOOL_MODE=records encore "$B/records_program" 2>&1)
+    echo "--- records_program ($src timing)"; echo "$out"
+    check "records ($src timing): no fallback, no warning" '! grep -q "\[encore\]" <<<"$out"'
+    check "records ($src timing): one ENQUEUE and one COMPLETE per launch, paired, in order, correlated, timed" \
+        'grep -q "dispatches enqueue=$(want launches) complete=$(want launches) unpaired=0 duplicate=0 order_bad=0 corr_bad=0 timed=$(want launches) untimed=0 time_bad=0" <<<"$out"'
+    check "records ($src timing): GPU times inside the host window (within 50 us)" \
+        'awk "/GPU start before/ {exit !(\$10 <= 50000 && \$19 <= 50000)}" <<<"$out"'
+done
 out=$(ENCORE_CUDA_DISPATCH_TIMING=cupti ENCORE_CUDA_TOOL_MODE=records encore "$B/bench_launch" 2>&1)
 echo "--- bench_launch under the records tool (CUPTI timing)"; grep -E "cuda-records: (dispatches|GPU start)|\[encore\]" <<<"$out"
 check "140001 back-to-back launches (CUPTI timing): every one paired and timed" \
     'grep -q "dispatches enqueue=140001 complete=140001 unpaired=0 duplicate=0 order_bad=0 corr_bad=0 timed=140001 untimed=0 time_bad=0" <<<"$out"'
 check "140001 launches (CUPTI timing): GPU start never before ENQUEUE ENTER by more than 2 us" \
     'awk "/GPU start before/ {exit !(\$10 <= 2000)}" <<<"$out"'
+# Which API records CUPTI needs for its EXTERNAL_CORRELATION records (ENCORE_CUPTI_API_RECORDS,
+# default driver,runtime): pairing and cost with fewer, for information (not counted as checks).
+for api in driver runtime none; do
+    o=$(ENCORE_CUPTI_API_RECORDS=$api ENCORE_CUDA_DISPATCH_TIMING=cupti ENCORE_CUDA_TOOL_MODE=records encore "$B/bench_launch" 2>&1)
+    echo "info: ENCORE_CUPTI_API_RECORDS=$api: $(grep -o "dispatches enqueue=.*" <<<"$o" | head -1)"
+    o=$(ENCORE_CUPTI_API_RECORDS=$api ENCORE_CUDA_DISPATCH_TIMING=cupti ENCORE_CUDA_TOOL_MODE=dispatch_noop encore "$B/bench_launch" 2>&1)
+    echo "info: ENCORE_CUPTI_API_RECORDS=$api: dispatch_noop $(grep -o "submit median=[0-9.]* us" <<<"$o")"
+done
 declare -A tcase
 for round in 1 2 3; do
     tcase[bare]+=" $("$B/bench_launch" | median)"

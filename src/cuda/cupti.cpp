@@ -56,7 +56,9 @@ struct source {
     times_fn on_times = nullptr;
     std::int64_t offset_ns = 0;  // encore's clock minus CUPTI's (0 with the timestamp callback)
     std::mutex m;                // the maps
-    std::unordered_map<std::uint32_t, std::uint64_t> key_of;                              // correlation -> key
+    // correlation -> the keys paired with it, newest last (CUPTI may write more than one
+    // EXTERNAL_CORRELATION record per correlation id: one per API level that saw a key)
+    std::unordered_map<std::uint32_t, std::vector<std::uint64_t>> key_of;
     std::unordered_map<std::uint32_t, std::pair<std::uint64_t, std::uint64_t>> times_of;  // correlation -> times
 };
 // Set once by active() (cleared again if initialization fails half-way); never destroyed: CUPTI
@@ -73,7 +75,8 @@ void request_buffer(std::uint8_t** buffer, std::size_t* size, std::size_t* max_r
 }
 
 struct arrival {
-    std::uint64_t key, start, end;
+    std::vector<std::uint64_t> keys;  // candidates, offered newest first
+    std::uint64_t start, end;
     bool timed;
 };
 
@@ -95,14 +98,14 @@ void buffer_completed(void*, std::uint32_t, std::uint8_t* buffer, std::size_t, s
                     const auto [b, e] = it->second;
                     s->times_of.erase(it);
                     try {
-                        ready.push_back({x->externalId, b, e, b != 0 || e != 0});
+                        ready.push_back({{x->externalId}, b, e, b != 0 || e != 0});
                     } catch (...) {
                     }
                     continue;
                 }
                 if (s->key_of.size() >= unpaired_limit) s->key_of.clear();
                 try {
-                    s->key_of.emplace(x->correlationId, x->externalId);
+                    s->key_of[x->correlationId].push_back(x->externalId);
                 } catch (...) {
                 }
             } else if (r->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL || r->kind == CUPTI_ACTIVITY_KIND_KERNEL) {
@@ -112,7 +115,7 @@ void buffer_completed(void*, std::uint32_t, std::uint8_t* buffer, std::size_t, s
                 const std::uint64_t e = timed ? k->end + static_cast<std::uint64_t>(s->offset_ns) : 0;
                 if (auto it = s->key_of.find(k->correlationId); it != s->key_of.end()) {
                     try {
-                        ready.push_back({it->second, b, e, timed});
+                        ready.push_back({std::move(it->second), b, e, timed});
                     } catch (...) {
                     }
                     s->key_of.erase(it);
@@ -127,7 +130,9 @@ void buffer_completed(void*, std::uint32_t, std::uint8_t* buffer, std::size_t, s
         }
     }
     std::free(buffer);
-    for (const arrival& a : ready) s->on_times(a.key, a.start, a.end, a.timed);
+    for (const arrival& a : ready)
+        for (auto k = a.keys.rbegin(); k != a.keys.rend(); ++k)
+            if (s->on_times(*k, a.start, a.end, a.timed)) break;
 }
 
 // ---- loading ------------------------------------------------------------------------------------
@@ -289,6 +294,23 @@ source* start(times_fn on_times) noexcept {
     if (CUptiResult r = f.activity_enable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION); r != CUPTI_SUCCESS) {
         g_source.store(nullptr, std::memory_order_release);
         return fail("cuptiActivityEnable(EXTERNAL_CORRELATION)", r);
+    }
+    // CUPTI writes EXTERNAL_CORRELATION records only for API calls whose own activity records are
+    // enabled (NVIDIA/Fuser found DRIVER necessary for driver-API launches), and a runtime
+    // launch's kernel carries the runtime call's correlation id: both kinds are on unless
+    // ENCORE_CUPTI_API_RECORDS names fewer (any of "driver", "runtime"; "none"), which is for
+    // measuring what each costs and whether pairing holds without it. Their records are skipped.
+    const char* api = std::getenv("ENCORE_CUPTI_API_RECORDS");
+    const std::string api_kinds = api != nullptr ? api : "driver,runtime";
+    for (const auto& [name, k] :
+         {std::pair{"driver", CUPTI_ACTIVITY_KIND_DRIVER}, std::pair{"runtime", CUPTI_ACTIVITY_KIND_RUNTIME}}) {
+        if (api_kinds.find(name) == std::string::npos) continue;
+        if (CUptiResult r = f.activity_enable(k); r != CUPTI_SUCCESS) {
+            (void)f.activity_disable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
+            g_source.store(nullptr, std::memory_order_release);
+            return fail(k == CUPTI_ACTIVITY_KIND_DRIVER ? "cuptiActivityEnable(DRIVER)" : "cuptiActivityEnable(RUNTIME)",
+                        r);
+        }
     }
     if (CUptiResult r = f.activity_enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL); r != CUPTI_SUCCESS) {
         (void)f.activity_disable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);

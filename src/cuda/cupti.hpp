@@ -15,9 +15,11 @@
 namespace encore::cuda::cupti {
 
 /// Receives the GPU times (encore's clock, CLOCK_BOOTTIME ns) of a kernel launched with `key`
-/// pushed; `timed` false: CUPTI had no times for it. Runs on CUPTI's delivery thread or on a
-/// thread calling flush(), never with a lock of this file held.
-using times_fn = void (*)(std::uint64_t key, std::uint64_t start_ns, std::uint64_t end_ns, bool timed) noexcept;
+/// pushed; `timed` false: CUPTI had no times for it. Returns whether `key` was a launch waiting
+/// for its times (a correlation id may have been paired with more than one key: each is offered
+/// in turn, newest first, until one is taken). Runs on CUPTI's delivery thread or on a thread
+/// calling flush(), never with a lock of this file held.
+using times_fn = bool (*)(std::uint64_t key, std::uint64_t start_ns, std::uint64_t end_ns, bool timed) noexcept;
 
 /// Whether dispatch times come from CUPTI. The first call decides, for the process: it reads
 /// ENCORE_CUDA_DISPATCH_TIMING (auto | cupti | events), loads and initializes CUPTI unless

@@ -339,12 +339,12 @@ void finish_cupti(pending* p) noexcept {
     delete p;
 }
 
-void on_cupti_times(std::uint64_t key, std::uint64_t start, std::uint64_t end, bool timed) noexcept {
+bool on_cupti_times(std::uint64_t key, std::uint64_t start, std::uint64_t end, bool timed) noexcept {
     std::unique_ptr<pending> p;
     {
         std::lock_guard lk(g_cupti_mutex);
         auto it = g_cupti_pending->find(key);
-        if (it == g_cupti_pending->end()) return;  // not a launch waiting for times (any more)
+        if (it == g_cupti_pending->end()) return false;  // not a launch waiting for times (any more)
         p = std::move(it->second);
         g_cupti_pending->erase(it);
     }
@@ -355,9 +355,10 @@ void on_cupti_times(std::uint64_t key, std::uint64_t start, std::uint64_t end, b
     // acq_rel: the launching thread's ENQUEUE EXIT happened before, or it sees these times.
     if (p->arrivals.fetch_add(1, std::memory_order_acq_rel) == 0) {
         (void)p.release();  // the launching thread is still in its ENQUEUE EXIT: it finishes
-        return;
+        return true;
     }
     finish_cupti(p.release());
+    return true;
 }
 
 /// Launch `c` with its COMPLETE timed by CUPTI; false (nothing done) when it cannot be set up.
@@ -441,6 +442,10 @@ bool cupti_timing() noexcept {
     static const bool on = [] {
         const bool a = real().timing() && cupti::active(&on_cupti_times);
         g_cupti_timing.store(a, std::memory_order_release);
+        // Registered (again, if copies registered it before) after whatever CUPTI registered
+        // while initializing: the exit drain, which flushes CUPTI, runs before CUPTI's own
+        // teardown. A second drain_all finds nothing pending.
+        if (a) (void)std::atexit(drain_all);
         return a;
     }();
     return on;

@@ -14,7 +14,8 @@
 // Test knobs (environment): FAKE_CUPTI_FAIL=enable (cuptiActivityEnable fails as without
 // profiling permission), FAKE_CUPTI_NO_TIMESTAMP_CALLBACK=1 (cuptiActivityRegisterTimestampCallback
 // is not supported: encore measures an offset), FAKE_CUPTI_KERNEL_FIRST=1 (a launch's kernel
-// record comes before its EXTERNAL_CORRELATION record), FAKE_CUPTI_NO_PERIOD=1 (no periodic
+// record comes before its EXTERNAL_CORRELATION record), FAKE_CUPTI_STALE_EXTERNAL=1 (each
+// launch's correlation id is also paired with the previous launch's id), FAKE_CUPTI_NO_PERIOD=1 (no periodic
 // flush: records arrive only when encore flushes). fake_cupti_stats() gives the counts tests check.
 #include "cuda/cupti_api.hpp"
 
@@ -47,6 +48,8 @@ std::atomic<CUpti_BuffersCallbackRequestFunc> g_request{nullptr};
 std::atomic<CUpti_BuffersCallbackCompleteFunc> g_complete{nullptr};
 std::atomic<CUpti_TimestampCallbackFunc> g_clock{nullptr};
 std::atomic<bool> g_kernels{false}, g_external{false};
+// As the real CUPTI: EXTERNAL_CORRELATION records only for API calls whose DRIVER records are on.
+std::atomic<bool> g_driver_records{false};
 std::atomic<std::uint32_t> g_next_correlation{0};
 std::atomic<unsigned long> g_pushed{0}, g_kernel_records{0}, g_external_records{0}, g_flushes{0};
 
@@ -113,13 +116,14 @@ thread_local std::uint32_t t_correlation = 0;
 thread_local std::uint64_t t_start = 0;
 thread_local CUpti_ActivityExternalCorrelation t_held{};  // FAKE_CUPTI_KERNEL_FIRST: written after the kernel's
 thread_local bool t_holding = false;
+thread_local std::uint64_t t_last_id = 0;  // FAKE_CUPTI_STALE_EXTERNAL
 
 void observe(int phase) {
     if (!g_kernels.load(std::memory_order_acquire)) return;
     if (phase == 0) {
         t_correlation = g_next_correlation.fetch_add(1, std::memory_order_relaxed) + 1;
         t_holding = false;
-        if (!g_external.load(std::memory_order_acquire)) return;
+        if (!g_external.load(std::memory_order_acquire) || !g_driver_records.load(std::memory_order_acquire)) return;
         for (int k = CUPTI_EXTERNAL_CORRELATION_KIND_UNKNOWN; k <= CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2; ++k) {
             if (t_depth[k] == 0) continue;
             CUpti_ActivityExternalCorrelation x{};
@@ -134,6 +138,14 @@ void observe(int phase) {
             } else {
                 append(&x, sizeof(x));
             }
+            if (env("FAKE_CUPTI_STALE_EXTERNAL") && k == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2 && t_last_id != 0) {
+                // A second record for the same correlation id, with the id the thread pushed for
+                // its previous launch (what a CUPTI that pairs an outer API level would write).
+                CUpti_ActivityExternalCorrelation stale = x;
+                stale.externalId = t_last_id;
+                append(&stale, sizeof(stale));
+            }
+            if (k == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2) t_last_id = x.externalId;
         }
     } else if (phase == 1) {
         t_start = timestamp();
@@ -195,6 +207,10 @@ FAKE_API CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind) {
     if (kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) {
         g_external.store(true, std::memory_order_release);
         return CUPTI_SUCCESS;
+    }
+    if (kind == CUPTI_ACTIVITY_KIND_DRIVER || kind == CUPTI_ACTIVITY_KIND_RUNTIME) {
+        if (kind == CUPTI_ACTIVITY_KIND_DRIVER) g_driver_records.store(true, std::memory_order_release);
+        return CUPTI_SUCCESS;  // the API records themselves are not made (encore skips them)
     }
     if (kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) return CUPTI_ERROR_NOT_SUPPORTED;
     // The driver CUPTI profiles: the fake one libencore-cuda loaded.
