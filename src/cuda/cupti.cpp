@@ -74,6 +74,10 @@ void request_buffer(std::uint8_t** buffer, std::size_t* size, std::size_t* max_r
     *max_records = 0;  // as many as fit
 }
 
+// Kernel records paired with a waiting launch, and those that arrived unpaired (for
+// pairing_broken; relaxed: a heuristic read, no data depends on them).
+std::atomic<std::uint64_t> g_paired{0}, g_unpaired{0};
+
 struct arrival {
     std::vector<std::uint64_t> keys;  // candidates, offered newest first
     std::uint64_t start, end;
@@ -122,6 +126,7 @@ void buffer_completed(void*, std::uint32_t, std::uint8_t* buffer, std::size_t, s
                     continue;
                 }
                 if (s->times_of.size() >= unpaired_limit) s->times_of.clear();
+                g_unpaired.fetch_add(1, std::memory_order_relaxed);
                 try {
                     s->times_of.emplace(k->correlationId, std::pair{b, e});
                 } catch (...) {
@@ -132,7 +137,10 @@ void buffer_completed(void*, std::uint32_t, std::uint8_t* buffer, std::size_t, s
     std::free(buffer);
     for (const arrival& a : ready)
         for (auto k = a.keys.rbegin(); k != a.keys.rend(); ++k)
-            if (s->on_times(*k, a.start, a.end, a.timed)) break;
+            if (s->on_times(*k, a.start, a.end, a.timed)) {
+                g_paired.fetch_add(1, std::memory_order_relaxed);
+                break;
+            }
 }
 
 // ---- loading ------------------------------------------------------------------------------------
@@ -336,6 +344,11 @@ bool push(std::uint64_t key) noexcept {
 void pop() noexcept {
     std::uint64_t last = 0;
     if (source* s = g_source.load(std::memory_order_acquire)) (void)s->fn.pop_external(key_kind, &last);
+}
+
+bool pairing_broken(std::size_t waiting, std::size_t threshold) noexcept {
+    return g_paired.load(std::memory_order_relaxed) == 0 && g_unpaired.load(std::memory_order_relaxed) >= threshold &&
+           waiting >= threshold;
 }
 
 void flush(bool forced) noexcept {

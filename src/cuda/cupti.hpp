@@ -10,6 +10,7 @@
 //   }                                     // later, on CUPTI's thread: on_times(key, start, end, true)
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace encore::cuda::cupti {
@@ -30,6 +31,11 @@ bool active(times_fn on_times) noexcept;
 /// launch's driver call. false: not pushed (the launch gets no times from CUPTI).
 bool push(std::uint64_t key) noexcept;
 void pop() noexcept;
+/// Whether CUPTI evidently does not pair encore's keys with kernel records: no kernel record was
+/// ever paired with a key while at least `threshold` arrived unpaired and `waiting` (encore's
+/// launches still waiting for times) is at least `threshold` too. A safety net for a CUPTI that
+/// writes its correlation records differently from what cupti.cpp expects.
+bool pairing_broken(std::size_t waiting, std::size_t threshold) noexcept;
 /// Has CUPTI hand over the buffers it completed (`forced`: also the records it has not
 /// completed); their records reach `on_times` before this returns. No-op unless active.
 void flush(bool forced) noexcept;

@@ -361,6 +361,33 @@ bool on_cupti_times(std::uint64_t key, std::uint64_t start, std::uint64_t end, b
     return true;
 }
 
+/// Set when CUPTI turned out not to pair launches with kernel records: later launches use events.
+std::atomic<bool> g_cupti_off{false};
+constexpr std::uint64_t pairing_check = 1024;  // launches between checks; also the evidence needed
+
+/// The safety net of cupti::pairing_broken: gives up on CUPTI (said once), delivering the
+/// launches still waiting without times.
+void check_cupti_pairing() noexcept {
+    std::size_t waiting = 0;
+    {
+        std::lock_guard lk(g_cupti_mutex);
+        waiting = g_cupti_pending->size();
+    }
+    if (!cupti::pairing_broken(waiting, pairing_check) || g_cupti_off.exchange(true)) return;
+    core::warn("libencore-cuda: CUPTI paired none of %zu launches with its kernel records; dispatch times come from "
+               "CUDA events from now on (ENCORE_CUDA_DISPATCH_TIMING=events avoids CUPTI)",
+               waiting);
+    std::vector<std::uint64_t> keys;
+    {
+        std::lock_guard lk(g_cupti_mutex);
+        try {
+            for (const auto& [k, p] : *g_cupti_pending) keys.push_back(k);
+        } catch (...) {
+        }
+    }
+    for (std::uint64_t k : keys) (void)on_cupti_times(k, 0, 0, false);
+}
+
 /// Launch `c` with its COMPLETE timed by CUPTI; false (nothing done) when it cannot be set up.
 bool launch_cupti(std::unique_ptr<pending>& owned, const launch_call& c, std::uint64_t enqueue_mask,
                   CUresult& r) noexcept {
@@ -381,6 +408,7 @@ bool launch_cupti(std::unique_ptr<pending>& owned, const launch_call& c, std::ui
     }
     p->t->in_flight.fetch_add(1, std::memory_order_relaxed);
     drain_at_exit();
+    if ((key & (pairing_check - 1)) == 0) check_cupti_pairing();
     const bool pushed = cupti::push(key);
     r = c.submit();
     if (pushed) cupti::pop();
@@ -448,7 +476,7 @@ bool cupti_timing() noexcept {
         if (a) (void)std::atexit(drain_all);
         return a;
     }();
-    return on;
+    return on && !g_cupti_off.load(std::memory_order_relaxed);
 }
 
 }  // namespace

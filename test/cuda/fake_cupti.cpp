@@ -15,7 +15,8 @@
 // profiling permission), FAKE_CUPTI_NO_TIMESTAMP_CALLBACK=1 (cuptiActivityRegisterTimestampCallback
 // is not supported: encore measures an offset), FAKE_CUPTI_KERNEL_FIRST=1 (a launch's kernel
 // record comes before its EXTERNAL_CORRELATION record), FAKE_CUPTI_STALE_EXTERNAL=1 (each
-// launch's correlation id is also paired with the previous launch's id), FAKE_CUPTI_NO_PERIOD=1 (no periodic
+// launch's correlation id is also paired with the previous launch's id), FAKE_CUPTI_WRONG_CORRELATION=1
+// (no key is ever paired with its kernel's correlation id), FAKE_CUPTI_NO_PERIOD=1 (no periodic
 // flush: records arrive only when encore flushes). fake_cupti_stats() gives the counts tests check.
 #include "cuda/cupti_api.hpp"
 
@@ -130,7 +131,8 @@ void observe(int phase) {
             x.kind = CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION;
             x.externalKind = static_cast<CUpti_ExternalCorrelationKind>(k);
             x.externalId = t_stack[k][t_depth[k] - 1];
-            x.correlationId = t_correlation;
+            // FAKE_CUPTI_WRONG_CORRELATION: a CUPTI whose records pair the key with another id.
+            x.correlationId = env("FAKE_CUPTI_WRONG_CORRELATION") ? t_correlation + 1'000'000'000u : t_correlation;
             g_external_records.fetch_add(1, std::memory_order_relaxed);
             if (env("FAKE_CUPTI_KERNEL_FIRST")) {
                 t_held = x;

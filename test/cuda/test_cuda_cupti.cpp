@@ -16,6 +16,8 @@
 //                                and popped per launch, with events none
 //   test_cuda_cupti exit         three launches, no release: every COMPLETE reaches the tool
 //                                before its finalization (printed there, checked on stderr)
+//   test_cuda_cupti broken       a CUPTI that pairs no key with its kernel: encore gives up on it
+//                                after 1024 launches' evidence, says so once, uses events after
 // (test/cuda/meson.build runs these under several environments; check_stderr.py checks messages.)
 #include "../support/check.hpp"
 #include "fake_driver.h"
@@ -27,6 +29,7 @@
 #include <dlfcn.h>
 #include <time.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -241,6 +244,52 @@ int run(const std::string& source) {
     return test_support::finish();
 }
 
+// A CUPTI that never pairs encore's keys with its kernel records (FAKE_CUPTI_WRONG_CORRELATION):
+// 4096 launches in batches (the fake CUPTI's flush period passes between them); encore gives up
+// on CUPTI (said once) and times the rest with events; every launch still gets one COMPLETE.
+int run_broken() {
+    CUdevice dev = 0;
+    CHECK(cuInit(0));
+    CHECK(cuDeviceGet(&dev, 0));
+    CUcontext ctx = nullptr;
+    CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
+    CHECK(cuCtxSetCurrent(ctx));
+    CUmodule mod = nullptr;
+    CUfunction f = nullptr;
+    CHECK(cuModuleLoadData(&mod, &g_module));
+    CHECK(cuModuleGetFunction(&f, mod, "count"));
+    CUdeviceptr counter = 0;
+    CHECK(cuMemAlloc(&counter, 64));
+    void* params[] = {&counter};
+    constexpr int batches = 8, per_batch = 512;
+    for (int b = 0; b < batches; ++b) {
+        for (int i = 0; i < per_batch; ++i) CHECK(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, nullptr, params, nullptr));
+        std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    }
+    CHECK(cuMemFree(counter));
+    CHECK(cuModuleUnload(mod));
+    CHECK(cuDevicePrimaryCtxRelease(dev));
+    const cupti_stats st = fake_cupti();
+    std::lock_guard lk(g_mutex);
+    std::map<std::uint64_t, int> completes;
+    int timed = 0;
+    for (const auto& s : g_seen)
+        if (s.op == ROCPROFILER_KERNEL_DISPATCH_COMPLETE) {
+            ++completes[s.corr];
+            timed += s.start != 0 && s.end >= s.start;
+        }
+    int once = 0;
+    for (const auto& [corr, n] : completes) once += n == 1;
+    const int launches = batches * per_batch;
+    expect(once == launches,
+           "exactly one COMPLETE per launch (" + std::to_string(once) + " of " + std::to_string(launches) + ")");
+    expect(st.pushed > 0 && st.pushed < static_cast<unsigned long>(launches),
+           "CUPTI used at first, then not (" + std::to_string(st.pushed) + " keys pushed)");
+    expect(timed > 0 && timed <= launches - static_cast<int>(st.pushed) + 0,
+           "the launches after the fallback are timed with events (" + std::to_string(timed) + " timed)");
+    return test_support::finish();
+}
+
 int run_exit() {
     CUdevice dev = 0;
     CHECK(cuInit(0));
@@ -274,6 +323,7 @@ int main(int argc, char** argv) {
     g_mode = argc > 1 ? argv[1] : "";
     if (g_mode == "run" && argc > 2) return run(argv[2]);
     if (g_mode == "exit") return run_exit();
+    if (g_mode == "broken") return run_broken();
     std::fprintf(stderr, "usage: test_cuda_cupti run cupti|events | exit\n");
     return 2;
 }
