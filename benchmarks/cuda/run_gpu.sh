@@ -145,7 +145,7 @@ row "bare" "$launch_bare" "" 3
 row "bare + 2 cuEventRecord per launch" "$launch_events" "$launch_bare" 3
 row "bare + 2 events + cudaStreamIsCapturing" "$launch_events_cap" "$launch_bare" 3
 row "encore, no active context" "$launch_none" "$launch_bare" 3
-row "encore, KERNEL_DISPATCH, no-op callback" "$launch_rec" "$launch_bare" 3
+row "encore, KERNEL_DISPATCH, no-op cb (auto timing)" "$launch_rec" "$launch_bare" 3
 echo
 echo "replay of a kernel writing 64 MiB, 8 GiB tracked, 10 passes: restore per pass"
 for variant in "full_copy device" "full_copy host" "changed_chunks device" "changed_chunks host"; do
