@@ -33,6 +33,7 @@
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -78,69 +79,85 @@ void request_buffer(std::uint8_t** buffer, std::size_t* size, std::size_t* max_r
 // pairing_broken; relaxed: a heuristic read, no data depends on them).
 std::atomic<std::uint64_t> g_paired{0}, g_unpaired{0};
 
-struct arrival {
-    std::vector<std::uint64_t> keys;  // candidates, offered newest first
-    std::uint64_t start, end;
-    bool timed;
-};
+/// Offers CUPTI's times for one correlation id to its candidate keys, newest first, outside the
+/// maps' lock (the receiver delivers records to tools); whether one took them.
+bool offer(source* s, const std::vector<std::uint64_t>& keys, std::uint64_t b, std::uint64_t e, bool timed) {
+    for (auto k = keys.rbegin(); k != keys.rend(); ++k)
+        if (s->on_times(*k, b, e, timed)) {
+            g_paired.fetch_add(1, std::memory_order_relaxed);
+            return true;
+        }
+    return false;
+}
+
+/// One record of a completed buffer (records are handled in buffer order, each as if alone).
+void handle(source* s, const CUpti_Activity* r) {
+    std::vector<std::uint64_t> keys;
+    std::uint64_t b = 0, e = 0;
+    std::uint32_t correlation = 0;
+    {
+        std::lock_guard lk(s->m);
+        if (r->kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) {
+            const auto* x = reinterpret_cast<const CUpti_ActivityExternalCorrelation*>(r);
+            if (x->externalKind != key_kind) return;
+            correlation = x->correlationId;
+            auto it = s->times_of.find(correlation);
+            if (it == s->times_of.end()) {
+                if (s->key_of.size() >= unpaired_limit) s->key_of.clear();
+                s->key_of[correlation].push_back(x->externalId);  // may throw: caught by the caller
+                return;
+            }
+            std::tie(b, e) = it->second;
+            s->times_of.erase(it);
+            keys.push_back(x->externalId);
+        } else if (r->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL || r->kind == CUPTI_ACTIVITY_KIND_KERNEL) {
+            const auto* k = reinterpret_cast<const kernel_record_prefix*>(r);
+            correlation = k->correlationId;
+            if (k->start != 0 || k->end != 0) {
+                b = k->start + static_cast<std::uint64_t>(s->offset_ns);
+                e = k->end + static_cast<std::uint64_t>(s->offset_ns);
+            }
+            auto it = s->key_of.find(correlation);
+            if (it == s->key_of.end()) {
+                if (s->times_of.size() >= unpaired_limit) s->times_of.clear();
+                g_unpaired.fetch_add(1, std::memory_order_relaxed);
+                s->times_of.emplace(correlation, std::pair{b, e});
+                return;
+            }
+            keys = std::move(it->second);
+            s->key_of.erase(it);
+        } else {
+            return;  // DRIVER / RUNTIME records: only enabled for the correlation records
+        }
+    }
+    if (offer(s, keys, b, e, b != 0 || e != 0)) return;
+    // No candidate was (or is still) waiting, e.g. each was another API level's: the times wait
+    // for the next key paired with this correlation id, which may have arrived on another thread.
+    std::vector<std::uint64_t> later;
+    {
+        std::lock_guard lk(s->m);
+        if (auto it = s->key_of.find(correlation); it != s->key_of.end()) {
+            later = std::move(it->second);
+            s->key_of.erase(it);
+        } else {
+            s->times_of.emplace(correlation, std::pair{b, e});
+            return;
+        }
+    }
+    (void)offer(s, later, b, e, b != 0 || e != 0);
+}
 
 void buffer_completed(void*, std::uint32_t, std::uint8_t* buffer, std::size_t, std::size_t valid) {
     source* s = g_source.load(std::memory_order_acquire);
-    if (s == nullptr || buffer == nullptr) {
-        std::free(buffer);
-        return;
-    }
-    std::vector<arrival> ready;
-    {
-        std::lock_guard lk(s->m);
-        CUpti_Activity* r = nullptr;
-        while (valid != 0 && s->fn.get_next_record(buffer, valid, &r) == CUPTI_SUCCESS && r != nullptr) {
-            if (r->kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) {
-                const auto* x = reinterpret_cast<const CUpti_ActivityExternalCorrelation*>(r);
-                if (x->externalKind != key_kind) continue;
-                if (auto it = s->times_of.find(x->correlationId); it != s->times_of.end()) {
-                    const auto [b, e] = it->second;
-                    s->times_of.erase(it);
-                    try {
-                        ready.push_back({{x->externalId}, b, e, b != 0 || e != 0});
-                    } catch (...) {
-                    }
-                    continue;
-                }
-                if (s->key_of.size() >= unpaired_limit) s->key_of.clear();
-                try {
-                    s->key_of[x->correlationId].push_back(x->externalId);
-                } catch (...) {
-                }
-            } else if (r->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL || r->kind == CUPTI_ACTIVITY_KIND_KERNEL) {
-                const auto* k = reinterpret_cast<const kernel_record_prefix*>(r);
-                const bool timed = k->start != 0 || k->end != 0;
-                const std::uint64_t b = timed ? k->start + static_cast<std::uint64_t>(s->offset_ns) : 0;
-                const std::uint64_t e = timed ? k->end + static_cast<std::uint64_t>(s->offset_ns) : 0;
-                if (auto it = s->key_of.find(k->correlationId); it != s->key_of.end()) {
-                    try {
-                        ready.push_back({std::move(it->second), b, e, timed});
-                    } catch (...) {
-                    }
-                    s->key_of.erase(it);
-                    continue;
-                }
-                if (s->times_of.size() >= unpaired_limit) s->times_of.clear();
-                g_unpaired.fetch_add(1, std::memory_order_relaxed);
-                try {
-                    s->times_of.emplace(k->correlationId, std::pair{b, e});
-                } catch (...) {
-                }
-            }
+    CUpti_Activity* r = nullptr;
+    while (s != nullptr && buffer != nullptr && valid != 0 &&
+           s->fn.get_next_record(buffer, valid, &r) == CUPTI_SUCCESS && r != nullptr) {
+        try {
+            handle(s, r);
+        } catch (...) {  // no memory for a map entry: that record is lost (its launch untimed at drain)
         }
     }
     std::free(buffer);
-    for (const arrival& a : ready)
-        for (auto k = a.keys.rbegin(); k != a.keys.rend(); ++k)
-            if (s->on_times(*k, a.start, a.end, a.timed)) {
-                g_paired.fetch_add(1, std::memory_order_relaxed);
-                break;
-            }
 }
 
 // ---- loading ------------------------------------------------------------------------------------

@@ -288,6 +288,10 @@ void enqueue(std::unique_ptr<pending> p) noexcept {
 /// Whether launches are timed through CUPTI (set once, at the first launch that wants COMPLETE).
 std::atomic<bool> g_cupti_timing{false};
 
+/// Delivers the CUPTI-timed launches of `t` (all: null) still waiting, without times (cupti
+/// section below); how many.
+std::size_t complete_cupti_untimed(const context_timing* t) noexcept;
+
 /// Waits (bounded) until no record of `t` (or of any context: null) is pending.
 void wait_delivered(const context_timing* t) noexcept {
     auto delivered = [&] {
@@ -310,8 +314,15 @@ void wait_delivered(const context_timing* t) noexcept {
         cupti::flush(now - t0 > 2'000'000'000ull);
         return delivered();
     };
-    if (!backend::wait_until(delivered_or_flush, std::chrono::seconds(10), std::chrono::microseconds(50)))
+    if (backend::wait_until(delivered_or_flush, std::chrono::seconds(10), std::chrono::microseconds(50))) return;
+    // CUPTI-timed launches whose times never came still get their COMPLETE, without times.
+    const std::size_t untimed = complete_cupti_untimed(t);
+    if (!delivered())
         core::warn("libencore-cuda: GPU work did not complete within 10 s; its records are lost");
+    else
+        core::warn("libencore-cuda: CUPTI gave no times for %zu launches within 10 s; their COMPLETE records have "
+                   "none",
+                   untimed);
 }
 
 void drain_all() noexcept {
@@ -377,15 +388,22 @@ void check_cupti_pairing() noexcept {
     core::warn("libencore-cuda: CUPTI paired none of %zu launches with its kernel records; dispatch times come from "
                "CUDA events from now on (ENCORE_CUDA_DISPATCH_TIMING=events avoids CUPTI)",
                waiting);
+    (void)complete_cupti_untimed(nullptr);
+}
+
+std::size_t complete_cupti_untimed(const context_timing* t) noexcept {
     std::vector<std::uint64_t> keys;
     {
         std::lock_guard lk(g_cupti_mutex);
         try {
-            for (const auto& [k, p] : *g_cupti_pending) keys.push_back(k);
+            for (const auto& [k, p] : *g_cupti_pending)
+                if (t == nullptr || p->t.get() == t) keys.push_back(k);
         } catch (...) {
         }
     }
-    for (std::uint64_t k : keys) (void)on_cupti_times(k, 0, 0, false);
+    std::size_t n = 0;
+    for (std::uint64_t k : keys) n += on_cupti_times(k, 0, 0, false);
+    return n;
 }
 
 /// Launch `c` with its COMPLETE timed by CUPTI; false (nothing done) when it cannot be set up.

@@ -16,7 +16,8 @@
 // is not supported: encore measures an offset), FAKE_CUPTI_KERNEL_FIRST=1 (a launch's kernel
 // record comes before its EXTERNAL_CORRELATION record), FAKE_CUPTI_STALE_EXTERNAL=1 (each
 // launch's correlation id is also paired with the previous launch's id), FAKE_CUPTI_WRONG_CORRELATION=1
-// (no key is ever paired with its kernel's correlation id), FAKE_CUPTI_NO_PERIOD=1 (no periodic
+// (no key is ever paired with its kernel's correlation id), FAKE_CUPTI_DROP_KERNELS=1 (no kernel
+// records at all), FAKE_CUPTI_NO_PERIOD=1 (no periodic
 // flush: records arrive only when encore flushes). fake_cupti_stats() gives the counts tests check.
 #include "cuda/cupti_api.hpp"
 
@@ -152,6 +153,7 @@ void observe(int phase) {
     } else if (phase == 1) {
         t_start = timestamp();
     } else {
+        if (env("FAKE_CUPTI_DROP_KERNELS")) return;  // a CUPTI that lost the record
         kernel_record r{};
         r.head.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
         r.head.start = t_start;

@@ -18,6 +18,8 @@
 //                                before its finalization (printed there, checked on stderr)
 //   test_cuda_cupti broken       a CUPTI that pairs no key with its kernel: encore gives up on it
 //                                after 1024 launches' evidence, says so once, uses events after
+//   test_cuda_cupti dropped      a CUPTI that loses every kernel record: after the release's 10 s
+//                                wait each launch gets its COMPLETE without times
 // (test/cuda/meson.build runs these under several environments; check_stderr.py checks messages.)
 #include "../support/check.hpp"
 #include "fake_driver.h"
@@ -290,6 +292,35 @@ int run_broken() {
     return test_support::finish();
 }
 
+// A CUPTI that loses every kernel record (FAKE_CUPTI_DROP_KERNELS): the release waits its 10 s,
+// then delivers each launch's COMPLETE without times (said once), never none.
+int run_dropped() {
+    CUdevice dev = 0;
+    CHECK(cuInit(0));
+    CHECK(cuDeviceGet(&dev, 0));
+    CUcontext ctx = nullptr;
+    CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
+    CHECK(cuCtxSetCurrent(ctx));
+    CUmodule mod = nullptr;
+    CUfunction f = nullptr;
+    CHECK(cuModuleLoadData(&mod, &g_module));
+    CHECK(cuModuleGetFunction(&f, mod, "count"));
+    CUdeviceptr counter = 0;
+    CHECK(cuMemAlloc(&counter, 64));
+    void* params[] = {&counter};
+    for (int i = 0; i < 5; ++i) CHECK(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, nullptr, params, nullptr));
+    CHECK(cuMemFree(counter));
+    CHECK(cuModuleUnload(mod));
+    CHECK(cuDevicePrimaryCtxRelease(dev));
+    std::lock_guard lk(g_mutex);
+    int untimed = 0, completes = 0;
+    for (const auto& s : g_seen)
+        if (s.op == ROCPROFILER_KERNEL_DISPATCH_COMPLETE) ++completes, untimed += s.start == 0 && s.end == 0;
+    expect(completes == 5 && untimed == 5, "five COMPLETE records without times (" + std::to_string(completes) +
+                                               " COMPLETE, " + std::to_string(untimed) + " untimed)");
+    return test_support::finish();
+}
+
 int run_exit() {
     CUdevice dev = 0;
     CHECK(cuInit(0));
@@ -324,6 +355,7 @@ int main(int argc, char** argv) {
     if (g_mode == "run" && argc > 2) return run(argv[2]);
     if (g_mode == "exit") return run_exit();
     if (g_mode == "broken") return run_broken();
+    if (g_mode == "dropped") return run_dropped();
     std::fprintf(stderr, "usage: test_cuda_cupti run cupti|events | exit\n");
     return 2;
 }
