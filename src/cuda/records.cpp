@@ -407,14 +407,12 @@ std::size_t complete_cupti_untimed(const context_timing* t) noexcept {
 }
 
 /// Launch `c` with its COMPLETE timed by CUPTI; false (nothing done) when it cannot be set up.
+/// `owned->t` is the launch's context's timing state.
 bool launch_cupti(std::unique_ptr<pending>& owned, const launch_call& c, std::uint64_t enqueue_mask,
                   CUresult& r) noexcept {
-    const CUcontext ctx = current_context();
-    if (ctx == nullptr) return false;
     pending* p = owned.get();
     const std::uint64_t key = g_cupti_key.fetch_add(1, std::memory_order_relaxed) + 1;
     try {
-        p->t = timing_of(ctx);
         std::lock_guard lk(g_cupti_mutex);
         g_cupti_pending->emplace(key, std::move(owned));
     } catch (...) {
@@ -532,14 +530,26 @@ CUresult launch(const launch_call& c, std::uint64_t dispatch_id) noexcept {
                                     enqueue_mask | complete_mask);
     if (!p->ev) return c.submit();
     p->mask = complete_mask & p->ev->mask;
-    fill_dispatch(p->dispatch, c, current_device(), dispatch_id != 0 ? dispatch_id : next_dispatch_id());
+    // The context once, its device from the timing state (one driver call per launch fewer: with
+    // CUPTI's API records on, each of encore's own driver calls costs a record too).
+    const CUcontext ctx = current_context();
+    std::uint64_t device = 0;
+    if (ctx != nullptr) {
+        try {
+            p->t = timing_of(ctx);
+            device = static_cast<std::uint64_t>(p->t->device);
+        } catch (...) {
+            device = current_device();
+        }
+    }
+    fill_dispatch(p->dispatch, c, device, dispatch_id != 0 ? dispatch_id : next_dispatch_id());
     p->ev->deliver_to(enqueue_mask, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, ROCPROFILER_CALLBACK_PHASE_ENTER, &p->dispatch);
     CUresult r;
-    if (p->mask != 0 && cupti_timing() && launch_cupti(p, c, enqueue_mask, r)) return r;
-    const bool timed = submit_timed(*p, p->mask != 0 && real().timing() ? current_context() : nullptr, s, c.submit, r);
+    if (p->mask != 0 && p->t && cupti_timing() && launch_cupti(p, c, enqueue_mask, r)) return r;
+    const bool timed = submit_timed(*p, p->mask != 0 && real().timing() ? ctx : nullptr, s, c.submit, r);
     p->ev->deliver_to(enqueue_mask, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, ROCPROFILER_CALLBACK_PHASE_EXIT, &p->dispatch);
     if (p->mask == 0) {
-        if (p->t) give_back(*p->t, p->start, p->end);
+        if (p->t && p->start != nullptr) give_back(*p->t, p->start, p->end);
         return r;
     }
     if (!timed) {
