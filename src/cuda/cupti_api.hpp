@@ -100,30 +100,40 @@ static_assert(sizeof(CUpti_ActivityExternalCorrelation) == 24 &&
               offsetof(CUpti_ActivityExternalCorrelation, correlationId) == 16);
 
 using CUpti_BuffersCallbackRequestFunc = void (*)(std::uint8_t** buffer, std::size_t* size, std::size_t* maxNumRecords);
-using CUpti_BuffersCallbackCompleteFunc = void (*)(void* context /* CUcontext */, std::uint32_t streamId,
-                                                   std::uint8_t* buffer, std::size_t size, std::size_t validSize);
+using CUpti_BuffersCallbackCompleteFunc = void (*)(void* context /* CUcontext: a pointer, same ABI */,
+                                                   std::uint32_t streamId, std::uint8_t* buffer, std::size_t size,
+                                                   std::size_t validSize);
 using CUpti_TimestampCallbackFunc = std::uint64_t (*)();
 
 /// The functions encore calls, by their exported names (all of them CUPTIAPI = the C convention on
 /// Linux). The first CUPTI API version whose ABI encore reads: CUDA 11.0's.
 constexpr std::uint32_t oldest_supported_version = 13;
 
+/// Each member is the function of that name in CUPTI, or null.
 struct functions {
-    CUptiResult (*get_version)(std::uint32_t*) = nullptr;                            // cuptiGetVersion
-    CUptiResult (*get_result_string)(CUptiResult, const char**) = nullptr;           // cuptiGetResultString
-    CUptiResult (*activity_enable)(CUpti_ActivityKind) = nullptr;                    // cuptiActivityEnable
-    CUptiResult (*activity_disable)(CUpti_ActivityKind) = nullptr;                   // cuptiActivityDisable
-    CUptiResult (*register_callbacks)(CUpti_BuffersCallbackRequestFunc,              //
-                                      CUpti_BuffersCallbackCompleteFunc) = nullptr;  // cuptiActivityRegisterCallbacks
-    CUptiResult (*get_next_record)(std::uint8_t*, std::size_t, CUpti_Activity**) = nullptr;  // cuptiActivityGetNextRecord
-    CUptiResult (*flush_all)(std::uint32_t) = nullptr;                                       // cuptiActivityFlushAll
-    CUptiResult (*flush_period)(std::uint32_t) = nullptr;                                    // cuptiActivityFlushPeriod
-    CUptiResult (*push_external)(CUpti_ExternalCorrelationKind,
-                                 std::uint64_t) = nullptr;  // cuptiActivityPushExternalCorrelationId
-    CUptiResult (*pop_external)(CUpti_ExternalCorrelationKind,
-                                std::uint64_t*) = nullptr;                     // cuptiActivityPopExternalCorrelationId
-    CUptiResult (*register_timestamp)(CUpti_TimestampCallbackFunc) = nullptr;  // cuptiActivityRegisterTimestampCallback
-    CUptiResult (*get_timestamp)(std::uint64_t*) = nullptr;                    // cuptiGetTimestamp
+    using get_version_fn = CUptiResult (*)(std::uint32_t*);
+    using result_string_fn = CUptiResult (*)(CUptiResult, const char**);
+    using kind_fn = CUptiResult (*)(CUpti_ActivityKind);
+    using callbacks_fn = CUptiResult (*)(CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc);
+    using next_record_fn = CUptiResult (*)(std::uint8_t*, std::size_t, CUpti_Activity**);
+    using flag_fn = CUptiResult (*)(std::uint32_t);
+    using push_fn = CUptiResult (*)(CUpti_ExternalCorrelationKind, std::uint64_t);
+    using pop_fn = CUptiResult (*)(CUpti_ExternalCorrelationKind, std::uint64_t*);
+    using timestamp_callback_fn = CUptiResult (*)(CUpti_TimestampCallbackFunc);
+    using timestamp_fn = CUptiResult (*)(std::uint64_t*);
+
+    get_version_fn get_version = nullptr;                // cuptiGetVersion
+    result_string_fn get_result_string = nullptr;        // cuptiGetResultString
+    kind_fn activity_enable = nullptr;                   // cuptiActivityEnable
+    kind_fn activity_disable = nullptr;                  // cuptiActivityDisable
+    callbacks_fn register_callbacks = nullptr;           // cuptiActivityRegisterCallbacks
+    next_record_fn get_next_record = nullptr;            // cuptiActivityGetNextRecord
+    flag_fn flush_all = nullptr;                         // cuptiActivityFlushAll
+    flag_fn flush_period = nullptr;                      // cuptiActivityFlushPeriod
+    push_fn push_external = nullptr;                     // cuptiActivityPushExternalCorrelationId
+    pop_fn pop_external = nullptr;                       // cuptiActivityPopExternalCorrelationId
+    timestamp_callback_fn register_timestamp = nullptr;  // cuptiActivityRegisterTimestampCallback
+    timestamp_fn get_timestamp = nullptr;                // cuptiGetTimestamp
 };
 
 }  // namespace encore::cuda::cupti_api
