@@ -65,6 +65,7 @@ struct source {
 // Set once by active() (cleared again if initialization fails half-way); never destroyed: CUPTI
 // may call back at exit. Release/acquire: a reader sees the source's functions filled in.
 std::atomic<source*> g_source{nullptr};
+source* g_retired = nullptr;  // a source whose initialization failed after CUPTI could see it
 
 std::uint64_t encore_clock() { return core::now_ns(); }
 
@@ -271,7 +272,10 @@ source* start(times_fn on_times) noexcept {
         core::warn("libencore-cuda: CUPTI (%s) cannot time dispatches: %s returned %d%s%s; dispatch times come from "
                    "CUDA events",
                    path, step, static_cast<int>(r), text != nullptr ? " " : "", text != nullptr ? text : "");
-        if (!published) delete s;
+        if (published)
+            g_retired = s;  // CUPTI may still hold it: kept (and reachable) for the process's life
+        else
+            delete s;
         return nullptr;
     };
     if (f.get_version == nullptr || f.activity_enable == nullptr || f.activity_disable == nullptr ||

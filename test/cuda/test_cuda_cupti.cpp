@@ -338,7 +338,9 @@ int run_exit() {
     CHECK(cuMemcpyHtoD(counter, zeros, sizeof(zeros)));
     void* params[] = {&counter};
     for (int i = 0; i < 3; ++i) CHECK(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, nullptr, params, nullptr));
-    return test_support::finish();  // no release, no flush: exit delivers them
+    CHECK(cuMemFree(counter));
+    CHECK(cuModuleUnload(mod));
+    return test_support::finish();  // no context release, no flush: exit delivers them
 }
 
 }  // namespace
