@@ -65,7 +65,9 @@ struct source {
 // Set once by active() (cleared again if initialization fails half-way); never destroyed: CUPTI
 // may call back at exit. Release/acquire: a reader sees the source's functions filled in.
 std::atomic<source*> g_source{nullptr};
-source* g_retired = nullptr;  // a source whose initialization failed after CUPTI could see it
+// A source whose initialization failed after CUPTI could see it (atomic: a plain store to a
+// variable nothing reads may be optimized away, and LeakSanitizer would then call it a leak).
+std::atomic<source*> g_retired{nullptr};
 
 std::uint64_t encore_clock() { return core::now_ns(); }
 
@@ -273,7 +275,7 @@ source* start(times_fn on_times) noexcept {
                    "CUDA events",
                    path, step, static_cast<int>(r), text != nullptr ? " " : "", text != nullptr ? text : "");
         if (published)
-            g_retired = s;  // CUPTI may still hold it: kept (and reachable) for the process's life
+            g_retired.store(s, std::memory_order_relaxed);  // CUPTI may still hold it: kept for good
         else
             delete s;
         return nullptr;
