@@ -21,9 +21,14 @@
 //                   shadow: in the same kernel; host shadow: the host copies the flagged chunks
 //                   back). Restore cost then tracks the bytes written plus one read of the
 //                   footprint. Chunks are at least 64 KiB on CUDA (a thread block per chunk).
-// Declined (run once, warned once with the reason): launches into a stream that is capturing a
-// graph, contexts with managed (cuMemAllocManaged) or VMM-mapped (cuMemMap) memory, which the
+// VMM mappings (cuMemMap) are covered where the context's device may read and write them
+// (cuMemSetAccess), one region per mapping. Declined (run once, warned once with the reason):
+// launches into a stream that is capturing a graph, contexts with managed memory
+// (cuMemAllocManaged) or memory imported from another process (cuMemPoolImportPointer), which the
 // tracker does not cover. Kernels launched through graphs (cuGraphLaunch) are never replayed.
+// Memory changes that would make the snapshot wrong (frees, unmaps, access changes) wait for the
+// replay through the context's gate; only the replaying thread itself (a tool's replay callback)
+// gets past it: a region it freed or unmapped is not restored, and no further pass runs.
 // Copies, memsets, graph launches and frees on a context wait while a replay owns it.
 // All internal driver calls go to the real driver (find_original), never through encore's
 // exports.
@@ -176,7 +181,9 @@ public:
         const tracker::uncovered u = tracker::uncovered_in(ctx_);
         if (u.managed)
             return "the context has managed memory (cuMemAllocManaged), which replay does not cover: the launch runs once";
-        if (u.vmm) return "the context has VMM mappings (cuMemMap), which replay does not cover: the launch runs once";
+        if (u.imported)
+            return "the context has memory imported from another process (cuMemPoolImportPointer), which replay does "
+                   "not cover: the launch runs once";
         CUstreamCaptureStatus cap = CU_STREAM_CAPTURE_STATUS_NONE;
         if (real().stream_is_capturing != nullptr &&
             real().stream_is_capturing(call_.work_stream(), &cap) == CUDA_SUCCESS && cap != CU_STREAM_CAPTURE_STATUS_NONE)
@@ -192,7 +199,7 @@ public:
     }
 
     const char* snapshot(core::replay::memory_stats& out) noexcept override {
-        for (const auto& a : tracker::covered(ctx_)) {
+        for (const auto& a : tracker::covered(ctx_, current_device())) {
             regions_.push_back(region{a.base, a.size, total_});
             total_ += (a.size + 255) / 256 * 256;  // keeps every region 256-byte aligned in the shadow
         }
@@ -241,6 +248,9 @@ public:
     }
 
     const char* run_pass(std::uint64_t, std::uint64_t contexts) noexcept override {
+        if (!regions_intact())
+            return "memory in the snapshot was freed, unmapped or lost its access during the replay (by a replay "
+                   "callback): no further passes";
         bool completed = false;
         result_ = records::launch_pass(call_, dispatch_id_, contexts, completed, opt_.wait_timeout_ns);
         if (result_ != CUDA_SUCCESS) return "a pass's launch failed: no further passes";
@@ -250,9 +260,13 @@ public:
     }
 
     bool restore(core::replay::memory_stats& out) noexcept override {
-        if (chunks_) return restore_chunks(out);
+        // A region freed or unmapped since the snapshot must not be written (nor hashed): the
+        // others are restored by copy, and the next run_pass ends the loop.
+        const bool intact = regions_intact();
+        if (chunks_ && intact) return restore_chunks(out);
         bool ok = true;
         for (const auto& r : regions_) {
+            if (!intact && !still_covered(r)) continue;
             const bool c = shadow_ != 0 ? real().dtod(r.base, shadow_ + r.offset, r.size) == CUDA_SUCCESS
                                         : host_->each(r.offset, r.size, [&](char* h, std::size_t done, std::size_t n) {
                                               return real().htod(r.base + done, h, n) == CUDA_SUCCESS;
@@ -284,6 +298,28 @@ public:
     }
 
 private:
+    /// Whether every snapshot region is still covered memory (checked before each pass and
+    /// restore; `now_` is what covered() says then). Only the replaying thread can change it
+    /// (other threads' frees and unmaps wait at the gate), so between those checks it holds.
+    bool regions_intact() noexcept {
+        try {
+            now_ = tracker::covered(ctx_, current_device());
+        } catch (...) {
+            return false;
+        }
+        for (const auto& r : regions_)
+            if (!still_covered(r)) return false;
+        return true;
+    }
+    bool still_covered(const region& r) const noexcept {
+        // now_ is sorted by address: the range starting at or before r.base must contain r.
+        auto it = std::upper_bound(now_.begin(), now_.end(), r.base,
+                                   [](CUdeviceptr p, const tracker::range& x) { return p < x.base; });
+        if (it == now_.begin()) return false;
+        --it;
+        return r.base + r.size <= it->base + it->size;
+    }
+
     /// changed_chunks: chunk descriptors and the snapshot's hashes on the device; false (then
     /// full_copy restores) when the hashing kernels or their buffers are not available.
     bool prepare_chunks() noexcept {
@@ -381,6 +417,7 @@ private:
     tracker::exclusive_use exclusive_;
     snapshot_cache* cache_ = nullptr;
     std::vector<region> regions_;
+    std::vector<tracker::range> now_;  // covered memory at the last regions_intact()
     std::size_t total_ = 0;
     CUdeviceptr shadow_ = 0;
     const host_buffer* host_ = nullptr;
