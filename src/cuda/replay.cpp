@@ -248,14 +248,17 @@ public:
     }
 
     const char* run_pass(std::uint64_t, std::uint64_t contexts) noexcept override {
-        if (!regions_intact())
-            return "memory in the snapshot was freed, unmapped or lost its access during the replay (by a replay "
-                   "callback): no further passes";
+        // Memory gone since the snapshot: this pass still runs (the rest was restored, so the
+        // launch takes effect once, as the program asked), and it is the last.
+        const bool intact = regions_intact();
         bool completed = false;
         result_ = records::launch_pass(call_, dispatch_id_, contexts, completed, opt_.wait_timeout_ns);
         if (result_ != CUDA_SUCCESS) return "a pass's launch failed: no further passes";
         if (!completed)
             return "a pass did not complete within the wait bound (ENCORE_REPLAY_TIMEOUT_MS): no further passes";
+        if (!intact)
+            return "memory in the snapshot was freed, unmapped or lost its access during the replay (by a replay "
+                   "callback): no further passes";
         return nullptr;
     }
 
@@ -282,6 +285,7 @@ public:
     void finish() noexcept override { release(); }
 
     bool checksum(std::uint64_t& out) noexcept override {
+        if (!regions_intact()) return false;  // never read memory that is gone
         std::vector<unsigned char> buf;
         core::replay::checksum64 h;
         for (const auto& r : regions_) {

@@ -24,10 +24,10 @@ struct mapping {
 };
 using mapping_map = std::map<CUdeviceptr, mapping>;
 
-std::mutex g_vmm_mutex;  // guards the three maps (taken after the tracker's own lock, never before)
-auto* g_mappings = new mapping_map;                                              // never destroyed
-auto* g_handles = new std::map<CUmemGenericAllocationHandle, std::size_t>;       // handle -> size
-auto* g_host = new std::map<const void*, std::size_t>;                           // pinned host -> size
+std::mutex g_vmm_mutex;              // guards the three maps (taken after the tracker's own lock, never before)
+auto* g_mappings = new mapping_map;  // never destroyed
+auto* g_handles = new std::map<CUmemGenericAllocationHandle, std::size_t>;  // handle -> size
+auto* g_host = new std::map<const void*, std::size_t>;                      // pinned host -> size
 
 /// Cuts the piece containing `at` (if any starts before it) in two at `at`.
 void cut(mapping_map& m, CUdeviceptr at) {
