@@ -24,11 +24,12 @@
 // VMM mappings (cuMemMap) are covered where the context's device may read and write them
 // (cuMemSetAccess), one region per mapping. Declined (run once, warned once with the reason):
 // launches into a stream that is capturing a graph, contexts with managed memory
-// (cuMemAllocManaged) or memory imported from another process (cuMemPoolImportPointer), which the
-// tracker does not cover. Kernels launched through graphs (cuGraphLaunch) are never replayed.
+// (cuMemAllocManaged) or memory imported from another process (cuMemPoolImportPointer,
+// cuIpcOpenMemHandle), which the tracker does not cover. Kernels launched through graphs
+// (cuGraphLaunch) are never replayed.
 // Memory changes that would make the snapshot wrong (frees, unmaps, access changes) wait for the
 // replay through the context's gate; only the replaying thread itself (a tool's replay callback)
-// gets past it: a region it freed or unmapped is not restored, and no further pass runs.
+// gets past it: a region it freed or unmapped is not restored, and the next pass is the last.
 // Copies, memsets, graph launches and frees on a context wait while a replay owns it.
 // All internal driver calls go to the real driver (find_original), never through encore's
 // exports.
@@ -182,8 +183,8 @@ public:
         if (u.managed)
             return "the context has managed memory (cuMemAllocManaged), which replay does not cover: the launch runs once";
         if (u.imported)
-            return "the context has memory imported from another process (cuMemPoolImportPointer), which replay does "
-                   "not cover: the launch runs once";
+            return "the context has memory imported from another process (cuMemPoolImportPointer, "
+                   "cuIpcOpenMemHandle), which replay does not cover: the launch runs once";
         CUstreamCaptureStatus cap = CU_STREAM_CAPTURE_STATUS_NONE;
         if (real().stream_is_capturing != nullptr &&
             real().stream_is_capturing(call_.work_stream(), &cap) == CUDA_SUCCESS && cap != CU_STREAM_CAPTURE_STATUS_NONE)

@@ -42,7 +42,7 @@ enum class alloc_form : unsigned char {
     pitched,   // (dptr, pitch, width, height, element size): pitch x height, known at EXIT
     managed,   // plain, managed memory (marks its context: replay declines there)
     host,      // (void** pp, bytes, ...): pinned host memory, never covered (records with the host agent)
-    imported,  // (dptr, pool, export data): another process's memory; size asked of the driver at EXIT,
+    imported,  // (dptr, ...): another process's memory (pool or IPC import); size asked of the driver at EXIT,
                // marks its context (replay declines there)
 };
 /// How a copy names what it copies.
@@ -147,6 +147,8 @@ inline constexpr entry entries[] = {
     {op("cuMemSetAccess"), plain(role::vmm_access)},
     {op("cuMemUnmap"), plain(role::vmm_unmap)},
     {op("cuMemPoolImportPointer"), alloc(alloc_form::imported)},
+    {op("cuIpcOpenMemHandle_v2"), alloc(alloc_form::imported)},
+    {op("cuIpcCloseMemHandle"), plain(role::free)},
     {op("cuMemAllocHost_v2"), alloc(alloc_form::host)},
     {op("cuMemHostAlloc"), alloc(alloc_form::host)},
     {op("cuMemFreeHost"), plain(role::host_free)},

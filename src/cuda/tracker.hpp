@@ -18,7 +18,7 @@ namespace encore::cuda::tracker {
 enum class memory : unsigned char {
     device,    // covered
     managed,   // cuMemAllocManaged or a managed variable: marks its context (replay declines there)
-    imported,  // cuMemPoolImportPointer: another process's memory, marks its context likewise
+    imported,  // cuMemPoolImportPointer, cuIpcOpenMemHandle: another process's memory, marks it likewise
 };
 /// An allocation of the current context.
 void on_alloc(CUdeviceptr p, std::size_t size, memory kind) noexcept;

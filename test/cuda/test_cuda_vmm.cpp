@@ -56,8 +56,8 @@ std::mutex g_mutex;
 struct replay_stats {
     int configs = 0, declined = 0, passes = 0, differ = 0;
     std::string reason;
-    std::vector<std::uint64_t> sums;    // this dispatch's checksums at PASS ENTER
-    std::vector<std::uint64_t> bytes;   // each snapshot's bytes
+    std::vector<std::uint64_t> sums;        // this dispatch's checksums at PASS ENTER
+    std::vector<std::uint64_t> bytes;       // each snapshot's bytes
     std::vector<std::uint64_t> passes_run;  // at each CONFIG EXIT
     std::chrono::steady_clock::time_point last_exit{};
     int checksum_refused = 0;
@@ -588,7 +588,8 @@ int run_alloc_records() {
     const auto u = [](const void* p) { return reinterpret_cast<std::uint64_t>(p); };
     const want wants[] = {
         {"cuMemAlloc", ROCPROFILER_MEMORY_ALLOCATION_ALLOCATE, ROCPROFILER_MEMORY_ALLOCATION_FREE, a, 1000, dev, true},
-        {"cuMemAllocAsync", ROCPROFILER_MEMORY_ALLOCATION_ALLOCATE, ROCPROFILER_MEMORY_ALLOCATION_FREE, b, 3000, dev, true},
+        {"cuMemAllocAsync", ROCPROFILER_MEMORY_ALLOCATION_ALLOCATE, ROCPROFILER_MEMORY_ALLOCATION_FREE, b, 3000, dev,
+         true},
         {"cuMemAllocHost", ROCPROFILER_MEMORY_ALLOCATION_ALLOCATE, ROCPROFILER_MEMORY_ALLOCATION_FREE, u(h1), 500, host,
          true},
         {"cuMemHostAlloc", ROCPROFILER_MEMORY_ALLOCATION_ALLOCATE, ROCPROFILER_MEMORY_ALLOCATION_FREE, u(h2), 700, host,
@@ -619,15 +620,16 @@ int run_alloc_records() {
     }
     int enters = 0, exits = 0;
     for (const alloc_seen& r : g_allocs) (r.phase == ROCPROFILER_CALLBACK_PHASE_ENTER ? enters : exits) += 1;
-    expect(enters == exits && enters == 19, "an ENTER for every EXIT (" + std::to_string(enters) + ", " +
-                                                 std::to_string(exits) + ")");
+    expect(enters == exits && enters == 19,
+           "an ENTER for every EXIT (" + std::to_string(enters) + ", " + std::to_string(exits) + ")");
     // Failed calls: their records carry what is known (nothing matches them): no size for an
     // interior pointer, an unknown handle or pointer; the failed cuMemAllocHost has no address.
     int failed = 0;
     for (const alloc_seen& r : g_allocs) {
         if (r.phase != ROCPROFILER_CALLBACK_PHASE_EXIT) continue;
         if ((r.address == a + 16 || r.address == 0xbad || r.address == 0x10) && r.size == 0) ++failed;
-        if (r.op == ROCPROFILER_MEMORY_ALLOCATION_ALLOCATE && r.address == 0 && r.size == 16 && r.agent == host) ++failed;
+        if (r.op == ROCPROFILER_MEMORY_ALLOCATION_ALLOCATE && r.address == 0 && r.size == 16 && r.agent == host)
+            ++failed;
     }
     expect(failed == 4, "four failed calls, records without a size or an address (" + std::to_string(failed) + ")");
     // Mappings are not allocations: no record carries a mapped address.
