@@ -336,6 +336,29 @@ struct role_layer<role::teardown> {
     }
 };
 
+template <>
+struct role_layer<role::vmm_reserve> {
+    template <std::size_t, class... A>
+    static CUresult call(real_fn_t<A...> f, std::type_identity_t<A>... a) {
+        const std::tuple<A...> t(a...);  // (ptr out, size, alignment, addr, flags)
+        const CUresult res = f(a...);
+        if (res == CUDA_SUCCESS && std::get<0>(t) != nullptr) tracker::on_vmm_reserve(*std::get<0>(t), std::get<1>(t));
+        return res;
+    }
+};
+
+template <>
+struct role_layer<role::vmm_address_free> {
+    template <std::size_t, class... A>
+    static CUresult call(real_fn_t<A...> f, std::type_identity_t<A>... a) {
+        const CUdeviceptr p = std::get<0>(std::tuple<A...>(a...));  // (ptr, size)
+        const memory_change_hold hold;
+        const CUresult res = f(a...);
+        if (res == CUDA_SUCCESS) tracker::on_vmm_address_free(p);
+        return res;
+    }
+};
+
 /// Op I's layer over the real function: its role's.
 template <std::size_t I, class F = typename domains::cuda_driver::op_at<I>::function_type>
 struct layer;

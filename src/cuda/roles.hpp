@@ -13,22 +13,24 @@
 namespace encore::cuda {
 
 enum class role : unsigned char {
-    none,          // forwarded as is
-    launch,        // a kernel launch: KERNEL_DISPATCH records, replay
-    alloc,         // device or pinned host memory: MEMORY_ALLOCATION records, the tracker
-    free,          // its free (the size is the tracked allocation's); waits while a replay owns the context
-    host_free,     // cuMemFreeHost: FREE records with the pinned allocation's size (host agent)
-    vmm_create,    // cuMemCreate: VMEM_ALLOCATE records (the address is the allocation handle)
-    vmm_release,   // cuMemRelease: VMEM_FREE records (the handle, its size)
-    vmm_map,       // cuMemMap: a mapped range (tracker), covered once its device may access it
-    vmm_access,    // cuMemSetAccess: which devices may read and write a mapped range (tracker)
-    vmm_unmap,     // cuMemUnmap: the range is no longer covered
-    copy,          // MEMORY_COPY records; waits while a replay owns the context
-    other_work,    // other copies and memsets: not reported, wait while a replay owns the context
-    graph_launch,  // waits like other work; the graph's kernels are never replayed (warned once)
-    global,        // a module variable's address handed out: covered by replay like an allocation
-    unload,        // its module's (or library's) unload: the variables are dropped
-    teardown,      // context destruction: its pending records first, then it is forgotten
+    none,              // forwarded as is
+    launch,            // a kernel launch: KERNEL_DISPATCH records, replay
+    alloc,             // device or pinned host memory: MEMORY_ALLOCATION records, the tracker
+    free,              // its free (the size is the tracked allocation's); waits while a replay owns the context
+    host_free,         // cuMemFreeHost: FREE records with the pinned allocation's size (host agent)
+    vmm_create,        // cuMemCreate: VMEM_ALLOCATE records (the address is the allocation handle)
+    vmm_release,       // cuMemRelease: VMEM_FREE records (the handle, its size)
+    vmm_map,           // cuMemMap: a mapped range (tracker), covered once its device may access it
+    vmm_access,        // cuMemSetAccess: which devices may read and write a mapped range (tracker)
+    vmm_unmap,         // cuMemUnmap: the range is no longer covered
+    vmm_reserve,       // cuMemAddressReserve: a reserved range (adjacent mappings in it are covered as one)
+    vmm_address_free,  // cuMemAddressFree: its end
+    copy,              // MEMORY_COPY records; waits while a replay owns the context
+    other_work,        // other copies and memsets: not reported, wait while a replay owns the context
+    graph_launch,      // waits like other work; the graph's kernels are never replayed (warned once)
+    global,            // a module variable's address handed out: covered by replay like an allocation
+    unload,            // its module's (or library's) unload: the variables are dropped
+    teardown,          // context destruction: its pending records first, then it is forgotten
 };
 
 /// How a launch lays out its arguments.
@@ -87,7 +89,9 @@ constexpr wanted_by services_of(role r) noexcept {
         case role::host_free: return {.allocations = true};
         case role::vmm_map:
         case role::vmm_access:
-        case role::vmm_unmap: return {.replay = true};
+        case role::vmm_unmap:
+        case role::vmm_reserve:
+        case role::vmm_address_free: return {.replay = true};
         case role::copy: return {.replay = true, .copies = true};
         case role::other_work:
         case role::graph_launch:
@@ -146,6 +150,8 @@ inline constexpr entry entries[] = {
     {op("cuMemMap"), plain(role::vmm_map)},
     {op("cuMemSetAccess"), plain(role::vmm_access)},
     {op("cuMemUnmap"), plain(role::vmm_unmap)},
+    {op("cuMemAddressReserve"), plain(role::vmm_reserve)},
+    {op("cuMemAddressFree"), plain(role::vmm_address_free)},
     {op("cuMemPoolImportPointer"), alloc(alloc_form::imported)},
     {op("cuIpcOpenMemHandle_v2"), alloc(alloc_form::imported)},
     {op("cuIpcCloseMemHandle"), plain(role::free)},

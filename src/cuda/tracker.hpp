@@ -42,6 +42,10 @@ void on_vmm_create(CUmemGenericAllocationHandle h, std::size_t size) noexcept;
 void on_vmm_release(CUmemGenericAllocationHandle h) noexcept;
 /// The size the handle was created with (0: unknown).
 std::size_t vmm_size_of(CUmemGenericAllocationHandle h) noexcept;
+/// A reserved virtual address range (cuMemAddressReserve / cuMemAddressFree): adjacent mappings
+/// inside one are covered as one range (one copy each way instead of one per mapping).
+void on_vmm_reserve(CUdeviceptr p, std::size_t size) noexcept;
+void on_vmm_address_free(CUdeviceptr p) noexcept;
 void on_vmm_map(CUdeviceptr p, std::size_t size, std::size_t offset, CUmemGenericAllocationHandle h) noexcept;
 /// Access of [p, p + size) for the devices in `desc` (devices 0..63; others are not covered).
 void on_vmm_access(CUdeviceptr p, std::size_t size, const CUmemAccessDesc* desc, std::size_t count) noexcept;
@@ -60,8 +64,8 @@ struct uncovered {
 uncovered uncovered_in(CUcontext c) noexcept;
 
 /// The device memory of context c (on device ordinal `device`) replay covers, by address: its
-/// allocations and module variables, and the VMM mappings `device` may read and write (one range
-/// per mapping: adjacent mappings stay separate ranges, each one piece of physical memory).
+/// allocations and module variables, and the VMM mappings `device` may read and write (adjacent
+/// mappings in one reserved range as one range; else one range per mapping).
 struct range {
     CUdeviceptr base;
     std::size_t size;

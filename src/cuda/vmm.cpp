@@ -28,6 +28,16 @@ std::mutex g_vmm_mutex;              // guards the three maps (taken after the t
 auto* g_mappings = new mapping_map;  // never destroyed
 auto* g_handles = new std::map<CUmemGenericAllocationHandle, std::size_t>;  // handle -> size
 auto* g_host = new std::map<const void*, std::size_t>;                      // pinned host -> size
+auto* g_reserved = new std::map<CUdeviceptr, std::size_t>;                  // reserved range -> size
+
+/// The reserved range containing p, as [base, end), or {0, 0}.
+std::pair<CUdeviceptr, CUdeviceptr> reservation_of(CUdeviceptr p) {
+    auto it = g_reserved->upper_bound(p);
+    if (it == g_reserved->begin()) return {0, 0};
+    --it;
+    if (p >= it->first + it->second) return {0, 0};
+    return {it->first, it->first + it->second};
+}
 
 /// Cuts the piece containing `at` (if any starts before it) in two at `at`.
 void cut(mapping_map& m, CUdeviceptr at) {
@@ -71,6 +81,20 @@ std::size_t vmm_size_of(CUmemGenericAllocationHandle h) noexcept {
     std::lock_guard lk(g_vmm_mutex);
     const auto it = g_handles->find(h);
     return it != g_handles->end() ? it->second : 0;
+}
+
+void on_vmm_reserve(CUdeviceptr p, std::size_t size) noexcept {
+    if (size == 0) return;
+    std::lock_guard lk(g_vmm_mutex);
+    try {
+        (*g_reserved)[p] = size;
+    } catch (...) {
+    }
+}
+
+void on_vmm_address_free(CUdeviceptr p) noexcept {
+    std::lock_guard lk(g_vmm_mutex);
+    g_reserved->erase(p);
 }
 
 void on_vmm_map(CUdeviceptr p, std::size_t size, std::size_t offset, CUmemGenericAllocationHandle h) noexcept {
@@ -119,8 +143,20 @@ void add_vmm_ranges(std::uint64_t device, std::vector<range>& out) {
     if (device >= 64) return;
     const std::uint64_t bit = std::uint64_t{1} << device;
     std::lock_guard lk(g_vmm_mutex);
-    for (const auto& [p, m] : *g_mappings)
-        if ((m.readwrite & bit) != 0) out.push_back(range{p, m.size});
+    const std::size_t first = out.size();  // the ranges before are allocations: never merged with
+    for (const auto& [p, m] : *g_mappings) {
+        if ((m.readwrite & bit) == 0) continue;
+        // Adjacent to the previous covered mapping, in the same reserved range (one address range
+        // the driver knows; a copy may span its mappings): one range.
+        if (out.size() > first && out.back().base + out.back().size == p) {
+            const auto r = reservation_of(p);
+            if (r.first != 0 && r.first <= out.back().base && p + m.size <= r.second) {
+                out.back().size += m.size;
+                continue;
+            }
+        }
+        out.push_back(range{p, m.size});
+    }
 }
 
 void on_host_alloc(const void* p, std::size_t size) noexcept {

@@ -47,7 +47,9 @@ static_assert(services_of(role::host_free).allocations && !services_of(role::hos
 // VMM: handles are allocation records; mappings, access and unmaps feed the tracker for replay.
 static_assert(of("cuMemCreate").role == role::vmm_create && of("cuMemRelease").role == role::vmm_release &&
               of("cuMemMap").role == role::vmm_map && of("cuMemSetAccess").role == role::vmm_access &&
-              of("cuMemUnmap").role == role::vmm_unmap && of("cuMemMapArrayAsync").role == role::none);
+              of("cuMemUnmap").role == role::vmm_unmap && of("cuMemMapArrayAsync").role == role::none &&
+              of("cuMemAddressReserve").role == role::vmm_reserve &&
+              of("cuMemAddressFree").role == role::vmm_address_free);
 static_assert(services_of(role::vmm_map).replay && !services_of(role::vmm_map).allocations &&
               services_of(role::vmm_create).allocations);
 static_assert(of("cuMemPoolImportPointer").alloc == alloc_form::imported && of("cuMemPoolTrimTo").role == role::none);
@@ -73,8 +75,8 @@ static_assert(services_of(role::launch).kernel_symbols && services_of(role::unlo
 TEST_CASE("CUDA op roles: how many ops have each") {
     std::map<role, int> n;
     for (const op_role& r : roles) ++n[r.role];
-    // Against either header (ids and names do not depend on it): 113 ops have a role.
-    CHECK(cuda_driver::size - n[role::none] == 113);
+    // Against either header (ids and names do not depend on it): 115 ops have a role.
+    CHECK(cuda_driver::size - n[role::none] == 115);
     CHECK(n[role::launch] == 6);  // 3 launches, each with its _ptsz export
     CHECK(n[role::copy] == 30);   // 15 copies, each with its _ptds/_ptsz export
     CHECK(n[role::alloc] == 11);  // cuMemAllocAsync and cuMemAllocFromPoolAsync have _ptsz exports

@@ -7,7 +7,7 @@
 //   vmm_replay   3 passes per launch of stateful host kernels over VMM mappings (two adjacent
 //                mappings, one handle mapped twice, a read-only one) and a cuMemAlloc buffer:
 //                every pass sees identical inputs, the snapshot covers exactly the read-write
-//                mappings, unmapping and remapping between launches changes what is covered,
+//                mappings (adjacent ones in a reserved range as one region), unmapping and remapping between launches changes what is covered,
 //                the final memory equals the same launches unreplayed and the host's arithmetic
 //   vmm_race     a cuMemUnmap and a cuMemFree from another thread while a launch replays wait
 //                until the replay is done (its passes all saw the same input)
@@ -58,6 +58,7 @@ struct replay_stats {
     std::string reason;
     std::vector<std::uint64_t> sums;        // this dispatch's checksums at PASS ENTER
     std::vector<std::uint64_t> bytes;       // each snapshot's bytes
+    std::vector<std::uint64_t> regions;     // and regions
     std::vector<std::uint64_t> passes_run;  // at each CONFIG EXIT
     std::chrono::steady_clock::time_point last_exit{};
     int checksum_refused = 0;
@@ -95,6 +96,7 @@ void on_replay(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*
         if (g_memory_gone) g_r.checksum_refused += ok ? 0 : 1;
     } else if (r.operation == ROCPROFILER_KERNEL_REPLAY_SNAPSHOT && !enter) {
         g_r.bytes.push_back(p->bytes);
+        g_r.regions.push_back(p->regions);
     }
 }
 
@@ -329,6 +331,10 @@ int run_vmm_replay() {
         std::string got;
         for (auto b : g_r.bytes) got += std::to_string(b) + " ";
         expect(sizes, "snapshots cover the cuMemAlloc buffer and exactly the read-write mappings: " + got);
+        // The two adjacent read-write mappings of one reservation are one region (A+B, later A+C).
+        bool regions = g_r.regions.size() == 9 && g_r.regions[0] == 1;
+        for (std::size_t i = 1; i < g_r.regions.size(); ++i) regions = regions && g_r.regions[i] == 2;
+        expect(regions, "adjacent mappings in one reserved range are one region");
     }
     // counter on dc: 0 (x3), then 1 (x3) at the end; on vc: 0, 1, 2 (x3 each).
     const std::vector<unsigned> want_seen = {0, 0, 0, 0, 0, 0, 1, 1, 1, 2, 2, 2, 1, 1, 1};
