@@ -200,6 +200,7 @@ public:
     }
 
     const char* snapshot(core::replay::memory_stats& out) noexcept override {
+        shrinks_ = tracker::shrinks();  // before reading what is covered (a change after it is seen)
         for (const auto& a : tracker::covered(ctx_, current_device())) {
             regions_.push_back(region{a.base, a.size, total_});
             total_ += (a.size + 255) / 256 * 256;  // keeps every region 256-byte aligned in the shadow
@@ -307,6 +308,7 @@ private:
     /// restore; `now_` is what covered() says then). Only the replaying thread can change it
     /// (other threads' frees and unmaps wait at the gate), so between those checks it holds.
     bool regions_intact() noexcept {
+        if (tracker::shrinks() == shrinks_) return true;  // nothing anywhere was freed or unmapped
         try {
             now_ = tracker::covered(ctx_, current_device());
         } catch (...) {
@@ -423,6 +425,7 @@ private:
     snapshot_cache* cache_ = nullptr;
     std::vector<region> regions_;
     std::vector<tracker::range> now_;  // covered memory at the last regions_intact()
+    std::uint64_t shrinks_ = 0;        // tracker::shrinks() at the snapshot
     std::size_t total_ = 0;
     CUdeviceptr shadow_ = 0;
     const host_buffer* host_ = nullptr;

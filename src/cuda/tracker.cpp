@@ -6,6 +6,7 @@
 #include "real.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -33,6 +34,8 @@ std::mutex g_tracker_mutex;
 auto* g_tracker = new std::map<CUdeviceptr, allocation>;  // guarded; never destroyed (frees at exit)
 auto* g_marks = new std::map<CUcontext, context_marks>;   // guarded by g_tracker_mutex
 
+std::atomic<std::uint64_t> g_shrinks{0};
+
 struct gate {
     std::shared_mutex lock;
 };
@@ -58,6 +61,7 @@ void on_alloc(CUdeviceptr p, std::size_t size, memory kind) noexcept {
         if (!added) {  // an address the driver handed out again before its free was seen
             if (auto m = g_marks->find(it->second.ctx); m != g_marks->end()) count(m->second, it->second.kind, -1);
             it->second = allocation{size, c, kind};
+            note_shrink();
         }
         count(marks, kind, 1);
     } catch (...) {
@@ -70,6 +74,7 @@ void on_free(CUdeviceptr p) noexcept {
     if (it == g_tracker->end()) return;
     if (auto m = g_marks->find(it->second.ctx); m != g_marks->end()) count(m->second, it->second.kind, -1);
     g_tracker->erase(it);
+    note_shrink();
 }
 
 void on_global(CUdeviceptr p, std::size_t size, const void* owner) noexcept {
@@ -85,6 +90,7 @@ void on_unload(const void* owner) noexcept {
     std::lock_guard lk(g_tracker_mutex);
     for (auto it = g_tracker->begin(); it != g_tracker->end();)
         it = it->second.owner == owner && owner != nullptr ? g_tracker->erase(it) : std::next(it);
+    note_shrink();
 }
 
 std::size_t size_of(CUdeviceptr p) noexcept {
@@ -128,7 +134,11 @@ void forget(CUcontext c) noexcept {
     for (auto it = g_tracker->begin(); it != g_tracker->end();)
         it = it->second.ctx == c ? g_tracker->erase(it) : std::next(it);
     g_marks->erase(c);
+    note_shrink();
 }
+
+std::uint64_t shrinks() noexcept { return g_shrinks.load(std::memory_order_acquire); }
+void note_shrink() noexcept { g_shrinks.fetch_add(1, std::memory_order_acq_rel); }
 
 work_hold::work_hold() noexcept : work_hold(current_context()) {}
 

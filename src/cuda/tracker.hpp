@@ -72,6 +72,10 @@ struct range {
     friend bool operator==(const range&, const range&) = default;
 };
 std::vector<range> covered(CUcontext c, std::uint64_t device);
+/// A count of the changes that may shrink what covered() returns (frees, unloads, unmaps, access
+/// taken away, ...), in any context: while it has not moved, earlier covered() ranges still hold.
+std::uint64_t shrinks() noexcept;
+void note_shrink() noexcept;
 /// The VMM part of covered(): mappings `device` may read and write (vmm.cpp).
 void add_vmm_ranges(std::uint64_t device, std::vector<range>& out);
 

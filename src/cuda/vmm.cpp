@@ -95,6 +95,7 @@ void on_vmm_reserve(CUdeviceptr p, std::size_t size) noexcept {
 void on_vmm_address_free(CUdeviceptr p) noexcept {
     std::lock_guard lk(g_vmm_mutex);
     g_reserved->erase(p);
+    note_shrink();  // adjacent mappings there are no longer one range
 }
 
 void on_vmm_map(CUdeviceptr p, std::size_t size, std::size_t offset, CUmemGenericAllocationHandle h) noexcept {
@@ -104,6 +105,7 @@ void on_vmm_map(CUdeviceptr p, std::size_t size, std::size_t offset, CUmemGeneri
         // The driver refuses to map over a mapped range; a stale entry (an unmap encore missed)
         // is replaced. No access yet: the program grants it with cuMemSetAccess.
         auto [lo, hi] = whole_entries(p, size);
+        if (lo != hi) note_shrink();
         g_mappings->erase(lo, hi);
         g_mappings->emplace(p, mapping{size, offset, h});
     } catch (...) {
@@ -125,6 +127,7 @@ void on_vmm_access(CUdeviceptr p, std::size_t size, const CUmemAccessDesc* desc,
     try {
         auto [lo, hi] = whole_entries(p, size);
         for (auto it = lo; it != hi; ++it) it->second.readwrite = (it->second.readwrite & ~revoke) | grant;
+        if (revoke != 0) note_shrink();
     } catch (...) {
     }
 }
@@ -135,6 +138,7 @@ void on_vmm_unmap(CUdeviceptr p, std::size_t size) noexcept {
     try {
         auto [lo, hi] = whole_entries(p, size);
         g_mappings->erase(lo, hi);
+        note_shrink();
     } catch (...) {
     }
 }
