@@ -120,7 +120,7 @@ run_framework() {  # NAME SCRIPT [NVTX RANGE]
     fi
     # On the device machine the CSVs and the summary come back for a closer look.
     if [[ -n ${OUT:-} ]]; then
-        mkdir -p "$OUT/$name" && cp "$dir"/*.csv "$out.err" "$OUT/$name/" 2>/dev/null
+        mkdir -p "$OUT/$name" && cp "$dir"/memory_allocation_trace.csv "$out.err" "$OUT/$name/" 2>/dev/null
     fi
     rm -rf "$dir" "$out" "$out.err"
 }

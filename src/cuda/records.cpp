@@ -485,6 +485,10 @@ CUresult allocate(op_id op, CUdeviceptr* out, std::size_t size, thunk call, cons
 }
 
 CUresult deallocate(op_id op, CUdeviceptr ptr, thunk call, memory_of of) noexcept {
+    // A null pointer frees nothing (cudaFree(0) is the CUDA runtime's idiom for making the
+    // context): no record, so every FREE a tool sees matches an allocation. The driver call
+    // itself is still traced as an API call.
+    if (ptr == 0) return call();
     auto ev = event::capture(kind::memory_allocation, op);
     rocprofiler_callback_tracing_memory_allocation_data_t p{};
     p.size = sizeof(p);

@@ -406,6 +406,7 @@ FAKE_API CUresult cuMemAlloc_v2(CUdeviceptr* dptr, size_t bytesize) {
 
 FAKE_API CUresult cuMemFree_v2(CUdeviceptr dptr) {
     if (CUresult r = ready(); r != CUDA_SUCCESS) return r;
+    if (dptr == 0) return CUDA_SUCCESS;  // as NVIDIA's: nothing to free (cudaFree(0) makes a context)
     std::lock_guard lk(g_mutex);
     auto it = g_device->find(static_cast<std::uintptr_t>(dptr));
     if (it == g_device->end()) return CUDA_ERROR_INVALID_VALUE;

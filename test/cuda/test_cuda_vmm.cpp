@@ -31,6 +31,7 @@
 #include <cuda.h>
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -582,6 +583,8 @@ int run_alloc_records() {
     CHECK(cuMemFreeHost(h2));
     CHECK(cuMemFree(imported));
     CHECK(cuMemFree(unseen));
+    // Frees of null (cudaFree(0), the runtime's context idiom): no allocation record.
+    expect(cuMemFree(0) == CUDA_SUCCESS, "cuMemFree(0) succeeds");
     CHECK(cuStreamSynchronize(d.s));
     close_device(d);
 
@@ -629,6 +632,12 @@ int run_alloc_records() {
     }
     int enters = 0, exits = 0;
     for (const alloc_seen& r : g_allocs) (r.phase == ROCPROFILER_CALLBACK_PHASE_ENTER ? enters : exits) += 1;
+    expect(std::none_of(g_allocs.begin(), g_allocs.end(),
+                        [](const alloc_seen& r) {
+                            return r.address == 0 && (r.op == ROCPROFILER_MEMORY_ALLOCATION_FREE ||
+                                                      r.op == ROCPROFILER_MEMORY_ALLOCATION_VMEM_FREE);
+                        }),
+           "no FREE record for a null pointer");
     expect(enters == exits && enters == 19,
            "an ENTER for every EXIT (" + std::to_string(enters) + ", " + std::to_string(exits) + ")");
     // Failed calls: their records carry what is known (nothing matches them): no size for an
