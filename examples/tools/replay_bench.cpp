@@ -15,6 +15,8 @@
 //                                ENCORE_REPLAY_MAX_PASSES in docs/replay.md)
 //   ENCORE_REPLAY_KERNEL=TEXT    replay only kernels whose name (demangled, or the symbol as
 //                                the runtime gives it) contains TEXT (default: all)
+//   ENCORE_REPLAY_COUNT=N        replay at most the first N selected dispatches (decimal, at least
+//                                1; later ones run once), as Nsight Compute's -c
 //   ENCORE_REPLAY_VERIFY=1       checksum the covered memory before each pass; a dispatch whose
 //                                passes did not all start from the same bytes is reported
 //   ENCORE_REPLAY_REPORT=FILE    also write one CSV row per replayed dispatch to FILE, as each
@@ -78,6 +80,8 @@ std::map<std::string, kernel_report> g_report;    // kernel name -> results
 std::map<std::string, std::uint64_t> g_declined;  // reason -> count
 std::uint64_t g_passes = 5;
 std::string g_pattern;
+std::uint64_t g_count = 0;     // ENCORE_REPLAY_COUNT (0: every selected dispatch)
+std::uint64_t g_selected = 0;  // dispatches selected so far; guarded by g_mutex
 bool g_verify = false;
 bool g_done = false;
 std::string g_report_path;  // ENCORE_REPLAY_REPORT ("" = none)
@@ -187,6 +191,8 @@ void on_replay(const encore::record& r, rocprofiler_user_data_t&) {
         if (!g_pattern.empty() && name.readable.find(g_pattern) == std::string::npos &&
             name.symbol.find(g_pattern) == std::string::npos)
             return;  // opt out
+        if (g_count != 0 && g_selected >= g_count) return;
+        ++g_selected;
         p->replay_pass_count = &pass_count;
         g_running[id].kernel = name.readable;
     } else if (r.operation == ROCPROFILER_KERNEL_REPLAY_PASS && r.phase == ROCPROFILER_CALLBACK_PHASE_ENTER) {
@@ -326,6 +332,18 @@ int initialize(rocprofiler_client_finalize_t, void*) {
             g_passes = x;
     }
     if (const char* v = std::getenv("ENCORE_REPLAY_KERNEL"); v != nullptr) g_pattern = v;
+    if (const char* v = std::getenv("ENCORE_REPLAY_COUNT"); v != nullptr && *v != '\0') {
+        char* end = nullptr;
+        errno = 0;
+        const unsigned long long x = std::isdigit(static_cast<unsigned char>(*v)) ? std::strtoull(v, &end, 10) : 0;
+        if (end == nullptr || *end != '\0' || errno == ERANGE || x < 1)
+            std::fprintf(stderr,
+                         "[encore-replay] ignoring ENCORE_REPLAY_COUNT=%s (a decimal number of dispatches, at least "
+                         "1); replaying every selected dispatch\n",
+                         v);
+        else
+            g_count = x;
+    }
     if (const char* v = std::getenv("ENCORE_REPLAY_VERIFY"); v != nullptr) g_verify = std::strcmp(v, "0") != 0;
     if (!open_report()) return 1;
     encore::context ctx;

@@ -112,6 +112,12 @@ def main():
         check(rc == 0 and out == bare and set(t) == want, f"-k {pattern}: only {sorted(want)} replayed ({sorted(t)})",
               out + err)
 
+    # -c: the first N selected dispatches only (here: the first 2 saxpy launches of 3).
+    rc, out, err = run([replay, "-n", "2", "-k", "saxpy", "-c", "2", program])
+    t = table(err)
+    check(rc == 0 and out == bare and t.get(SAXPY, {}).get("dispatches") == 2 and "count" not in t,
+          "-k saxpy -c 2: 2 saxpy launches replayed", out + err)
+
     # --cache-control: all flushes before every pass (15 = 5 launches x 3 passes), none does not.
     for mode, flushes in (("all", 15), ("none", 0)):
         rc, out, err = run([replay, "-n", "3", "--cache-control", mode, program], {"FAKE_CUDA_REPORT": "1"})
@@ -133,6 +139,8 @@ def main():
         (["--backend", "rocm"], "--backend takes hsa or cuda"),
         (["--backend", "cuda", "--sim"], "--sim and --real are for the HSA backend"),
         (["-n", "1"], "encore-replay: -n"),
+        (["-c", "0"], "-c needs a decimal count"),
+        (["-c", "2x"], "-c needs a decimal count"),
         (["--policy", "fast"], "--policy full_copy or changed_chunks"),
         (["--frobnicate"], "unknown option --frobnicate"),
     ]
