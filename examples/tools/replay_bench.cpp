@@ -315,34 +315,34 @@ void on_fatal(int sig, bool dying) noexcept {
 
 void on_resume(int) noexcept {}  // nothing to take back: the rows stay valid
 
+// A setting's number: decimal digits only, the whole string, in range, at least `least`; else
+// false and `out` unchanged. strtoull alone takes "-1" as 2^64-1 and an overflow as 2^64-1 (a
+// replay without end), and "5x" as 5. A bad value is ignored with one message, as libencore
+// ignores its bad ENCORE_REPLAY_* variables.
+bool decimal_at_least(const char* v, std::uint64_t least, std::uint64_t& out) {
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long long x = std::isdigit(static_cast<unsigned char>(*v)) ? std::strtoull(v, &end, 10) : 0;
+    if (end == nullptr || *end != '\0' || errno == ERANGE || x < least) return false;
+    out = x;
+    return true;
+}
+
 int initialize(rocprofiler_client_finalize_t, void*) {
     if (const char* v = std::getenv("ENCORE_REPLAY_PASSES"); v != nullptr && *v != '\0') {
-        // Decimal digits only, the whole string, in range: strtoull alone takes "-1" as 2^64-1 and
-        // an overflow as 2^64-1 (a replay without end), and "5x" as 5. A bad value is ignored with
-        // one message, as libencore ignores its bad ENCORE_REPLAY_* variables.
-        char* end = nullptr;
-        errno = 0;
-        const unsigned long long x = std::isdigit(static_cast<unsigned char>(*v)) ? std::strtoull(v, &end, 10) : 0;
-        if (end == nullptr || *end != '\0' || errno == ERANGE || x < 2)
+        if (!decimal_at_least(v, 2, g_passes))
             std::fprintf(stderr,
                          "[encore-replay] ignoring ENCORE_REPLAY_PASSES=%s (a decimal number of passes, at least 2); "
                          "using %" PRIu64 "\n",
                          v, g_passes);
-        else
-            g_passes = x;
     }
     if (const char* v = std::getenv("ENCORE_REPLAY_KERNEL"); v != nullptr) g_pattern = v;
     if (const char* v = std::getenv("ENCORE_REPLAY_COUNT"); v != nullptr && *v != '\0') {
-        char* end = nullptr;
-        errno = 0;
-        const unsigned long long x = std::isdigit(static_cast<unsigned char>(*v)) ? std::strtoull(v, &end, 10) : 0;
-        if (end == nullptr || *end != '\0' || errno == ERANGE || x < 1)
+        if (!decimal_at_least(v, 1, g_count))
             std::fprintf(stderr,
                          "[encore-replay] ignoring ENCORE_REPLAY_COUNT=%s (a decimal number of dispatches, at least "
                          "1); replaying every selected dispatch\n",
                          v);
-        else
-            g_count = x;
     }
     if (const char* v = std::getenv("ENCORE_REPLAY_VERIFY"); v != nullptr) g_verify = std::strcmp(v, "0") != 0;
     if (!open_report()) return 1;

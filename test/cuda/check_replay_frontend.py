@@ -118,6 +118,13 @@ def main():
     check(rc == 0 and out == bare and t.get(SAXPY, {}).get("dispatches") == 2 and "count" not in t,
           "-k saxpy -c 2: 2 saxpy launches replayed", out + err)
 
+    # The tool's own check of ENCORE_REPLAY_COUNT (set without -c): a bad value is ignored, said once.
+    for bad in ("0", "2x", "-1"):
+        rc, out, err = run([replay, "-n", "2", program], {"ENCORE_REPLAY_COUNT": bad})
+        t = table(err)
+        check(rc == 0 and out == bare and err.count(f"ignoring ENCORE_REPLAY_COUNT={bad} ") == 1 and
+              t.get(SAXPY, {}).get("dispatches") == 3, f"ENCORE_REPLAY_COUNT={bad}: ignored with a message", err)
+
     # --cache-control: all flushes before every pass (15 = 5 launches x 3 passes), none does not.
     for mode, flushes in (("all", 15), ("none", 0)):
         rc, out, err = run([replay, "-n", "3", "--cache-control", mode, program], {"FAKE_CUDA_REPORT": "1"})

@@ -6,20 +6,15 @@
 // one run of each launch gives: replayed or not, the output must be the same.
 #include "fake_driver.h"
 
+#include "check_call.hpp"
+
 #include <cuda.h>
 
 #include <cstdio>
 #include <cstring>
 #include <vector>
 
-#define CHECK(x)                                                                      \
-    do {                                                                              \
-        CUresult r_ = (x);                                                            \
-        if (r_ != CUDA_SUCCESS) {                                                     \
-            std::printf("replay_program: %s failed: %d\n", #x, static_cast<int>(r_)); \
-            return 1;                                                                 \
-        }                                                                             \
-    } while (0)
+constexpr const char* check_program = "replay_program";  // for CHECK (check_call.hpp)
 
 namespace {
 
@@ -40,12 +35,9 @@ const fake_cuda_module g_module = {2, {{"_Z5saxpyPffPKfi", &saxpy}, {"count", &c
 }  // namespace
 
 int main() {
-    CHECK(cuInit(0));
     CUdevice dev;
-    CHECK(cuDeviceGet(&dev, 0));
     CUcontext ctx;
-    CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    CHECK(cuCtxSetCurrent(ctx));
+    CHECK(open_device0(dev, ctx));
     CUmodule mod;
     CHECK(cuModuleLoadData(&mod, &g_module));
     CUfunction fsaxpy, fcount;
