@@ -57,10 +57,10 @@ def main():
     elif cmd == "side":
         a, b = medians(sys.argv[2]), medians(sys.argv[3])
         la, lb = (sys.argv[4], sys.argv[5]) if len(sys.argv) > 5 else ("A", "B")
-        print(f"{la + '_us':>12} {lb + '_us':>12} {'ratio':>7}  kernel")
+        print(f"{la + '_us':>12} {lb + '_us':>12} {lb + '/' + la:>9}  kernel")
         for k in sorted(set(a) | set(b), key=lambda k: -a.get(k, 0)):
             va, vb = a.get(k), b.get(k)
-            ratio = f"{vb / va:7.2f}" if va and vb else "      -"
+            ratio = f"{vb / va:9.2f}" if va and vb else "        -"
             print(f"{va if va is not None else float('nan'):12.2f} {vb if vb is not None else float('nan'):12.2f} "
                   f"{ratio}  {k[:100]}")
     elif cmd == "ncu":

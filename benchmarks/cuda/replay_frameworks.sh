@@ -48,8 +48,12 @@ replayed() {
     check "$name $tag: result bit-identical to the bare run" '[[ -n "$got" && "$got" == "$bare" ]]'
     stats=$(python3 "$csvtool" stats "$tmp/$tag.csv" 2>&1)
     echo "$stats"
-    check "$name $tag: launches replayed, every pass from identical inputs, every row timed" \
-        '[[ "$stats" =~ rows=([1-9][0-9]*)\ identical=([0-9]+)\ differ=0\ untimed=0 && ${BASH_REMATCH[1]} == "${BASH_REMATCH[2]}" ]]'
+    if [[ " $* " == *" --verify "* ]]; then
+        check "$name $tag: launches replayed, every pass from identical inputs, every row timed" \
+            '[[ "$stats" =~ rows=([1-9][0-9]*)\ identical=([0-9]+)\ differ=0\ untimed=0 && ${BASH_REMATCH[1]} == "${BASH_REMATCH[2]}" ]]'
+    else
+        check "$name $tag: launches replayed, every row timed" '[[ "$stats" =~ rows=[1-9][0-9]*\ .*untimed=0 ]]'
+    fi
     keep "$name" "$tmp/$tag.csv" "$tmp/$tag.err"
 }
 
