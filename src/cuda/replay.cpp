@@ -308,6 +308,8 @@ public:
 
     bool checksum(std::uint64_t& out) noexcept override {
         if (device_checksum(out)) return true;
+        // A host value does not compare with this launch's device ones: no value then.
+        if (device_used_) return false;
         std::vector<unsigned char> buf;
         core::replay::checksum64 h;
         for (const auto& r : regions_) {
@@ -386,8 +388,11 @@ private:
         // The legacy stream: the context is drained and owned; the copy back waits for the kernel.
         if (real().launch_kernel(cache_->hash_fn, blocks, 1, 1, chunk_threads, 1, 1, 0, nullptr, args, nullptr) !=
                 CUDA_SUCCESS ||
-            real().dtoh(verify_host_.data(), hashes, verify_n_ * 8) != CUDA_SUCCESS)
+            real().dtoh(verify_host_.data(), hashes, verify_n_ * 8) != CUDA_SUCCESS) {
+            verify_failed_ = true;
             return false;
+        }
+        device_used_ = true;
         core::replay::checksum64 h;
         h.add(verify_host_.data(), verify_n_ * 8);
         out = h.h;
@@ -502,11 +507,12 @@ private:
     std::size_t n_chunks_ = 0;
     bool flush_l2_ = false;
     // device checksum: the descriptors it hashes, their count (0 until the first checksum), the
-    // hashes read back; verify_failed_: the host path is used for this launch
+    // hashes read back; verify_failed_: the device path is not tried again for this launch
     CUdeviceptr verify_descs_ = 0;
     std::size_t verify_n_ = 0;
     std::vector<unsigned long long> verify_host_;
     bool verify_failed_ = false;
+    bool device_used_ = false;  // a checksum of this launch came from the device
     CUresult result_ = CUDA_SUCCESS;
 };
 
