@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """encore-replay's CUDA front end on the fake driver (test/cuda/replay_program.cpp).
 
-usage: check_replay_frontend.py ENCORE_REPLAY PROGRAM
+usage: check_replay_frontend.py ENCORE_REPLAY PROGRAM TOOL
 
 Runs PROGRAM bare and under encore-replay (ENCORE_CUDA_DRIVER names the fake driver) and checks
 what a user reads: the program's output unchanged, the per-kernel table (launches, passes,
 demangled names, GPU times, snapshot/restore/checksum costs, identical inputs), the CSV, -k
 selection by demangled name and by symbol, --cache-control (the fake counts the L2-sized writes
-before each pass), the backend detected from the program, and bad options refused with exit 2."""
+before each pass), the backend detected from the program, and bad options refused with exit 2. TOOL (the
+replay_bench library) runs the program without the front end, for libencore-cuda's own reading of
+ENCORE_CUDA_REPLAY_CACHE_CONTROL."""
 import csv
 import os
 import subprocess
@@ -60,7 +62,7 @@ def csv_rows(path):
 
 
 def main():
-    replay, program = sys.argv[1], sys.argv[2]
+    replay, program, tool = sys.argv[1], sys.argv[2], sys.argv[3]
     rc, bare, err = run([program])
     check(rc == 0 and "replay_program: ok" in bare, f"the program runs bare (rc={rc})", bare + err)
 
@@ -139,6 +141,14 @@ def main():
                        {"FAKE_CUDA_REPORT": "1", "FAKE_CUDA_L2_BYTES": "0"})
     check(rc == 0 and out == bare and err.count("the L2 cannot be flushed") == 1 and "l2_flushes=0\n" in err,
           "no L2 size: warned once, not flushed, output unchanged", err)
+
+    # libencore-cuda's own reading of ENCORE_CUDA_REPLAY_CACHE_CONTROL (the tool without the front end).
+    direct = {"ROCP_TOOL_LIBRARIES": tool, "ENCORE_REPLAY_PASSES": "2", "FAKE_CUDA_REPORT": "1"}
+    for value, flushes, warned in (("all", 10, 0), ("none", 0, 0), ("", 0, 0), ("sometimes", 0, 1)):
+        rc, out, err = run([program], dict(direct, ENCORE_CUDA_REPLAY_CACHE_CONTROL=value))
+        check(rc == 0 and out == bare and f"l2_flushes={flushes}\n" in err and
+              err.count("ENCORE_CUDA_REPLAY_CACHE_CONTROL is neither all nor none") == warned,
+              f"ENCORE_CUDA_REPLAY_CACHE_CONTROL={value!r}: {flushes} flushes, warned {warned} times", err)
 
     # Bad options: exit 2 with a message, the program does not run.
     bad = [
