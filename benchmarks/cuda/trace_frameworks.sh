@@ -17,13 +17,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 B=${1:-build-trace}
 source benchmarks/cuda/common.sh
-extra=()
-[[ -d .device-deps/include ]] && extra=(-Dcpp_args="-I$root/.device-deps/include" -Dc_args="-I$root/.device-deps/include")
-[[ -f $B/build.ninja ]] || meson setup "$B" --wrap-mode=nodownload "${extra[@]}" -Dtests=disabled \
-    -Dbenchmarks=disabled -Dexamples=true -Dhsa=disabled -Dhip=disabled -Dcuda=enabled \
-    -Dnvidia_cuda_include="$CUDA/include" >/dev/null || { echo "FAIL: meson setup"; exit 1; }
-ninja -C "$B" src/cuda/libcuda.so.1 examples/libencore_api_trace.so src/nvtx/libencore-nvtx.so.0.1.0 \
-    >/dev/null || { echo "FAIL: build"; exit 1; }
+build_cuda_only src/cuda/libcuda.so.1 examples/libencore_api_trace.so src/nvtx/libencore-nvtx.so.0.1.0 || exit 1
 trace=$B/examples/encore-trace
 export XLA_PYTHON_CLIENT_PREALLOCATE=false XLA_FLAGS=--xla_gpu_deterministic_ops=true
 export CUBLAS_WORKSPACE_CONFIG=:4096:8

@@ -21,6 +21,14 @@
 //                   shadow: in the same kernel; host shadow: the host copies the flagged chunks
 //                   back). Restore cost then tracks the bytes written plus one read of the
 //                   footprint. Chunks are at least 64 KiB on CUDA (a thread block per chunk).
+// Verification (encore_kernel_replay_checksum): the hashing kernel of changed_chunks writes one
+// 64-bit hash per chunk into a device array; only those (8 bytes per chunk) come back, and the
+// host combines them in chunk order. Where the kernel does not load, the covered bytes are read
+// back and hashed on the host (slow: ~100 ms per pass for 176 MiB on an H200).
+// Cache control (ENCORE_CUDA_REPLAY_CACHE_CONTROL=all): before every pass a write over a scratch
+// buffer of twice the L2's size, on the pass's stream, evicts what the snapshot, the restore
+// and the previous pass left in the L2, so that every pass starts cold (Nsight Compute's
+// default). none (the default): passes see whatever the L2 holds.
 // VMM mappings (cuMemMap) are covered where the context's device may read and write them
 // (cuMemSetAccess), one region per mapping. Declined (run once, warned once with the reason):
 // launches into a stream that is capturing a graph, contexts with managed memory
@@ -120,6 +128,12 @@ struct snapshot_cache {
     CUmodule module = nullptr;
     CUfunction hash_fn = nullptr, restore_fn = nullptr;
     bool module_failed = false;
+    // verification on the device: chunk descriptors (when changed_chunks has none) and the hashes
+    device_buffer verify_descs, verify_hashes;
+    // cache control: the buffer whose write evicts the L2 (twice its size), and how often it ran
+    device_buffer l2_scratch;
+    bool l2_failed = false;
+    unsigned flushes = 0;
 };
 std::mutex g_cache_mutex;
 auto* g_cache = new std::map<CUcontext, snapshot_cache>;  // never destroyed: the driver frees at exit
@@ -165,6 +179,29 @@ struct chunk_desc {  // as in chunks.cu
 constexpr std::size_t min_chunk = 64 * 1024;
 constexpr unsigned chunk_threads = 256;
 
+/// ENCORE_CUDA_REPLAY_CACHE_CONTROL: whether every pass starts with the L2 flushed.
+bool flush_l2_setting() noexcept {
+    const char* v = std::getenv("ENCORE_CUDA_REPLAY_CACHE_CONTROL");
+    if (v == nullptr || *v == '\0' || std::string_view(v) == "none") return false;
+    if (std::string_view(v) == "all") return true;
+    core::replay::warn_once("ENCORE_CUDA_REPLAY_CACHE_CONTROL is neither all nor none: ignored (the L2 is not flushed)");
+    return false;
+}
+
+/// The chunks of `regions` (laid out in order in the shadow, at `shadow` on the device, 0 for
+/// none) as the hashing kernels take them.
+template <class Regions>
+bool chunk_descs(const Regions& regions, CUdeviceptr shadow, std::size_t chunk, std::vector<chunk_desc>& d) noexcept {
+    try {
+        for (const auto& r : regions)
+            for (std::size_t o = 0; o < r.size; o += chunk)
+                d.push_back(chunk_desc{r.base + o, shadow != 0 ? shadow + r.offset + o : 0, std::min(chunk, r.size - o)});
+    } catch (...) {
+        return false;
+    }
+    return true;
+}
+
 class launch_replay final : public core::replay::dispatch_backend {
 public:
     launch_replay(const launch_call& c, CUcontext ctx, std::uint64_t dispatch_id)
@@ -179,6 +216,7 @@ public:
 
     const char* acquire() noexcept override {
         opt_ = core::replay::current_options(ENCORE_REPLAY_SNAPSHOT_FULL_COPY);
+        flush_l2_ = flush_l2_setting();
         const tracker::uncovered u = tracker::uncovered_in(ctx_);
         if (u.managed)
             return "the context has managed memory (cuMemAllocManaged), which replay does not cover: the launch runs once";
@@ -253,6 +291,7 @@ public:
         // Memory gone since the snapshot: this pass still runs (the rest was restored, so the
         // launch takes effect once, as the program asked), and it is the last.
         const bool intact = regions_intact();
+        if (flush_l2_ && !flush_l2()) flush_l2_ = false;  // warned once; the passes go on warm
         bool completed = false;
         result_ = records::launch_pass(call_, dispatch_id_, contexts, completed, opt_.wait_timeout_ns);
         if (result_ != CUDA_SUCCESS) return "a pass's launch failed: no further passes";
@@ -288,6 +327,9 @@ public:
 
     bool checksum(std::uint64_t& out) noexcept override {
         if (!regions_intact()) return false;  // never read memory that is gone
+        if (device_checksum(out)) return true;
+        // A host value does not compare with this launch's device ones: no value then.
+        if (device_used_) return false;
         std::vector<unsigned char> buf;
         core::replay::checksum64 h;
         for (const auto& r : regions_) {
@@ -335,16 +377,8 @@ private:
                 "changed_chunks: encore's hashing kernel did not load on this GPU/driver: full_copy is used");
             return false;
         }
-        const std::size_t chunk = std::max<std::size_t>(opt_.chunk_size, min_chunk);
         std::vector<chunk_desc> d;
-        try {
-            for (const auto& r : regions_)
-                for (std::size_t o = 0; o < r.size; o += chunk)
-                    d.push_back(chunk_desc{r.base + o, shadow_ != 0 ? shadow_ + r.offset + o : 0,
-                                           std::min(chunk, r.size - o)});
-        } catch (...) {
-            return false;
-        }
+        if (!chunk_descs(regions_, shadow_, std::max<std::size_t>(opt_.chunk_size, min_chunk), d)) return false;
         n_chunks_ = d.size();
         if (!cache_->descs.reserve(n_chunks_ * sizeof(chunk_desc)) || !cache_->hashes.reserve(n_chunks_ * 8) ||
             !cache_->stats.reserve(16) || (shadow_ == 0 && !cache_->flags.reserve(n_chunks_))) {
@@ -353,6 +387,91 @@ private:
         }
         if (real().htod(cache_->descs.p, d.data(), n_chunks_ * sizeof(chunk_desc)) != CUDA_SUCCESS) return false;
         return launch_chunks(cache_->hash_fn, false);
+    }
+
+    /// The checksum from the device: the hashing kernel writes one hash per chunk (the chunks of
+    /// changed_chunks when it runs, else the same cut made here once per replayed launch), the
+    /// host reads those back and folds them in chunk order (checksum64 over the hash array: a
+    /// change in any chunk, or two chunks swapped, changes the result). Its values are not the
+    /// host path's for the same bytes; verification compares a launch's passes with each other.
+    /// False (then the host path runs) when the kernel or its buffers are not available.
+    bool device_checksum(std::uint64_t& out) noexcept {
+        if (cache_ == nullptr || total_ == 0 || verify_failed_) return false;
+        if (verify_n_ == 0) {
+            verify_failed_ = true;  // until it is ready
+            if (!load_chunk_kernels(*cache_)) {
+                core::replay::warn_once("checksum: encore's hashing kernel did not load on this GPU/driver: the "
+                                        "covered memory is read back and hashed on the host (slow)");
+                return false;
+            }
+            if (chunks_) {
+                verify_descs_ = cache_->descs.p;
+                verify_n_ = n_chunks_;
+            } else {
+                std::vector<chunk_desc> d;
+                if (!chunk_descs(regions_, 0, std::max<std::size_t>(opt_.chunk_size, min_chunk), d) ||
+                    !cache_->verify_descs.reserve(d.size() * sizeof(chunk_desc)) ||
+                    real().htod(cache_->verify_descs.p, d.data(), d.size() * sizeof(chunk_desc)) != CUDA_SUCCESS)
+                    return false;
+                verify_descs_ = cache_->verify_descs.p;
+                verify_n_ = d.size();
+            }
+            try {
+                verify_host_.resize(verify_n_);
+            } catch (...) {
+                return false;
+            }
+            if (!cache_->verify_hashes.reserve(verify_n_ * 8)) return false;
+            verify_failed_ = false;
+        }
+        unsigned long long n = verify_n_;
+        CUdeviceptr descs = verify_descs_, hashes = cache_->verify_hashes.p;
+        void* args[] = {&descs, &n, &hashes};
+        const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>(verify_n_, 1u << 20));
+        // The legacy stream: the context is drained and owned; the copy back waits for the kernel.
+        if (real().launch_kernel(cache_->hash_fn, blocks, 1, 1, chunk_threads, 1, 1, 0, nullptr, args, nullptr) !=
+                CUDA_SUCCESS ||
+            real().dtoh(verify_host_.data(), hashes, verify_n_ * 8) != CUDA_SUCCESS) {
+            verify_failed_ = true;
+            return false;
+        }
+        device_used_ = true;
+        core::replay::checksum64 h;
+        h.add(verify_host_.data(), verify_n_ * 8);
+        out = h.h;
+        return true;
+    }
+
+    /// Evicts the L2 before a pass: resets persisting lines, then writes the scratch buffer (twice
+    /// the L2, allocated once per context) on the pass's stream, ahead of the pass's start event,
+    /// so the write is outside the pass's GPU time. A memset over a buffer larger than the cache
+    /// is how nvbench flushes (l2flush.cuh); the driver has no call that flushes the L2. False
+    /// when the device reports no L2 size or the buffer cannot be had (warned once).
+    bool flush_l2() noexcept {
+        if (cache_ == nullptr) return false;
+        snapshot_cache& c = *cache_;
+        if (c.l2_scratch.size == 0 && !c.l2_failed) {
+            int l2 = 0;
+            CUdevice dev = 0;
+            c.l2_failed = real().device_get_attribute == nullptr || real().memset_d32_async == nullptr ||
+                          real().ctx_get_device == nullptr || real().ctx_get_device(&dev) != CUDA_SUCCESS ||
+                          real().device_get_attribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, dev) != CUDA_SUCCESS ||
+                          l2 <= 0 || !c.l2_scratch.reserve(2 * static_cast<std::size_t>(l2));
+        }
+        if (c.l2_failed) {
+            core::replay::warn_once("cache control all (ENCORE_CUDA_REPLAY_CACHE_CONTROL): the L2 cannot be flushed "
+                                    "on this device/driver (no L2 size or no memory for the scratch buffer): passes "
+                                    "run with whatever the L2 holds");
+            return false;
+        }
+        if (real().ctx_reset_persisting_l2 != nullptr) real().ctx_reset_persisting_l2();
+        // A value that changes every flush: every line is rewritten, whatever the memory held.
+        ++c.flushes;
+        if (real().memset_d32_async(c.l2_scratch.p, c.flushes, c.l2_scratch.size / 4, call_.work_stream()) == CUDA_SUCCESS)
+            return true;
+        core::replay::warn_once("cache control all (ENCORE_CUDA_REPLAY_CACHE_CONTROL): writing the L2 scratch buffer "
+                                "failed: the passes of this launch run with whatever the L2 holds");
+        return false;
     }
 
     bool launch_chunks(CUfunction fn, bool restore) noexcept {
@@ -431,6 +550,14 @@ private:
     const host_buffer* host_ = nullptr;
     bool chunks_ = false;
     std::size_t n_chunks_ = 0;
+    bool flush_l2_ = false;
+    // device checksum: the descriptors it hashes, their count (0 until the first checksum), the
+    // hashes read back; verify_failed_: the device path is not tried again for this launch
+    CUdeviceptr verify_descs_ = 0;
+    std::size_t verify_n_ = 0;
+    std::vector<unsigned long long> verify_host_;
+    bool verify_failed_ = false;
+    bool device_used_ = false;  // a checksum of this launch came from the device
     CUresult result_ = CUDA_SUCCESS;
 };
 

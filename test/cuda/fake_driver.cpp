@@ -25,6 +25,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -906,3 +907,47 @@ FAKE_API CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int cudaVe
     return r;
 }
 #endif
+
+// ---- device attributes and memsets (replay's cache control) ---------------------------------------
+// The L2's size (FAKE_CUDA_L2_BYTES, default 1 MiB; the only attribute the fake knows) and
+// cuMemsetD32Async, counted: with FAKE_CUDA_REPORT=1 the fake prints at exit how many memsets it
+// ran and how many covered at least twice the L2 (what replay's --cache-control all writes before
+// each pass), so a test can see the flushes. Not in cuGetProcAddress's table: encore finds them
+// by name.
+namespace {
+std::atomic<unsigned long long> g_memsets{0}, g_l2_flushes{0};
+std::size_t l2_bytes() {
+    const char* v = std::getenv("FAKE_CUDA_L2_BYTES");
+    return v != nullptr ? std::strtoull(v, nullptr, 10) : (1u << 20);
+}
+__attribute__((destructor)) void report_memsets() {
+    const char* v = std::getenv("FAKE_CUDA_REPORT");
+    if (v != nullptr && std::string_view(v) == "1")
+        std::fprintf(stderr, "fake-cuda: memsets=%llu l2_flushes=%llu\n", g_memsets.load(), g_l2_flushes.load());
+}
+}  // namespace
+
+FAKE_API CUresult cuDeviceGetAttribute(int* pi, CUdevice_attribute attrib, CUdevice dev) {
+    if (!g_initialized.load(std::memory_order_acquire)) return CUDA_ERROR_NOT_INITIALIZED;
+    if (pi == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    if (dev < 0 || dev >= device_count()) return CUDA_ERROR_INVALID_DEVICE;
+    if (attrib != CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE) return CUDA_ERROR_INVALID_VALUE;  // not faked
+    *pi = static_cast<int>(l2_bytes());
+    return CUDA_SUCCESS;
+}
+
+FAKE_API CUresult cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream) {
+    if (CUresult r = ready(); r != CUDA_SUCCESS) return r;
+    if (CUresult r = check_stream(hStream); r != CUDA_SUCCESS) return r;
+    {
+        std::lock_guard lk(g_mutex);
+        if ((dstDevice & 3) != 0 || N > SIZE_MAX / 4 || !in_device(static_cast<std::uintptr_t>(dstDevice), N * 4))
+            return CUDA_ERROR_INVALID_VALUE;
+    }
+    auto* p = reinterpret_cast<unsigned*>(static_cast<std::uintptr_t>(dstDevice));
+    for (std::size_t i = 0; i < N; ++i) p[i] = ui;
+    g_memsets.fetch_add(1, std::memory_order_relaxed);
+    const std::size_t l2 = l2_bytes();
+    if (l2 > 0 && N * 4 >= 2 * l2) g_l2_flushes.fetch_add(1, std::memory_order_relaxed);
+    return CUDA_SUCCESS;
+}
