@@ -1,5 +1,6 @@
-# benchmarks/cuda/common.sh — sourced by the GPU scripts (run_gpu.sh, run_two_gpu.sh): where
-# things are, building encore's libcuda.so.1 and a tool against it, running a program under it,
+# benchmarks/cuda/common.sh — sourced by the GPU scripts (run_gpu.sh, run_two_gpu.sh,
+# trace_frameworks.sh, replay_frameworks.sh): where things are, building encore's libcuda.so.1
+# (or a CUDA-only build with the front ends) and a tool against it, running a program under it,
 # and the scripts' pass/fail checks.
 # Expects `root` (the repository) and `B` (the build folder) set, and the current folder = root.
 CUDA=${CUDA_HOME:-/usr/local/cuda}
@@ -15,6 +16,16 @@ build_encore_cuda() {  # libencore and libencore-cuda (libcuda.so.1) with Meson
         -Dbenchmarks=disabled -Dexamples=false -Dsim=false -Dhip=disabled -Dcuda=enabled \
         -Dnvidia_cuda_include="$CUDA/include" >/dev/null
     ninja -C "$B" src/cuda/libcuda.so.1 >/dev/null
+}
+
+build_cuda_only() {  # TARGET...: a CUDA-only build with the examples (-Dhsa=disabled: what an
+    # NVIDIA user with cuda.h alone builds; encore-trace, encore-replay) in $B, then the targets
+    local extra=()
+    [[ -d .device-deps/include ]] && extra=(-Dcpp_args="-I$root/.device-deps/include" -Dc_args="-I$root/.device-deps/include")
+    [[ -f $B/build.ninja ]] || meson setup "$B" --wrap-mode=nodownload "${extra[@]}" -Dtests=disabled \
+        -Dbenchmarks=disabled -Dexamples=true -Dhsa=disabled -Dhip=disabled -Dcuda=enabled \
+        -Dnvidia_cuda_include="$CUDA/include" >/dev/null || { echo "FAIL: meson setup"; return 1; }
+    ninja -C "$B" "$@" >/dev/null || { echo "FAIL: build"; return 1; }
 }
 
 build_tool() {  # SOURCE OUTPUT: a tool library linked against libencore

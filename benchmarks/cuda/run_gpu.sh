@@ -102,6 +102,28 @@ for variant in "full_copy device" "full_copy host" "changed_chunks device" "chan
     echo "--- bench_replay $variant"; echo "${rep[$variant]}"
     check "bench_replay correct under replay ($variant)" 'grep -q "value=3 ok" <<<"${rep[$variant]}"'
 done
+# --verify on the device (issue 20 item 6): encore-replay's tool, 1 GiB + 64 MiB tracked, a kernel
+# writing 64 MiB, 10 passes, changed_chunks with a device shadow: the checksum per pass (the
+# hashing kernel, hashes read back) against the restore per pass of the same footprint.
+build_tool examples/tools/replay_bench.cpp "$B/libreplay_bench.so"
+verify_out=$(ENCORE_REPLAY_PASSES=10 ENCORE_REPLAY_VERIFY=1 ENCORE_REPLAY_POLICY=changed_chunks \
+    ENCORE_CUDA_REPLAY_SHADOW=device ENCORE_REPLAY_REPORT="$B/verify.csv" \
+    under_encore "$root/$B/libreplay_bench.so" "$B/bench_replay" 1024 2>&1)
+echo "--- bench_replay 1024 MiB, --verify"; echo "$verify_out" | tail -6
+check "verify: correct under replay, every pass from identical inputs" \
+    'grep -q "value=3 ok" <<<"$verify_out" && [[ $(grep -c ",identical$" "$B/verify.csv") == 3 ]]'
+check "verify: the checksum ran on the device (no host read-back warning)" \
+    '! grep -q "read back and hashed on the host" <<<"$verify_out"'
+verify_ratio=$(python3 - "$B/verify.csv" <<'PY'
+import csv, statistics, sys
+r = list(csv.DictReader(open(sys.argv[1])))
+c, x = statistics.median(float(v["checksum_us"]) for v in r), statistics.median(float(v["restore_us"]) for v in r)
+print(f"checksum {c:.1f} us per pass, changed_chunks restore {x:.1f} us per pass, ratio {c / x:.2f}")
+PY
+)
+echo "verify: $verify_ratio"
+check "verify: checksum per pass <= 2x a changed_chunks restore of the same footprint" \
+    '[[ "$verify_ratio" =~ ratio\ ([0-9.]+) ]] && awk "BEGIN{exit !(${BASH_REMATCH[1]} <= 2)}"'
 t0=$(date +%s.%N); "$B/bench_replay" >/dev/null; t1=$(date +%s.%N)
 ncu_out=$(timeout 300 ncu --replay-mode kernel --set full -k write64 -c 1 "$B/bench_replay" 2>&1); t2=$(date +%s.%N)
 ncu_passes=$(grep -o '[0-9]* passes' <<<"$ncu_out" | head -1 | cut -d' ' -f1)
@@ -254,5 +276,6 @@ else
     echo "FAIL: python3 with CUDA-enabled torch not found: the PyTorch rows are skipped"; fails=$((fails + 1))
 fi
 
+echo "verify on the device, 1 GiB + 64 MiB tracked: $verify_ratio"
 echo "checks failed: $fails"
 exit $(( fails > 0 ))

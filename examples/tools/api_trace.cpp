@@ -34,6 +34,7 @@
 //   trace" instant event and the closing `]`); a file cut short (SIGKILL, _exit) lacks only the
 //   `]`, which trace-event readers add themselves.
 #include "dying_output.hpp"
+#include "kernel_names.hpp"
 
 #include <encore/config.h>
 #if ENCORE_HIP_HEADERS
@@ -56,8 +57,6 @@
 #include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <cxxabi.h>
 
 #include <algorithm>
 #include <array>
@@ -256,17 +255,7 @@ std::string hex(std::uint64_t v) {
 std::mutex g_names_mutex;
 std::map<std::uint64_t, std::string> g_kernel_names;
 
-// The symbol as a user knows it: demangled, without the ".kd" suffix of an AMDGPU kernel
-// descriptor symbol; as written when it is not a mangled name.
-std::string readable_kernel_name(const char* symbol) {
-    std::string s = symbol != nullptr ? symbol : "";
-    if (s.size() > 3 && s.compare(s.size() - 3, 3, ".kd") == 0) s.resize(s.size() - 3);
-    int status = 0;
-    char* dm = abi::__cxa_demangle(s.c_str(), nullptr, nullptr, &status);
-    if (status == 0 && dm != nullptr) s = dm;
-    std::free(dm);
-    return s;
-}
+using example_tools::readable_kernel_name;  // demangled, without ".kd" (kernel_names.hpp)
 
 // The kernel's name, or "kernel <id>" for a kernel whose symbol was never reported (a code
 // object loaded before the tool started).

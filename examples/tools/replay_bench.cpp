@@ -1,17 +1,22 @@
 // examples/tools/replay_bench.cpp — a benchmark harness on kernel replay: replays the kernel
-// dispatches of an unmodified HSA program N times each (all of them, or those whose kernel name
-// contains a pattern) and reports, per kernel, the GPU time of every pass (min / median / max),
-// optionally verifying that every pass started from identical inputs.
+// dispatches of an unmodified HSA or CUDA program N times each (all of them, or those whose
+// kernel name contains a pattern) and reports, per kernel, the GPU time of every pass (min /
+// median / max), what the snapshot and the restores cost, optionally verifying that every pass
+// started from identical inputs.
 //
 // A rocprofiler_configure tool (ROCP_TOOL_LIBRARIES; see encore-replay) on encore's C++ API:
-// KERNEL_REPLAY sets the pass count, KERNEL_DISPATCH gives each pass's GPU start/end, CODE_OBJECT
-// gives kernel names.
+// KERNEL_REPLAY sets the pass count and gives the snapshot's and each restore's host times
+// (SNAPSHOT / RESTORE records), KERNEL_DISPATCH gives each pass's GPU start/end, CODE_OBJECT
+// gives kernel names (demangled here: CUDA's and HIP's C++ kernels are mangled symbols).
 //
 // Environment:
 //   ENCORE_REPLAY_PASSES=N       passes per replayed dispatch (decimal, default 5, at least 2; a bad
 //                                value is ignored with a message; libencore caps it, see
 //                                ENCORE_REPLAY_MAX_PASSES in docs/replay.md)
-//   ENCORE_REPLAY_KERNEL=TEXT    replay only kernels whose name contains TEXT (default: all)
+//   ENCORE_REPLAY_KERNEL=TEXT    replay only kernels whose name (demangled, or the symbol as
+//                                the runtime gives it) contains TEXT (default: all)
+//   ENCORE_REPLAY_COUNT=N        replay at most the first N selected dispatches (decimal, at least
+//                                1; later ones run once), as Nsight Compute's -c
 //   ENCORE_REPLAY_VERIFY=1       checksum the covered memory before each pass; a dispatch whose
 //                                passes did not all start from the same bytes is reported
 //   ENCORE_REPLAY_REPORT=FILE    also write one CSV row per replayed dispatch to FILE, as each
@@ -21,6 +26,7 @@
 //                                signal or SIGINT/SIGTERM/SIGHUP/SIGQUIT ends the program
 //                                (dying_output.hpp)
 #include "dying_output.hpp"
+#include "kernel_names.hpp"
 
 #include <encore/domains/events.hpp>
 #include <encore/encore.hpp>
@@ -31,6 +37,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cctype>
 #include <cerrno>
 #include <cinttypes>
@@ -48,22 +55,33 @@ namespace d = encore::domains;
 
 struct dispatch_run {
     std::string kernel;
-    std::vector<std::uint64_t> pass_ns;    // GPU time of each pass
-    std::vector<std::uint64_t> checksums;  // at each PASS ENTER (verify)
+    std::vector<std::uint64_t> pass_ns;      // GPU time of each pass
+    std::vector<std::uint64_t> checksums;    // at each PASS ENTER (verify)
+    std::vector<std::uint64_t> checksum_ns;  // host time of each of those checksums
+    std::vector<std::uint64_t> restore_ns;   // host time of each restore (RESTORE records)
+    std::uint64_t snapshot_ns = 0, snapshot_bytes = 0;
 };
 
 struct kernel_report {
     std::uint64_t dispatches = 0, passes = 0, mismatched = 0;
-    std::vector<std::uint64_t> pass_ns;
+    std::vector<std::uint64_t> pass_ns, snapshot_ns, restore_ns, checksum_ns;
+    std::uint64_t snapshot_bytes = 0;  // the largest snapshot of the kernel's dispatches
+};
+
+struct kernel_name {
+    std::string readable;  // what the report prints (demangled)
+    std::string symbol;    // as the runtime named it (-k matches either)
 };
 
 std::mutex g_mutex;
-std::map<std::uint64_t, std::string> g_names;     // kernel id -> name
+std::map<std::uint64_t, kernel_name> g_names;     // kernel id -> name
 std::map<std::uint64_t, dispatch_run> g_running;  // dispatch id -> its passes so far
 std::map<std::string, kernel_report> g_report;    // kernel name -> results
 std::map<std::string, std::uint64_t> g_declined;  // reason -> count
 std::uint64_t g_passes = 5;
 std::string g_pattern;
+std::uint64_t g_count = 0;     // ENCORE_REPLAY_COUNT (0: every selected dispatch)
+std::uint64_t g_selected = 0;  // dispatches selected so far; guarded by g_mutex
 bool g_verify = false;
 bool g_done = false;
 std::string g_report_path;  // ENCORE_REPLAY_REPORT ("" = none)
@@ -90,6 +108,19 @@ double median_us(std::vector<std::uint64_t> v) {
     return v.size() % 2 == 1 ? us(v[v.size() / 2]) : (us(v[v.size() / 2 - 1]) + us(v[v.size() / 2])) / 2;
 }
 
+// A CSV field: quoted when it holds a comma or a quote (demangled C++ names have commas).
+std::string csv_field(const std::string& s) {
+    if (s.find_first_of(",\"\n") == std::string::npos) return s;
+    std::string q = "\"";
+    for (const char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+}
+
+std::uint64_t steady_ns() {
+    return static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+}
+
 // A replayed dispatch's end (under g_mutex): its CSV row, written before the replay callback
 // returns (so it survives the program's death), and its line of the signal path's table.
 void record_dispatch(std::uint64_t dispatch_id, const dispatch_run& run, bool differ) {
@@ -97,15 +128,19 @@ void record_dispatch(std::uint64_t dispatch_id, const dispatch_run& run, bool di
     const std::uint64_t mn = v.empty() ? 0 : *std::min_element(v.begin(), v.end());
     const std::uint64_t mx = v.empty() ? 0 : *std::max_element(v.begin(), v.end());
     if (g_report_fd >= 0) {
-        char row[512];
-        const int len = std::snprintf(row, sizeof(row), "%" PRIu64 ",%s,%zu,%.3f,%.3f,%.3f,%s\n", dispatch_id,
-                                      run.kernel.c_str(), v.size(), us(mn), median_us(v), us(mx),
+        char nums[256];
+        const int len = std::snprintf(nums, sizeof(nums), ",%zu,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%" PRIu64 ",%s\n",
+                                      v.size(), us(mn), median_us(v), us(mx), us(run.snapshot_ns),
+                                      median_us(run.restore_ns), median_us(run.checksum_ns), run.snapshot_bytes,
                                       !g_verify ? "not checked"
                                       : differ  ? "differ"
                                                 : "identical");
-        if (len > 0)
-            dying_output::write_all(g_report_fd, row,
-                                    std::min<std::size_t>(static_cast<std::size_t>(len), sizeof(row) - 1));
+        if (len > 0) {
+            const std::string row = std::to_string(dispatch_id) + "," + csv_field(run.kernel) +
+                                    std::string(nums,
+                                                std::min<std::size_t>(static_cast<std::size_t>(len), sizeof(nums) - 1));
+            dying_output::write_all(g_report_fd, row.data(), row.size());
+        }
     }
     auto at = g_line_of.find(run.kernel);
     if (at == g_line_of.end()) {
@@ -128,9 +163,11 @@ void record_dispatch(std::uint64_t dispatch_id, const dispatch_run& run, bool di
     g_replayed.fetch_add(1, std::memory_order_relaxed);
 }
 
-std::string name_of(std::uint64_t kernel_id) {
+kernel_name name_of(std::uint64_t kernel_id) {
     const auto it = g_names.find(kernel_id);
-    return it != g_names.end() ? it->second : "kernel#" + std::to_string(kernel_id);
+    if (it != g_names.end()) return it->second;
+    const std::string unknown = "kernel#" + std::to_string(kernel_id);
+    return {unknown, unknown};
 }
 
 std::uint64_t pass_count(rocprofiler_kernel_dispatch_info_t, rocprofiler_user_data_t) { return g_passes; }
@@ -139,10 +176,10 @@ void on_code_object(const encore::record& r, rocprofiler_user_data_t&) {
     if (r.operation != ROCPROFILER_CODE_OBJECT_DEVICE_KERNEL_SYMBOL_REGISTER || r.phase != ROCPROFILER_CALLBACK_PHASE_LOAD)
         return;
     auto* p = static_cast<rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t*>(r.payload);
-    std::string name = p->kernel_name != nullptr ? p->kernel_name : "";
-    if (name.size() > 3 && name.compare(name.size() - 3, 3, ".kd") == 0) name.resize(name.size() - 3);
+    kernel_name name{example_tools::readable_kernel_name(p->kernel_name),
+                     p->kernel_name != nullptr ? p->kernel_name : ""};
     std::lock_guard lk(g_mutex);
-    g_names[p->kernel_id] = name;
+    g_names[p->kernel_id] = std::move(name);
 }
 
 void on_replay(const encore::record& r, rocprofiler_user_data_t&) {
@@ -150,15 +187,39 @@ void on_replay(const encore::record& r, rocprofiler_user_data_t&) {
     const std::uint64_t id = p->dispatch_info.dispatch_id;
     if (r.operation == ROCPROFILER_KERNEL_REPLAY_CONFIG && r.phase == ROCPROFILER_CALLBACK_PHASE_ENTER) {
         std::lock_guard lk(g_mutex);
-        const std::string name = name_of(p->dispatch_info.kernel_id);
-        if (!g_pattern.empty() && name.find(g_pattern) == std::string::npos) return;  // opt out
+        const kernel_name name = name_of(p->dispatch_info.kernel_id);
+        if (!g_pattern.empty() && name.readable.find(g_pattern) == std::string::npos &&
+            name.symbol.find(g_pattern) == std::string::npos)
+            return;  // opt out
+        if (g_count != 0 && g_selected >= g_count) return;
+        ++g_selected;
         p->replay_pass_count = &pass_count;
-        g_running[id].kernel = name;
+        g_running[id].kernel = name.readable;
     } else if (r.operation == ROCPROFILER_KERNEL_REPLAY_PASS && r.phase == ROCPROFILER_CALLBACK_PHASE_ENTER) {
+        if (!g_verify) return;
         std::uint64_t sum = 0;
-        const bool have = g_verify && encore_kernel_replay_checksum(&sum) == ROCPROFILER_STATUS_SUCCESS;
+        const std::uint64_t t0 = steady_ns();
+        const bool have = encore_kernel_replay_checksum(&sum) == ROCPROFILER_STATUS_SUCCESS;
+        const std::uint64_t t1 = steady_ns();
         std::lock_guard lk(g_mutex);
-        if (have) g_running[id].checksums.push_back(sum);
+        const auto it = g_running.find(id);
+        if (have && it != g_running.end()) {
+            it->second.checksums.push_back(sum);
+            it->second.checksum_ns.push_back(t1 - t0);
+        }
+    } else if ((r.operation == ROCPROFILER_KERNEL_REPLAY_SNAPSHOT || r.operation == ROCPROFILER_KERNEL_REPLAY_RESTORE) &&
+               r.phase == ROCPROFILER_CALLBACK_PHASE_EXIT) {
+        // The backend's host time for the copy (and, on CUDA, the wait for it to complete).
+        std::lock_guard lk(g_mutex);
+        const auto it = g_running.find(id);
+        if (it == g_running.end()) return;
+        const std::uint64_t ns = p->end_timestamp >= p->start_timestamp ? p->end_timestamp - p->start_timestamp : 0;
+        if (r.operation == ROCPROFILER_KERNEL_REPLAY_SNAPSHOT) {
+            it->second.snapshot_ns = ns;
+            it->second.snapshot_bytes = p->bytes;
+        } else {
+            it->second.restore_ns.push_back(ns);
+        }
     } else if (r.operation == ROCPROFILER_KERNEL_REPLAY_CONFIG && r.phase == ROCPROFILER_CALLBACK_PHASE_EXIT) {
         std::lock_guard lk(g_mutex);
         const auto it = g_running.find(id);
@@ -172,6 +233,10 @@ void on_replay(const encore::record& r, rocprofiler_user_data_t&) {
             ++k.dispatches;
             k.passes += it->second.pass_ns.size();
             k.pass_ns.insert(k.pass_ns.end(), it->second.pass_ns.begin(), it->second.pass_ns.end());
+            k.snapshot_ns.push_back(it->second.snapshot_ns);
+            k.restore_ns.insert(k.restore_ns.end(), it->second.restore_ns.begin(), it->second.restore_ns.end());
+            k.checksum_ns.insert(k.checksum_ns.end(), it->second.checksum_ns.begin(), it->second.checksum_ns.end());
+            k.snapshot_bytes = std::max(k.snapshot_bytes, it->second.snapshot_bytes);
             const auto& c = it->second.checksums;
             const bool differ = std::adjacent_find(c.begin(), c.end(), std::not_equal_to<>()) != c.end();
             if (differ) ++k.mismatched;
@@ -198,7 +263,8 @@ bool open_report() {
     g_report_path = f;
     g_report_fd = ::open(f, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0666);
     if (g_report_fd < 0 ||
-        !dying_output::write_all(g_report_fd, "dispatch_id,kernel,passes,min_us,median_us,max_us,inputs\n")) {
+        !dying_output::write_all(g_report_fd, "dispatch_id,kernel,passes,min_us,median_us,max_us,snapshot_us,"
+                                              "restore_us,checksum_us,snapshot_bytes,inputs\n")) {
         std::fprintf(stderr, "encore-replay: cannot write %s: %s (not replaying)\n", f, std::strerror(errno));
         if (g_report_fd >= 0) ::close(g_report_fd);
         g_report_fd = -1;
@@ -249,23 +315,35 @@ void on_fatal(int sig, bool dying) noexcept {
 
 void on_resume(int) noexcept {}  // nothing to take back: the rows stay valid
 
+// A setting's number: decimal digits only, the whole string, in range, at least `least`; else
+// false and `out` unchanged. strtoull alone takes "-1" as 2^64-1 and an overflow as 2^64-1 (a
+// replay without end), and "5x" as 5. A bad value is ignored with one message, as libencore
+// ignores its bad ENCORE_REPLAY_* variables.
+bool decimal_at_least(const char* v, std::uint64_t least, std::uint64_t& out) {
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long long x = std::isdigit(static_cast<unsigned char>(*v)) ? std::strtoull(v, &end, 10) : 0;
+    if (end == nullptr || *end != '\0' || errno == ERANGE || x < least) return false;
+    out = x;
+    return true;
+}
+
 int initialize(rocprofiler_client_finalize_t, void*) {
     if (const char* v = std::getenv("ENCORE_REPLAY_PASSES"); v != nullptr && *v != '\0') {
-        // Decimal digits only, the whole string, in range: strtoull alone takes "-1" as 2^64-1 and
-        // an overflow as 2^64-1 (a replay without end), and "5x" as 5. A bad value is ignored with
-        // one message, as libencore ignores its bad ENCORE_REPLAY_* variables.
-        char* end = nullptr;
-        errno = 0;
-        const unsigned long long x = std::isdigit(static_cast<unsigned char>(*v)) ? std::strtoull(v, &end, 10) : 0;
-        if (end == nullptr || *end != '\0' || errno == ERANGE || x < 2)
+        if (!decimal_at_least(v, 2, g_passes))
             std::fprintf(stderr,
                          "[encore-replay] ignoring ENCORE_REPLAY_PASSES=%s (a decimal number of passes, at least 2); "
                          "using %" PRIu64 "\n",
                          v, g_passes);
-        else
-            g_passes = x;
     }
     if (const char* v = std::getenv("ENCORE_REPLAY_KERNEL"); v != nullptr) g_pattern = v;
+    if (const char* v = std::getenv("ENCORE_REPLAY_COUNT"); v != nullptr && *v != '\0') {
+        if (!decimal_at_least(v, 1, g_count))
+            std::fprintf(stderr,
+                         "[encore-replay] ignoring ENCORE_REPLAY_COUNT=%s (a decimal number of dispatches, at least "
+                         "1); replaying every selected dispatch\n",
+                         v);
+    }
     if (const char* v = std::getenv("ENCORE_REPLAY_VERIFY"); v != nullptr) g_verify = std::strcmp(v, "0") != 0;
     if (!open_report()) return 1;
     encore::context ctx;
@@ -273,7 +351,8 @@ int initialize(rocprofiler_client_finalize_t, void*) {
     if (ctx.trace<d::kernel_replay>(&on_replay) != ROCPROFILER_STATUS_SUCCESS ||
         ctx.trace<d::kernel_dispatch>(&on_dispatch) != ROCPROFILER_STATUS_SUCCESS ||
         ctx.trace<d::code_object>(&on_code_object) != ROCPROFILER_STATUS_SUCCESS) {
-        std::fprintf(stderr, "[encore-replay] this encore cannot replay (is libencore-hsa the HSA tools library?)\n");
+        std::fprintf(stderr, "[encore-replay] this encore cannot replay (is libencore-hsa the HSA tools library, or "
+                             "libencore-cuda the program's libcuda.so.1?)\n");
         return 1;
     }
     if (ctx.start() != ROCPROFILER_STATUS_SUCCESS) return 1;
@@ -287,8 +366,10 @@ void finalize(void*) {
     g_done = true;
     std::fprintf(stderr, "\n[encore-replay] %" PRIu64 " passes per dispatch%s\n", g_passes,
                  g_verify ? ", inputs verified" : "");
-    std::fprintf(stderr, "%-32s %10s %8s %12s %12s %12s  %s\n", "kernel", "dispatches", "passes", "min_us", "median_us",
-                 "max_us", "inputs");
+    // GPU times of the passes; snapshot (per dispatch), restore and checksum (per pass) as host
+    // times, medians. The name last: demangled C++ names are long.
+    std::fprintf(stderr, "%10s %8s %12s %12s %12s %12s %12s %12s %11s  %s\n", "dispatches", "passes", "min_us",
+                 "median_us", "max_us", "snapshot_us", "restore_us", "checksum_us", "inputs", "kernel");
     for (auto& [name, k] : g_report) {
         auto& v = k.pass_ns;
         std::sort(v.begin(), v.end());
@@ -297,8 +378,9 @@ void finalize(void*) {
         const std::string inputs = !g_verify           ? "not checked"
                                    : k.mismatched == 0 ? "identical"
                                                        : std::to_string(k.mismatched) + " differ";
-        std::fprintf(stderr, "%-32s %10" PRIu64 " %8" PRIu64 " %12.2f %12.2f %12.2f  %s\n", name.c_str(), k.dispatches,
-                     k.passes, mn, med, mx, inputs.c_str());
+        std::fprintf(stderr, "%10" PRIu64 " %8" PRIu64 " %12.2f %12.2f %12.2f %12.2f %12.2f %12.2f %11s  %s\n",
+                     k.dispatches, k.passes, mn, med, mx, median_us(k.snapshot_ns), median_us(k.restore_ns),
+                     median_us(k.checksum_ns), inputs.c_str(), name.c_str());
     }
     for (auto& [why, n] : g_declined)
         std::fprintf(stderr, "[encore-replay] %" PRIu64 " dispatch(es) not replayed: %s\n", n, why.c_str());

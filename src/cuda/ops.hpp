@@ -72,27 +72,56 @@ struct role_layer<role::alloc> {
     static CUresult call(real_fn_t<A...> f, std::type_identity_t<A>... a) {
         constexpr op_role op = roles[I];
         const std::tuple<A...> t(a...);
-        CUdeviceptr* out = std::get<0>(t);
+        constexpr auto kind = op.alloc == alloc_form::managed    ? tracker::memory::managed
+                              : op.alloc == alloc_form::imported ? tracker::memory::imported
+                                                                 : tracker::memory::device;
         // The tracker learns of the allocation as soon as it exists (before the EXIT record).
-        if constexpr (op.alloc == alloc_form::pitched) {
-            std::size_t at_exit = 0;
-            const auto pitched = [&] {
-                const CUresult res = f(a...);
-                if (res == CUDA_SUCCESS && std::get<1>(t) != nullptr) at_exit = *std::get<1>(t) * std::get<3>(t);
-                if (res == CUDA_SUCCESS && out != nullptr) tracker::on_alloc(*out, at_exit, false);
-                return res;
-            };
-            return records::allocate(ROCPROFILER_MEMORY_ALLOCATION_ALLOCATE, out, std::get<2>(t) * std::get<3>(t),
-                                     thunk::of(pitched), &at_exit);
-        } else {
+        if constexpr (op.alloc == alloc_form::host) {
+            static_assert(std::is_same_v<std::tuple_element_t<0, std::tuple<A...>>, void**>);
+            void** out = std::get<0>(t);
             const auto tracked = [&] {
                 const CUresult res = f(a...);
-                if (res == CUDA_SUCCESS && out != nullptr)
-                    tracker::on_alloc(*out, std::get<1>(t), op.alloc == alloc_form::managed);
+                if (res == CUDA_SUCCESS && out != nullptr) tracker::on_host_alloc(*out, std::get<1>(t));
+                return res;
+            };
+            static_assert(sizeof(void*) == sizeof(CUdeviceptr));
+            return records::allocate(ROCPROFILER_MEMORY_ALLOCATION_ALLOCATE, reinterpret_cast<CUdeviceptr*>(out),
+                                     std::get<1>(t), thunk::of(tracked), nullptr, records::memory_of::host);
+        } else if constexpr (op.alloc == alloc_form::pitched || op.alloc == alloc_form::imported) {
+            CUdeviceptr* out = std::get<0>(t);
+            // Known at EXIT only: pitch x height, or the imported allocation's size (the driver's).
+            std::size_t at_exit = 0, at_enter = 0;
+            if constexpr (op.alloc == alloc_form::pitched) at_enter = std::get<2>(t) * std::get<3>(t);
+            const auto sized = [&] {
+                const CUresult res = f(a...);
+                if (res != CUDA_SUCCESS || out == nullptr) return res;
+                if constexpr (op.alloc == alloc_form::pitched) {
+                    if (std::get<1>(t) != nullptr) at_exit = *std::get<1>(t) * std::get<3>(t);
+                } else {
+                    at_exit = tracker::driver_size_of(*out);
+                }
+                tracker::on_alloc(*out, at_exit, kind);
+                return res;
+            };
+            return records::allocate(ROCPROFILER_MEMORY_ALLOCATION_ALLOCATE, out, at_enter, thunk::of(sized), &at_exit);
+        } else {
+            CUdeviceptr* out = std::get<0>(t);
+            const auto tracked = [&] {
+                const CUresult res = f(a...);
+                if (res == CUDA_SUCCESS && out != nullptr) tracker::on_alloc(*out, std::get<1>(t), kind);
                 return res;
             };
             return records::allocate(ROCPROFILER_MEMORY_ALLOCATION_ALLOCATE, out, std::get<1>(t), thunk::of(tracked));
         }
+    }
+};
+
+/// Held around what changes the memory a replay on the current context snapshots or restores
+/// (frees, unmaps, access changes): such a call waits until the replay is done.
+struct memory_change_hold {
+    std::optional<tracker::work_hold> hold;
+    memory_change_hold() noexcept {
+        if (replay::enabled()) hold.emplace();
     }
 };
 
@@ -101,9 +130,10 @@ struct role_layer<role::free> {
     template <std::size_t, class... A>
     static CUresult call(real_fn_t<A...> f, std::type_identity_t<A>... a) {
         const CUdeviceptr p = std::get<0>(std::tuple<A...>(a...));
-        // Not while a replay on this context may snapshot or restore the memory.
-        std::optional<tracker::work_hold> hold;
-        if (replay::enabled()) hold.emplace();
+        const memory_change_hold hold;
+        // cuMemFreeAsync frees in stream order, later than this call: the tracker drops the
+        // allocation now, which is right for replay (a replay drains the context before its
+        // snapshot, so the free has happened by then); its FREE record comes at the call.
         const auto untracked = [&] {
             const CUresult res = f(a...);
             if (res == CUDA_SUCCESS) tracker::on_free(p);
@@ -114,15 +144,35 @@ struct role_layer<role::free> {
 };
 
 template <>
+struct role_layer<role::host_free> {
+    template <std::size_t, class... A>
+    static CUresult call(real_fn_t<A...> f, std::type_identity_t<A>... a) {
+        void* p = std::get<0>(std::tuple<A...>(a...));
+        const auto untracked = [&] {
+            const CUresult res = f(a...);
+            if (res == CUDA_SUCCESS) tracker::on_host_free(p);
+            return res;
+        };
+        return records::deallocate(ROCPROFILER_MEMORY_ALLOCATION_FREE, reinterpret_cast<CUdeviceptr>(p),
+                                   thunk::of(untracked), records::memory_of::host);
+    }
+};
+
+template <>
 struct role_layer<role::vmm_create> {
     template <std::size_t, class... A>
     static CUresult call(real_fn_t<A...> f, std::type_identity_t<A>... a) {
         const std::tuple<A...> t(a...);
-        const auto forward = [&] { return f(a...); };
+        CUmemGenericAllocationHandle* out = std::get<0>(t);
+        const auto tracked = [&] {
+            const CUresult res = f(a...);
+            if (res == CUDA_SUCCESS && out != nullptr) tracker::on_vmm_create(*out, std::get<1>(t));
+            return res;
+        };
         // The allocation is a handle until mapped: its record's address is the handle.
-        static_assert(sizeof(*std::get<0>(t)) == sizeof(CUdeviceptr));
-        return records::allocate(ROCPROFILER_MEMORY_ALLOCATION_VMEM_ALLOCATE,
-                                 reinterpret_cast<CUdeviceptr*>(std::get<0>(t)), std::get<1>(t), thunk::of(forward));
+        static_assert(sizeof(*out) == sizeof(CUdeviceptr));
+        return records::allocate(ROCPROFILER_MEMORY_ALLOCATION_VMEM_ALLOCATE, reinterpret_cast<CUdeviceptr*>(out),
+                                 std::get<1>(t), thunk::of(tracked), nullptr, records::memory_of::vmm);
     }
 };
 
@@ -130,10 +180,14 @@ template <>
 struct role_layer<role::vmm_release> {
     template <std::size_t, class... A>
     static CUresult call(real_fn_t<A...> f, std::type_identity_t<A>... a) {
-        const auto forward = [&] { return f(a...); };
-        return records::deallocate(ROCPROFILER_MEMORY_ALLOCATION_VMEM_FREE,
-                                   static_cast<CUdeviceptr>(std::get<0>(std::tuple<A...>(a...))), thunk::of(forward),
-                                   true);
+        const CUmemGenericAllocationHandle h = std::get<0>(std::tuple<A...>(a...));
+        const auto untracked = [&] {
+            const CUresult res = f(a...);
+            if (res == CUDA_SUCCESS) tracker::on_vmm_release(h);
+            return res;
+        };
+        return records::deallocate(ROCPROFILER_MEMORY_ALLOCATION_VMEM_FREE, static_cast<CUdeviceptr>(h),
+                                   thunk::of(untracked), records::memory_of::vmm);
     }
 };
 
@@ -141,8 +195,34 @@ template <>
 struct role_layer<role::vmm_map> {
     template <std::size_t, class... A>
     static CUresult call(real_fn_t<A...> f, std::type_identity_t<A>... a) {
+        const std::tuple<A...> t(a...);  // (ptr, size, offset, handle, flags)
+        const memory_change_hold hold;
         const CUresult res = f(a...);
-        if (res == CUDA_SUCCESS) tracker::on_vmm_map();
+        if (res == CUDA_SUCCESS) tracker::on_vmm_map(std::get<0>(t), std::get<1>(t), std::get<2>(t), std::get<3>(t));
+        return res;
+    }
+};
+
+template <>
+struct role_layer<role::vmm_access> {
+    template <std::size_t, class... A>
+    static CUresult call(real_fn_t<A...> f, std::type_identity_t<A>... a) {
+        const std::tuple<A...> t(a...);  // (ptr, size, desc, count)
+        const memory_change_hold hold;
+        const CUresult res = f(a...);
+        if (res == CUDA_SUCCESS) tracker::on_vmm_access(std::get<0>(t), std::get<1>(t), std::get<2>(t), std::get<3>(t));
+        return res;
+    }
+};
+
+template <>
+struct role_layer<role::vmm_unmap> {
+    template <std::size_t, class... A>
+    static CUresult call(real_fn_t<A...> f, std::type_identity_t<A>... a) {
+        const std::tuple<A...> t(a...);  // (ptr, size)
+        const memory_change_hold hold;
+        const CUresult res = f(a...);
+        if (res == CUDA_SUCCESS) tracker::on_vmm_unmap(std::get<0>(t), std::get<1>(t));
         return res;
     }
 };
@@ -220,7 +300,7 @@ struct role_layer<role::global> {
         const CUresult res = f(std::get<0>(t), size_out, std::get<2>(t), std::get<3>(t));
         if (res == CUDA_SUCCESS && std::get<0>(t) != nullptr && *size_out != 0) {
             if constexpr (op.alloc == alloc_form::managed)
-                tracker::on_alloc(*std::get<0>(t), *size_out, true);
+                tracker::on_alloc(*std::get<0>(t), *size_out, tracker::memory::managed);
             else
                 tracker::on_global(*std::get<0>(t), *size_out, std::get<2>(t));
         }
@@ -253,6 +333,29 @@ struct role_layer<role::teardown> {
             return teardown(target, 0, false, thunk::of(forward));
         else
             return teardown(nullptr, target, op.destroys == teardown_of::primary_reset, thunk::of(forward));
+    }
+};
+
+template <>
+struct role_layer<role::vmm_reserve> {
+    template <std::size_t, class... A>
+    static CUresult call(real_fn_t<A...> f, std::type_identity_t<A>... a) {
+        const std::tuple<A...> t(a...);  // (ptr out, size, alignment, addr, flags)
+        const CUresult res = f(a...);
+        if (res == CUDA_SUCCESS && std::get<0>(t) != nullptr) tracker::on_vmm_reserve(*std::get<0>(t), std::get<1>(t));
+        return res;
+    }
+};
+
+template <>
+struct role_layer<role::vmm_address_free> {
+    template <std::size_t, class... A>
+    static CUresult call(real_fn_t<A...> f, std::type_identity_t<A>... a) {
+        const CUdeviceptr p = std::get<0>(std::tuple<A...>(a...));  // (ptr, size)
+        const memory_change_hold hold;
+        const CUresult res = f(a...);
+        if (res == CUDA_SUCCESS) tracker::on_vmm_address_free(p);
+        return res;
     }
 };
 

@@ -46,10 +46,19 @@ struct real_driver {
     CUresult (*mem_free)(CUdeviceptr) = real_fn<decltype(mem_free)>("cuMemFree_v2");
     CUresult (*mem_alloc_host)(void**, size_t) = real_fn<decltype(mem_alloc_host)>("cuMemAllocHost_v2");
     CUresult (*mem_get_info)(size_t*, size_t*) = real_fn<decltype(mem_get_info)>("cuMemGetInfo_v2");
+    CUresult (*mem_get_address_range)(CUdeviceptr*, size_t*,
+                                      CUdeviceptr) = real_fn<decltype(mem_get_address_range)>("cuMemGetAddressRange_v2");
     CUresult (*dtod)(CUdeviceptr, CUdeviceptr, size_t) = real_fn<decltype(dtod)>("cuMemcpyDtoD_v2");
     CUresult (*dtoh)(void*, CUdeviceptr, size_t) = real_fn<decltype(dtoh)>("cuMemcpyDtoH_v2");
     CUresult (*htod)(CUdeviceptr, const void*, size_t) = real_fn<decltype(htod)>("cuMemcpyHtoD_v2");
     CUresult (*memset_d8)(CUdeviceptr, unsigned char, size_t) = real_fn<decltype(memset_d8)>("cuMemsetD8_v2");
+    // Replay's L2 flush (--cache-control all): the L2's size, a write over a scratch buffer on
+    // the pass's stream, and the persisting lines' reset (CUDA 11.0+; absent: skipped).
+    CUresult (*device_get_attribute)(int*, CUdevice_attribute,
+                                     CUdevice) = real_fn<decltype(device_get_attribute)>("cuDeviceGetAttribute");
+    CUresult (*memset_d32_async)(CUdeviceptr, unsigned, size_t,
+                                 CUstream) = real_fn<decltype(memset_d32_async)>("cuMemsetD32Async");
+    CUresult (*ctx_reset_persisting_l2)() = real_fn<decltype(ctx_reset_persisting_l2)>("cuCtxResetPersistingL2Cache");
     CUresult (*module_load_data)(CUmodule*, const void*) = real_fn<decltype(module_load_data)>("cuModuleLoadData");
     CUresult (*module_get_function)(CUfunction*, CUmodule,
                                     const char*) = real_fn<decltype(module_get_function)>("cuModuleGetFunction");

@@ -26,12 +26,18 @@ std::uint64_t next_dispatch_id() noexcept;
 rocprofiler_kernel_dispatch_info_t dispatch_info(const launch_call& c, std::uint64_t device, std::uint64_t id) noexcept;
 /// A copy: MEMORY_COPY ENTER here, EXIT with GPU times from the completion thread.
 CUresult copy(const copy_call& c) noexcept;
+/// What an allocation record is of: its agent and, for a free, where its size comes from.
+enum class memory_of : unsigned char {
+    device,  // the current device; a free's size: the tracked allocation's, else the driver's
+    vmm,     // a cuMemCreate handle (its "address"); a release's size: the handle's at creation
+    host,    // pinned host memory (agent UINT64_MAX); a free's size: the tracked allocation's
+};
 /// MEMORY_ALLOCATION records around an allocation / free (ENTER and EXIT on this thread).
 /// `out` is read at EXIT; `size_at_exit` gives the size then (pitched allocations). A free's
-/// size is the tracked allocation's (tracker.hpp; 0 for `vmm`).
-CUresult allocate(op_id op, CUdeviceptr* out, std::size_t size, thunk call,
-                  const std::size_t* size_at_exit = nullptr) noexcept;
-CUresult deallocate(op_id op, CUdeviceptr p, thunk call, bool vmm = false) noexcept;
+/// size is looked up at ENTER (tracker.hpp), before the memory is gone.
+CUresult allocate(op_id op, CUdeviceptr* out, std::size_t size, thunk call, const std::size_t* size_at_exit = nullptr,
+                  memory_of of = memory_of::device) noexcept;
+CUresult deallocate(op_id op, CUdeviceptr p, thunk call, memory_of of = memory_of::device) noexcept;
 /// Waits (bounded: 10 s) until the pending COMPLETE/EXIT records of context c are delivered.
 void drain(CUcontext c) noexcept;
 /// The context is gone: its timing state is forgotten (a later context may get the same handle).

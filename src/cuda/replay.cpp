@@ -21,9 +21,23 @@
 //                   shadow: in the same kernel; host shadow: the host copies the flagged chunks
 //                   back). Restore cost then tracks the bytes written plus one read of the
 //                   footprint. Chunks are at least 64 KiB on CUDA (a thread block per chunk).
-// Declined (run once, warned once with the reason): launches into a stream that is capturing a
-// graph, contexts with managed (cuMemAllocManaged) or VMM-mapped (cuMemMap) memory, which the
-// tracker does not cover. Kernels launched through graphs (cuGraphLaunch) are never replayed.
+// Verification (encore_kernel_replay_checksum): the hashing kernel of changed_chunks writes one
+// 64-bit hash per chunk into a device array; only those (8 bytes per chunk) come back, and the
+// host combines them in chunk order. Where the kernel does not load, the covered bytes are read
+// back and hashed on the host (slow: ~100 ms per pass for 176 MiB on an H200).
+// Cache control (ENCORE_CUDA_REPLAY_CACHE_CONTROL=all): before every pass a write over a scratch
+// buffer of twice the L2's size, on the pass's stream, evicts what the snapshot, the restore
+// and the previous pass left in the L2, so that every pass starts cold (Nsight Compute's
+// default). none (the default): passes see whatever the L2 holds.
+// VMM mappings (cuMemMap) are covered where the context's device may read and write them
+// (cuMemSetAccess), one region per mapping. Declined (run once, warned once with the reason):
+// launches into a stream that is capturing a graph, contexts with managed memory
+// (cuMemAllocManaged) or memory imported from another process (cuMemPoolImportPointer,
+// cuIpcOpenMemHandle), which the tracker does not cover. Kernels launched through graphs
+// (cuGraphLaunch) are never replayed.
+// Memory changes that would make the snapshot wrong (frees, unmaps, access changes) wait for the
+// replay through the context's gate; only the replaying thread itself (a tool's replay callback)
+// gets past it: a region it freed or unmapped is not restored, and the next pass is the last.
 // Copies, memsets, graph launches and frees on a context wait while a replay owns it.
 // All internal driver calls go to the real driver (find_original), never through encore's
 // exports.
@@ -114,6 +128,12 @@ struct snapshot_cache {
     CUmodule module = nullptr;
     CUfunction hash_fn = nullptr, restore_fn = nullptr;
     bool module_failed = false;
+    // verification on the device: chunk descriptors (when changed_chunks has none) and the hashes
+    device_buffer verify_descs, verify_hashes;
+    // cache control: the buffer whose write evicts the L2 (twice its size), and how often it ran
+    device_buffer l2_scratch;
+    bool l2_failed = false;
+    unsigned flushes = 0;
 };
 std::mutex g_cache_mutex;
 auto* g_cache = new std::map<CUcontext, snapshot_cache>;  // never destroyed: the driver frees at exit
@@ -159,6 +179,29 @@ struct chunk_desc {  // as in chunks.cu
 constexpr std::size_t min_chunk = 64 * 1024;
 constexpr unsigned chunk_threads = 256;
 
+/// ENCORE_CUDA_REPLAY_CACHE_CONTROL: whether every pass starts with the L2 flushed.
+bool flush_l2_setting() noexcept {
+    const char* v = std::getenv("ENCORE_CUDA_REPLAY_CACHE_CONTROL");
+    if (v == nullptr || *v == '\0' || std::string_view(v) == "none") return false;
+    if (std::string_view(v) == "all") return true;
+    core::replay::warn_once("ENCORE_CUDA_REPLAY_CACHE_CONTROL is neither all nor none: ignored (the L2 is not flushed)");
+    return false;
+}
+
+/// The chunks of `regions` (laid out in order in the shadow, at `shadow` on the device, 0 for
+/// none) as the hashing kernels take them.
+template <class Regions>
+bool chunk_descs(const Regions& regions, CUdeviceptr shadow, std::size_t chunk, std::vector<chunk_desc>& d) noexcept {
+    try {
+        for (const auto& r : regions)
+            for (std::size_t o = 0; o < r.size; o += chunk)
+                d.push_back(chunk_desc{r.base + o, shadow != 0 ? shadow + r.offset + o : 0, std::min(chunk, r.size - o)});
+    } catch (...) {
+        return false;
+    }
+    return true;
+}
+
 class launch_replay final : public core::replay::dispatch_backend {
 public:
     launch_replay(const launch_call& c, CUcontext ctx, std::uint64_t dispatch_id)
@@ -173,10 +216,13 @@ public:
 
     const char* acquire() noexcept override {
         opt_ = core::replay::current_options(ENCORE_REPLAY_SNAPSHOT_FULL_COPY);
+        flush_l2_ = flush_l2_setting();
         const tracker::uncovered u = tracker::uncovered_in(ctx_);
         if (u.managed)
             return "the context has managed memory (cuMemAllocManaged), which replay does not cover: the launch runs once";
-        if (u.vmm) return "the context has VMM mappings (cuMemMap), which replay does not cover: the launch runs once";
+        if (u.imported)
+            return "the context has memory imported from another process (cuMemPoolImportPointer, "
+                   "cuIpcOpenMemHandle), which replay does not cover: the launch runs once";
         CUstreamCaptureStatus cap = CU_STREAM_CAPTURE_STATUS_NONE;
         if (real().stream_is_capturing != nullptr &&
             real().stream_is_capturing(call_.work_stream(), &cap) == CUDA_SUCCESS && cap != CU_STREAM_CAPTURE_STATUS_NONE)
@@ -192,7 +238,8 @@ public:
     }
 
     const char* snapshot(core::replay::memory_stats& out) noexcept override {
-        for (const auto& a : tracker::covered(ctx_)) {
+        shrinks_ = tracker::shrinks();  // before reading what is covered (a change after it is seen)
+        for (const auto& a : tracker::covered(ctx_, current_device())) {
             regions_.push_back(region{a.base, a.size, total_});
             total_ += (a.size + 255) / 256 * 256;  // keeps every region 256-byte aligned in the shadow
         }
@@ -241,18 +288,29 @@ public:
     }
 
     const char* run_pass(std::uint64_t, std::uint64_t contexts) noexcept override {
+        // Memory gone since the snapshot: this pass still runs (the rest was restored, so the
+        // launch takes effect once, as the program asked), and it is the last.
+        const bool intact = regions_intact();
+        if (flush_l2_ && !flush_l2()) flush_l2_ = false;  // warned once; the passes go on warm
         bool completed = false;
         result_ = records::launch_pass(call_, dispatch_id_, contexts, completed, opt_.wait_timeout_ns);
         if (result_ != CUDA_SUCCESS) return "a pass's launch failed: no further passes";
         if (!completed)
             return "a pass did not complete within the wait bound (ENCORE_REPLAY_TIMEOUT_MS): no further passes";
+        if (!intact)
+            return "memory in the snapshot was freed, unmapped or lost its access during the replay (by a replay "
+                   "callback): no further passes";
         return nullptr;
     }
 
     bool restore(core::replay::memory_stats& out) noexcept override {
-        if (chunks_) return restore_chunks(out);
+        // A region freed or unmapped since the snapshot must not be written (nor hashed): the
+        // others are restored by copy, and the next run_pass ends the loop.
+        const bool intact = regions_intact();
+        if (chunks_ && intact) return restore_chunks(out);
         bool ok = true;
         for (const auto& r : regions_) {
+            if (!intact && !still_covered(r)) continue;
             const bool c = shadow_ != 0 ? real().dtod(r.base, shadow_ + r.offset, r.size) == CUDA_SUCCESS
                                         : host_->each(r.offset, r.size, [&](char* h, std::size_t done, std::size_t n) {
                                               return real().htod(r.base + done, h, n) == CUDA_SUCCESS;
@@ -268,6 +326,10 @@ public:
     void finish() noexcept override { release(); }
 
     bool checksum(std::uint64_t& out) noexcept override {
+        if (!regions_intact()) return false;  // never read memory that is gone
+        if (device_checksum(out)) return true;
+        // A host value does not compare with this launch's device ones: no value then.
+        if (device_used_) return false;
         std::vector<unsigned char> buf;
         core::replay::checksum64 h;
         for (const auto& r : regions_) {
@@ -284,6 +346,29 @@ public:
     }
 
 private:
+    /// Whether every snapshot region is still covered memory (checked before each pass and
+    /// restore; `now_` is what covered() says then). Only the replaying thread can change it
+    /// (other threads' frees and unmaps wait at the gate), so between those checks it holds.
+    bool regions_intact() noexcept {
+        if (tracker::shrinks() == shrinks_) return true;  // nothing anywhere was freed or unmapped
+        try {
+            now_ = tracker::covered(ctx_, current_device());
+        } catch (...) {
+            return false;
+        }
+        for (const auto& r : regions_)
+            if (!still_covered(r)) return false;
+        return true;
+    }
+    bool still_covered(const region& r) const noexcept {
+        // now_ is sorted by address: the range starting at or before r.base must contain r.
+        auto it = std::upper_bound(now_.begin(), now_.end(), r.base,
+                                   [](CUdeviceptr p, const tracker::range& x) { return p < x.base; });
+        if (it == now_.begin()) return false;
+        --it;
+        return r.base + r.size <= it->base + it->size;
+    }
+
     /// changed_chunks: chunk descriptors and the snapshot's hashes on the device; false (then
     /// full_copy restores) when the hashing kernels or their buffers are not available.
     bool prepare_chunks() noexcept {
@@ -292,16 +377,8 @@ private:
                 "changed_chunks: encore's hashing kernel did not load on this GPU/driver: full_copy is used");
             return false;
         }
-        const std::size_t chunk = std::max<std::size_t>(opt_.chunk_size, min_chunk);
         std::vector<chunk_desc> d;
-        try {
-            for (const auto& r : regions_)
-                for (std::size_t o = 0; o < r.size; o += chunk)
-                    d.push_back(chunk_desc{r.base + o, shadow_ != 0 ? shadow_ + r.offset + o : 0,
-                                           std::min(chunk, r.size - o)});
-        } catch (...) {
-            return false;
-        }
+        if (!chunk_descs(regions_, shadow_, std::max<std::size_t>(opt_.chunk_size, min_chunk), d)) return false;
         n_chunks_ = d.size();
         if (!cache_->descs.reserve(n_chunks_ * sizeof(chunk_desc)) || !cache_->hashes.reserve(n_chunks_ * 8) ||
             !cache_->stats.reserve(16) || (shadow_ == 0 && !cache_->flags.reserve(n_chunks_))) {
@@ -310,6 +387,91 @@ private:
         }
         if (real().htod(cache_->descs.p, d.data(), n_chunks_ * sizeof(chunk_desc)) != CUDA_SUCCESS) return false;
         return launch_chunks(cache_->hash_fn, false);
+    }
+
+    /// The checksum from the device: the hashing kernel writes one hash per chunk (the chunks of
+    /// changed_chunks when it runs, else the same cut made here once per replayed launch), the
+    /// host reads those back and folds them in chunk order (checksum64 over the hash array: a
+    /// change in any chunk, or two chunks swapped, changes the result). Its values are not the
+    /// host path's for the same bytes; verification compares a launch's passes with each other.
+    /// False (then the host path runs) when the kernel or its buffers are not available.
+    bool device_checksum(std::uint64_t& out) noexcept {
+        if (cache_ == nullptr || total_ == 0 || verify_failed_) return false;
+        if (verify_n_ == 0) {
+            verify_failed_ = true;  // until it is ready
+            if (!load_chunk_kernels(*cache_)) {
+                core::replay::warn_once("checksum: encore's hashing kernel did not load on this GPU/driver: the "
+                                        "covered memory is read back and hashed on the host (slow)");
+                return false;
+            }
+            if (chunks_) {
+                verify_descs_ = cache_->descs.p;
+                verify_n_ = n_chunks_;
+            } else {
+                std::vector<chunk_desc> d;
+                if (!chunk_descs(regions_, 0, std::max<std::size_t>(opt_.chunk_size, min_chunk), d) ||
+                    !cache_->verify_descs.reserve(d.size() * sizeof(chunk_desc)) ||
+                    real().htod(cache_->verify_descs.p, d.data(), d.size() * sizeof(chunk_desc)) != CUDA_SUCCESS)
+                    return false;
+                verify_descs_ = cache_->verify_descs.p;
+                verify_n_ = d.size();
+            }
+            try {
+                verify_host_.resize(verify_n_);
+            } catch (...) {
+                return false;
+            }
+            if (!cache_->verify_hashes.reserve(verify_n_ * 8)) return false;
+            verify_failed_ = false;
+        }
+        unsigned long long n = verify_n_;
+        CUdeviceptr descs = verify_descs_, hashes = cache_->verify_hashes.p;
+        void* args[] = {&descs, &n, &hashes};
+        const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>(verify_n_, 1u << 20));
+        // The legacy stream: the context is drained and owned; the copy back waits for the kernel.
+        if (real().launch_kernel(cache_->hash_fn, blocks, 1, 1, chunk_threads, 1, 1, 0, nullptr, args, nullptr) !=
+                CUDA_SUCCESS ||
+            real().dtoh(verify_host_.data(), hashes, verify_n_ * 8) != CUDA_SUCCESS) {
+            verify_failed_ = true;
+            return false;
+        }
+        device_used_ = true;
+        core::replay::checksum64 h;
+        h.add(verify_host_.data(), verify_n_ * 8);
+        out = h.h;
+        return true;
+    }
+
+    /// Evicts the L2 before a pass: resets persisting lines, then writes the scratch buffer (twice
+    /// the L2, allocated once per context) on the pass's stream, ahead of the pass's start event,
+    /// so the write is outside the pass's GPU time. A memset over a buffer larger than the cache
+    /// is how nvbench flushes (l2flush.cuh); the driver has no call that flushes the L2. False
+    /// when the device reports no L2 size or the buffer cannot be had (warned once).
+    bool flush_l2() noexcept {
+        if (cache_ == nullptr) return false;
+        snapshot_cache& c = *cache_;
+        if (c.l2_scratch.size == 0 && !c.l2_failed) {
+            int l2 = 0;
+            CUdevice dev = 0;
+            c.l2_failed = real().device_get_attribute == nullptr || real().memset_d32_async == nullptr ||
+                          real().ctx_get_device == nullptr || real().ctx_get_device(&dev) != CUDA_SUCCESS ||
+                          real().device_get_attribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, dev) != CUDA_SUCCESS ||
+                          l2 <= 0 || !c.l2_scratch.reserve(2 * static_cast<std::size_t>(l2));
+        }
+        if (c.l2_failed) {
+            core::replay::warn_once("cache control all (ENCORE_CUDA_REPLAY_CACHE_CONTROL): the L2 cannot be flushed "
+                                    "on this device/driver (no L2 size or no memory for the scratch buffer): passes "
+                                    "run with whatever the L2 holds");
+            return false;
+        }
+        if (real().ctx_reset_persisting_l2 != nullptr) real().ctx_reset_persisting_l2();
+        // A value that changes every flush: every line is rewritten, whatever the memory held.
+        ++c.flushes;
+        if (real().memset_d32_async(c.l2_scratch.p, c.flushes, c.l2_scratch.size / 4, call_.work_stream()) == CUDA_SUCCESS)
+            return true;
+        core::replay::warn_once("cache control all (ENCORE_CUDA_REPLAY_CACHE_CONTROL): writing the L2 scratch buffer "
+                                "failed: the passes of this launch run with whatever the L2 holds");
+        return false;
     }
 
     bool launch_chunks(CUfunction fn, bool restore) noexcept {
@@ -381,11 +543,21 @@ private:
     tracker::exclusive_use exclusive_;
     snapshot_cache* cache_ = nullptr;
     std::vector<region> regions_;
+    std::vector<tracker::range> now_;  // covered memory at the last regions_intact()
+    std::uint64_t shrinks_ = 0;        // tracker::shrinks() at the snapshot
     std::size_t total_ = 0;
     CUdeviceptr shadow_ = 0;
     const host_buffer* host_ = nullptr;
     bool chunks_ = false;
     std::size_t n_chunks_ = 0;
+    bool flush_l2_ = false;
+    // device checksum: the descriptors it hashes, their count (0 until the first checksum), the
+    // hashes read back; verify_failed_: the device path is not tried again for this launch
+    CUdeviceptr verify_descs_ = 0;
+    std::size_t verify_n_ = 0;
+    std::vector<unsigned long long> verify_host_;
+    bool verify_failed_ = false;
+    bool device_used_ = false;  // a checksum of this launch came from the device
     CUresult result_ = CUDA_SUCCESS;
 };
 

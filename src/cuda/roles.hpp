@@ -13,19 +13,24 @@
 namespace encore::cuda {
 
 enum class role : unsigned char {
-    none,          // forwarded as is
-    launch,        // a kernel launch: KERNEL_DISPATCH records, replay
-    alloc,         // device memory: MEMORY_ALLOCATION records, the tracker
-    free,          // its free (the size is the tracked allocation's); waits while a replay owns the context
-    vmm_create,    // cuMemCreate: VMEM_ALLOCATE records (the address is the allocation handle)
-    vmm_release,   // cuMemRelease: VMEM_FREE records
-    vmm_map,       // cuMemMap: marks the context (mappings are not tracked: replay declines there)
-    copy,          // MEMORY_COPY records; waits while a replay owns the context
-    other_work,    // other copies and memsets: not reported, wait while a replay owns the context
-    graph_launch,  // waits like other work; the graph's kernels are never replayed (warned once)
-    global,        // a module variable's address handed out: covered by replay like an allocation
-    unload,        // its module's (or library's) unload: the variables are dropped
-    teardown,      // context destruction: its pending records first, then it is forgotten
+    none,              // forwarded as is
+    launch,            // a kernel launch: KERNEL_DISPATCH records, replay
+    alloc,             // device or pinned host memory: MEMORY_ALLOCATION records, the tracker
+    free,              // its free (the size is the tracked allocation's); waits while a replay owns the context
+    host_free,         // cuMemFreeHost: FREE records with the pinned allocation's size (host agent)
+    vmm_create,        // cuMemCreate: VMEM_ALLOCATE records (the address is the allocation handle)
+    vmm_release,       // cuMemRelease: VMEM_FREE records (the handle, its size)
+    vmm_map,           // cuMemMap: a mapped range (tracker), covered once its device may access it
+    vmm_access,        // cuMemSetAccess: which devices may read and write a mapped range (tracker)
+    vmm_unmap,         // cuMemUnmap: the range is no longer covered
+    vmm_reserve,       // cuMemAddressReserve: a reserved range (adjacent mappings in it are covered as one)
+    vmm_address_free,  // cuMemAddressFree: its end
+    copy,              // MEMORY_COPY records; waits while a replay owns the context
+    other_work,        // other copies and memsets: not reported, wait while a replay owns the context
+    graph_launch,      // waits like other work; the graph's kernels are never replayed (warned once)
+    global,            // a module variable's address handed out: covered by replay like an allocation
+    unload,            // its module's (or library's) unload: the variables are dropped
+    teardown,          // context destruction: its pending records first, then it is forgotten
 };
 
 /// How a launch lays out its arguments.
@@ -35,9 +40,12 @@ enum class launch_args : unsigned char {
 };
 /// What memory an allocation (or a module variable) is, and where its size is.
 enum class alloc_form : unsigned char {
-    plain,    // (dptr, bytes, ...)
-    pitched,  // (dptr, pitch, width, height, element size): pitch x height, known at EXIT
-    managed,  // plain, managed memory (marks its context: replay declines there)
+    plain,     // (dptr, bytes, ...)
+    pitched,   // (dptr, pitch, width, height, element size): pitch x height, known at EXIT
+    managed,   // plain, managed memory (marks its context: replay declines there)
+    host,      // (void** pp, bytes, ...): pinned host memory, never covered (records with the host agent)
+    imported,  // (dptr, ...): another process's memory (pool or IPC import); size asked of the driver at EXIT,
+               // marks its context (replay declines there)
 };
 /// How a copy names what it copies.
 enum class copy_shape : unsigned char {
@@ -77,8 +85,13 @@ constexpr wanted_by services_of(role r) noexcept {
         case role::alloc:
         case role::free:
         case role::vmm_create:
-        case role::vmm_release:
-        case role::vmm_map: return {.replay = true, .allocations = true};
+        case role::vmm_release: return {.replay = true, .allocations = true};
+        case role::host_free: return {.allocations = true};
+        case role::vmm_map:
+        case role::vmm_access:
+        case role::vmm_unmap:
+        case role::vmm_reserve:
+        case role::vmm_address_free: return {.replay = true};
         case role::copy: return {.replay = true, .copies = true};
         case role::other_work:
         case role::graph_launch:
@@ -135,6 +148,16 @@ inline constexpr entry entries[] = {
     {op("cuMemCreate"), plain(role::vmm_create)},
     {op("cuMemRelease"), plain(role::vmm_release)},
     {op("cuMemMap"), plain(role::vmm_map)},
+    {op("cuMemSetAccess"), plain(role::vmm_access)},
+    {op("cuMemUnmap"), plain(role::vmm_unmap)},
+    {op("cuMemAddressReserve"), plain(role::vmm_reserve)},
+    {op("cuMemAddressFree"), plain(role::vmm_address_free)},
+    {op("cuMemPoolImportPointer"), alloc(alloc_form::imported)},
+    {op("cuIpcOpenMemHandle_v2"), alloc(alloc_form::imported)},
+    {op("cuIpcCloseMemHandle"), plain(role::free)},
+    {op("cuMemAllocHost_v2"), alloc(alloc_form::host)},
+    {op("cuMemHostAlloc"), alloc(alloc_form::host)},
+    {op("cuMemFreeHost"), plain(role::host_free)},
 
     {op("cuMemcpy"), copy(linear, by_address, sync)},
     {op("cuMemcpyAsync"), copy(linear, by_address, async)},

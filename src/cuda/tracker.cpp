@@ -1,9 +1,12 @@
 // src/cuda/tracker.cpp — the allocation tracker and the per-context gates (see tracker.hpp). Fed
 // by the per-op layers (ops.hpp) while a replay service or allocation records are configured.
+// (VMM mappings and pinned host sizes: vmm.cpp.)
 #include "tracker.hpp"
 
 #include "real.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -16,16 +19,22 @@ namespace {
 struct allocation {
     std::size_t size;
     CUcontext ctx;
-    bool managed;
+    memory kind;
     const void* owner = nullptr;  // a module variable's module (null: an allocation)
 };
 struct context_marks {
-    long managed = 0;  // live managed allocations
-    bool vmm = false;  // cuMemMap was used (mappings are not tracked)
+    long managed = 0;   // live managed allocations
+    long imported = 0;  // live imported pointers
 };
+void count(context_marks& m, memory kind, long by) {
+    if (kind == memory::managed) m.managed += by;
+    if (kind == memory::imported) m.imported += by;
+}
 std::mutex g_tracker_mutex;
 auto* g_tracker = new std::map<CUdeviceptr, allocation>;  // guarded; never destroyed (frees at exit)
 auto* g_marks = new std::map<CUcontext, context_marks>;   // guarded by g_tracker_mutex
+
+std::atomic<std::uint64_t> g_shrinks{0};
 
 struct gate {
     std::shared_mutex lock;
@@ -43,12 +52,18 @@ gate& gate_of(CUcontext c) {
 
 }  // namespace
 
-void on_alloc(CUdeviceptr p, std::size_t size, bool managed) noexcept {
+void on_alloc(CUdeviceptr p, std::size_t size, memory kind) noexcept {
     const CUcontext c = current_context();
     std::lock_guard lk(g_tracker_mutex);
     try {
-        (*g_tracker)[p] = allocation{size, c, managed};
-        if (managed) ++(*g_marks)[c].managed;
+        auto& marks = (*g_marks)[c];
+        const auto [it, added] = g_tracker->try_emplace(p, allocation{size, c, kind});
+        if (!added) {  // an address the driver handed out again before its free was seen
+            if (auto m = g_marks->find(it->second.ctx); m != g_marks->end()) count(m->second, it->second.kind, -1);
+            it->second = allocation{size, c, kind};
+            note_shrink();
+        }
+        count(marks, kind, 1);
     } catch (...) {
     }
 }
@@ -57,15 +72,16 @@ void on_free(CUdeviceptr p) noexcept {
     std::lock_guard lk(g_tracker_mutex);
     const auto it = g_tracker->find(p);
     if (it == g_tracker->end()) return;
-    if (it->second.managed) --(*g_marks)[it->second.ctx].managed;
+    if (auto m = g_marks->find(it->second.ctx); m != g_marks->end()) count(m->second, it->second.kind, -1);
     g_tracker->erase(it);
+    note_shrink();
 }
 
 void on_global(CUdeviceptr p, std::size_t size, const void* owner) noexcept {
     const CUcontext c = current_context();
     std::lock_guard lk(g_tracker_mutex);
     try {
-        (*g_tracker)[p] = allocation{size, c, false, owner};
+        (*g_tracker)[p] = allocation{size, c, memory::device, owner};
     } catch (...) {
     }
 }
@@ -74,15 +90,7 @@ void on_unload(const void* owner) noexcept {
     std::lock_guard lk(g_tracker_mutex);
     for (auto it = g_tracker->begin(); it != g_tracker->end();)
         it = it->second.owner == owner && owner != nullptr ? g_tracker->erase(it) : std::next(it);
-}
-
-void on_vmm_map() noexcept {
-    const CUcontext c = current_context();
-    std::lock_guard lk(g_tracker_mutex);
-    try {
-        (*g_marks)[c].vmm = true;
-    } catch (...) {
-    }
+    note_shrink();
 }
 
 std::size_t size_of(CUdeviceptr p) noexcept {
@@ -91,18 +99,33 @@ std::size_t size_of(CUdeviceptr p) noexcept {
     return it != g_tracker->end() ? it->second.size : 0;
 }
 
+std::size_t driver_size_of(CUdeviceptr p) noexcept {
+    CUdeviceptr base = 0;
+    std::size_t size = 0;
+    if (p == 0 || real().mem_get_address_range == nullptr || real().mem_get_address_range(&base, &size, p) != CUDA_SUCCESS)
+        return 0;
+    return base == p ? size : 0;  // an interior pointer is not an allocation (its free fails)
+}
+
 uncovered uncovered_in(CUcontext c) noexcept {
     std::lock_guard lk(g_tracker_mutex);
     const auto it = g_marks->find(c);
     if (it == g_marks->end()) return {};
-    return {it->second.managed > 0, it->second.vmm};
+    return {it->second.managed > 0, it->second.imported > 0};
 }
 
-std::vector<range> covered(CUcontext c) {
+std::vector<range> covered(CUcontext c, std::uint64_t device) {
     std::vector<range> out;
-    std::lock_guard lk(g_tracker_mutex);
-    for (const auto& [p, a] : *g_tracker)
-        if (a.ctx == c && !a.managed) out.push_back(range{p, a.size});
+    {
+        std::lock_guard lk(g_tracker_mutex);
+        for (const auto& [p, a] : *g_tracker)
+            if (a.ctx == c && a.kind == memory::device) out.push_back(range{p, a.size});
+    }
+    // VMM mappings never overlap driver allocations (disjoint address ranges): merged by address.
+    const std::size_t n = out.size();
+    add_vmm_ranges(device, out);
+    std::inplace_merge(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(n), out.end(),
+                       [](const range& a, const range& b) { return a.base < b.base; });
     return out;
 }
 
@@ -111,7 +134,11 @@ void forget(CUcontext c) noexcept {
     for (auto it = g_tracker->begin(); it != g_tracker->end();)
         it = it->second.ctx == c ? g_tracker->erase(it) : std::next(it);
     g_marks->erase(c);
+    note_shrink();
 }
+
+std::uint64_t shrinks() noexcept { return g_shrinks.load(std::memory_order_acquire); }
+void note_shrink() noexcept { g_shrinks.fetch_add(1, std::memory_order_acq_rel); }
 
 work_hold::work_hold() noexcept : work_hold(current_context()) {}
 

@@ -1,27 +1,19 @@
 // test/cuda/driver_api.cpp — a program on the CUDA driver API directly (linked against libcuda):
 // context, allocation, copies both ways, a few cheap calls. Prints "driver_api: ok" when the
 // copy round trip is right.
+#include "check_call.hpp"
+
 #include <cuda.h>
 
 #include <cstdio>
 #include <vector>
 
-#define CHECK(x)                                                                  \
-    do {                                                                          \
-        CUresult r_ = (x);                                                        \
-        if (r_ != CUDA_SUCCESS) {                                                 \
-            std::printf("driver_api: %s failed: %d\n", #x, static_cast<int>(r_)); \
-            return 1;                                                             \
-        }                                                                         \
-    } while (0)
+constexpr const char* check_program = "driver_api";  // for CHECK (check_call.hpp)
 
 int main() {
-    CHECK(cuInit(0));
     CUdevice dev;
-    CHECK(cuDeviceGet(&dev, 0));
     CUcontext ctx;
-    CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    CHECK(cuCtxSetCurrent(ctx));
+    CHECK(open_device0(dev, ctx));
     const size_t n = 1 << 16;
     std::vector<unsigned> in(n), out(n, 0);
     for (size_t i = 0; i < n; ++i) in[i] = static_cast<unsigned>(i * 2654435761u);

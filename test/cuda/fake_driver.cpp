@@ -7,7 +7,9 @@
 // (a CUdeviceptr is the address; FAKE_CUDA_MEMORY_MB, default 4096, is the device's size for
 // cuMemGetInfo and out-of-memory), events (recorded at once: streams are always complete), pinned
 // host memory, copies between them (ranges checked
-// against the allocations; 2-D and 3-D too), modules whose kernels are host functions (fake_driver.h), launches,
+// against the allocations; 2-D and 3-D too), stream-ordered allocations, VMM (reserved address
+// ranges, cuMemCreate handles as memfds mapped into them: two mappings of one handle alias, and a
+// mapping is inaccessible until cuMemSetAccess, as on a GPU), modules whose kernels are host functions (fake_driver.h), launches,
 // error strings, and cuGetProcAddress handing out these functions. Errors as the real driver
 // returns them: NOT_INITIALIZED before cuInit, INVALID_CONTEXT without a current context,
 // INVALID_VALUE for a copy outside an allocation, OUT_OF_MEMORY past the device's size. Every
@@ -23,12 +25,16 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
 #include <set>
 #include <string_view>
+
+#include <sys/mman.h>
+#include <unistd.h>
 
 #undef cuGetProcAddress    // CUDA >= 12: a macro for cuGetProcAddress_v2; the 4-argument one is defined here too
 #undef cuEventElapsedTime  // CUDA >= 12.8: a macro for cuEventElapsedTime_v2; both are defined here
@@ -84,8 +90,12 @@ CUresult ready() {
     return CUDA_SUCCESS;
 }
 
-// Whether [p, p + n) lies inside one device allocation (g_mutex held).
+bool in_mapped(std::uintptr_t p, std::size_t n);  // VMM block below
+
+// Whether [p, p + n) lies inside one device allocation, or in VMM mappings the device may read
+// and write (g_mutex held).
 bool in_device(std::uintptr_t p, std::size_t n) {
+    if (in_mapped(p, n)) return true;
     auto it = g_device->upper_bound(p);
     if (it == g_device->begin()) return false;
     --it;
@@ -397,6 +407,7 @@ FAKE_API CUresult cuMemAlloc_v2(CUdeviceptr* dptr, size_t bytesize) {
 
 FAKE_API CUresult cuMemFree_v2(CUdeviceptr dptr) {
     if (CUresult r = ready(); r != CUDA_SUCCESS) return r;
+    if (dptr == 0) return CUDA_SUCCESS;  // as NVIDIA's: nothing to free (cudaFree(0) makes a context)
     std::lock_guard lk(g_mutex);
     auto it = g_device->find(static_cast<std::uintptr_t>(dptr));
     if (it == g_device->end()) return CUDA_ERROR_INVALID_VALUE;
@@ -572,6 +583,252 @@ FAKE_API CUresult cuFuncGetName(const char** name, CUfunction hfunc) {
     return CUDA_SUCCESS;
 }
 
+// ---- VMM, stream-ordered and imported memory, address ranges ------------------------------------
+// Reserved ranges are PROT_NONE anonymous mappings; a cuMemCreate handle is a memfd of its size;
+// cuMemMap maps the memfd (MAP_SHARED | MAP_FIXED) into the reserved range with no access, and
+// cuMemSetAccess mprotects it (read-write or read for any device granted it, none otherwise); a
+// host "kernel" touching memory without access faults, as a GPU kernel would. cuMemUnmap puts the
+// reservation back. All under g_mutex.
+namespace {
+constexpr std::size_t vmm_granularity = 64 * 1024;
+struct fake_handle {
+    int fd;
+    std::size_t size;
+    int maps = 0;
+    bool released = false;
+};
+struct fake_mapping {
+    std::size_t size;
+    CUmemGenericAllocationHandle handle;
+    int prot = PROT_NONE;
+};
+auto* g_reserved = new std::map<std::uintptr_t, std::size_t>;  // base -> size
+auto* g_handles = new std::map<CUmemGenericAllocationHandle, fake_handle>;
+auto* g_mappings = new std::map<std::uintptr_t, fake_mapping>;  // base -> mapping
+CUmemGenericAllocationHandle g_next_handle = 0x100;
+
+// The mapping containing p (g_mappings), or end.
+std::map<std::uintptr_t, fake_mapping>::iterator mapping_at(std::uintptr_t p) {
+    auto it = g_mappings->upper_bound(p);
+    if (it == g_mappings->begin()) return g_mappings->end();
+    --it;
+    return p < it->first + it->second.size ? it : g_mappings->end();
+}
+bool in_reserved(std::uintptr_t p, std::size_t n) {
+    auto it = g_reserved->upper_bound(p);
+    if (it == g_reserved->begin()) return false;
+    --it;
+    return p >= it->first && p + n <= it->first + it->second && p + n >= p;
+}
+void drop_handle_if_unused(std::map<CUmemGenericAllocationHandle, fake_handle>::iterator it) {
+    if (!it->second.released || it->second.maps != 0) return;
+    ::close(it->second.fd);
+    g_used -= it->second.size;
+    g_handles->erase(it);
+}
+
+// [p, p + n) within contiguous mappings, each readable and writable (g_mutex held).
+bool in_mapped(std::uintptr_t p, std::size_t n) {
+    if (n == 0 || p + n < p) return false;
+    for (std::uintptr_t at = p; at < p + n;) {
+        auto it = mapping_at(at);
+        if (it == g_mappings->end() || it->second.prot != (PROT_READ | PROT_WRITE)) return false;
+        at = it->first + it->second.size;
+    }
+    return true;
+}
+}  // namespace
+
+FAKE_API CUresult cuMemGetAllocationGranularity(size_t* granularity, const CUmemAllocationProp* prop,
+                                                CUmemAllocationGranularity_flags option) {
+    (void)option;
+    if (!g_initialized.load(std::memory_order_acquire)) return CUDA_ERROR_NOT_INITIALIZED;
+    if (granularity == nullptr || prop == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    *granularity = vmm_granularity;
+    return CUDA_SUCCESS;
+}
+
+FAKE_API CUresult cuMemAddressReserve(CUdeviceptr* ptr, size_t size, size_t alignment, CUdeviceptr addr,
+                                      unsigned long long flags) {
+    (void)addr;  // a hint
+    if (!g_initialized.load(std::memory_order_acquire)) return CUDA_ERROR_NOT_INITIALIZED;
+    if (ptr == nullptr || size == 0 || size % vmm_granularity != 0 || flags != 0 ||
+        (alignment != 0 && alignment > vmm_granularity))
+        return CUDA_ERROR_INVALID_VALUE;
+    // Aligned to the granularity (mmap gives pages): a granule more, the ends trimmed.
+    void* raw = ::mmap(nullptr, size + vmm_granularity, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (raw == MAP_FAILED) return CUDA_ERROR_OUT_OF_MEMORY;
+    const auto r = reinterpret_cast<std::uintptr_t>(raw);
+    const std::uintptr_t a = (r + vmm_granularity - 1) / vmm_granularity * vmm_granularity;
+    if (a > r) ::munmap(raw, a - r);
+    if (a + size < r + size + vmm_granularity) ::munmap(reinterpret_cast<void*>(a + size), r + vmm_granularity - a);
+    void* p = reinterpret_cast<void*>(a);
+    std::lock_guard lk(g_mutex);
+    (*g_reserved)[reinterpret_cast<std::uintptr_t>(p)] = size;
+    *ptr = reinterpret_cast<CUdeviceptr>(p);
+    return CUDA_SUCCESS;
+}
+
+FAKE_API CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size) {
+    if (!g_initialized.load(std::memory_order_acquire)) return CUDA_ERROR_NOT_INITIALIZED;
+    std::lock_guard lk(g_mutex);
+    auto it = g_reserved->find(static_cast<std::uintptr_t>(ptr));
+    if (it == g_reserved->end() || it->second != size) return CUDA_ERROR_INVALID_VALUE;
+    auto m = g_mappings->lower_bound(it->first);
+    if (m != g_mappings->end() && m->first < it->first + size) return CUDA_ERROR_INVALID_VALUE;  // still mapped
+    ::munmap(reinterpret_cast<void*>(ptr), size);
+    g_reserved->erase(it);
+    return CUDA_SUCCESS;
+}
+
+FAKE_API CUresult cuMemCreate(CUmemGenericAllocationHandle* handle, size_t size, const CUmemAllocationProp* prop,
+                              unsigned long long flags) {
+    if (!g_initialized.load(std::memory_order_acquire)) return CUDA_ERROR_NOT_INITIALIZED;
+    if (handle == nullptr || prop == nullptr || size == 0 || size % vmm_granularity != 0 || flags != 0 ||
+        prop->type != CU_MEM_ALLOCATION_TYPE_PINNED || prop->location.type != CU_MEM_LOCATION_TYPE_DEVICE)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (prop->location.id < 0 || prop->location.id >= device_count()) return CUDA_ERROR_INVALID_DEVICE;
+    std::lock_guard lk(g_mutex);
+    if (size > device_bytes() - g_used) return CUDA_ERROR_OUT_OF_MEMORY;
+    const int fd = ::memfd_create("fake-cuda-vmm", MFD_CLOEXEC);
+    if (fd < 0) return CUDA_ERROR_OUT_OF_MEMORY;
+    if (::ftruncate(fd, static_cast<off_t>(size)) != 0) {
+        ::close(fd);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    *handle = g_next_handle++;
+    (*g_handles)[*handle] = fake_handle{fd, size};
+    g_used += size;
+    return CUDA_SUCCESS;
+}
+
+FAKE_API CUresult cuMemRelease(CUmemGenericAllocationHandle handle) {
+    if (!g_initialized.load(std::memory_order_acquire)) return CUDA_ERROR_NOT_INITIALIZED;
+    std::lock_guard lk(g_mutex);
+    auto it = g_handles->find(handle);
+    if (it == g_handles->end() || it->second.released) return CUDA_ERROR_INVALID_VALUE;
+    it->second.released = true;  // the memory lives on while mapped
+    drop_handle_if_unused(it);
+    return CUDA_SUCCESS;
+}
+
+FAKE_API CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle,
+                           unsigned long long flags) {
+    if (!g_initialized.load(std::memory_order_acquire)) return CUDA_ERROR_NOT_INITIALIZED;
+    const auto p = static_cast<std::uintptr_t>(ptr);
+    if (size == 0 || flags != 0 || p % vmm_granularity != 0 || size % vmm_granularity != 0 ||
+        offset % vmm_granularity != 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    std::lock_guard lk(g_mutex);
+    auto h = g_handles->find(handle);
+    if (h == g_handles->end() || h->second.released) return CUDA_ERROR_INVALID_HANDLE;
+    if (offset + size > h->second.size || !in_reserved(p, size)) return CUDA_ERROR_INVALID_VALUE;
+    auto m = g_mappings->lower_bound(p);
+    if ((m != g_mappings->end() && m->first < p + size) || mapping_at(p) != g_mappings->end())
+        return CUDA_ERROR_INVALID_VALUE;  // over a mapped range
+    if (::mmap(reinterpret_cast<void*>(p), size, PROT_NONE, MAP_SHARED | MAP_FIXED, h->second.fd,
+               static_cast<off_t>(offset)) == MAP_FAILED)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    (*g_mappings)[p] = fake_mapping{size, handle};
+    ++h->second.maps;
+    return CUDA_SUCCESS;
+}
+
+FAKE_API CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc* desc, size_t count) {
+    if (!g_initialized.load(std::memory_order_acquire)) return CUDA_ERROR_NOT_INITIALIZED;
+    const auto p = static_cast<std::uintptr_t>(ptr);
+    if (desc == nullptr || count == 0 || size == 0) return CUDA_ERROR_INVALID_VALUE;
+    int prot = PROT_NONE;
+    for (std::size_t i = 0; i < count; ++i) {
+        if (desc[i].location.type != CU_MEM_LOCATION_TYPE_DEVICE) return CUDA_ERROR_INVALID_VALUE;
+        if (desc[i].location.id < 0 || desc[i].location.id >= device_count()) return CUDA_ERROR_INVALID_DEVICE;
+        if (desc[i].flags == CU_MEM_ACCESS_FLAGS_PROT_READWRITE)
+            prot = PROT_READ | PROT_WRITE;
+        else if (desc[i].flags == CU_MEM_ACCESS_FLAGS_PROT_READ && prot == PROT_NONE)
+            prot = PROT_READ;
+    }
+    std::lock_guard lk(g_mutex);
+    // The whole range must be mapped, and whole mappings (the fake does not split them).
+    for (std::uintptr_t at = p; at < p + size;) {
+        auto it = g_mappings->find(at);
+        if (it == g_mappings->end() || it->first + it->second.size > p + size) return CUDA_ERROR_INVALID_VALUE;
+        at += it->second.size;
+    }
+    for (auto it = g_mappings->find(p); it != g_mappings->end() && it->first < p + size; ++it) {
+        ::mprotect(reinterpret_cast<void*>(it->first), it->second.size, prot);
+        it->second.prot = prot;
+    }
+    return CUDA_SUCCESS;
+}
+
+FAKE_API CUresult cuMemUnmap(CUdeviceptr ptr, size_t size) {
+    if (!g_initialized.load(std::memory_order_acquire)) return CUDA_ERROR_NOT_INITIALIZED;
+    const auto p = static_cast<std::uintptr_t>(ptr);
+    std::lock_guard lk(g_mutex);
+    // Whole mappings only (the driver refuses a sub-range of one).
+    for (std::uintptr_t at = p; at < p + size;) {
+        auto it = g_mappings->find(at);
+        if (it == g_mappings->end() || it->first + it->second.size > p + size) return CUDA_ERROR_INVALID_VALUE;
+        at += it->second.size;
+    }
+    if (size == 0) return CUDA_ERROR_INVALID_VALUE;
+    for (auto it = g_mappings->find(p); it != g_mappings->end() && it->first < p + size;) {
+        ::mmap(reinterpret_cast<void*>(it->first), it->second.size, PROT_NONE,
+               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);  // reserved again
+        auto h = g_handles->find(it->second.handle);
+        if (h != g_handles->end()) {
+            --h->second.maps;
+            drop_handle_if_unused(h);
+        }
+        it = g_mappings->erase(it);
+    }
+    return CUDA_SUCCESS;
+}
+
+// The allocation containing dptr: a cuMemAlloc one, or a mapping.
+FAKE_API CUresult cuMemGetAddressRange_v2(CUdeviceptr* pbase, size_t* psize, CUdeviceptr dptr) {
+    if (CUresult r = ready(); r != CUDA_SUCCESS) return r;
+    const auto p = static_cast<std::uintptr_t>(dptr);
+    std::lock_guard lk(g_mutex);
+    std::uintptr_t base = 0;
+    std::size_t size = 0;
+    if (auto m = mapping_at(p); m != g_mappings->end()) {
+        base = m->first, size = m->second.size;
+    } else if (auto it = g_device->upper_bound(p);
+               it != g_device->begin() && p < std::prev(it)->first + std::prev(it)->second) {
+        base = std::prev(it)->first, size = std::prev(it)->second;
+    } else {
+        return CUDA_ERROR_NOT_FOUND;
+    }
+    if (pbase != nullptr) *pbase = base;
+    if (psize != nullptr) *psize = size;
+    return CUDA_SUCCESS;
+}
+
+// Stream-ordered allocations: streams are always complete, so in stream order is now.
+FAKE_API CUresult cuMemAllocAsync(CUdeviceptr* dptr, size_t bytesize, CUstream hStream) {
+    if (CUresult r = check_stream(hStream); r != CUDA_SUCCESS) return r;
+    return cuMemAlloc_v2(dptr, bytesize);
+}
+FAKE_API CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream) {
+    if (CUresult r = check_stream(hStream); r != CUDA_SUCCESS) return r;
+    return cuMemFree_v2(dptr);
+}
+
+FAKE_API CUresult cuMemHostAlloc(void** pp, size_t bytesize, unsigned int Flags) {
+    (void)Flags;
+    return cuMemAllocHost_v2(pp, bytesize);
+}
+
+// The fake's export data holds the size to "import" in its first 8 bytes: a new allocation of
+// that size stands for the other process's memory (pool: any non-null handle).
+FAKE_API CUresult cuMemPoolImportPointer(CUdeviceptr* ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData* shareData) {
+    if (pool == nullptr || shareData == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    std::size_t size = 0;
+    std::memcpy(&size, shareData->reserved, sizeof(size));
+    return cuMemAlloc_v2(ptr_out, size);
+}
+
 // ---- cuGetProcAddress ---------------------------------------------------------------------------
 namespace {
 struct proc {
@@ -668,4 +925,48 @@ void observe_launch(int phase) {
 }
 FAKE_API void fake_cuda_set_launch_observer(void (*observer)(int phase)) {
     g_launch_observer.store(observer, std::memory_order_release);
+}
+
+// ---- device attributes and memsets (replay's cache control) ---------------------------------------
+// The L2's size (FAKE_CUDA_L2_BYTES, default 1 MiB; the only attribute the fake knows) and
+// cuMemsetD32Async, counted: with FAKE_CUDA_REPORT=1 the fake prints at exit how many memsets it
+// ran and how many covered at least twice the L2 (what replay's --cache-control all writes before
+// each pass), so a test can see the flushes. Not in cuGetProcAddress's table: encore finds them
+// by name.
+namespace {
+std::atomic<unsigned long long> g_memsets{0}, g_l2_flushes{0};
+std::size_t l2_bytes() {
+    const char* v = std::getenv("FAKE_CUDA_L2_BYTES");
+    return v != nullptr ? std::strtoull(v, nullptr, 10) : (1u << 20);
+}
+__attribute__((destructor)) void report_memsets() {
+    const char* v = std::getenv("FAKE_CUDA_REPORT");
+    if (v != nullptr && std::string_view(v) == "1")
+        std::fprintf(stderr, "fake-cuda: memsets=%llu l2_flushes=%llu\n", g_memsets.load(), g_l2_flushes.load());
+}
+}  // namespace
+
+FAKE_API CUresult cuDeviceGetAttribute(int* pi, CUdevice_attribute attrib, CUdevice dev) {
+    if (!g_initialized.load(std::memory_order_acquire)) return CUDA_ERROR_NOT_INITIALIZED;
+    if (pi == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    if (dev < 0 || dev >= device_count()) return CUDA_ERROR_INVALID_DEVICE;
+    if (attrib != CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE) return CUDA_ERROR_INVALID_VALUE;  // not faked
+    *pi = static_cast<int>(l2_bytes());
+    return CUDA_SUCCESS;
+}
+
+FAKE_API CUresult cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream) {
+    if (CUresult r = ready(); r != CUDA_SUCCESS) return r;
+    if (CUresult r = check_stream(hStream); r != CUDA_SUCCESS) return r;
+    {
+        std::lock_guard lk(g_mutex);
+        if ((dstDevice & 3) != 0 || N > SIZE_MAX / 4 || !in_device(static_cast<std::uintptr_t>(dstDevice), N * 4))
+            return CUDA_ERROR_INVALID_VALUE;
+    }
+    auto* p = reinterpret_cast<unsigned*>(static_cast<std::uintptr_t>(dstDevice));
+    for (std::size_t i = 0; i < N; ++i) p[i] = ui;
+    g_memsets.fetch_add(1, std::memory_order_relaxed);
+    const std::size_t l2 = l2_bytes();
+    if (l2 > 0 && N * 4 >= 2 * l2) g_l2_flushes.fetch_add(1, std::memory_order_relaxed);
+    return CUDA_SUCCESS;
 }

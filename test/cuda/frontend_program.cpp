@@ -6,19 +6,14 @@
 #include "fake_driver.h"
 #include "nvtx_client.hpp"
 
+#include "check_call.hpp"
+
 #include <cuda.h>
 
 #include <cstdio>
 #include <vector>
 
-#define CHECK(x)                                                                        \
-    do {                                                                                \
-        CUresult r_ = (x);                                                              \
-        if (r_ != CUDA_SUCCESS) {                                                       \
-            std::printf("frontend_program: %s failed: %d\n", #x, static_cast<int>(r_)); \
-            return 1;                                                                   \
-        }                                                                               \
-    } while (0)
+constexpr const char* check_program = "frontend_program";  // for CHECK (check_call.hpp)
 
 namespace {
 
@@ -45,12 +40,9 @@ const fake_cuda_module g_module = {2, {{"_Z10vector_addPfPKfS1_i", &vector_add},
 
 int main() {
     nvtxRangePushA("setup");
-    CHECK(cuInit(0));
     CUdevice dev;
-    CHECK(cuDeviceGet(&dev, 0));
     CUcontext ctx;
-    CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    CHECK(cuCtxSetCurrent(ctx));
+    CHECK(open_device0(dev, ctx));
     CUmodule mod;
     CHECK(cuModuleLoadData(&mod, &g_module));
     CUfunction add, scl;

@@ -2,8 +2,8 @@
 // the records checks of benchmarks/cuda/run_gpu.sh count (ENCORE_CUDA_TOOL_MODE=records):
 // launches on two streams and the default stream, a cooperative launch, a cudaLaunchKernelEx
 // launch, a launch captured into a graph (recorded, not run: no dispatch record) and the graph's
-// launch, copies in each direction (synchronous and asynchronous; 1-D, 2-D and 3-D), device and stream-ordered
-// allocations. Prints the counts the tool must report, then "ok" when the results are right.
+// launch, copies in each direction (synchronous and asynchronous; 1-D, 2-D and 3-D), device,
+// pinned host and stream-ordered allocations. Prints the counts the tool must report, then "ok" when the results are right.
 #include <cooperative_groups.h>
 
 #include <cstdio>
@@ -37,7 +37,7 @@ int main() {
         std::printf("records_program: allocation failed\n");
         return 1;
     }
-    allocs += 3;
+    allocs += 4;  // the pinned host one too (its records carry the host agent)
     std::vector<float> h(n, 1.0f);
     cudaMemcpy(a, h.data(), bytes, cudaMemcpyHostToDevice), ++h2d, bytes_h2d += bytes;
     cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice), ++d2d, bytes_d2d += bytes;
@@ -110,7 +110,7 @@ int main() {
     cudaGraphExecDestroy(exec);
     cudaGraphDestroy(graph);
     cudaFree(a), cudaFree(b), cudaFree(c), frees += 3;
-    cudaFreeHost(pinned);
+    cudaFreeHost(pinned), ++frees;
     cudaStreamDestroy(s1);
     cudaStreamDestroy(s2);
     std::printf("records_program: launches=%d h2d=%d d2h=%d d2d=%d bytes_h2d=%llu bytes_d2h=%llu bytes_d2d=%llu "

@@ -39,9 +39,21 @@ static_assert(of("cuMemcpyBatchAsync_v2").role == role::other_work && of("cuMems
 static_assert(of("cuMemAllocPitch_v2").role == role::alloc && of("cuMemAllocPitch_v2").alloc == alloc_form::pitched);
 static_assert(of("cuMemAllocManaged").alloc == alloc_form::managed && of("cuMemAllocAsync_ptsz").role == role::alloc);
 static_assert(of("cuMemFreeAsync_ptsz").role == role::free && of("cuMemFree_v2").role == role::free);
-static_assert(of("cuMemAllocHost_v2").role == role::none && of("cuMemFreeHost").role == role::none);  // pinned host
+// Pinned host memory: allocation records (host agent), never covered by replay; registering
+// existing memory is not an allocation.
+static_assert(of("cuMemAllocHost_v2").alloc == alloc_form::host && of("cuMemHostAlloc").alloc == alloc_form::host &&
+              of("cuMemFreeHost").role == role::host_free && of("cuMemHostRegister_v2").role == role::none);
+static_assert(services_of(role::host_free).allocations && !services_of(role::host_free).replay);
+// VMM: handles are allocation records; mappings, access and unmaps feed the tracker for replay.
 static_assert(of("cuMemCreate").role == role::vmm_create && of("cuMemRelease").role == role::vmm_release &&
-              of("cuMemMap").role == role::vmm_map && of("cuMemMapArrayAsync").role == role::none);
+              of("cuMemMap").role == role::vmm_map && of("cuMemSetAccess").role == role::vmm_access &&
+              of("cuMemUnmap").role == role::vmm_unmap && of("cuMemMapArrayAsync").role == role::none &&
+              of("cuMemAddressReserve").role == role::vmm_reserve &&
+              of("cuMemAddressFree").role == role::vmm_address_free);
+static_assert(services_of(role::vmm_map).replay && !services_of(role::vmm_map).allocations &&
+              services_of(role::vmm_create).allocations);
+static_assert(of("cuMemPoolImportPointer").alloc == alloc_form::imported && of("cuMemPoolTrimTo").role == role::none);
+static_assert(of("cuIpcOpenMemHandle_v2").alloc == alloc_form::imported && of("cuIpcCloseMemHandle").role == role::free);
 static_assert(of("cuLibraryGetManaged").role == role::global && of("cuLibraryGetManaged").alloc == alloc_form::managed);
 static_assert(of("cuModuleGetGlobal_v2").alloc == alloc_form::plain && of("cuLibraryUnload").role == role::unload);
 
@@ -63,11 +75,15 @@ static_assert(services_of(role::launch).kernel_symbols && services_of(role::unlo
 TEST_CASE("CUDA op roles: how many ops have each") {
     std::map<role, int> n;
     for (const op_role& r : roles) ++n[r.role];
-    // Against either header (ids and names do not depend on it): 105 ops have a role.
-    CHECK(cuda_driver::size - n[role::none] == 105);
+    // Against either header (ids and names do not depend on it): 115 ops have a role.
+    CHECK(cuda_driver::size - n[role::none] == 115);
     CHECK(n[role::launch] == 6);  // 3 launches, each with its _ptsz export
     CHECK(n[role::copy] == 30);   // 15 copies, each with its _ptds/_ptsz export
-    CHECK(n[role::alloc] == 7);   // cuMemAllocAsync and cuMemAllocFromPoolAsync have _ptsz exports
-    CHECK(n[role::free] == 3);
+    CHECK(n[role::alloc] == 11);  // cuMemAllocAsync and cuMemAllocFromPoolAsync have _ptsz exports
+    CHECK(n[role::host_free] == 1);
+    CHECK(n[role::vmm_map] == 1);
+    CHECK(n[role::vmm_access] == 1);
+    CHECK(n[role::vmm_unmap] == 1);
+    CHECK(n[role::free] == 4);
     CHECK(n[role::teardown] == 3);
 }

@@ -6,7 +6,8 @@
 #      the installed encore.pc's flags, with /usr/include replaced by a copy of it (links) that
 #      lacks hsa/ and hip/: no HSA or HIP header is reachable;
 #   3. that tool, and the installed encore-trace, run the front-end program on the fake driver
-#      with the installed libencore and libcuda.so.1.
+#      with the installed libencore and libcuda.so.1; the installed encore-replay replays the
+#      replay program there (results unchanged, every pass from identical inputs, the L2 flush).
 # Prints PASS/FAIL per check and 'N passed, M failed'; exits 1 on any failure.
 set -uo pipefail
 B=$(cd "$1" && pwd)
@@ -70,5 +71,18 @@ check "the installed encore-trace detects CUDA and names the kernels" \
     '[[ "$out" == *"5 kernel dispatches, 2 distinct kernels"* && "$out" == *"vector_add(float*"* ]]'
 out=$("$trace" --backend hsa "$program" 2>&1)
 check "the installed encore-trace says it has no HSA backend" '[[ "$out" == *"no HSA backend"* ]]'
+replay=$(find "$dest" -path '*/bin/encore-replay' | head -1)
+check "encore-replay is installed" '[[ -n "$replay" && -x "$replay" ]]'
+rprog=$B/test/cuda/replay_program
+bare=$("$rprog" 2>/dev/null)
+out=$(FAKE_CUDA_REPORT=1 "$replay" -n 3 --verify --cache-control all -o "$tmp/replay.csv" "$rprog" 2>"$tmp/replay.err")
+check "the installed encore-replay detects CUDA, the program's output unchanged" \
+    '[[ "$bare" == *"replay_program: ok"* && "$out" == "$bare" ]]'
+check "the installed encore-replay: 5 launches x 3 passes, identical inputs, names demangled" \
+    '[[ $(grep -c ",3,.*,identical$" "$tmp/replay.csv") == 5 ]] && grep -q "identical  saxpy(float\*, float" "$tmp/replay.err"'
+check "the installed encore-replay flushes the L2 before each of the 15 passes" 'grep -q "l2_flushes=15$" "$tmp/replay.err"'
+[[ $failed -eq 0 ]] || tail -20 "$tmp/replay.err"
+out=$("$replay" --backend hsa "$rprog" 2>&1)
+check "the installed encore-replay says it has no HSA backend" '[[ "$out" == *"no HSA backend"* ]]'
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

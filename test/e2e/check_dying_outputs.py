@@ -209,7 +209,8 @@ def check_replay(tmp):
         with open(report, newline="") as f:
             rows = list(csv.DictReader(f))
         check(len(rows) >= before > 0, f"{tag} {len(rows)} rows >= {before} dispatches made before dying")
-        columns = ["dispatch_id", "kernel", "passes", "min_us", "median_us", "max_us", "inputs"]
+        columns = ["dispatch_id", "kernel", "passes", "min_us", "median_us", "max_us", "snapshot_us", "restore_us",
+                   "checksum_us", "snapshot_bytes", "inputs"]
         if not check(rows and list(rows[0]) == columns, f"{tag} the report's columns: {list(rows[0]) if rows else None}"):
             continue
         check(all(r["kernel"] == "vector_add" and r["passes"] == "2" and r["inputs"] == "not checked" for r in rows),

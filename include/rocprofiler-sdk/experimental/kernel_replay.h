@@ -105,8 +105,10 @@ ROCPROFILER_API rocprofiler_status_t encore_configure_kernel_replay_options(
     rocprofiler_context_id_t context_id, const encore_kernel_replay_options_t* options);
 
 /** A 64-bit checksum of every byte the current replay's snapshot covers, as it is now. Legal
- *  only on the replaying thread during PASS ENTER (CONTEXT_ERROR otherwise): a tool checks that
- *  every pass starts from identical inputs. */
+ *  only on the replaying thread during PASS ENTER (CONTEXT_ERROR otherwise, and also when the
+ *  backend could not read the memory): a tool checks that every pass starts from identical
+ *  inputs. Values compare within one replayed dispatch only: how the bytes are hashed is the
+ *  backend's (CUDA folds per-chunk hashes computed on the device, docs/cuda.md). */
 ROCPROFILER_API rocprofiler_status_t encore_kernel_replay_checksum(uint64_t* checksum);
 
 ROCPROFILER_EXTERN_C_FINI
