@@ -40,8 +40,9 @@ run_replay() {  # NAME PASSES PROGRAM
     bare=$(result "$out")
     echo "--- $name bare: $bare"
     check "$name runs bare" '[[ "$bare" == *digest=* ]]'
-    ENCORE_CUDA_TOOL_MODE=count under_encore "$root/$tool" python3 -c "$prog" >"$out" 2>&1
-    maps=$(grep -E 'cuda-tool: +[0-9]+ cuMem(Map|SetAccess|Create)$' "$out")
+    ENCORE_CUDA_TOOL_MODE=count under_encore "$root/$tool" python3 -c "$prog" >"$out.count" 2>&1
+    maps=$(grep -E 'cuda-tool: +[0-9]+ cuMem(Map|SetAccess|Create)$' "$out.count")
+    [[ -n "$maps" ]] || tail -5 "$out.count"
     echo "$maps"
     # (count mode lists the functions called at least twice)
     check "$name maps memory through VMM (cuMemCreate/cuMemMap/cuMemSetAccess called)" '[[ -n "$maps" ]]'
@@ -57,8 +58,8 @@ run_replay() {  # NAME PASSES PROGRAM
         'grep -Eq "^cuda-replay: [1-9][0-9]* dispatches replayed, [0-9]+ passes, inputs identical" "$out"'
     check "$name: no launch declined for memory (managed, imported, VMM, freed/unmapped)" \
         '! grep "^cuda-replay: declined" "$out" | grep -vq "capturing a graph"'
-    if [[ -n ${OUT:-} ]]; then mkdir -p "$OUT/$name" && cp "$out" "$out.err" "$OUT/$name/"; fi
-    rm -f "$out" "$out.err"
+    if [[ -n ${OUT:-} ]]; then mkdir -p "$OUT/$name" && cp "$out" "$out.err" "$out.count" "$OUT/$name/"; fi
+    rm -f "$out" "$out.err" "$out.count"
 }
 
 run_replay jax 3 "$jax_prog"
