@@ -56,7 +56,16 @@ public:
 
     /// Captures every covered region of `agent`. A static reason on failure (over budget,
     /// allocation or copy failure); nothing is held then.
-    const char* take(std::uint64_t agent, const core::replay::options& opt, core::replay::memory_stats& out) noexcept;
+    /// `track_writes` false: no write protection even under changed_chunks (a restore then
+    /// compares each chunk and writes those that differ; range replay's snapshots).
+    const char* take(std::uint64_t agent, const core::replay::options& opt, core::replay::memory_stats& out,
+                     bool track_writes = true) noexcept;
+    /// Under changed_chunks where write tracking is available: write-protects the captured regions
+    /// now (memory must equal the capture: right after take or a restore), so later restores write
+    /// only what changed since. Range replay arms once its agent is held and memory is reset.
+    void arm() noexcept;
+    /// How many captured regions' bytes differ from the capture now (range replay's divergence).
+    [[nodiscard]] std::uint64_t differing_regions() noexcept;
     /// Writes back what changed (policy); false when some region could not be written.
     bool restore(core::replay::memory_stats& out) noexcept;
     /// 64-bit checksum of the covered bytes as they are now.
@@ -65,6 +74,7 @@ public:
     void release() noexcept;
 
 private:
+    void arm_locked() noexcept;
     struct saved {
         std::uintptr_t base;
         std::size_t size;
