@@ -21,6 +21,7 @@
 //                                signal or SIGINT/SIGTERM/SIGHUP/SIGQUIT ends the program
 //                                (dying_output.hpp)
 #include "dying_output.hpp"
+#include "range_replay.hpp"  // --range (range replay): its own context and report
 
 #include <encore/domains/events.hpp>
 #include <encore/encore.hpp>
@@ -152,6 +153,7 @@ void on_replay(const encore::record& r, rocprofiler_user_data_t&) {
         std::lock_guard lk(g_mutex);
         const std::string name = name_of(p->dispatch_info.kernel_id);
         if (!g_pattern.empty() && name.find(g_pattern) == std::string::npos) return;  // opt out
+        if (range_tool::enabled()) return;  // --range: ranges are replayed, not single dispatches
         p->replay_pass_count = &pass_count;
         g_running[id].kernel = name;
     } else if (r.operation == ROCPROFILER_KERNEL_REPLAY_PASS && r.phase == ROCPROFILER_CALLBACK_PHASE_ENTER) {
@@ -268,6 +270,7 @@ int initialize(rocprofiler_client_finalize_t, void*) {
     if (const char* v = std::getenv("ENCORE_REPLAY_KERNEL"); v != nullptr) g_pattern = v;
     if (const char* v = std::getenv("ENCORE_REPLAY_VERIFY"); v != nullptr) g_verify = std::strcmp(v, "0") != 0;
     if (!open_report()) return 1;
+    if (!range_tool::configure(g_passes)) return 1;  // --range
     encore::context ctx;
     if (encore::context::create(ctx) != ROCPROFILER_STATUS_SUCCESS) return 1;
     if (ctx.trace<d::kernel_replay>(&on_replay) != ROCPROFILER_STATUS_SUCCESS ||
@@ -285,6 +288,8 @@ void finalize(void*) {
     std::lock_guard lk(g_mutex);
     if (g_done) return;
     g_done = true;
+    range_tool::report();  // --range
+    if (range_tool::enabled()) return;
     std::fprintf(stderr, "\n[encore-replay] %" PRIu64 " passes per dispatch%s\n", g_passes,
                  g_verify ? ", inputs verified" : "");
     std::fprintf(stderr, "%-32s %10s %8s %12s %12s %12s  %s\n", "kernel", "dispatches", "passes", "min_us", "median_us",
