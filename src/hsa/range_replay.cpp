@@ -4,12 +4,13 @@
 // captured, and each pass writes the recorded packets (arguments staged in kernarg memory of
 // encore's) to a private queue of the agent, one at a time, each waited for.
 //
-// Snapshots: both (range start, pass 0's end) are host copies taken without write tracking: the
-// application runs between the start snapshot and the passes, and another thread's kernel replay
-// on the agent may arm tracking on the same regions meanwhile. Under changed_chunks the restore
-// before pass 1 and the final one compare each chunk and write only those that differ (the ROCr
-// way); after the first restore, with the agent held, the start snapshot is write-tracked, so the
-// restores between later passes write only what the passes changed. full_copy writes everything.
+// Memory: the start snapshot is a host copy taken without write tracking (the application runs
+// between it and the passes, and another thread's kernel replay on the agent may arm tracking on
+// the same regions meanwhile); what pass 0 left is kept as the chunks that differ from it (one
+// compare, no second copy). Under changed_chunks the restore before pass 1 compares each chunk and
+// writes those that differ (the ROCr way); then, with the agent held, the start snapshot is
+// write-tracked, so the restores between later passes write only what the passes changed
+// (full_copy writes everything). The final restore compares and writes back pass 0's state.
 #include "range_replay.hpp"
 
 #include "code_object.hpp"
@@ -158,8 +159,7 @@ public:
             replay_gate::exclusive::held)
             return &timed_out;
         held_ = true;
-        core::replay::memory_stats st;
-        if (final_.take(agent(), opt_, st, /*track_writes=*/false) != nullptr) return &staging_failed;
+        if (final_.take(start_) != nullptr) return &staging_failed;
         const auto& rt = runtime();
         if (rt.core.hsa_queue_create_fn(qs_->agent, 64, HSA_QUEUE_TYPE_SINGLE, nullptr, nullptr, UINT32_MAX, UINT32_MAX,
                                         &queue_) != HSA_STATUS_SUCCESS) {
@@ -190,10 +190,10 @@ public:
     }
     bool restore_final() noexcept override {
         core::replay::memory_stats st;
-        return final_.restore(st);
+        return final_.restore(start_, st);
     }
     std::uint64_t diverging_from_start() noexcept override { return start_.differing_regions(); }
-    std::uint64_t diverging_from_final() noexcept override { return final_.differing_regions(); }
+    std::uint64_t diverging_from_final() noexcept override { return final_.differing_regions(start_); }
 
     const rr::decline_reason* run_pass(std::uint64_t, std::uint64_t contexts) noexcept override {
         for (const auto& r : log_) {
@@ -243,7 +243,8 @@ private:
 
     std::shared_ptr<queue_state> qs_;
     core::replay::options opt_{};
-    replay_memory::snapshot start_, final_;
+    replay_memory::snapshot start_;
+    replay_memory::delta final_;  // what pass 0 left, as changes over start_
     std::uint64_t snapshot_bytes_ = 0;
     std::vector<recorded> log_;
     std::vector<std::byte> args_;

@@ -780,6 +780,99 @@ std::uint64_t snapshot::differing_regions() noexcept {
     return n;
 }
 
+// ---- delta ----------------------------------------------------------------------------------------
+template <class F>
+bool delta::for_each_chunk(const snapshot& base, F&& f) noexcept {
+    std::shared_lock lk(g_mutex);
+    const std::size_t chunk = base.chunk_ != 0 ? base.chunk_ : 4096;
+    std::size_t next = 0;  // the first piece not passed yet
+    for (const auto& s : base.regions_) {
+        const region* r = find_exact(s.base);
+        if (r == nullptr || r->id != s.id) continue;  // freed: nothing to compare or restore
+        for (std::uintptr_t cb = s.base; cb < s.base + s.size; cb += chunk) {
+            const std::size_t len = std::min<std::uintptr_t>(cb + chunk, s.base + s.size) - cb;
+            while (next < pieces_.size() && pieces_[next].addr < cb) ++next;
+            const bool kept = next < pieces_.size() && pieces_[next].addr == cb;
+            if (!f(cb, len, kept ? pieces_[next].bytes.get() : s.copy.get() + (cb - s.base), s.base)) return false;
+        }
+    }
+    return true;
+}
+
+namespace {
+// Reads `len` bytes of device memory at `addr` for a comparison: directly where device memory is
+// this process's memory, else into `staging` (null when that copy failed).
+const std::byte* read_for_compare(std::uintptr_t addr, std::size_t len, std::unique_ptr<std::byte[]>& staging,
+                                  std::size_t staging_size) noexcept {
+    if (write_tracking_available()) return reinterpret_cast<const std::byte*>(addr);
+    if (!staging) staging.reset(new (std::nothrow) std::byte[staging_size]);
+    if (!staging || !copy(staging.get(), reinterpret_cast<const void*>(addr), len)) return nullptr;
+    return staging.get();
+}
+}  // namespace
+
+const char* delta::take(const snapshot& base) noexcept {
+    release();
+    std::unique_ptr<std::byte[]> staging;
+    const std::size_t chunk = base.chunk_ != 0 ? base.chunk_ : 4096;
+    std::vector<piece> out;
+    const bool ok = for_each_chunk(base, [&](std::uintptr_t addr, std::size_t len, const std::byte* want, std::uintptr_t) {
+        const std::byte* now = read_for_compare(addr, len, staging, chunk);
+        if (now == nullptr) return false;
+        if (std::memcmp(now, want, len) == 0) return true;
+        try {
+            piece p{addr, len, std::unique_ptr<std::byte[]>(new std::byte[len])};
+            std::memcpy(p.bytes.get(), now, len);
+            out.push_back(std::move(p));
+        } catch (...) {
+            return false;
+        }
+        bytes_ += len;
+        return true;
+    });
+    if (!ok) {
+        bytes_ = 0;
+        return "comparing device memory with the snapshot failed";
+    }
+    pieces_ = std::move(out);
+    return nullptr;
+}
+
+bool delta::restore(const snapshot& base, core::replay::memory_stats& out) noexcept {
+    std::unique_ptr<std::byte[]> staging;
+    const std::size_t chunk = base.chunk_ != 0 ? base.chunk_ : 4096;
+    bool ok = true;
+    std::uintptr_t last_region = 0;
+    (void)for_each_chunk(base, [&](std::uintptr_t addr, std::size_t len, const std::byte* want, std::uintptr_t region) {
+        if (region != last_region) ++out.regions;
+        last_region = region;
+        const std::byte* now = read_for_compare(addr, len, staging, chunk);
+        if (now == nullptr || std::memcmp(now, want, len) != 0) {
+            ok = copy(reinterpret_cast<void*>(addr), want, len) && ok;
+            out.bytes += len;
+        }
+        return true;
+    });
+    return ok;
+}
+
+std::uint64_t delta::differing_regions(const snapshot& base) noexcept {
+    std::unique_ptr<std::byte[]> staging;
+    const std::size_t chunk = base.chunk_ != 0 ? base.chunk_ : 4096;
+    std::uint64_t n = 0;
+    std::uintptr_t counted = 0;  // the last region counted
+    (void)for_each_chunk(base, [&](std::uintptr_t addr, std::size_t len, const std::byte* want, std::uintptr_t region) {
+        if (region == counted) return true;
+        const std::byte* now = read_for_compare(addr, len, staging, chunk);
+        if (now == nullptr || std::memcmp(now, want, len) != 0) {
+            ++n;
+            counted = region;
+        }
+        return true;
+    });
+    return n;
+}
+
 void snapshot::release() noexcept {
     if (tracked_) {
         for (auto& s : regions_) {

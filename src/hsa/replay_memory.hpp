@@ -86,6 +86,39 @@ private:
     encore_replay_snapshot_policy_t policy_ = ENCORE_REPLAY_SNAPSHOT_FULL_COPY;
     std::uint64_t chunk_ = 0;
     bool tracked_ = false;  // write protection armed
+
+    friend class delta;
+};
+
+/// The chunks in which memory differs from a snapshot, with their bytes: range replay keeps what
+/// pass 0 left as changes over the range's start (one compare, no second full copy).
+class delta {
+public:
+    /// Compares the memory of `base`'s regions with it now, keeping the chunks that differ. A
+    /// static reason on failure (nothing kept then).
+    const char* take(const snapshot& base) noexcept;
+    /// Writes what differs from `base` overlaid with the kept chunks (compares every chunk, writes
+    /// those that differ). false when some chunk could not be written.
+    bool restore(const snapshot& base, core::replay::memory_stats& out) noexcept;
+    /// How many of `base`'s regions now differ from `base` overlaid with the kept chunks.
+    [[nodiscard]] std::uint64_t differing_regions(const snapshot& base) noexcept;
+    [[nodiscard]] std::uint64_t bytes() const noexcept { return bytes_; }
+    void release() noexcept {
+        pieces_.clear();
+        bytes_ = 0;
+    }
+
+private:
+    struct piece {
+        std::uintptr_t addr;
+        std::size_t len;
+        std::unique_ptr<std::byte[]> bytes;
+    };
+    // Visits every chunk of `base`'s live regions with the bytes it should hold: f(addr, len, want).
+    template <class F>
+    bool for_each_chunk(const snapshot& base, F&& f) noexcept;
+    std::vector<piece> pieces_;  // ascending by address
+    std::uint64_t bytes_ = 0;
 };
 
 }  // namespace encore::hsa::replay_memory
