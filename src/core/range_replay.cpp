@@ -48,7 +48,18 @@ std::vector<range_state*> g_open;  // guarded by g_mutex
 std::atomic<int> g_open_count{0};
 std::atomic<bool> g_backend{false};
 
-thread_local std::unique_ptr<range_state> t_range;
+// The calling thread's open range. A thread that ends with its range open drops it (said once):
+// the holder takes it out of the registry first, so no other thread declines a freed range.
+struct range_holder {
+    std::unique_ptr<range_state> r;
+    range_state* operator->() const noexcept { return r.get(); }
+    explicit operator bool() const noexcept { return r != nullptr; }
+    range_state* get() const noexcept { return r.get(); }
+    ~range_holder();
+};
+thread_local range_holder t_range;
+// Inside rocprofiler_range_replay_end's passes on this thread (kernel replay declines there).
+thread_local bool t_closing = false;
 // Inside a RANGE_REPLAY callback of this thread: begin/end there are refused (CONTEXT_ERROR), and
 // the toggles are legal only while `t_armed` (PASS ENTER).
 thread_local bool t_busy = false;
@@ -108,11 +119,23 @@ void decline_locked(range_state& r, const decline_reason& d) noexcept {
     r.reason = d.why;
 }
 
+range_holder::~range_holder() {
+    if (!r) return;
+    {
+        std::lock_guard lk(g_mutex);
+        g_open.erase(std::find(g_open.begin(), g_open.end(), r.get()));
+        g_open_count.fetch_sub(1, std::memory_order_relaxed);
+    }
+    warn_reason("a thread ended with a range open: the range is dropped (no passes, no CLOSE)");
+    r.reset();
+}
+
 }  // namespace
 
 bool service_configured() noexcept { return configured_operations(kind::range_replay).any(); }
 void backend_available() noexcept { g_backend.store(true, std::memory_order_release); }
 bool any_open() noexcept { return g_open_count.load(std::memory_order_relaxed) != 0; }
+bool closing_here() noexcept { return t_closing; }
 
 bool recording_here() noexcept {
     if (!t_range || t_busy) return false;
@@ -133,7 +156,7 @@ void decline(const decline_reason& d) noexcept {
     if (!t_range) return;
     warn_reason(d.why);
     std::lock_guard lk(g_mutex);
-    decline_locked(*t_range, d);
+    decline_locked(*t_range.get(), d);
 }
 
 void decline_agent(std::uint64_t agent, const decline_reason& d) noexcept {
@@ -208,7 +231,7 @@ rocprofiler_status_t begin(std::uint64_t id) noexcept {
         g_open.push_back(r.get());
         g_open_count.fetch_add(1, std::memory_order_relaxed);
     }
-    t_range = std::move(r);
+    t_range.r = std::move(r);
     return ROCPROFILER_STATUS_SUCCESS;
 }
 
@@ -218,7 +241,7 @@ rocprofiler_status_t end() noexcept {
         warn_reason("rocprofiler_range_replay_end without an open range on the thread: ignored (INVALID_ARGUMENT)");
         return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
     }
-    std::unique_ptr<range_state> r = std::move(t_range);
+    std::unique_ptr<range_state> r = std::move(t_range.r);
     {
         std::lock_guard lk(g_mutex);
         g_open.erase(std::find(g_open.begin(), g_open.end(), r.get()));
@@ -245,6 +268,7 @@ rocprofiler_status_t end() noexcept {
     if (r->status == ROCPROFILER_RANGE_REPLAY_STATUS_REPLAYED) {
         const std::uint64_t n = r->passes, cap = core::replay::pass_cap();
         t_locally_stopped = 0;
+        t_closing = true;
         for (std::uint64_t i = 1;; ++i) {
             abort_on(r->rec->restore_start(), i);
             auto pp = payload(*r);
@@ -283,6 +307,7 @@ rocprofiler_status_t end() noexcept {
                 break;
         }
         t_locally_stopped = 0;
+        t_closing = false;
         if (r->verify) divergence = r->rec->diverging_from_final();
         abort_on(r->rec->restore_final(), passes_run);
     }

@@ -63,7 +63,7 @@ void intercept(const void* pkts, std::uint64_t count, std::uint64_t, void* data,
         return;
     if (replay_on && core::replay::service_active()) {
         if (count == 1 && is_kernel_dispatch(in)) {
-            if (core::replay::in_replay()) {
+            if (core::replay::in_replay() || core::range_replay::closing_here()) {
                 core::replay::warn_once(
                     "a dispatch submitted from a replay callback runs once (nested replays are declined)");
             } else {

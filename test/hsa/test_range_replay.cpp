@@ -13,12 +13,15 @@
 //   declines    every decline with its status: no dispatch, opt-outs, nested begin, end without
 //               begin, allocation and free, a copy, a second queue, a second agent, another
 //               thread dispatching to the agent; the memory each time as one run.
+//   mixed       KERNEL_REPLAY configured too: a dispatch outside a range is kernel-replayed, none
+//               inside one (nor its passes); a thread that ends with its range open drops it.
 //   no_service  no context configured RANGE_REPLAY: begin CONTEXT_NOT_FOUND, end INVALID_ARGUMENT.
 //   stopped     the context is configured but not started: begin CONTEXT_NOT_STARTED.
 #include "../../examples/hsa/hsa_example.hpp"
 #include "../support/check.hpp"
 
 #include <encore/replay/range_scope.hpp>
+#include <rocprofiler-sdk/experimental/kernel_replay.h>
 #include <rocprofiler-sdk/experimental/range_replay.h>
 #include <rocprofiler-sdk/rocprofiler.h>
 
@@ -222,6 +225,16 @@ void on_range(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t* 
     }
 }
 
+std::atomic<int> g_kernel_configs{0};
+std::uint64_t kernel_passes(rocprofiler_kernel_dispatch_info_t, rocprofiler_user_data_t) { return 3; }
+void on_kernel_replay(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*, void*) {
+    auto* p = static_cast<rocprofiler_callback_tracing_kernel_replay_data_t*>(r.payload);
+    if (r.operation == ROCPROFILER_KERNEL_REPLAY_CONFIG && r.phase == ROCPROFILER_CALLBACK_PHASE_ENTER) {
+        ++g_kernel_configs;
+        p->replay_pass_count = &kernel_passes;
+    }
+}
+
 void on_dispatch(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*, void*) {
     if (!g_count_trace.load() || r.operation != ROCPROFILER_KERNEL_DISPATCH_ENQUEUE ||
         r.phase != ROCPROFILER_CALLBACK_PHASE_ENTER)
@@ -246,6 +259,10 @@ int tool_init(rocprofiler_client_finalize_t, void*) {
            "an operation past RANGE_REPLAY_LAST");
     if (rocprofiler_configure_callback_tracing_service(g_trace, ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH, nullptr,
                                                        0, &on_dispatch, nullptr) != ROCPROFILER_STATUS_SUCCESS)
+        return 1;
+    if (g_mode == "mixed" &&
+        rocprofiler_configure_callback_tracing_service(g_ctx, ROCPROFILER_CALLBACK_TRACING_KERNEL_REPLAY, nullptr, 0,
+                                                       &on_kernel_replay, nullptr) != ROCPROFILER_STATUS_SUCCESS)
         return 1;
     if (g_mode == "stopped") return 0;
     if (rocprofiler_start_context(g_ctx) != 0 || rocprofiler_start_context(g_trace) != 0) return 1;
@@ -561,6 +578,36 @@ int declines(const char* co) {
     return 0;
 }
 
+int mixed(const char* co) {
+    device_state d{};
+    setup(d, co);
+    reset(d);
+    run(d, d.queue, d.k_add, d.args, {d.x, d.y, n});
+    expect(g_kernel_configs.load() == 1, "a dispatch outside any range goes to kernel replay");
+    {
+        std::vector<float> y(n);
+        HSA_CHECK(hsa_memory_copy(y.data(), d.y, n * sizeof(float)));
+        bool once = true;
+        for (uint32_t i = 0; i < n; ++i) once = once && y[i] == g_y0[i] + g_x0[i];
+        expect(once, "kernel replay left one run's memory");
+    }
+    auto s = one_range(d, 1, plan::fixed4);
+    expect(s.status == ROCPROFILER_RANGE_REPLAY_STATUS_REPLAYED && s.outputs_ok == 3, "the range is replayed");
+    expect(g_kernel_configs.load() == 1, "no dispatch of the range (or of its passes) goes to kernel replay");
+    // A thread that ends with its range open: the range is dropped, nothing else changes.
+    reset(d);
+    std::thread t([&] {
+        expect(rocprofiler_range_replay_begin(2) == ROCPROFILER_STATUS_SUCCESS, "begin on a thread");
+        body(d);
+    });
+    t.join();
+    expect(memory_as_one_run(d), "the dropped range ran once");
+    expect(seen(2).close_enter == 0 && seen(2).pass_enter == 0, "a dropped range gets no passes and no CLOSE");
+    s = one_range(d, 3, plan::fixed4);
+    expect(s.status == ROCPROFILER_RANGE_REPLAY_STATUS_REPLAYED && s.outputs_ok == 3, "ranges go on after a drop");
+    return 0;
+}
+
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) rocprofiler_tool_configure_result_t* rocprofiler_configure(
@@ -581,6 +628,7 @@ int main(int argc, char** argv) {
     int rc = 2;
     if (g_mode == "rules") rc = rules(argv[1]);
     if (g_mode == "declines") rc = declines(argv[1]);
+    if (g_mode == "mixed") rc = mixed(argv[1]);
     if (g_mode == "no_service" || g_mode == "stopped") {
         const auto want = g_mode == "no_service" ? ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND
                                                  : ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_STARTED;
