@@ -143,6 +143,8 @@ bool recording_here() noexcept {
     return t_range->status == ROCPROFILER_RANGE_REPLAY_STATUS_REPLAYED;
 }
 
+bool open_here() noexcept { return t_range && !t_busy; }
+
 recording* current() noexcept { return t_range ? t_range->rec.get() : nullptr; }
 
 void attach(std::unique_ptr<recording> r) noexcept {

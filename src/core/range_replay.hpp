@@ -57,6 +57,8 @@ ENCORE_API bool any_open() noexcept;
 /// Whether the calling thread is running a range's passes (a dispatch its callbacks submit is not
 /// kernel-replayed: that would be a nested replay on the agent this thread holds).
 ENCORE_API bool closing_here() noexcept;
+/// Whether the calling thread has a range open (declined or not; not inside its callbacks).
+ENCORE_API bool open_here() noexcept;
 /// Whether the calling thread has a range open and recording (not closing, not declined).
 ENCORE_API bool recording_here() noexcept;
 /// The calling thread's recording (null before its first dispatch or without a range).

@@ -259,28 +259,27 @@ private:
 bool range_submit(queue_state& qs, const void* pkts, std::uint64_t count, hsa_amd_queue_intercept_packet_writer writer,
                   std::uint64_t enqueue_mask, std::uint64_t complete_mask) noexcept {
     const auto* in = static_cast<const hsa_kernel_dispatch_packet_t*>(pkts);
-    if (!rr::recording_here()) {
-        for (std::uint64_t i = 0; i < count; ++i)
-            if (is_kernel_dispatch(&in[i])) {
-                rr::decline_agent(qs.agent.handle, concurrent);
-                break;
-            }
-        return false;
-    }
-    auto* rec = static_cast<hsa_range*>(rr::current());
     bool dispatches = false;
     for (std::uint64_t i = 0; i < count; ++i) dispatches = dispatches || is_kernel_dispatch(&in[i]);
-    if (dispatches && rec == nullptr) {
-        auto r = std::make_unique<hsa_range>(qs.shared_from_this());
-        if (const rr::decline_reason* d = r->start(); d != nullptr) {
-            rr::decline(*d);
-            return false;
-        }
-        rec = r.get();
-        rr::attach(std::move(r));
-    } else if (dispatches && rec->queue() != &qs) {
-        rr::decline(rec->agent() == qs.agent.handle ? multi_queue : multi_agent);
+    if (!rr::open_here()) {
+        if (dispatches) rr::decline_agent(qs.agent.handle, concurrent);
         return false;
+    }
+    // A thread with an open range submits the ordinary way from here on, replayed range or not:
+    // its dispatches are pass 0 (never kernel-replayed one by one), recorded while it records.
+    auto* rec = static_cast<hsa_range*>(rr::current());
+    if (dispatches && rr::recording_here()) {
+        if (rec == nullptr) {
+            auto r = std::make_unique<hsa_range>(qs.shared_from_this());
+            if (const rr::decline_reason* d = r->start(); d != nullptr) {
+                rr::decline(*d);
+            } else {
+                rec = r.get();
+                rr::attach(std::move(r));
+            }
+        } else if (rec->queue() != &qs) {
+            rr::decline(rec->agent() == qs.agent.handle ? multi_queue : multi_agent);
+        }
     }
     for (std::uint64_t i = 0; i < count; ++i) {
         gate_if_needed(qs, &in[i], writer);
@@ -294,7 +293,7 @@ bool range_submit(queue_state& qs, const void* pkts, std::uint64_t count, hsa_am
             continue;
         }
         const std::uint64_t id = next_dispatch_id();
-        if (rr::recording_here())
+        if (rec != nullptr && rr::recording_here())
             if (const rr::decline_reason* d = rec->add(in[i], id); d != nullptr) rr::decline(*d);
         submit_ordinary(qs, in[i], writer, enqueue_mask, complete_mask, id);
     }

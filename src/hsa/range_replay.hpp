@@ -11,10 +11,10 @@ namespace encore::hsa {
 
 struct queue_state;
 
-/// A packet batch on `qs` while some range is open (core::range_replay::any_open()). On the
-/// range's own thread the batch is recorded and submitted the ordinary way (returns true: done);
-/// on another thread a dispatch on a range's agent declines that range (returns false: the caller
-/// submits it).
+/// A packet batch on `qs` while some range is open (core::range_replay::any_open()). On a thread
+/// with an open range the batch is submitted the ordinary way, and recorded while the range
+/// records (returns true: done); on another thread a dispatch on a range's agent declines that
+/// range (returns false: the caller submits it).
 bool range_submit(queue_state& qs, const void* pkts, std::uint64_t count, hsa_amd_queue_intercept_packet_writer writer,
                   std::uint64_t enqueue_mask, std::uint64_t complete_mask) noexcept;
 

@@ -594,6 +594,14 @@ int mixed(const char* co) {
     auto s = one_range(d, 1, plan::fixed4);
     expect(s.status == ROCPROFILER_RANGE_REPLAY_STATUS_REPLAYED && s.outputs_ok == 3, "the range is replayed");
     expect(g_kernel_configs.load() == 1, "no dispatch of the range (or of its passes) goes to kernel replay");
+    s = declined(d, 4, [&] {
+        run(d, d.queue, d.k_add, d.args, {d.x, d.y, n});
+        run(d, d.queue2, d.k_double, d.args, {d.x, d.y, n});  // declines the range
+        run(d, d.queue, d.k_add, d.args, {d.x, d.z, n});
+    });
+    expect(s.status == ROCPROFILER_RANGE_REPLAY_STATUS_MULTI_QUEUE, "declined range (mixed)");
+    expect(g_kernel_configs.load() == 1, "nor those of a declined range");
+    expect(memory_as_one_run(d), "declined range (mixed): memory as one run");
     // A thread that ends with its range open: the range is dropped, nothing else changes.
     reset(d);
     std::thread t([&] {
