@@ -340,6 +340,13 @@ void setup(device_state& d, const char* co_path) {
     g_z = d.z;
 }
 
+// The code objects go before hsa_shut_down (their executables are the runtime's).
+void teardown(device_state& d) {
+    delete d.co;
+    delete d.co2;
+    d.co = d.co2 = nullptr;
+}
+
 range_seen seen(std::uint64_t id) {
     std::lock_guard lk(g_mutex);
     return g_seen[id];
@@ -476,6 +483,7 @@ int rules(const char* co) {
     }
     expect(seen(201).status == ENCORE_RANGE_REPLAY_STATUS_NESTED_RANGE, "the outer range is declined as nested");
     expect(seen(202).config_enter == 0, "the nested begin opened no range");
+    teardown(d);
     return 0;
 }
 
@@ -575,6 +583,7 @@ int declines(const char* co) {
     // After all of that a clean range still replays.
     const auto s = one_range(d, 30, plan::fixed4);
     expect(s.status == ROCPROFILER_RANGE_REPLAY_STATUS_REPLAYED && s.outputs_ok == 3, "a clean range after the declines");
+    teardown(d);
     return 0;
 }
 
@@ -613,6 +622,7 @@ int mixed(const char* co) {
     expect(seen(2).close_enter == 0 && seen(2).pass_enter == 0, "a dropped range gets no passes and no CLOSE");
     s = one_range(d, 3, plan::fixed4);
     expect(s.status == ROCPROFILER_RANGE_REPLAY_STATUS_REPLAYED && s.outputs_ok == 3, "ranges go on after a drop");
+    teardown(d);
     return 0;
 }
 
