@@ -41,6 +41,8 @@ static_assert(ROCPROFILER_RANGE_REPLAY_CONFIG == 1 && ROCPROFILER_RANGE_REPLAY_P
 static_assert(ROCPROFILER_RANGE_REPLAY_STATUS_REPLAYED == 0 && ROCPROFILER_RANGE_REPLAY_STATUS_MULTI_QUEUE == 3 &&
               ROCPROFILER_RANGE_REPLAY_STATUS_UNSUPPORTED_QUEUE_PATH == 13 && ROCPROFILER_RANGE_REPLAY_STATUS_LAST == 14);
 static_assert(ENCORE_RANGE_REPLAY_STATUS_NESTED_RANGE > ROCPROFILER_RANGE_REPLAY_STATUS_LAST);
+// encore's number for the kind (docs/replay.md: the PR's slot, 26, is encore's HIP_EVENT).
+static_assert(ROCPROFILER_CALLBACK_TRACING_RANGE_REPLAY == 28);
 #define RR_BEFORE(a, b)                                                           \
     static_assert(offsetof(rocprofiler_callback_tracing_range_replay_data_t, a) < \
                   offsetof(rocprofiler_callback_tracing_range_replay_data_t, b))
