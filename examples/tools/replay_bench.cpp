@@ -27,6 +27,7 @@
 //                                (dying_output.hpp)
 #include "dying_output.hpp"
 #include "kernel_names.hpp"
+#include "range_replay.hpp"  // --range (range replay): its own context and report
 
 #include <encore/domains/events.hpp>
 #include <encore/encore.hpp>
@@ -190,7 +191,8 @@ void on_replay(const encore::record& r, rocprofiler_user_data_t&) {
         const kernel_name name = name_of(p->dispatch_info.kernel_id);
         if (!g_pattern.empty() && name.readable.find(g_pattern) == std::string::npos &&
             name.symbol.find(g_pattern) == std::string::npos)
-            return;  // opt out
+            return;                         // opt out
+        if (range_tool::enabled()) return;  // --range: ranges are replayed, not single dispatches
         if (g_count != 0 && g_selected >= g_count) return;
         ++g_selected;
         p->replay_pass_count = &pass_count;
@@ -346,6 +348,7 @@ int initialize(rocprofiler_client_finalize_t, void*) {
     }
     if (const char* v = std::getenv("ENCORE_REPLAY_VERIFY"); v != nullptr) g_verify = std::strcmp(v, "0") != 0;
     if (!open_report()) return 1;
+    if (!range_tool::configure(g_passes)) return 1;  // --range
     encore::context ctx;
     if (encore::context::create(ctx) != ROCPROFILER_STATUS_SUCCESS) return 1;
     if (ctx.trace<d::kernel_replay>(&on_replay) != ROCPROFILER_STATUS_SUCCESS ||
@@ -364,6 +367,8 @@ void finalize(void*) {
     std::lock_guard lk(g_mutex);
     if (g_done) return;
     g_done = true;
+    range_tool::report();  // --range
+    if (range_tool::enabled()) return;
     std::fprintf(stderr, "\n[encore-replay] %" PRIu64 " passes per dispatch%s\n", g_passes,
                  g_verify ? ", inputs verified" : "");
     // GPU times of the passes; snapshot (per dispatch), restore and checksum (per pass) as host

@@ -109,6 +109,9 @@ typedef enum rocprofiler_callback_tracing_kind_t  // NOLINT(performance-enum-siz
   ROCPROFILER_CALLBACK_TRACING_KERNEL_REPLAY,
   ROCPROFILER_CALLBACK_TRACING_HIP_EVENT,       /* encore */
   ROCPROFILER_CALLBACK_TRACING_CUDA_DRIVER_API, /* encore */
+  /* The reference's open range replay PR appends RANGE_REPLAY after KERNEL_REPLAY, where encore
+   * already has HIP_EVENT: encore numbers it after its own kinds instead (docs/replay.md). */
+  ROCPROFILER_CALLBACK_TRACING_RANGE_REPLAY,
   ROCPROFILER_CALLBACK_TRACING_LAST,
 } rocprofiler_callback_tracing_kind_t;
 
@@ -217,6 +220,15 @@ typedef enum rocprofiler_kernel_replay_operation_t  // NOLINT(performance-enum-s
   ROCPROFILER_KERNEL_REPLAY_RESTORE,
   ROCPROFILER_KERNEL_REPLAY_LAST,
 } rocprofiler_kernel_replay_operation_t;
+
+/* Operations of ROCPROFILER_CALLBACK_TRACING_RANGE_REPLAY (values as the reference's PR). */
+typedef enum rocprofiler_range_replay_operation_t  // NOLINT(performance-enum-size)
+{ ROCPROFILER_RANGE_REPLAY_NONE = 0,
+  ROCPROFILER_RANGE_REPLAY_CONFIG = 1, /**< in rocprofiler_range_replay_begin: the tool sets the pass count */
+  ROCPROFILER_RANGE_REPLAY_PASS,       /**< around each re-executed pass */
+  ROCPROFILER_RANGE_REPLAY_CLOSE,      /**< in rocprofiler_range_replay_end: the outcome */
+  ROCPROFILER_RANGE_REPLAY_LAST,
+} rocprofiler_range_replay_operation_t;
 
 /** External correlation id request kinds (one per traced kind that can carry one). */
 typedef enum rocprofiler_external_correlation_id_request_kind_t  // NOLINT(performance-enum-size)

@@ -15,7 +15,7 @@ namespace {
 // Kinds whose operations are events: their names are libencore's (encore/domains/events.hpp).
 const kind_registration<domains::code_object, domains::scratch_memory, domains::kernel_dispatch, domains::memory_copy,
                         domains::memory_allocation, domains::runtime_initialization, domains::hip_stream,
-                        domains::hip_graph, domains::hip_event, domains::kernel_replay>
+                        domains::hip_graph, domains::hip_event, domains::kernel_replay, domains::range_replay>
     registered_events;
 
 // What a kind is before (or without) a registration: its name, no operations.

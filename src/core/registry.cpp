@@ -522,7 +522,8 @@ rocprofiler_status_t configure_callback_service(rocprofiler_context_id_t id, roc
     if (!has_room(svc, owner)) return ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED;
     // Kernel replay serializes the agent and owns its memory for the loop: one context per
     // process may drive it (the seed's rule).
-    if (k == ROCPROFILER_CALLBACK_TRACING_KERNEL_REPLAY) {
+    // Range replay likewise: a range runs one plan (one pass count, one user_data).
+    if (k == ROCPROFILER_CALLBACK_TRACING_KERNEL_REPLAY || k == ROCPROFILER_CALLBACK_TRACING_RANGE_REPLAY) {
         const auto n = g_context_count.load(std::memory_order_relaxed);
         for (std::uint32_t j = 0; j < n; ++j)
             if (g_contexts[j].services[static_cast<std::size_t>(k)].configured)

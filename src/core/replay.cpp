@@ -192,6 +192,8 @@ bool service_active() noexcept {
 
 bool in_replay() noexcept { return t_loop != nullptr; }
 
+std::uint64_t pass_cap() noexcept { return max_passes(); }
+
 void warn_once(const char* what) noexcept {
     if (first_time(what)) warn("kernel replay: %s", what);
 }

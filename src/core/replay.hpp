@@ -85,6 +85,9 @@ struct checksum64 {
     }
 };
 
+/// The most passes one replay runs (ENCORE_REPLAY_MAX_PASSES, default 10000; range replay uses it too).
+ENCORE_API std::uint64_t pass_cap() noexcept;
+
 /// Prints "[encore] kernel replay: <what>" once per distinct `what` (a static string).
 ENCORE_API void warn_once(const char* what) noexcept;
 

@@ -306,6 +306,21 @@ std::uint64_t kernel_id_of(std::uint64_t kernel_object) noexcept {
     return c.id;
 }
 
+bool kernarg_size_of(std::uint64_t kernel_object, std::uint64_t& size) noexcept {
+    // A range replay records each dispatch's arguments once (range_replay.cpp): a linear walk is
+    // fine there and keeps the per-dispatch lookup above free of a second map.
+    auto& s = g();
+    std::shared_lock lk(s.ids_mutex);
+    for (const auto& [handle, cos] : s.executables)
+        for (const auto& co : cos)
+            for (const auto& sym : co->symbols)
+                if (sym->payload.kernel_object == kernel_object) {
+                    size = sym->payload.kernarg_segment_size;
+                    return true;
+                }
+    return false;
+}
+
 bool install_code_object_tracing(::HsaApiTable& table) noexcept {
     if (!configured_operations(kind::code_object).any() && !configured_operations(kind::kernel_dispatch).any() &&
         !replay_memory::enabled())

@@ -16,5 +16,7 @@ void uninstall_code_object_tracing(::HsaApiTable& table) noexcept;
 
 /// The kernel id registered for a kernel object of a frozen, live executable; 0 when unknown.
 [[nodiscard]] std::uint64_t kernel_id_of(std::uint64_t kernel_object) noexcept;
+/// The kernarg segment size of a kernel object of a frozen, live executable; false when unknown.
+[[nodiscard]] bool kernarg_size_of(std::uint64_t kernel_object, std::uint64_t& size) noexcept;
 
 }  // namespace encore::hsa

@@ -23,6 +23,7 @@
 #include "backend/events.hpp"
 #include "core/registration.hpp"
 #include "core/registry.hpp"
+#include "core/range_replay.hpp"
 #include "core/replay.hpp"
 #include "core/warn.hpp"
 
@@ -59,7 +60,8 @@ extern "C" ENCORE_API bool OnLoad(::HsaApiTable* table, uint64_t runtime_version
     hsa::register_counter_sources();
     core::add_producer(tracing::produced_by::hsa);
     core::initialize();
-    if (core::replay::service_configured()) {
+    if (core::range_replay::service_configured()) core::range_replay::backend_available();
+    if (core::replay::service_configured() || core::range_replay::service_configured()) {
         // Before any queue or allocation exists: every dispatch and copy is counted, every
         // covered allocation tracked.
         hsa::replay_gate::enable();

@@ -25,6 +25,7 @@
 #include "backend/drain.hpp"
 #include "backend/events.hpp"
 #include "backend/slot_hook.hpp"
+#include "core/range_replay.hpp"
 #include "core/clock.hpp"
 #include "core/warn.hpp"
 
@@ -287,6 +288,21 @@ op_id direction(const side& src, const side& dst) noexcept {
 
 hsa_status_t traced_memory_copy(void* dst, const void* src, size_t size, const side& s, const side& d) noexcept;
 
+// A copy into or out of device memory while a range is open: the range's passes could not repeat
+// it (the host work around it is not replayed), so the range of this thread, or of a thread whose
+// range is bound to one of the agents, is declined.
+void note_range_copy(std::uint64_t gpu_a, std::uint64_t gpu_b) noexcept {
+    namespace rr = core::range_replay;
+    if (!rr::any_open() || (gpu_a == 0 && gpu_b == 0)) return;
+    static constexpr rr::decline_reason why{ROCPROFILER_RANGE_REPLAY_STATUS_MEMORY_COPY_IN_RANGE,
+                                            "a copy into or out of device memory while a range was open (the "
+                                            "passes cannot repeat host work between dispatches): the range is not "
+                                            "replayed"};
+    if (rr::recording_here()) rr::decline(why);
+    for (const std::uint64_t a : {gpu_a, gpu_b})
+        if (a != 0) rr::decline_agent(a, why);
+}
+
 bool copies_wanted() noexcept {
     for (op_id op = ROCPROFILER_MEMORY_COPY_HOST_TO_HOST; op < ROCPROFILER_MEMORY_COPY_LAST; ++op)
         if (subscribed(kind::memory_copy, op) != 0) return true;
@@ -297,6 +313,7 @@ hsa_status_t memory_copy(void* dst, const void* src, size_t size) noexcept {
     if (replay_gate::enabled()) {
         // A synchronous copy into or out of an agent's memory never overlaps a replay there.
         const side s = classify(src), d = classify(dst);
+        note_range_copy(s.device ? s.agent : 0, d.device ? d.agent : 0);
         replay_gate::shared_hold hold(s.device ? s.agent : 0, d.device ? d.agent : 0);
         return traced_memory_copy(dst, src, size, s, d);
     }
@@ -381,6 +398,7 @@ hsa_status_t traced_async(Call&& call, const side& s, const side& d, op_id dir, 
     r->ev = event::capture_heap(kind::memory_copy, dir);
     if (!r->ev && !gated) return call(completion_signal);
     const std::uint64_t gpu_a = s.device ? s.agent : 0, gpu_b = d.device ? d.agent : 0;
+    note_range_copy(gpu_a, gpu_b);
     replay_gate::shared_hold hold(gpu_a, gpu_b);
     if (gated) {
         r->gpu[0] = gpu_a;

@@ -10,6 +10,7 @@
 
 #include "dispatch_records.hpp"
 #include "packets.hpp"
+#include "range_replay.hpp"
 #include "replay.hpp"
 #include "replay_gate.hpp"
 #include "runtime.hpp"
@@ -18,6 +19,7 @@
 #include "backend/events.hpp"
 #include "backend/slot_hook.hpp"
 #include "core/counting.hpp"
+#include "core/range_replay.hpp"
 #include "core/replay.hpp"
 #include "core/warn.hpp"
 
@@ -56,9 +58,12 @@ void intercept(const void* pkts, std::uint64_t count, std::uint64_t, void* data,
     }
     queue_state& qs = *q;
     const auto* in = static_cast<const hsa_kernel_dispatch_packet_t*>(pkts);
+    // A thread with an open range records what it submits (pass 0: not kernel-replayed).
+    if (replay_on && core::range_replay::any_open() && range_submit(qs, pkts, count, writer, enqueue_mask, complete_mask))
+        return;
     if (replay_on && core::replay::service_active()) {
         if (count == 1 && is_kernel_dispatch(in)) {
-            if (core::replay::in_replay()) {
+            if (core::replay::in_replay() || core::range_replay::closing_here()) {
                 core::replay::warn_once(
                     "a dispatch submitted from a replay callback runs once (nested replays are declined)");
             } else {
@@ -138,7 +143,7 @@ void uninstall_dispatch_tracing(::HsaApiTable& table) noexcept {
 
 bool install_dispatch_tracing(::HsaApiTable& table) noexcept {
     if (!configured_operations(kind::kernel_dispatch).any() && !core::replay::service_configured() &&
-        !core::counting::configured())
+        !core::range_replay::service_configured() && !core::counting::configured())
         return false;
     using backend::has_slot;
     // All three or none: intercepted queues need their destroy, and timing its profiling fix-up.

@@ -30,8 +30,9 @@ std::uint64_t ticks_per_ms() noexcept {
     return v;
 }
 
-// Waits until `s` drops below 1, at most timeout_ns. false on timeout. (Not backend::wait_until:
-// this blocks in the runtime, 100 ms at a time, rather than polling.)
+}  // namespace
+
+// Not backend::wait_until: this blocks in the runtime, 100 ms at a time, rather than polling.
 bool wait_signal(hsa_signal_t s, std::uint64_t timeout_ns) noexcept {
     using namespace std::chrono;
     const auto deadline = steady_clock::now() + nanoseconds(timeout_ns);
@@ -41,6 +42,8 @@ bool wait_signal(hsa_signal_t s, std::uint64_t timeout_ns) noexcept {
     }
     return true;
 }
+
+namespace {
 
 // One single-packet dispatch going through the replay service (core::replay drives it).
 class hsa_replay final : public core::replay::dispatch_backend {

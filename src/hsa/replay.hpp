@@ -5,6 +5,8 @@
 
 #include <encore/domains/detail/hsa_table.hpp>  // hsa_amd_queue_intercept_packet_writer
 
+#include <cstdint>
+
 namespace encore::hsa {
 
 struct queue_state;
@@ -14,5 +16,8 @@ struct queue_state;
 /// active and that this is not a dispatch from inside a replay.
 void replay_dispatch(queue_state& qs, const hsa_kernel_dispatch_packet_t& pkt,
                      hsa_amd_queue_intercept_packet_writer writer) noexcept;
+
+/// Waits until `s` drops below 1, at most timeout_ns (false on timeout). Range replay's passes too.
+[[nodiscard]] bool wait_signal(hsa_signal_t s, std::uint64_t timeout_ns) noexcept;
 
 }  // namespace encore::hsa

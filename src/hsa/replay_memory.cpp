@@ -5,6 +5,7 @@
 
 #include "runtime.hpp"
 
+#include "core/range_replay.hpp"
 #include "core/warn.hpp"
 
 #include <boost/intrusive/set.hpp>
@@ -509,17 +510,32 @@ hsa_status_t on_agent(hsa_agent_t agent, void* data) {
 void enable() noexcept { g_enabled.store(true, std::memory_order_release); }
 bool enabled() noexcept { return g_enabled.load(std::memory_order_acquire); }
 
+// Covered memory allocated or freed while a range is open: its start snapshot no longer
+// describes what the passes would touch (and a freed region cannot be put back).
+void declined_by_allocation() noexcept {
+    if (!core::range_replay::any_open()) return;
+    static constexpr core::range_replay::decline_reason why{
+        ROCPROFILER_RANGE_REPLAY_STATUS_ALLOCATION_CHANGED_IN_RANGE,
+        "device memory allocated or freed while a range was open: the range is not replayed"};
+    core::range_replay::decline_all(why);
+}
+
 void on_allocate(void* base, std::size_t size, bool coarse_grained, bool kernarg) noexcept {
     if (!enabled() || base == nullptr || size == 0 || !coarse_grained || kernarg) return;
     const std::uint64_t agent = owner_of(base);
     if (!is_gpu(agent)) return;  // host memory is never covered
     insert(reinterpret_cast<std::uintptr_t>(base), size, agent, 0);
+    declined_by_allocation();
 }
 
 void on_free(void* base) noexcept {
     if (!enabled()) return;
     std::unique_lock lk(g_mutex);
-    if (region* r = find_exact(reinterpret_cast<std::uintptr_t>(base)); r != nullptr && r->executable == 0) erase(r);
+    if (region* r = find_exact(reinterpret_cast<std::uintptr_t>(base)); r != nullptr && r->executable == 0) {
+        erase(r);
+        lk.unlock();
+        declined_by_allocation();
+    }
 }
 
 void on_executable_frozen(hsa_executable_t exe) noexcept {
@@ -567,8 +583,8 @@ bool write_tracking_available() noexcept {
 
 snapshot::~snapshot() { release(); }
 
-const char* snapshot::take(std::uint64_t agent, const core::replay::options& opt,
-                           core::replay::memory_stats& out) noexcept {
+const char* snapshot::take(std::uint64_t agent, const core::replay::options& opt, core::replay::memory_stats& out,
+                           bool track_writes) noexcept {
     release();
     policy_ = opt.policy;
     chunk_ = opt.chunk_size;
@@ -596,30 +612,39 @@ const char* snapshot::take(std::uint64_t agent, const core::replay::options& opt
     }
     out.bytes = total;
     out.regions = regions_.size();
-    if (policy_ == ENCORE_REPLAY_SNAPSHOT_CHANGED_CHUNKS && write_tracking_available()) {
-        tracked_ = true;
-        bool handler_checked = false, handler_ok = false;
-        for (auto& s : regions_) {
-            region* r = find_exact(s.base);
-            if (r == nullptr || !assign_slot(*r, chunk_)) continue;  // compared instead
-            s.slot = r->slot;
-            auto& w = g_slots[s.slot];
-            std::memset(w.dirty.load(std::memory_order_relaxed), 0, slot_chunks(s.slot));
-            const std::uintptr_t b = w.begin.load(std::memory_order_relaxed), e = w.end.load(std::memory_order_relaxed);
-            bool armed = false;
-            if (!w.by_signal.load(std::memory_order_relaxed)) {
-                armed = uffd_protect(b, e, true);
-                if (armed) arm_warm(*r);
-            } else {
-                if (!handler_checked) handler_ok = ensure_handler();  // once per snapshot, before any fault
-                handler_checked = true;
-                armed = handler_ok && ::mprotect(reinterpret_cast<void*>(b), e - b, PROT_READ) == 0;
-            }
-            // Cannot track this one: every chunk counts as changed.
-            if (!armed) std::memset(w.dirty.load(std::memory_order_relaxed), 1, slot_chunks(s.slot));
-        }
-    }
+    if (track_writes) arm_locked();
     return nullptr;
+}
+
+void snapshot::arm() noexcept {
+    std::shared_lock lk(g_mutex);
+    arm_locked();
+}
+
+// Caller holds g_mutex (shared).
+void snapshot::arm_locked() noexcept {
+    if (tracked_ || policy_ != ENCORE_REPLAY_SNAPSHOT_CHANGED_CHUNKS || !write_tracking_available()) return;
+    tracked_ = true;
+    bool handler_checked = false, handler_ok = false;
+    for (auto& s : regions_) {
+        region* r = find_exact(s.base);
+        if (r == nullptr || r->id != s.id || !assign_slot(*r, chunk_)) continue;  // compared instead
+        s.slot = r->slot;
+        auto& w = g_slots[s.slot];
+        std::memset(w.dirty.load(std::memory_order_relaxed), 0, slot_chunks(s.slot));
+        const std::uintptr_t b = w.begin.load(std::memory_order_relaxed), e = w.end.load(std::memory_order_relaxed);
+        bool armed = false;
+        if (!w.by_signal.load(std::memory_order_relaxed)) {
+            armed = uffd_protect(b, e, true);
+            if (armed) arm_warm(*r);
+        } else {
+            if (!handler_checked) handler_ok = ensure_handler();  // once per snapshot, before any fault
+            handler_checked = true;
+            armed = handler_ok && ::mprotect(reinterpret_cast<void*>(b), e - b, PROT_READ) == 0;
+        }
+        // Cannot track this one: every chunk counts as changed.
+        if (!armed) std::memset(w.dirty.load(std::memory_order_relaxed), 1, slot_chunks(s.slot));
+    }
 }
 
 bool snapshot::restore(core::replay::memory_stats& out) noexcept {
@@ -732,6 +757,120 @@ bool snapshot::checksum(std::uint64_t& out) noexcept {
     }
     out = h.h;
     return true;
+}
+
+std::uint64_t snapshot::differing_regions() noexcept {
+    std::shared_lock lk(g_mutex);
+    std::uint64_t n = 0;
+    std::unique_ptr<std::byte[]> staging(new (std::nothrow) std::byte[1u << 20]);
+    if (!staging) return 0;
+    for (const auto& s : regions_) {
+        const region* r = find_exact(s.base);
+        if (r == nullptr || r->id != s.id) continue;
+        for (std::size_t off = 0; off < s.size; off += (1u << 20)) {
+            const std::size_t len = std::min<std::size_t>(1u << 20, s.size - off);
+            // Read back (device memory may not be host memory), then compare.
+            if (!copy(staging.get(), reinterpret_cast<const void*>(s.base + off), len) ||
+                std::memcmp(staging.get(), s.copy.get() + off, len) != 0) {
+                ++n;
+                break;
+            }
+        }
+    }
+    return n;
+}
+
+// ---- delta ----------------------------------------------------------------------------------------
+template <class F>
+bool delta::for_each_chunk(const snapshot& base, F&& f) noexcept {
+    std::shared_lock lk(g_mutex);
+    const std::size_t chunk = base.chunk_ != 0 ? base.chunk_ : 4096;
+    std::size_t next = 0;  // the first piece not passed yet
+    for (const auto& s : base.regions_) {
+        const region* r = find_exact(s.base);
+        if (r == nullptr || r->id != s.id) continue;  // freed: nothing to compare or restore
+        for (std::uintptr_t cb = s.base; cb < s.base + s.size; cb += chunk) {
+            const std::size_t len = std::min<std::uintptr_t>(cb + chunk, s.base + s.size) - cb;
+            while (next < pieces_.size() && pieces_[next].addr < cb) ++next;
+            const bool kept = next < pieces_.size() && pieces_[next].addr == cb;
+            if (!f(cb, len, kept ? pieces_[next].bytes.get() : s.copy.get() + (cb - s.base), s.base)) return false;
+        }
+    }
+    return true;
+}
+
+namespace {
+// Reads `len` bytes of device memory at `addr` for a comparison: directly where device memory is
+// this process's memory, else into `staging` (null when that copy failed).
+const std::byte* read_for_compare(std::uintptr_t addr, std::size_t len, std::unique_ptr<std::byte[]>& staging,
+                                  std::size_t staging_size) noexcept {
+    if (write_tracking_available()) return reinterpret_cast<const std::byte*>(addr);
+    if (!staging) staging.reset(new (std::nothrow) std::byte[staging_size]);
+    if (!staging || !copy(staging.get(), reinterpret_cast<const void*>(addr), len)) return nullptr;
+    return staging.get();
+}
+}  // namespace
+
+const char* delta::take(const snapshot& base) noexcept {
+    release();
+    std::unique_ptr<std::byte[]> staging;
+    const std::size_t chunk = base.chunk_ != 0 ? base.chunk_ : 4096;
+    std::vector<piece> out;
+    const bool ok = for_each_chunk(base, [&](std::uintptr_t addr, std::size_t len, const std::byte* want, std::uintptr_t) {
+        const std::byte* now = read_for_compare(addr, len, staging, chunk);
+        if (now == nullptr) return false;
+        if (std::memcmp(now, want, len) == 0) return true;
+        try {
+            piece p{addr, len, std::unique_ptr<std::byte[]>(new std::byte[len])};
+            std::memcpy(p.bytes.get(), now, len);
+            out.push_back(std::move(p));
+        } catch (...) {
+            return false;
+        }
+        bytes_ += len;
+        return true;
+    });
+    if (!ok) {
+        bytes_ = 0;
+        return "comparing device memory with the snapshot failed";
+    }
+    pieces_ = std::move(out);
+    return nullptr;
+}
+
+bool delta::restore(const snapshot& base, core::replay::memory_stats& out) noexcept {
+    std::unique_ptr<std::byte[]> staging;
+    const std::size_t chunk = base.chunk_ != 0 ? base.chunk_ : 4096;
+    bool ok = true;
+    std::uintptr_t last_region = 0;
+    (void)for_each_chunk(base, [&](std::uintptr_t addr, std::size_t len, const std::byte* want, std::uintptr_t region) {
+        if (region != last_region) ++out.regions;
+        last_region = region;
+        const std::byte* now = read_for_compare(addr, len, staging, chunk);
+        if (now == nullptr || std::memcmp(now, want, len) != 0) {
+            ok = copy(reinterpret_cast<void*>(addr), want, len) && ok;
+            out.bytes += len;
+        }
+        return true;
+    });
+    return ok;
+}
+
+std::uint64_t delta::differing_regions(const snapshot& base) noexcept {
+    std::unique_ptr<std::byte[]> staging;
+    const std::size_t chunk = base.chunk_ != 0 ? base.chunk_ : 4096;
+    std::uint64_t n = 0;
+    std::uintptr_t counted = 0;  // the last region counted
+    (void)for_each_chunk(base, [&](std::uintptr_t addr, std::size_t len, const std::byte* want, std::uintptr_t region) {
+        if (region == counted) return true;
+        const std::byte* now = read_for_compare(addr, len, staging, chunk);
+        if (now == nullptr || std::memcmp(now, want, len) != 0) {
+            ++n;
+            counted = region;
+        }
+        return true;
+    });
+    return n;
 }
 
 void snapshot::release() noexcept {

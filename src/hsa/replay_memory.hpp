@@ -56,7 +56,16 @@ public:
 
     /// Captures every covered region of `agent`. A static reason on failure (over budget,
     /// allocation or copy failure); nothing is held then.
-    const char* take(std::uint64_t agent, const core::replay::options& opt, core::replay::memory_stats& out) noexcept;
+    /// `track_writes` false: no write protection even under changed_chunks (a restore then
+    /// compares each chunk and writes those that differ; range replay's snapshots).
+    const char* take(std::uint64_t agent, const core::replay::options& opt, core::replay::memory_stats& out,
+                     bool track_writes = true) noexcept;
+    /// Under changed_chunks where write tracking is available: write-protects the captured regions
+    /// now (memory must equal the capture: right after take or a restore), so later restores write
+    /// only what changed since. Range replay arms once its agent is held and memory is reset.
+    void arm() noexcept;
+    /// How many captured regions' bytes differ from the capture now (range replay's divergence).
+    [[nodiscard]] std::uint64_t differing_regions() noexcept;
     /// Writes back what changed (policy); false when some region could not be written.
     bool restore(core::replay::memory_stats& out) noexcept;
     /// 64-bit checksum of the covered bytes as they are now.
@@ -65,6 +74,7 @@ public:
     void release() noexcept;
 
 private:
+    void arm_locked() noexcept;
     struct saved {
         std::uintptr_t base;
         std::size_t size;
@@ -76,6 +86,39 @@ private:
     encore_replay_snapshot_policy_t policy_ = ENCORE_REPLAY_SNAPSHOT_FULL_COPY;
     std::uint64_t chunk_ = 0;
     bool tracked_ = false;  // write protection armed
+
+    friend class delta;
+};
+
+/// The chunks in which memory differs from a snapshot, with their bytes: range replay keeps what
+/// pass 0 left as changes over the range's start (one compare, no second full copy).
+class delta {
+public:
+    /// Compares the memory of `base`'s regions with it now, keeping the chunks that differ. A
+    /// static reason on failure (nothing kept then).
+    const char* take(const snapshot& base) noexcept;
+    /// Writes what differs from `base` overlaid with the kept chunks (compares every chunk, writes
+    /// those that differ). false when some chunk could not be written.
+    bool restore(const snapshot& base, core::replay::memory_stats& out) noexcept;
+    /// How many of `base`'s regions now differ from `base` overlaid with the kept chunks.
+    [[nodiscard]] std::uint64_t differing_regions(const snapshot& base) noexcept;
+    [[nodiscard]] std::uint64_t bytes() const noexcept { return bytes_; }
+    void release() noexcept {
+        pieces_.clear();
+        bytes_ = 0;
+    }
+
+private:
+    struct piece {
+        std::uintptr_t addr;
+        std::size_t len;
+        std::unique_ptr<std::byte[]> bytes;
+    };
+    // Visits every chunk of `base`'s live regions with the bytes it should hold: f(addr, len, want).
+    template <class F>
+    bool for_each_chunk(const snapshot& base, F&& f) noexcept;
+    std::vector<piece> pieces_;  // ascending by address
+    std::uint64_t bytes_ = 0;
 };
 
 }  // namespace encore::hsa::replay_memory

@@ -7,6 +7,7 @@
  * `size` member is not its first, or when an operation id iterated is not accepted by the name
  * query. */
 #include <rocprofiler-sdk/experimental/kernel_replay.h> /* the replay payload: experimental, as in the reference */
+#include <rocprofiler-sdk/experimental/range_replay.h>
 #include <rocprofiler-sdk/rocprofiler.h>
 
 #include <stddef.h>
@@ -37,6 +38,7 @@ static const struct payload_info payloads[] = {
     PAYLOAD(rocprofiler_callback_tracing_hip_event_data_t),
     PAYLOAD(rocprofiler_callback_tracing_hip_graph_data_t),
     PAYLOAD(rocprofiler_callback_tracing_kernel_replay_data_t),
+    PAYLOAD(rocprofiler_callback_tracing_range_replay_data_t),
     PAYLOAD(rocprofiler_callback_tracing_ompt_data_t),
     PAYLOAD(rocprofiler_callback_tracing_rccl_api_data_t),
     PAYLOAD(rocprofiler_callback_tracing_rocdecode_api_data_t),

@@ -35,5 +35,8 @@ struct hip_graph : api::event_domain<"HIP_GRAPH", kind::hip_graph, "HIP_GRAPH_EX
 struct hip_event : api::event_domain<"HIP_EVENT", kind::hip_event, "HIP_EVENT_RECORD", "HIP_EVENT_WAIT"> {};
 struct kernel_replay : api::event_domain<"KERNEL_REPLAY", kind::kernel_replay, "KERNEL_REPLAY_CONFIG",
                                          "KERNEL_REPLAY_PASS", "KERNEL_REPLAY_SNAPSHOT", "KERNEL_REPLAY_RESTORE"> {};
+struct range_replay
+    : api::event_domain<"RANGE_REPLAY", kind::range_replay, "RANGE_REPLAY_CONFIG", "RANGE_REPLAY_PASS", "RANGE_REPLAY_CLOSE"> {
+};
 
 }  // namespace encore::domains

@@ -18,6 +18,7 @@
 #include <encore/api/op.hpp>
 #include <rocprofiler-sdk/callback_tracing.h>
 #include <rocprofiler-sdk/experimental/kernel_replay.h>
+#include <rocprofiler-sdk/experimental/range_replay.h>
 #include <rocprofiler-sdk/fwd.h>
 
 #include <array>
@@ -137,7 +138,9 @@ using kind_list = api::type_list<
     kind_decl<kind::hip_event, "HIP_EVENT", rocprofiler_callback_tracing_hip_event_data_t, false,
               produced_by::hip, operations::domain>,
     kind_decl<kind::cuda_driver_api, "CUDA_DRIVER_API", generic_api_data, true,
-              produced_by::cuda, operations::at_load>>;
+              produced_by::cuda, operations::at_load>,
+    kind_decl<kind::range_replay, "RANGE_REPLAY", rocprofiler_callback_tracing_range_replay_data_t, false,
+              produced_by::hsa, operations::domain>>;
 // clang-format on
 
 namespace detail {

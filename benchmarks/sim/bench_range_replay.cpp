@@ -1,0 +1,247 @@
+// Range replay's amortization on the software HSA runtime, in one run (the program is its own
+// tool and loads libencore-hsa as HSA_TOOLS_LIB): K dependent dispatches (add_into,
+// double_in_place alternating, on 4096 floats) with 64 MiB of covered device memory beside them,
+// each iteration
+//   plain/K    the K dispatches, no replay (the tool opts out)
+//   kernel/K   each of the K dispatches kernel-replayed with N passes: K snapshots
+//   range/K    the K dispatches as one range replayed with N passes: one start snapshot (pass 0's
+//              end kept as the chunks that differ from it), N-1 re-executions of all K
+// for K = 1, 2, 4, 8 and N = 5. benchmarks/RESULTS.md has the figures, the ratio kernel/range per
+// K, and the command.
+#include <benchmark/benchmark.h>
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpedantic"
+#include <hsa/hsa.h>
+#include <hsa/hsa_ext_amd.h>
+#pragma GCC diagnostic pop
+
+#include <rocprofiler-sdk/experimental/kernel_replay.h>
+#include <rocprofiler-sdk/experimental/range_replay.h>
+#include <rocprofiler-sdk/rocprofiler.h>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+namespace {
+
+constexpr std::uint64_t passes = 5;
+constexpr std::uint32_t n = 4096;
+constexpr std::size_t ballast_bytes = 64ull << 20;
+
+// ---- the tool -----------------------------------------------------------------------------------
+bool g_kernel = false, g_range = false;  // which replay the next dispatches / ranges get
+std::uint64_t g_snapshots = 0, g_snapshot_bytes = 0, g_declined = 0;
+
+std::uint64_t kernel_passes(rocprofiler_kernel_dispatch_info_t, rocprofiler_user_data_t) { return passes; }
+std::uint64_t range_passes(std::uint64_t, rocprofiler_user_data_t) { return passes; }
+
+void on_kernel(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*, void*) {
+    auto* p = static_cast<rocprofiler_callback_tracing_kernel_replay_data_t*>(r.payload);
+    if (r.operation == ROCPROFILER_KERNEL_REPLAY_CONFIG && r.phase == ROCPROFILER_CALLBACK_PHASE_ENTER && g_kernel)
+        p->replay_pass_count = &kernel_passes;
+    if (r.operation == ROCPROFILER_KERNEL_REPLAY_SNAPSHOT && r.phase == ROCPROFILER_CALLBACK_PHASE_EXIT) {
+        ++g_snapshots;
+        g_snapshot_bytes += p->bytes;
+    }
+}
+
+void on_range(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*, void*) {
+    auto* p = static_cast<rocprofiler_callback_tracing_range_replay_data_t*>(r.payload);
+    if (r.operation == ROCPROFILER_RANGE_REPLAY_CONFIG && r.phase == ROCPROFILER_CALLBACK_PHASE_ENTER && g_range)
+        p->pass_count_cb = &range_passes;
+    if (r.operation == ROCPROFILER_RANGE_REPLAY_CLOSE && r.phase == ROCPROFILER_CALLBACK_PHASE_EXIT) {
+        if (p->status != ROCPROFILER_RANGE_REPLAY_STATUS_REPLAYED) ++g_declined;
+        ++g_snapshots;  // the range's start (pass 0's end is kept as a compare's differing chunks)
+        g_snapshot_bytes += p->snapshot_bytes;
+    }
+}
+
+int tool_init(rocprofiler_client_finalize_t, void*) {
+    rocprofiler_context_id_t ctx{};
+    if (rocprofiler_create_context(&ctx) != ROCPROFILER_STATUS_SUCCESS ||
+        rocprofiler_configure_callback_tracing_service(ctx, ROCPROFILER_CALLBACK_TRACING_KERNEL_REPLAY, nullptr, 0,
+                                                       &on_kernel, nullptr) != ROCPROFILER_STATUS_SUCCESS ||
+        rocprofiler_configure_callback_tracing_service(ctx, ROCPROFILER_CALLBACK_TRACING_RANGE_REPLAY, nullptr, 0,
+                                                       &on_range, nullptr) != ROCPROFILER_STATUS_SUCCESS)
+        return 1;
+    return rocprofiler_start_context(ctx) == ROCPROFILER_STATUS_SUCCESS ? 0 : 1;
+}
+
+// ---- the program --------------------------------------------------------------------------------
+struct pair_args {
+    float* x;
+    float* y;
+    std::uint32_t n;
+};
+
+struct Env {
+    hsa_agent_t gpu{}, cpu{};
+    hsa_amd_memory_pool_t device_pool{}, kernarg_pool{};
+    hsa_executable_t exe{};
+    hsa_code_object_reader_t reader{};
+    std::uint64_t k_add = 0, k_double = 0;
+    hsa_queue_t* queue = nullptr;
+    hsa_signal_t done{};
+    pair_args* args = nullptr;
+    float *x = nullptr, *y = nullptr;
+    bool ok = false;
+
+    static hsa_status_t pick_pool(hsa_amd_memory_pool_t p, void* d) {
+        auto* want = static_cast<std::pair<std::uint32_t, hsa_amd_memory_pool_t>*>(d);
+        std::uint32_t flags = 0;
+        hsa_amd_memory_pool_get_info(p, HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS, &flags);
+        if ((flags & want->first) != 0) {
+            want->second = p;
+            return HSA_STATUS_INFO_BREAK;
+        }
+        return HSA_STATUS_SUCCESS;
+    }
+
+    void* alloc(hsa_amd_memory_pool_t pool, std::size_t bytes) {
+        void* p = nullptr;
+        return hsa_amd_memory_pool_allocate(pool, bytes, 0, &p) == HSA_STATUS_SUCCESS ? p : nullptr;
+    }
+
+    Env() {
+        if (hsa_init() != HSA_STATUS_SUCCESS) return;
+        hsa_iterate_agents(
+            [](hsa_agent_t a, void* d) {
+                auto* e = static_cast<Env*>(d);
+                hsa_device_type_t t;
+                hsa_agent_get_info(a, HSA_AGENT_INFO_DEVICE, &t);
+                if (t == HSA_DEVICE_TYPE_GPU && e->gpu.handle == 0) e->gpu = a;
+                if (t == HSA_DEVICE_TYPE_CPU && e->cpu.handle == 0) e->cpu = a;
+                return HSA_STATUS_SUCCESS;
+            },
+            this);
+        std::pair<std::uint32_t, hsa_amd_memory_pool_t> want{HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_COARSE_GRAINED, {}};
+        hsa_amd_agent_iterate_memory_pools(gpu, &pick_pool, &want);
+        device_pool = want.second;
+        want = {HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_KERNARG_INIT, {}};
+        hsa_amd_agent_iterate_memory_pools(cpu, &pick_pool, &want);
+        kernarg_pool = want.second;
+        const int fd = open(ENCORE_RANGE_BENCH_CO, O_RDONLY);
+        if (fd < 0 || hsa_code_object_reader_create_from_file(fd, &reader) != HSA_STATUS_SUCCESS) return;
+        hsa_executable_create_alt(HSA_PROFILE_FULL, HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT, nullptr, &exe);
+        if (hsa_executable_load_agent_code_object(exe, gpu, reader, nullptr, nullptr) != HSA_STATUS_SUCCESS) return;
+        hsa_executable_freeze(exe, nullptr);
+        for (auto [name, out] : {std::pair{"add_into.kd", &k_add}, std::pair{"double_in_place.kd", &k_double}}) {
+            hsa_executable_symbol_t sym{};
+            if (hsa_executable_get_symbol_by_name(exe, name, &gpu, &sym) != HSA_STATUS_SUCCESS) return;
+            hsa_executable_symbol_get_info(sym, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT, out);
+        }
+        if (hsa_queue_create(gpu, 256, HSA_QUEUE_TYPE_MULTI, nullptr, nullptr, 0, 0, &queue) != HSA_STATUS_SUCCESS)
+            return;
+        hsa_signal_create(1, 0, nullptr, &done);
+        args = static_cast<pair_args*>(alloc(kernarg_pool, sizeof(pair_args)));
+        x = static_cast<float*>(alloc(device_pool, n * sizeof(float)));
+        y = static_cast<float*>(alloc(device_pool, n * sizeof(float)));
+        auto* ballast = static_cast<unsigned char*>(alloc(device_pool, ballast_bytes));
+        if (args == nullptr || x == nullptr || y == nullptr || ballast == nullptr) return;
+        hsa_amd_agents_allow_access(1, &gpu, nullptr, args);
+        std::memset(ballast, 1, ballast_bytes);  // its pages exist (sim memory is host memory)
+        for (std::uint32_t i = 0; i < n; ++i) x[i] = y[i] = 1.0f;
+        ok = true;
+    }
+
+    void dispatch(std::uint64_t kernel) {
+        *args = pair_args{x, y, n};
+        hsa_signal_store_screlease(done, 1);
+        const std::uint64_t idx = hsa_queue_add_write_index_screlease(queue, 1);
+        auto* p = static_cast<hsa_kernel_dispatch_packet_t*>(queue->base_address) + (idx & (queue->size - 1));
+        std::memset(reinterpret_cast<char*>(p) + 4, 0, sizeof(*p) - 4);
+        p->workgroup_size_x = 64;
+        p->workgroup_size_y = p->workgroup_size_z = 1;
+        p->grid_size_x = n;
+        p->grid_size_y = p->grid_size_z = 1;
+        p->kernel_object = kernel;
+        p->kernarg_address = args;
+        p->completion_signal = done;
+        const std::uint16_t header = (HSA_PACKET_TYPE_KERNEL_DISPATCH << HSA_PACKET_HEADER_TYPE) |
+                                     (1 << HSA_PACKET_HEADER_BARRIER) |
+                                     (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE) |
+                                     (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE);
+        const std::uint16_t setup = 1 << HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS;
+        __atomic_store_n(reinterpret_cast<std::uint32_t*>(p), header | (static_cast<std::uint32_t>(setup) << 16),
+                         __ATOMIC_RELEASE);
+        hsa_signal_store_screlease(queue->doorbell_signal, static_cast<hsa_signal_value_t>(idx));
+        while (hsa_signal_wait_scacquire(done, HSA_SIGNAL_CONDITION_LT, 1, UINT64_MAX, HSA_WAIT_STATE_BLOCKED) >= 1) {
+        }
+    }
+
+    void phase(std::int64_t k) {
+        for (std::int64_t i = 0; i < k; ++i) dispatch(i % 2 == 0 ? k_add : k_double);
+    }
+};
+
+Env& env() {
+    static Env e;
+    return e;
+}
+
+void finish(benchmark::State& state) {
+    const double it = static_cast<double>(state.iterations());
+    state.counters["snapshots"] = static_cast<double>(g_snapshots) / it;
+    state.counters["snapshot_MiB"] = static_cast<double>(g_snapshot_bytes) / it / (1 << 20);
+    if (g_declined != 0) state.SkipWithError("a range was declined");
+    g_kernel = g_range = false;
+    g_snapshots = g_snapshot_bytes = g_declined = 0;
+}
+
+void BM_plain(benchmark::State& state) {
+    auto& e = env();
+    if (!e.ok) return state.SkipWithError("HSA setup failed");
+    for (auto _ : state) e.phase(state.range(0));
+    finish(state);
+}
+
+void BM_kernel(benchmark::State& state) {
+    auto& e = env();
+    if (!e.ok) return state.SkipWithError("HSA setup failed");
+    g_kernel = true;
+    for (auto _ : state) e.phase(state.range(0));
+    finish(state);
+}
+
+void BM_range(benchmark::State& state) {
+    auto& e = env();
+    if (!e.ok) return state.SkipWithError("HSA setup failed");
+    g_range = true;
+    std::uint64_t id = 0;
+    for (auto _ : state) {
+        if (rocprofiler_range_replay_begin(++id) != ROCPROFILER_STATUS_SUCCESS) return state.SkipWithError("begin");
+        e.phase(state.range(0));
+        if (rocprofiler_range_replay_end() != ROCPROFILER_STATUS_SUCCESS) return state.SkipWithError("end");
+    }
+    finish(state);
+}
+
+// Side by side per K: plain, kernel, range.
+void args(benchmark::internal::Benchmark* b) {
+    b->ArgName("K")->Arg(1)->Arg(2)->Arg(4)->Arg(8)->Iterations(20)->UseRealTime()->Unit(benchmark::kMillisecond);
+}
+BENCHMARK(BM_plain)->Apply(args);
+BENCHMARK(BM_kernel)->Apply(args);
+BENCHMARK(BM_range)->Apply(args);
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) rocprofiler_tool_configure_result_t* rocprofiler_configure(
+    uint32_t, const char*, uint32_t, rocprofiler_client_id_t*) {
+    static rocprofiler_tool_configure_result_t r{sizeof(r), &tool_init, nullptr, nullptr};
+    return &r;
+}
+
+int main(int argc, char** argv) {
+    // The software runtime loads the tools library named here at hsa_init.
+    setenv("HSA_TOOLS_LIB", ENCORE_HSA_TOOLS_LIB, 0);
+    benchmark::Initialize(&argc, argv);
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}

@@ -1,0 +1,174 @@
+// examples/tools/range_replay.hpp — encore-replay --range NAME (replay_bench.cpp includes it):
+// every roctx range whose message is NAME (roctxRangePushA/Pop, roctxRangeStartA/Stop, seen as
+// MARKER_CORE_RANGE_API records from libencore-roctx) is replayed as one range: begun at the push
+// (start), ended at the matching pop (stop), and reported per range name: ranges replayed, passes,
+// dispatches per pass, and the GPU time of a pass (the sum of its dispatches' times; pass 0, the
+// program's own run, included) as min / median / max.
+//
+// Environment (encore-replay sets it): ENCORE_REPLAY_RANGE=NAME, ENCORE_REPLAY_PASSES (as for
+// kernel replay). While NAME is set, replay_bench's kernel replay opts out of every dispatch.
+// A start/stop range stopped on another thread than it started on is not replayed (ranges are
+// thread-scoped): it is counted and reported.
+#pragma once
+
+#include <encore/domains/events.hpp>
+#include <encore/domains/marker.hpp>
+#include <encore/encore.hpp>
+#include <rocprofiler-sdk/experimental/range_replay.h>
+#include <rocprofiler-sdk/marker/api_args.h>
+#include <rocprofiler-sdk/marker/api_id.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace range_tool {
+
+struct state {
+    std::string name;  // ENCORE_REPLAY_RANGE
+    std::uint64_t passes = 5;
+    std::mutex mu;
+    // The range being replayed now (one at a time: end blocks its thread for the passes).
+    std::uint64_t open_id = 0;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> pass_ns;  // (agent, ns) per COMPLETE, pass 0 first
+    std::vector<std::vector<std::pair<std::uint64_t, std::uint64_t>>> by_pass;
+    std::atomic<std::uint64_t> current_pass{0};
+    // The report.
+    std::uint64_t replayed = 0, passes_run = 0, dispatches = 0, unmatched_stop = 0;
+    std::vector<double> pass_us;
+    std::map<std::string, std::uint64_t> declined;
+    std::atomic<std::uint64_t> next_id{1};
+};
+
+inline state& g() {
+    static state* s = new state;  // never destroyed: callbacks may run at exit
+    return *s;
+}
+
+/// Whether --range is in effect (kernel replay then opts out).
+inline bool enabled() noexcept { return !g().name.empty(); }
+
+inline std::uint64_t pass_count(std::uint64_t, rocprofiler_user_data_t) { return g().passes; }
+
+inline void on_range(const encore::record& r, rocprofiler_user_data_t&) {
+    auto* p = static_cast<rocprofiler_callback_tracing_range_replay_data_t*>(r.payload);
+    auto& s = g();
+    if (r.operation == ROCPROFILER_RANGE_REPLAY_CONFIG && r.phase == ROCPROFILER_CALLBACK_PHASE_ENTER) {
+        p->pass_count_cb = &pass_count;
+        std::lock_guard lk(s.mu);
+        s.open_id = p->range_id;
+        s.by_pass.assign(1, {});
+        s.current_pass.store(0);
+    } else if (r.operation == ROCPROFILER_RANGE_REPLAY_PASS && r.phase == ROCPROFILER_CALLBACK_PHASE_ENTER) {
+        std::lock_guard lk(s.mu);
+        s.by_pass.emplace_back();
+        s.current_pass.store(p->current_pass);
+    } else if (r.operation == ROCPROFILER_RANGE_REPLAY_CLOSE && r.phase == ROCPROFILER_CALLBACK_PHASE_EXIT) {
+        std::lock_guard lk(s.mu);
+        if (p->status == ROCPROFILER_RANGE_REPLAY_STATUS_REPLAYED) {
+            ++s.replayed;
+            s.passes_run += p->passes_run;
+            s.dispatches += p->dispatch_count;
+            for (const auto& pass : s.by_pass) {
+                std::uint64_t ns = 0;
+                for (const auto& [agent, t] : pass)
+                    if (agent == p->agent_id.handle) ns += t;
+                s.pass_us.push_back(static_cast<double>(ns) / 1e3);
+            }
+        } else {
+            ++s.declined[p->decline_reason != nullptr ? p->decline_reason : "the tool opted out"];
+        }
+        s.open_id = 0;
+        s.by_pass.clear();
+    }
+}
+
+inline void on_dispatch(const encore::record& r, rocprofiler_user_data_t&) {
+    if (r.operation != ROCPROFILER_KERNEL_DISPATCH_COMPLETE) return;
+    auto* p = static_cast<rocprofiler_callback_tracing_kernel_dispatch_data_t*>(r.payload);
+    auto& s = g();
+    std::lock_guard lk(s.mu);
+    if (s.open_id == 0 || s.by_pass.empty()) return;
+    s.by_pass.back().emplace_back(p->dispatch_info.agent_id.handle, p->end_timestamp - p->start_timestamp);
+}
+
+// A thread range (push/pop) or process range (start/stop) named `name`: begun at ENTER (the
+// push), ended at EXIT (the pop). user_data remembers whether this one began a range.
+inline void on_marker(const encore::record& r, rocprofiler_user_data_t& ud) {
+    if (r.operation != ROCPROFILER_MARKER_CORE_RANGE_API_ID_roctxThreadRangeA &&
+        r.operation != ROCPROFILER_MARKER_CORE_RANGE_API_ID_roctxProcessRangeA)
+        return;
+    auto* p = static_cast<rocprofiler_callback_tracing_marker_api_data_t*>(r.payload);
+    const char* msg = r.operation == ROCPROFILER_MARKER_CORE_RANGE_API_ID_roctxThreadRangeA
+                          ? p->args.roctxThreadRangeA.message
+                          : p->args.roctxProcessRangeA.message;
+    auto& s = g();
+    if (r.phase == ROCPROFILER_CALLBACK_PHASE_ENTER) {
+        ud.value = 0;
+        if (msg == nullptr || s.name != msg) return;
+        if (rocprofiler_range_replay_begin(s.next_id.fetch_add(1)) == ROCPROFILER_STATUS_SUCCESS) ud.value = 1;
+    } else if (ud.value == 1) {
+        if (rocprofiler_range_replay_end() != ROCPROFILER_STATUS_SUCCESS) {
+            std::lock_guard lk(s.mu);
+            ++s.unmatched_stop;
+        }
+    }
+}
+
+/// Adds the range replay services to a context of their own (KERNEL_DISPATCH once per context:
+/// replay_bench's context has its own). false: --range asked and not possible (said why).
+inline bool configure(std::uint64_t passes) {
+    const char* v = std::getenv("ENCORE_REPLAY_RANGE");
+    if (v == nullptr || *v == '\0') return true;
+    auto& s = g();
+    s.name = v;
+    s.passes = passes;
+    namespace d = encore::domains;
+    encore::context ctx;
+    if (encore::context::create(ctx) != ROCPROFILER_STATUS_SUCCESS ||
+        ctx.trace<d::range_replay>(&on_range) != ROCPROFILER_STATUS_SUCCESS ||
+        ctx.trace<d::kernel_dispatch>(&on_dispatch) != ROCPROFILER_STATUS_SUCCESS ||
+        ctx.trace<d::marker_core_range>(&on_marker) != ROCPROFILER_STATUS_SUCCESS ||
+        ctx.start() != ROCPROFILER_STATUS_SUCCESS) {
+        std::fprintf(stderr, "[encore-replay] --range: this encore cannot replay ranges\n");
+        return false;
+    }
+    return true;
+}
+
+inline double median(std::vector<double> v) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+/// The per-range table (stderr), at finalization.
+inline void report() {
+    if (!enabled()) return;
+    auto& s = g();
+    std::lock_guard lk(s.mu);
+    std::fprintf(stderr, "\n[encore-replay] range \"%s\": %" PRIu64 " passes per range (pass 0 is the program's run)\n",
+                 s.name.c_str(), s.passes);
+    std::fprintf(stderr, "%-24s %8s %8s %16s %12s %12s %12s\n", "range", "replayed", "passes", "dispatches/pass",
+                 "min_us", "median_us", "max_us");
+    const auto mm = std::minmax_element(s.pass_us.begin(), s.pass_us.end());
+    std::fprintf(stderr, "%-24s %8" PRIu64 " %8" PRIu64 " %16.1f %12.2f %12.2f %12.2f\n", s.name.c_str(), s.replayed,
+                 s.passes_run,
+                 s.replayed != 0 ? static_cast<double>(s.dispatches) / static_cast<double>(s.replayed) : 0.0,
+                 s.pass_us.empty() ? 0.0 : *mm.first, median(s.pass_us), s.pass_us.empty() ? 0.0 : *mm.second);
+    for (const auto& [why, n] : s.declined)
+        std::fprintf(stderr, "[encore-replay] %" PRIu64 " range(s) not replayed: %s\n", n, why.c_str());
+    if (s.unmatched_stop != 0)
+        std::fprintf(stderr,
+                     "[encore-replay] %" PRIu64 " range(s) ended on another thread than they began: not replayed\n",
+                     s.unmatched_stop);
+}
+
+}  // namespace range_tool
