@@ -2,7 +2,7 @@
 # All GPU checks and benchmarks of the CUDA backend in one go, on a machine with CUDA and an
 # NVIDIA GPU (not CI). Builds libencore and libencore-cuda (libcuda.so.1) with Meson, the test
 # programs with nvcc, runs them bare and traced, checks, benchmarks, and prints a table last.
-#   benchmarks/cuda/run_gpu.sh [BUILD_DIR]
+#   benchmarks/cuda/run_gpu.sh [BUILD_DIR]       (ENCORE_GPU_QUICK=1: without the framework scripts)
 # Building and running under encore: common.sh.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -277,5 +277,21 @@ else
 fi
 
 echo "verify on the device, 1 GiB + 64 MiB tracked: $verify_ratio"
+
+# The framework and library checks, each its own script with its own build folder (beside $B):
+# encore-trace and encore-replay on PyTorch, JAX, cuBLAS and Triton programs, replay over VMM
+# memory, NCCL through libencore-rccl. ENCORE_GPU_QUICK=1 skips them (this script alone is about
+# 7 minutes on an H200; they add about 10).
+if [[ -z ${ENCORE_GPU_QUICK:-} ]]; then
+    for s in trace_frameworks replay_frameworks replay_vmm nccl_check; do
+        case $s in
+            trace_frameworks | replay_frameworks) dir=$B-frameworks ;;
+            replay_vmm) dir=$B ;;
+            nccl_check) dir=$B-nccl ;;
+        esac
+        echo; echo "=== benchmarks/cuda/$s.sh $dir"
+        if bash "benchmarks/cuda/$s.sh" "$dir"; then echo "PASS: $s.sh"; else echo "FAIL: $s.sh"; fails=$((fails + 1)); fi
+    done
+fi
 echo "checks failed: $fails"
 exit $(( fails > 0 ))
