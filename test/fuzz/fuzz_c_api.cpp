@@ -209,6 +209,7 @@ struct model {
     bool tool_finalize_due = true;
     bool tool_finalized_early = false;
     bool replay_configured = false;
+    bool range_replay_configured = false;  // RANGE_REPLAY: one context per process too
     // External correlation stacks of (context, thread) for this thread and the helper thread.
     std::vector<std::uint64_t> stacks[max_contexts][2];
     std::uint64_t last_ts = 0;
@@ -547,6 +548,8 @@ void do_configure(bool ptr_form) {
             e.apply(ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED, g_m.ctx[c.handle].services[kind].configured);
         e.apply(ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED,
                 kind == ROCPROFILER_CALLBACK_TRACING_KERNEL_REPLAY && g_m.replay_configured);
+        e.apply(ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED,
+                kind == ROCPROFILER_CALLBACK_TRACING_RANGE_REPLAY && g_m.range_replay_configured);
         // Every valid kind configures, produced here or not: never NOT_IMPLEMENTED.
     }
     CHECK_STATUS(e, got);
@@ -560,6 +563,7 @@ void do_configure(bool ptr_form) {
         for (int i = 0; i < n; ++i) s.ops[static_cast<std::size_t>(ops[i] - g_ops[kind].first)] = true;
     g_tags[c.handle][kind] = {c.handle, kind};
     if (kind == ROCPROFILER_CALLBACK_TRACING_KERNEL_REPLAY) g_m.replay_configured = true;
+    if (kind == ROCPROFILER_CALLBACK_TRACING_RANGE_REPLAY) g_m.range_replay_configured = true;
 }
 
 void do_configure_request() {
