@@ -10,18 +10,11 @@
 // K, and the command.
 #include <benchmark/benchmark.h>
 
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wpedantic"
-#include <hsa/hsa.h>
-#include <hsa/hsa_ext_amd.h>
-#pragma GCC diagnostic pop
+#include "../../examples/hsa/hsa_example.hpp"
 
 #include <rocprofiler-sdk/experimental/kernel_replay.h>
 #include <rocprofiler-sdk/experimental/range_replay.h>
 #include <rocprofiler-sdk/rocprofiler.h>
-
-#include <fcntl.h>
-#include <unistd.h>
 
 #include <cstdint>
 #include <cstdlib>
@@ -79,11 +72,11 @@ struct pair_args {
     std::uint32_t n;
 };
 
+// Set up with the examples' helpers (examples/hsa/hsa_example.hpp: agents, pools, code object,
+// packets), which exit with a message when the runtime refuses a step.
 struct Env {
     hsa_agent_t gpu{}, cpu{};
-    hsa_amd_memory_pool_t device_pool{}, kernarg_pool{};
-    hsa_executable_t exe{};
-    hsa_code_object_reader_t reader{};
+    example::CodeObject* co = nullptr;  // kept for the process (the benchmarks share it)
     std::uint64_t k_add = 0, k_double = 0;
     hsa_queue_t* queue = nullptr;
     hsa_signal_t done{};
@@ -91,59 +84,19 @@ struct Env {
     float *x = nullptr, *y = nullptr;
     bool ok = false;
 
-    static hsa_status_t pick_pool(hsa_amd_memory_pool_t p, void* d) {
-        auto* want = static_cast<std::pair<std::uint32_t, hsa_amd_memory_pool_t>*>(d);
-        std::uint32_t flags = 0;
-        hsa_amd_memory_pool_get_info(p, HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS, &flags);
-        if ((flags & want->first) != 0) {
-            want->second = p;
-            return HSA_STATUS_INFO_BREAK;
-        }
-        return HSA_STATUS_SUCCESS;
-    }
-
-    void* alloc(hsa_amd_memory_pool_t pool, std::size_t bytes) {
-        void* p = nullptr;
-        return hsa_amd_memory_pool_allocate(pool, bytes, 0, &p) == HSA_STATUS_SUCCESS ? p : nullptr;
-    }
-
     Env() {
         if (hsa_init() != HSA_STATUS_SUCCESS) return;
-        hsa_iterate_agents(
-            [](hsa_agent_t a, void* d) {
-                auto* e = static_cast<Env*>(d);
-                hsa_device_type_t t;
-                hsa_agent_get_info(a, HSA_AGENT_INFO_DEVICE, &t);
-                if (t == HSA_DEVICE_TYPE_GPU && e->gpu.handle == 0) e->gpu = a;
-                if (t == HSA_DEVICE_TYPE_CPU && e->cpu.handle == 0) e->cpu = a;
-                return HSA_STATUS_SUCCESS;
-            },
-            this);
-        std::pair<std::uint32_t, hsa_amd_memory_pool_t> want{HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_COARSE_GRAINED, {}};
-        hsa_amd_agent_iterate_memory_pools(gpu, &pick_pool, &want);
-        device_pool = want.second;
-        want = {HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_KERNARG_INIT, {}};
-        hsa_amd_agent_iterate_memory_pools(cpu, &pick_pool, &want);
-        kernarg_pool = want.second;
-        const int fd = open(ENCORE_RANGE_BENCH_CO, O_RDONLY);
-        if (fd < 0 || hsa_code_object_reader_create_from_file(fd, &reader) != HSA_STATUS_SUCCESS) return;
-        hsa_executable_create_alt(HSA_PROFILE_FULL, HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT, nullptr, &exe);
-        if (hsa_executable_load_agent_code_object(exe, gpu, reader, nullptr, nullptr) != HSA_STATUS_SUCCESS) return;
-        hsa_executable_freeze(exe, nullptr);
-        for (auto [name, out] : {std::pair{"add_into.kd", &k_add}, std::pair{"double_in_place.kd", &k_double}}) {
-            hsa_executable_symbol_t sym{};
-            if (hsa_executable_get_symbol_by_name(exe, name, &gpu, &sym) != HSA_STATUS_SUCCESS) return;
-            hsa_executable_symbol_get_info(sym, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT, out);
-        }
-        if (hsa_queue_create(gpu, 256, HSA_QUEUE_TYPE_MULTI, nullptr, nullptr, 0, 0, &queue) != HSA_STATUS_SUCCESS)
-            return;
-        hsa_signal_create(1, 0, nullptr, &done);
-        args = static_cast<pair_args*>(alloc(kernarg_pool, sizeof(pair_args)));
-        x = static_cast<float*>(alloc(device_pool, n * sizeof(float)));
-        y = static_cast<float*>(alloc(device_pool, n * sizeof(float)));
-        auto* ballast = static_cast<unsigned char*>(alloc(device_pool, ballast_bytes));
-        if (args == nullptr || x == nullptr || y == nullptr || ballast == nullptr) return;
-        hsa_amd_agents_allow_access(1, &gpu, nullptr, args);
+        gpu = example::agents(HSA_DEVICE_TYPE_GPU).at(0);
+        cpu = example::agents(HSA_DEVICE_TYPE_CPU).at(0);
+        co = new example::CodeObject(ENCORE_RANGE_BENCH_CO, gpu);
+        k_add = co->kernel("add_into", gpu);
+        k_double = co->kernel("double_in_place", gpu);
+        HSA_CHECK(hsa_queue_create(gpu, 256, HSA_QUEUE_TYPE_MULTI, nullptr, nullptr, 0, 0, &queue));
+        HSA_CHECK(hsa_signal_create(1, 0, nullptr, &done));
+        args = static_cast<pair_args*>(example::alloc_kernarg(cpu, gpu, sizeof(pair_args)));
+        x = static_cast<float*>(example::alloc_device(gpu, n * sizeof(float)));
+        y = static_cast<float*>(example::alloc_device(gpu, n * sizeof(float)));
+        auto* ballast = static_cast<unsigned char*>(example::alloc_device(gpu, ballast_bytes));
         std::memset(ballast, 1, ballast_bytes);  // its pages exist (sim memory is host memory)
         for (std::uint32_t i = 0; i < n; ++i) x[i] = y[i] = 1.0f;
         ok = true;
@@ -152,26 +105,8 @@ struct Env {
     void dispatch(std::uint64_t kernel) {
         *args = pair_args{x, y, n};
         hsa_signal_store_screlease(done, 1);
-        const std::uint64_t idx = hsa_queue_add_write_index_screlease(queue, 1);
-        auto* p = static_cast<hsa_kernel_dispatch_packet_t*>(queue->base_address) + (idx & (queue->size - 1));
-        std::memset(reinterpret_cast<char*>(p) + 4, 0, sizeof(*p) - 4);
-        p->workgroup_size_x = 64;
-        p->workgroup_size_y = p->workgroup_size_z = 1;
-        p->grid_size_x = n;
-        p->grid_size_y = p->grid_size_z = 1;
-        p->kernel_object = kernel;
-        p->kernarg_address = args;
-        p->completion_signal = done;
-        const std::uint16_t header = (HSA_PACKET_TYPE_KERNEL_DISPATCH << HSA_PACKET_HEADER_TYPE) |
-                                     (1 << HSA_PACKET_HEADER_BARRIER) |
-                                     (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE) |
-                                     (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE);
-        const std::uint16_t setup = 1 << HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS;
-        __atomic_store_n(reinterpret_cast<std::uint32_t*>(p), header | (static_cast<std::uint32_t>(setup) << 16),
-                         __ATOMIC_RELEASE);
-        hsa_signal_store_screlease(queue->doorbell_signal, static_cast<hsa_signal_value_t>(idx));
-        while (hsa_signal_wait_scacquire(done, HSA_SIGNAL_CONDITION_LT, 1, UINT64_MAX, HSA_WAIT_STATE_BLOCKED) >= 1) {
-        }
+        example::dispatch_1d(queue, kernel, args, n, 64, done);
+        example::wait_done(done);
     }
 
     void phase(std::int64_t k) {
