@@ -76,15 +76,6 @@ rocprofiler_status_t local_toggle(rocprofiler_context_id_t id, bool on) noexcept
 rocprofiler_status_t local_start(rocprofiler_context_id_t id) { return local_toggle(id, true); }
 rocprofiler_status_t local_stop(rocprofiler_context_id_t id) { return local_toggle(id, false); }
 
-template <class R, class F>
-R tool_answer(unsigned ctx, R fallback, F&& f) noexcept {
-    try {
-        return f();
-    } catch (...) {
-        tracing::detail::callback_threw(ctx, static_cast<std::uint32_t>(range_kind));
-        return fallback;
-    }
-}
 
 void deliver(range_state& r, rocprofiler_range_replay_operation_t op, rocprofiler_callback_phase_t phase,
              rocprofiler_callback_tracing_range_replay_data_t& p, rocprofiler_user_data_t& ud) noexcept {
@@ -218,7 +209,9 @@ rocprofiler_status_t begin(std::uint64_t id) noexcept {
     r->pass_count = p.pass_count_cb;
     r->cont = p.replay_continue_cb;
     std::uint64_t n = 1;
-    if (r->pass_count != nullptr) n = tool_answer(r->ctx, std::uint64_t{1}, [&] { return r->pass_count(id, r->ud); });
+    if (r->pass_count != nullptr)
+        n = replay::tool_answer(r->ctx, static_cast<std::uint32_t>(range_kind), std::uint64_t{1},
+                                [&] { return r->pass_count(id, r->ud); });
     if (n == 0 && r->cont == nullptr) {
         warn_reason("a pass count of 0 without replay_continue_cb: the range is not replayed");
         n = 1;
@@ -305,7 +298,8 @@ rocprofiler_status_t end() noexcept {
                 break;
             }
             if (pp.replay_continue_cb != nullptr &&
-                tool_answer(r->ctx, 0, [&] { return pp.replay_continue_cb(r->id, i, n, ud_pass); }) == 0)
+                replay::tool_answer(r->ctx, static_cast<std::uint32_t>(range_kind), 0,
+                                    [&] { return pp.replay_continue_cb(r->id, i, n, ud_pass); }) == 0)
                 break;
         }
         t_locally_stopped = 0;

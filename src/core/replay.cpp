@@ -116,18 +116,6 @@ rocprofiler_status_t local_stop(rocprofiler_context_id_t id) { return local_togg
 // Delivers one KERNEL_REPLAY record to the replay context, if it selected `op`. Which operations
 // it gets is read once, at CONFIG ENTER: a context stopped during the sequence still gets the rest
 // of it (every ENTER its EXIT), like a dispatch's COMPLETE after its ENQUEUE.
-// A tool's pass-count or continue callback, with the tool boundary: if it throws, the tool is
-// disabled (callback_threw) and `fallback` stands for its answer.
-template <class R, class F>
-R tool_answer(unsigned ctx, R fallback, F&& f) noexcept {
-    try {
-        return f();
-    } catch (...) {
-        tracing::detail::callback_threw(ctx, static_cast<std::uint32_t>(replay_kind));
-        return fallback;
-    }
-}
-
 struct deliverer {
     unsigned ctx;
     rocprofiler_thread_id_t tid;
@@ -229,7 +217,8 @@ void replay_dispatch(const rocprofiler_kernel_dispatch_info_t& info, dispatch_ba
     bool replay = false;
     if (pass_count != nullptr) {
         // A throwing pass count: the dispatch runs once.
-        n = tool_answer(ctx, std::uint64_t{1}, [&] { return pass_count(info, ud_config); });
+        n = tool_answer(ctx, static_cast<std::uint32_t>(replay_kind), std::uint64_t{1},
+                        [&] { return pass_count(info, ud_config); });
         if (n == 0 && cont == nullptr) {
             declined = "pass count 0 (indefinite) without replay_continue: the dispatch runs once";
             warn_once(declined);
@@ -335,8 +324,9 @@ void replay_dispatch(const rocprofiler_kernel_dispatch_info_t& info, dispatch_ba
                 break;
             }
             // A throwing continue callback ends the loop (as if it said 0).
-            if (pp.replay_continue != nullptr &&
-                tool_answer(ctx, 0, [&] { return pp.replay_continue(info, i, n, ud_pass); }) == 0)
+            if (pp.replay_continue != nullptr && tool_answer(ctx, static_cast<std::uint32_t>(replay_kind), 0, [&] {
+                                                     return pp.replay_continue(info, i, n, ud_pass);
+                                                 }) == 0)
                 break;
             if (const std::uint64_t now = core::now_ns(); now >= next_progress) {
                 if (n != 0)

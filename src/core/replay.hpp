@@ -85,6 +85,19 @@ struct checksum64 {
     }
 };
 
+/// A tool's pass-count or continue callback (kernel or range replay, `kind`), with the tool
+/// boundary: if it throws, the tool is disabled (callback_threw) and `fallback` stands for its
+/// answer.
+template <class R, class F>
+R tool_answer(unsigned ctx, std::uint32_t kind, R fallback, F&& f) noexcept {
+    try {
+        return f();
+    } catch (...) {
+        tracing::detail::callback_threw(ctx, kind);
+        return fallback;
+    }
+}
+
 /// The most passes one replay runs (ENCORE_REPLAY_MAX_PASSES, default 10000; range replay uses it too).
 ENCORE_API std::uint64_t pass_cap() noexcept;
 
