@@ -129,22 +129,34 @@ struct window {
     std::uint64_t before, after;
 };
 
-int run(const std::string& source) {
-    const bool cupti = source == "cupti";
+// What every scenario starts with: device 0's primary context current, the fake module's
+// `count` kernel, and a 64-byte counter for it (zeroed when asked: a copy more).
+struct counting {
     CUdevice dev = 0;
-    CHECK(cuInit(0));
-    CHECK(cuDeviceGet(&dev, 0));
     CUcontext ctx = nullptr;
-    CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    CHECK(cuCtxSetCurrent(ctx));
     CUmodule mod = nullptr;
     CUfunction f = nullptr;
-    CHECK(cuModuleLoadData(&mod, &g_module));
-    CHECK(cuModuleGetFunction(&f, mod, "count"));
     CUdeviceptr counter = 0;
-    CHECK(cuMemAlloc(&counter, 64));
-    const unsigned char zeros[64] = {};
-    CHECK(cuMemcpyHtoD(counter, zeros, sizeof(zeros)));
+};
+counting open_counting(bool zeroed) {
+    counting c;
+    CHECK(cuInit(0));
+    CHECK(cuDeviceGet(&c.dev, 0));
+    CHECK(cuDevicePrimaryCtxRetain(&c.ctx, c.dev));
+    CHECK(cuCtxSetCurrent(c.ctx));
+    CHECK(cuModuleLoadData(&c.mod, &g_module));
+    CHECK(cuModuleGetFunction(&c.f, c.mod, "count"));
+    CHECK(cuMemAlloc(&c.counter, 64));
+    if (zeroed) {
+        const unsigned char zeros[64] = {};
+        CHECK(cuMemcpyHtoD(c.counter, zeros, sizeof(zeros)));
+    }
+    return c;
+}
+
+int run(const std::string& source) {
+    const bool cupti = source == "cupti";
+    auto [dev, ctx, mod, f, counter] = open_counting(true);
 
     constexpr int per_thread = 40;
     std::vector<window> windows[2];
@@ -250,18 +262,7 @@ int run(const std::string& source) {
 // 4096 launches in batches (the fake CUPTI's flush period passes between them); encore gives up
 // on CUPTI (said once) and times the rest with events; every launch still gets one COMPLETE.
 int run_broken() {
-    CUdevice dev = 0;
-    CHECK(cuInit(0));
-    CHECK(cuDeviceGet(&dev, 0));
-    CUcontext ctx = nullptr;
-    CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    CHECK(cuCtxSetCurrent(ctx));
-    CUmodule mod = nullptr;
-    CUfunction f = nullptr;
-    CHECK(cuModuleLoadData(&mod, &g_module));
-    CHECK(cuModuleGetFunction(&f, mod, "count"));
-    CUdeviceptr counter = 0;
-    CHECK(cuMemAlloc(&counter, 64));
+    auto [dev, ctx, mod, f, counter] = open_counting(false);
     void* params[] = {&counter};
     constexpr int batches = 8, per_batch = 512;
     for (int b = 0; b < batches; ++b) {
@@ -295,18 +296,7 @@ int run_broken() {
 // A CUPTI that loses every kernel record (FAKE_CUPTI_DROP_KERNELS): the release waits its 10 s,
 // then delivers each launch's COMPLETE without times (said once), never none.
 int run_dropped() {
-    CUdevice dev = 0;
-    CHECK(cuInit(0));
-    CHECK(cuDeviceGet(&dev, 0));
-    CUcontext ctx = nullptr;
-    CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    CHECK(cuCtxSetCurrent(ctx));
-    CUmodule mod = nullptr;
-    CUfunction f = nullptr;
-    CHECK(cuModuleLoadData(&mod, &g_module));
-    CHECK(cuModuleGetFunction(&f, mod, "count"));
-    CUdeviceptr counter = 0;
-    CHECK(cuMemAlloc(&counter, 64));
+    auto [dev, ctx, mod, f, counter] = open_counting(false);
     void* params[] = {&counter};
     for (int i = 0; i < 5; ++i) CHECK(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, nullptr, params, nullptr));
     CHECK(cuMemFree(counter));
@@ -322,20 +312,7 @@ int run_dropped() {
 }
 
 int run_exit() {
-    CUdevice dev = 0;
-    CHECK(cuInit(0));
-    CHECK(cuDeviceGet(&dev, 0));
-    CUcontext ctx = nullptr;
-    CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    CHECK(cuCtxSetCurrent(ctx));
-    CUmodule mod = nullptr;
-    CUfunction f = nullptr;
-    CHECK(cuModuleLoadData(&mod, &g_module));
-    CHECK(cuModuleGetFunction(&f, mod, "count"));
-    CUdeviceptr counter = 0;
-    CHECK(cuMemAlloc(&counter, 64));
-    const unsigned char zeros[64] = {};
-    CHECK(cuMemcpyHtoD(counter, zeros, sizeof(zeros)));
+    auto [dev, ctx, mod, f, counter] = open_counting(true);
     void* params[] = {&counter};
     for (int i = 0; i < 3; ++i) CHECK(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, nullptr, params, nullptr));
     CHECK(cuMemFree(counter));
