@@ -34,6 +34,9 @@
 #include <rocprofiler-sdk/experimental/kernel_replay.h>
 
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -100,6 +103,9 @@ kernel_line g_lines[max_kernel_lines];
 std::atomic<std::size_t> g_line_count{0};
 std::map<std::string, std::size_t> g_line_of;  // kernel name -> index in g_lines; guarded by g_mutex
 std::atomic<std::uint64_t> g_replayed{0}, g_replayed_passes{0}, g_declined_count{0};
+// A dispatch's row and its counts are being written (record_dispatch): the signal path waits for
+// it, so the count it prints is the file's row count.
+std::atomic<int> g_recording{0};
 
 double us(std::uint64_t ns) { return static_cast<double>(ns) / 1000.0; }
 
@@ -125,6 +131,14 @@ std::uint64_t steady_ns() {
 // A replayed dispatch's end (under g_mutex): its CSV row, written before the replay callback
 // returns (so it survives the program's death), and its line of the signal path's table.
 void record_dispatch(std::uint64_t dispatch_id, const dispatch_run& run, bool differ) {
+    // The row and the counts the signal path prints go together: the signals that end the
+    // program with the short report wait on this thread until both are written, and a handler
+    // running on another thread waits for g_recording (on_fatal).
+    sigset_t ending, before;
+    sigemptyset(&ending);
+    for (const int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaddset(&ending, sig);
+    pthread_sigmask(SIG_BLOCK, &ending, &before);
+    g_recording.store(1, std::memory_order_seq_cst);
     const auto& v = run.pass_ns;
     const std::uint64_t mn = v.empty() ? 0 : *std::min_element(v.begin(), v.end());
     const std::uint64_t mx = v.empty() ? 0 : *std::max_element(v.begin(), v.end());
@@ -162,6 +176,8 @@ void record_dispatch(std::uint64_t dispatch_id, const dispatch_run& run, bool di
     }
     g_replayed_passes.fetch_add(v.size(), std::memory_order_relaxed);
     g_replayed.fetch_add(1, std::memory_order_relaxed);
+    g_recording.store(0, std::memory_order_seq_cst);
+    pthread_sigmask(SIG_SETMASK, &before, nullptr);
 }
 
 kernel_name name_of(std::uint64_t kernel_id) {
@@ -279,6 +295,16 @@ bool open_report() {
 // was replayed so far, when the program is about to die of the signal.
 void on_fatal(int sig, bool dying) noexcept {
     if (!dying) return;
+    // A dispatch being recorded on another thread (its row may be in the file, its count not yet):
+    // wait for it, at most 200 ms (clock_gettime is async-signal-safe). On the recording thread
+    // itself the ending signals are blocked, so this never waits on its own thread for those; a
+    // fatal signal there (a fault while recording) gives up after the bound.
+    timespec t0{}, now{};
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (g_recording.load(std::memory_order_seq_cst) != 0) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if ((now.tv_sec - t0.tv_sec) * 1000000000L + (now.tv_nsec - t0.tv_nsec) > 200000000L) break;
+    }
     dying_output::fixed_text<512> t;
     t.add("\n[encore-replay] interrupted by ")
         .add(dying_output::signal_name(sig))
