@@ -28,9 +28,10 @@ build_cuda_only() {  # TARGET...: a CUDA-only build with the examples (-Dhsa=dis
     ninja -C "$B" "$@" >/dev/null || { echo "FAIL: build"; return 1; }
 }
 
-build_tool() {  # SOURCE OUTPUT: a tool library linked against libencore
+build_tool() {  # SOURCE OUTPUT: a tool library linked against libencore (a C++ runtime the
+    # compiler links statically kept inside, as for encore's own libraries: docs/cuda.md)
     g++ -std=c++20 -O2 -shared -fPIC "${inc[@]}" -DAMD_INTERNAL_BUILD "$1" \
-        -L "$B/src/core" -lencore -Wl,-rpath,"$root/$B/src/core" -o "$2"
+        -L "$B/src/core" -lencore -Wl,-rpath,"$root/$B/src/core" -Wl,--exclude-libs,ALL -o "$2"
 }
 
 under_encore() {  # TOOL COMMAND...: COMMAND with encore's libcuda.so.1 as the driver and TOOL loaded

@@ -24,5 +24,5 @@ ninja -C "$B" "src/libs/libencore-rccl.so.$version" >/dev/null
 inc=(-I include -I "$B/include")
 [[ -d .device-deps/include ]] && inc+=(-I .device-deps/include)
 g++ -std=c++20 -O2 -shared -fPIC "${inc[@]}" -DAMD_INTERNAL_BUILD -D__HIP_PLATFORM_AMD__ benchmarks/cuda/nccl_tool.cpp \
-    -L "$B/src/core" -lencore -Wl,-rpath,"$root/$B/src/core" -o "$B/libnccl_check_tool.so"
+    -L "$B/src/core" -lencore -Wl,-rpath,"$root/$B/src/core" -Wl,--exclude-libs,ALL -o "$B/libnccl_check_tool.so"
 python3 benchmarks/cuda/nccl_check.py --encore-rccl "$rccl" --tool "$root/$B/libnccl_check_tool.so" torch
