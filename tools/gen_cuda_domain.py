@@ -130,7 +130,9 @@ def main() -> int:
     ap.add_argument("--compat-include", action="append", default=[], type=Path,
                     help="an older cuda.h's directory the op list must also compile against (repeatable)")
     ap.add_argument("--lib", type=Path, help="the driver library (libcuda.so.1) to list exports of")
-    ap.add_argument("--exports", type=Path, help="a file with one exported symbol name per line")
+    ap.add_argument("--exports", type=Path,
+                    help="the driver's exported functions: one name per line, or `nm -D --defined-only` lines "
+                         "(only T symbols are kept)")
     ap.add_argument("--out", default=repo, type=Path)
     ap.add_argument("--cxx", default=os.environ.get("CXX", "g++"))
     ap.add_argument("--nm", default="nm")
@@ -143,7 +145,14 @@ def main() -> int:
     if not (a.cuda_include / "cuda.h").exists():
         cdecl.die(f"{a.cuda_include / 'cuda.h'} not found (set --cuda-include)")
     if a.exports is not None:
-        exports = {line.strip().split("@")[0] for line in a.exports.read_text().splitlines() if line.strip()}
+        # The driver also exports variables (the debugger's cudbg* flags and error slots): forwarded
+        # as functions they would put a jump where a debugger or the driver reads the variable. nm's
+        # lines say which symbols are functions; a bare name is taken to be one.
+        exports = set()
+        for line in a.exports.read_text().splitlines():
+            f = line.split()
+            if len(f) == 1 or (len(f) >= 3 and f[1] == "T"):
+                exports.add(f[-1].split("@")[0])
     elif a.lib is not None:
         exports = cdecl.exported_symbols(a.lib, a.nm)
     else:
