@@ -483,6 +483,10 @@ CUresult submit_placeholder(const launch_call& c) noexcept {
 bool launch_cupti(std::unique_ptr<pending>& owned, const launch_call& c, std::uint64_t enqueue_mask,
                   CUresult& r) noexcept {
     pending* p = owned.get();
+    const bool external = cupti::method() == cupti::pairing::external;
+    // A stream CUPTI cannot name is timed with events (its kernel record is ignored as not ours).
+    const std::uint64_t ids = external ? 0 : cupti_stream_of(*p->t, c);
+    if (!external && ids == 0) return false;
     const std::uint64_t key = g_cupti_key.fetch_add(1, std::memory_order_relaxed) + 1;
     try {
         std::lock_guard lk(g_cupti_mutex);
@@ -498,12 +502,12 @@ bool launch_cupti(std::unique_ptr<pending>& owned, const launch_call& c, std::ui
     drain_at_exit();
     if ((key & (pairing_check - 1)) == 0) check_cupti_pairing();
     bool pushed = false;
-    if (cupti::method() == cupti::pairing::external) {
+    if (external) {
         pushed = cupti::push(key);
         r = c.submit();
         if (pushed) cupti::pop();
     } else {
-        cupti::queued_launch q(cupti_stream_of(*p->t, c), key, c.grid, c.block);
+        cupti::queued_launch q(ids, key, c.grid, c.block);
         r = c.submit();
         pushed = q.queued();
         if (r != CUDA_SUCCESS) q.rejected();

@@ -15,7 +15,7 @@
 // cuptiActivityFlushAll, and every flush period on a thread of its own.
 //
 // Test knobs (environment): FAKE_CUPTI_FAIL=enable (cuptiActivityEnable fails as without
-// profiling permission), FAKE_CUPTI_NO_TIMESTAMP_CALLBACK=1 (cuptiActivityRegisterTimestampCallback
+// profiling permission), FAKE_CUPTI_FAIL=stream_id (cuptiGetStreamIdEx fails), FAKE_CUPTI_NO_TIMESTAMP_CALLBACK=1 (cuptiActivityRegisterTimestampCallback
 // is not supported: encore measures an offset), FAKE_CUPTI_KERNEL_FIRST=1 (a launch's kernel
 // record comes before its EXTERNAL_CORRELATION record), FAKE_CUPTI_STALE_EXTERNAL=1 (each
 // launch's correlation id is also paired with the previous launch's id), FAKE_CUPTI_WRONG_CORRELATION=1
@@ -129,6 +129,18 @@ long env_number(const char* name) {
     const char* v = std::getenv(name);
     return v != nullptr ? std::strtol(v, nullptr, 10) : 0;
 }
+// A knob of the launch path, read once (getenv per launch would dominate the launch benchmark,
+// benchmarks/cuda/bench_launch_fake.cpp).
+#define FAKE_KNOB(name)                   \
+    ([] {                                 \
+        static const bool on = env(name); \
+        return on;                        \
+    }())
+#define FAKE_NUMBER(name)                       \
+    ([] {                                       \
+        static const long n = env_number(name); \
+        return n;                               \
+    }())
 
 std::uint64_t timestamp() {
     if (auto* c = g_clock.load(std::memory_order_acquire)) return c();
@@ -142,6 +154,11 @@ void append(const void* record, std::size_t bytes);
 /// Hands the completed buffers and the current one back, oldest first (outside the lock: the
 /// callback parses and delivers). Held kernel records (FAKE_CUPTI_SHUFFLE) are written first.
 void complete_current() {
+    // One hand-over at a time, so buffers come back in the order they were filled (as CUPTI's,
+    // whose records of one stream encore's stream-order pairing takes in buffer order). Recursive:
+    // a full buffer in append() below hands over from inside a hand-over.
+    static std::recursive_mutex handing_over;
+    std::lock_guard order(handing_over);
     std::vector<kernel_record> held;
     {
         std::lock_guard lk(g_mutex);
@@ -168,7 +185,7 @@ void complete_current() {
 
 /// Appends a record, asking for a buffer when there is none or it is full.
 void append(const void* record, std::size_t bytes) {
-    const auto per_buffer = static_cast<std::size_t>(env_number("FAKE_CUPTI_RECORDS_PER_BUFFER"));
+    const auto per_buffer = static_cast<std::size_t>(FAKE_NUMBER("FAKE_CUPTI_RECORDS_PER_BUFFER"));
     for (int tries = 0; tries < 2; ++tries) {
         {
             std::lock_guard lk(g_mutex);
@@ -216,7 +233,7 @@ void observe_shape(CUstream s, const unsigned grid[3], const unsigned block[3]) 
 }
 
 void write_kernel(const kernel_record& r) {
-    if (env("FAKE_CUPTI_SHUFFLE")) {
+    if (FAKE_KNOB("FAKE_CUPTI_SHUFFLE")) {
         std::lock_guard lk(g_mutex);
         g_held.push_back(r);
         return;
@@ -237,15 +254,15 @@ void observe(int phase) {
             x.externalKind = static_cast<CUpti_ExternalCorrelationKind>(k);
             x.externalId = t_stack[k][t_depth[k] - 1];
             // FAKE_CUPTI_WRONG_CORRELATION: a CUPTI whose records pair the key with another id.
-            x.correlationId = env("FAKE_CUPTI_WRONG_CORRELATION") ? t_correlation + 1'000'000'000u : t_correlation;
+            x.correlationId = FAKE_KNOB("FAKE_CUPTI_WRONG_CORRELATION") ? t_correlation + 1'000'000'000u : t_correlation;
             g_external_records.fetch_add(1, std::memory_order_relaxed);
-            if (env("FAKE_CUPTI_KERNEL_FIRST")) {
+            if (FAKE_KNOB("FAKE_CUPTI_KERNEL_FIRST")) {
                 t_held = x;
                 t_holding = true;
             } else {
                 append(&x, sizeof(x));
             }
-            if (env("FAKE_CUPTI_STALE_EXTERNAL") && k == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2 && t_last_id != 0) {
+            if (FAKE_KNOB("FAKE_CUPTI_STALE_EXTERNAL") && k == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2 && t_last_id != 0) {
                 // A second record for the same correlation id, with the id the thread pushed for
                 // its previous launch (what a CUPTI that pairs an outer API level would write).
                 CUpti_ActivityExternalCorrelation stale = x;
@@ -257,25 +274,25 @@ void observe(int phase) {
     } else if (phase == 1) {
         t_start = timestamp();
     } else {
-        if (env("FAKE_CUPTI_DROP_KERNELS")) return;  // a CUPTI that lost the record
+        if (FAKE_KNOB("FAKE_CUPTI_DROP_KERNELS")) return;  // a CUPTI that lost the record
         kernel_record r{};
         r.head.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
         r.head.start = t_start;
         r.head.end = timestamp();
         // FAKE_CUPTI_RUNTIME_NESTING: the enclosing runtime call's id (made up: one no record names).
-        r.head.correlationId = env("FAKE_CUPTI_RUNTIME_NESTING") ? t_correlation | 0x80000000u : t_correlation;
+        r.head.correlationId = FAKE_KNOB("FAKE_CUPTI_RUNTIME_NESTING") ? t_correlation | 0x80000000u : t_correlation;
         CUcontext ctx = nullptr;
         if (g_ctx_get_current != nullptr) (void)g_ctx_get_current(&ctx);
         r.head.contextId = context_id_of(ctx);
         r.head.streamId = stream_id_of(r.head.contextId, t_stream, false);
-        if (env("FAKE_CUPTI_WRONG_STREAM")) r.head.streamId += 1000;  // ids cuptiGetStreamIdEx never gave
+        if (FAKE_KNOB("FAKE_CUPTI_WRONG_STREAM")) r.head.streamId += 1000;  // ids cuptiGetStreamIdEx never gave
         r.head.gridX = static_cast<std::int32_t>(t_grid[0]);
         r.head.gridY = static_cast<std::int32_t>(t_grid[1]);
         r.head.gridZ = static_cast<std::int32_t>(t_grid[2]);
         r.head.blockX = static_cast<std::int32_t>(t_block[0]);
         r.head.blockY = static_cast<std::int32_t>(t_block[1]);
         r.head.blockZ = static_cast<std::int32_t>(t_block[2]);
-        if (env("FAKE_CUPTI_GRAPH_KERNELS") && (t_correlation & 1) != 0) {
+        if (FAKE_KNOB("FAKE_CUPTI_GRAPH_KERNELS") && (t_correlation & 1) != 0) {
             kernel_record g = r;                   // a graph's kernel that ran on the stream just before (ending 10 us
             g.head.start = r.head.start - 50'000;  // before this one: outside its launch's window)
             g.head.end = r.head.start - 10'000;
@@ -286,7 +303,7 @@ void observe(int phase) {
             g_graph_records.fetch_add(1, std::memory_order_relaxed);
             write_kernel(g);
         }
-        if (r.head.gridX == env_number("FAKE_CUPTI_DROP_GRID")) {
+        if (r.head.gridX == FAKE_NUMBER("FAKE_CUPTI_DROP_GRID")) {
             std::lock_guard lk(g_mutex);
             ++g_dropped;  // no buffer space for it, as CUPTI would say
             g_dropped_total.fetch_add(1, std::memory_order_relaxed);
@@ -437,6 +454,7 @@ FAKE_API CUptiResult cuptiGetContextId(CUcontext context, std::uint32_t* id) {
 FAKE_API CUptiResult cuptiGetStreamIdEx(CUcontext context, CUstream stream, std::uint8_t per_thread, std::uint32_t* id) {
     if (id == nullptr) return CUPTI_ERROR_INVALID_PARAMETER;
     g_stream_id_calls.fetch_add(1, std::memory_order_relaxed);
+    if (env("FAKE_CUPTI_FAIL", "stream_id")) return static_cast<CUptiResult>(20);  // CUPTI_ERROR_INVALID_STREAM
     CUcontext ctx = context;
     if (ctx == nullptr && g_ctx_get_current != nullptr) (void)g_ctx_get_current(&ctx);
     *id = stream_id_of(context_id_of(ctx), stream, per_thread != 0);

@@ -7,7 +7,9 @@
 //                                back; then the primary context is released. SOURCE (cupti |
 //                                events | none) is the timing source the environment should have
 //                                chosen (none: CUPTI, pairing none of the launches: every COMPLETE
-//                                without times, after the release's 10 s wait).
+//                                without times, after the release's 10 s wait; unnamed: CUPTI
+//                                loaded, but it cannot name the streams: each launch timed with
+//                                events).
 //                                Checks: every launch made through encore has one ENQUEUE ENTER,
 //                                one EXIT and exactly one COMPLETE, delivered before the release
 //                                returned, with the ENQUEUE's correlation id and user_data, a
@@ -286,6 +288,8 @@ int run(const std::string& source) {
     if (cupti)
         expect(st.kernels == static_cast<unsigned long>(2 * per_thread + 1),
                "CUPTI recorded every kernel, the one encore did not launch included (" + std::to_string(st.kernels) + ")");
+    else if (source == "unnamed")
+        expect(st.stream_ids > 0 && st.kernels > 0, "CUPTI was asked for stream ids and recorded kernels");
     else
         expect(st.pushed == 0 && st.stream_ids == 0,
                "events: CUPTI not asked (" + std::to_string(st.pushed) + " pushed)");
