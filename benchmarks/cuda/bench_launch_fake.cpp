@@ -68,8 +68,8 @@ int main(int argc, char** argv) {
     CUmodule mod = nullptr;
     if (cuInit(0) != CUDA_SUCCESS || cuDeviceGet(&dev, 0) != CUDA_SUCCESS ||
         cuDevicePrimaryCtxRetain(&ctx, dev) != CUDA_SUCCESS || cuCtxSetCurrent(ctx) != CUDA_SUCCESS ||
-        cuModuleLoadData(&mod, &g_module) != CUDA_SUCCESS || cuModuleGetFunction(&g_fn, mod, "nothing") != CUDA_SUCCESS ||
-        cuStreamCreate(&g_stream, 0) != CUDA_SUCCESS) {
+        cuModuleLoadData(&mod, &g_module) != CUDA_SUCCESS ||
+        cuModuleGetFunction(&g_fn, mod, "nothing") != CUDA_SUCCESS || cuStreamCreate(&g_stream, 0) != CUDA_SUCCESS) {
         std::fprintf(stderr, "bench_launch_fake: the fake driver (ENCORE_CUDA_DRIVER) did not start\n");
         return 1;
     }

@@ -61,7 +61,7 @@ namespace {
 
 using namespace cupti_api;
 
-/// CUPTI buffers of 4 MiB: ~16 000 kernel records (~250 B each in CUDA 13) per buffer, so a
+/// CUPTI buffers of 4 MiB: ~19 000 kernel records (216 B each in CUDA 13.0) per buffer, so a
 /// buffer request per ~16 000 launches; CUPTI flushes them every 10 ms (flush period) or when full.
 constexpr std::size_t buffer_bytes = 4u << 20;
 constexpr std::uint32_t flush_period_ms = 10;
@@ -105,7 +105,7 @@ void request_buffer(std::uint8_t** buffer, std::size_t* size, std::size_t* max_r
 }
 
 // Kernel records paired with a waiting launch, and those that arrived unpaired (for
-// pairing_broken; relaxed: a heuristic read, no data depends on them).
+// pairing_health; relaxed: a heuristic read, no data depends on them).
 std::atomic<std::uint64_t> g_paired{0}, g_unpaired{0};
 
 // ---- stream-order pairing ------------------------------------------------------------------------

@@ -5,9 +5,10 @@
 // Names, enumerator values and record layouts are CUPTI's (cupti_result.h, cupti_activity.h and
 // cupti_version.h): CUDA 13's values, which are those of every CUPTI since CUDA 11.0 for what is
 // declared here (CUPTI only appends enumerators). Kernel activity records are versioned
-// (CUpti_ActivityKernel4 ... CUpti_ActivityKernel11 across CUDA 9 ... 13) and only grow at the
-// end: encore reads the prefix below, whose offsets are the same in all of them, after checking
-// the record's kind. The test suite's fake CUPTI (test/cuda/fake_cupti.cpp) shares this header.
+// (CUpti_ActivityKernel5, the first with graphId, of CUDA 11.0 by our reading, up to CUDA 13.0's
+// CUpti_ActivityKernel10; offsets checked against 13.0's cupti_activity.h and
+// cupti_activity_deprecated.h, not against 11.0's own headers) and only grow at the end: encore
+// reads the prefix below, whose offsets are the same in all of them, after checking the kind. The test suite's fake CUPTI (test/cuda/fake_cupti.cpp) shares this header.
 #pragma once
 
 #include <cstddef>
@@ -68,7 +69,7 @@ struct ENCORE_CUPTI_RECORD CUpti_ActivityExternalCorrelation {
     std::uint32_t reserved;
 };
 
-/// The prefix common to CUpti_ActivityKernel4 ... CUpti_ActivityKernel11 (CUPTI has no name for
+/// The prefix common to CUpti_ActivityKernel5 ... CUpti_ActivityKernel10 (CUPTI has no name for
 /// it; the members are CUPTI's, in its order). A kernel record of any of those versions starts so.
 struct ENCORE_CUPTI_RECORD kernel_record_prefix {
     CUpti_ActivityKind kind;  // CUPTI_ACTIVITY_KIND_KERNEL or CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL

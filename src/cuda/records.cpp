@@ -382,7 +382,7 @@ bool on_cupti_times(std::uint64_t key, std::uint64_t start, std::uint64_t end, b
 std::atomic<bool> g_cupti_off{false};
 constexpr std::uint64_t pairing_check = 1024;  // launches between checks; also the evidence needed
 
-/// The safety net of cupti::pairing_broken: gives up on CUPTI (said once), delivering the
+/// The safety net of cupti::pairing_health: gives up on CUPTI (said once), delivering the
 /// launches still waiting without times.
 void check_cupti_pairing() noexcept {
     std::size_t waiting = 0;

@@ -454,7 +454,8 @@ FAKE_API CUptiResult cuptiGetContextId(CUcontext context, std::uint32_t* id) {
 FAKE_API CUptiResult cuptiGetStreamIdEx(CUcontext context, CUstream stream, std::uint8_t per_thread, std::uint32_t* id) {
     if (id == nullptr) return CUPTI_ERROR_INVALID_PARAMETER;
     g_stream_id_calls.fetch_add(1, std::memory_order_relaxed);
-    if (env("FAKE_CUPTI_FAIL", "stream_id")) return static_cast<CUptiResult>(20);  // CUPTI_ERROR_INVALID_STREAM
+    static const bool fail = env("FAKE_CUPTI_FAIL", "stream_id");  // read once: called per launch
+    if (fail) return static_cast<CUptiResult>(20);                 // CUPTI_ERROR_INVALID_STREAM
     CUcontext ctx = context;
     if (ctx == nullptr && g_ctx_get_current != nullptr) (void)g_ctx_get_current(&ctx);
     *id = stream_id_of(context_id_of(ctx), stream, per_thread != 0);
