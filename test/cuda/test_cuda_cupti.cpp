@@ -24,7 +24,9 @@
 //                                stream (null and CU_STREAM_LEGACY) and their per-thread default
 //                                stream, with varied grids and a rejected launch per stream; the
 //                                same checks as `run` per launch, times exact; launches of 3-wide
-//                                grids untimed when FAKE_CUPTI_DROP_GRID=3 loses their records
+//                                grids untimed when FAKE_CUPTI_DROP_GRID=3 loses their records;
+//                                then 5 launches with the tool's context stopped and 5 of the same
+//                                shape on the same stream after it restarted, those timed exactly
 //   test_cuda_cupti exit         three launches, no release: every COMPLETE reaches the tool
 //                                before its finalization (printed there, checked on stderr)
 //   test_cuda_cupti broken       a CUPTI that pairs no launch with its kernel: encore gives up on it
@@ -343,6 +345,21 @@ int run_streams() {
     std::thread a(launcher, primary, f, &counter, 0), b(launcher, primary, f, &counter, 1),
         c(launcher, created, f2, &counter2, 0), d(launcher, created, f2, &counter2, 1);
     a.join(), b.join(), c.join(), d.join();
+    // Launches no tool wants records of (the context stopped) still take their place in their
+    // stream's order: the records of the same-shaped launches right after must not get theirs.
+    {
+        CHECK(cuCtxSetCurrent(primary));
+        CUstream s = nullptr;
+        CHECK(cuStreamCreate(&s, 0));
+        void* params[] = {&counter};
+        expect(rocprofiler_stop_context(g_ctx) == ROCPROFILER_STATUS_SUCCESS, "context stopped");
+        for (int i = 0; i < 5; ++i) CHECK(cuLaunchKernel(f, 2, 1, 1, 32, 1, 1, 0, s, params, nullptr));
+        expect(rocprofiler_start_context(g_ctx) == ROCPROFILER_STATUS_SUCCESS, "context started again");
+        for (int i = 0; i < 5; ++i) CHECK(cuLaunchKernel(f, 2, 1, 1, 32, 1, 1, 0, s, params, nullptr));
+        launched += 5;
+        CHECK(cuStreamSynchronize(s));
+        CHECK(cuStreamDestroy(s));
+    }
     CHECK(cuCtxSetCurrent(created));
     CHECK(cuMemFree(counter2));
     CHECK(cuModuleUnload(mod2));
