@@ -178,7 +178,14 @@ done
 # against a CUPTI activity user (the benchmark itself subscribing CONCURRENT_KERNEL), the cases
 # taking turns for 3 rounds (median of the rounds); then the same on a PyTorch loop of tiny
 # in-place adds, with torch.profiler as the CUPTI user. Each failure prints FAIL and goes on.
+# CUPTI pairs in stream order (ENCORE_CUPTI_PAIRING=stream, the default); the external-id method
+# runs once per program for comparison ("info:" lines, not checks). The section ends with the
+# decision it makes: whether ENCORE_CUDA_DISPATCH_TIMING=auto can become the default.
 echo; echo "--- dispatch timing sources (issue 20 item 4)"
+fails_before_timing=$fails
+# "paired=T of N" from a records tool's dispatch line: how many launches CUPTI (or events) timed.
+timed_of() { grep -o "dispatches enqueue=[0-9]* .* timed=[0-9]*" <<<"$1" | head -1 |
+    sed -E 's/dispatches enqueue=([0-9]+) .* timed=([0-9]+)/timed=\2 of \1/'; }
 timing_fallback="dispatch times come from CUDA events"
 have_cupti_bench=0
 if nvcc -O2 -DBENCH_WITH_CUPTI -I "$CUDA/extras/CUPTI/include" -o "$B/bench_launch_cupti" benchmarks/cuda/bench_launch.cu \
@@ -187,7 +194,7 @@ if nvcc -O2 -DBENCH_WITH_CUPTI -I "$CUDA/extras/CUPTI/include" -o "$B/bench_laun
 else
     echo "FAIL: bench_launch with CUPTI (-DBENCH_WITH_CUPTI -lcupti) does not build"; fails=$((fails + 1))
 fi
-# The records checks above ran with the default (auto: CUPTI where it loads); here each source.
+# The records checks above ran with the default (events); here each source.
 bare=$("$B/records_program" 2>&1)
 for src in cupti events; do
     out=$(ENCORE_CUDA_DISPATCH_TIMING=$src ENCORE_CUDA_TOOL_MODE=records encore "$B/records_program" 2>&1)
@@ -197,20 +204,24 @@ for src in cupti events; do
         'grep -q "dispatches enqueue=$(want launches) complete=$(want launches) unpaired=0 duplicate=0 order_bad=0 corr_bad=0 timed=$(want launches) untimed=0 time_bad=0" <<<"$out"'
     check "records ($src timing): GPU times inside the host window (within 50 us)" \
         'awk "/GPU start before/ {exit !(\$10 <= 50000 && \$19 <= 50000)}" <<<"$out"'
+    echo "info: records_program ($src timing): $(timed_of "$out")"
 done
+out=$(ENCORE_CUPTI_PAIRING=external ENCORE_CUDA_DISPATCH_TIMING=cupti ENCORE_CUDA_TOOL_MODE=records encore "$B/records_program" 2>&1)
+echo "info: records_program (CUPTI, external ids): $(timed_of "$out")"
 out=$(ENCORE_CUDA_DISPATCH_TIMING=cupti ENCORE_CUDA_TOOL_MODE=records encore "$B/bench_launch" 2>&1)
 echo "--- bench_launch under the records tool (CUPTI timing)"; grep -E "cuda-records: (dispatches|GPU start)|\[encore\]" <<<"$out"
 check "140001 back-to-back launches (CUPTI timing): every one paired and timed" \
     'grep -q "dispatches enqueue=140001 complete=140001 unpaired=0 duplicate=0 order_bad=0 corr_bad=0 timed=140001 untimed=0 time_bad=0" <<<"$out"'
 check "140001 launches (CUPTI timing): GPU start never before ENQUEUE ENTER by more than 2 us" \
     'awk "/GPU start before/ {exit !(\$10 <= 2000)}" <<<"$out"'
-# Which API records CUPTI needs for its EXTERNAL_CORRELATION records (ENCORE_CUPTI_API_RECORDS,
-# default driver,runtime): pairing and cost with fewer, for information (not counted as checks).
-for api in driver runtime none; do
-    o=$(ENCORE_CUPTI_API_RECORDS=$api ENCORE_CUDA_DISPATCH_TIMING=cupti ENCORE_CUDA_TOOL_MODE=records encore "$B/bench_launch" 2>&1)
-    echo "info: ENCORE_CUPTI_API_RECORDS=$api: $(grep -o "dispatches enqueue=.*" <<<"$o" | head -1)"
-    o=$(ENCORE_CUPTI_API_RECORDS=$api ENCORE_CUDA_DISPATCH_TIMING=cupti ENCORE_CUDA_TOOL_MODE=dispatch_noop encore "$B/bench_launch" 2>&1)
-    echo "info: ENCORE_CUPTI_API_RECORDS=$api: dispatch_noop $(grep -o "submit median=[0-9.]* us" <<<"$o")"
+echo "info: 140001 launches (CUPTI, stream order): $(timed_of "$out")"
+# The external-id method: which API records CUPTI needs for its EXTERNAL_CORRELATION records
+# (ENCORE_CUPTI_API_RECORDS, default driver,runtime): pairing and cost, for information.
+for api in driver,runtime driver runtime none; do
+    o=$(ENCORE_CUPTI_PAIRING=external ENCORE_CUPTI_API_RECORDS=$api ENCORE_CUDA_DISPATCH_TIMING=cupti ENCORE_CUDA_TOOL_MODE=records encore "$B/bench_launch" 2>&1)
+    echo "info: external ids, ENCORE_CUPTI_API_RECORDS=$api: 140001 launches $(timed_of "$o")"
+    o=$(ENCORE_CUPTI_PAIRING=external ENCORE_CUPTI_API_RECORDS=$api ENCORE_CUDA_DISPATCH_TIMING=cupti ENCORE_CUDA_TOOL_MODE=dispatch_noop encore "$B/bench_launch" 2>&1)
+    echo "info: external ids, ENCORE_CUPTI_API_RECORDS=$api: dispatch_noop $(grep -o "submit median=[0-9.]* us" <<<"$o")"
 done
 declare -A tcase
 for round in 1 2 3; do
@@ -261,6 +272,10 @@ if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
     check "torch_tiny_ops (CUPTI timing): result unchanged" 'grep -q "value=35000.0 expected=35000.0" <<<"$o"'
     check "torch_tiny_ops (CUPTI timing): every launch paired and timed" \
         'grep -Eq "dispatches enqueue=([0-9]+) complete=\1 unpaired=0 duplicate=0 order_bad=0 corr_bad=0 timed=\1 untimed=0 time_bad=0" <<<"$o"'
+    check "torch_tiny_ops (CUPTI timing): no fallback, no warning" '! grep -q "\[encore\]" <<<"$o"'
+    echo "info: torch_tiny_ops (CUPTI, stream order): $(timed_of "$o")"
+    o=$(ENCORE_CUPTI_PAIRING=external ENCORE_CUDA_DISPATCH_TIMING=cupti ENCORE_CUDA_TOOL_MODE=records encore python3 $tiny 2>&1)
+    echo "info: torch_tiny_ops (CUPTI, external ids): $(timed_of "$o")"
     p_bare=$(mid <<<"${tt[bare]}"); p_prof=$(mid <<<"${tt[profiler]}")
     p_events=$(mid <<<"${tt[events]}"); p_cupti=$(mid <<<"${tt[cupti]}")
     echo
@@ -274,6 +289,11 @@ if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
         check "PyTorch loop: dispatch records (CUPTI timing) cost less than torch.profiler" 'awk "BEGIN{exit !($p_cupti <= $p_prof)}"'
 else
     echo "FAIL: python3 with CUDA-enabled torch not found: the PyTorch rows are skipped"; fails=$((fails + 1))
+fi
+if [[ $fails == "$fails_before_timing" ]]; then
+    echo "decision: every timing-source check passed: ENCORE_CUDA_DISPATCH_TIMING=auto can become the default"
+else
+    echo "decision: $((fails - fails_before_timing)) timing-source checks failed: keep events as the default"
 fi
 
 echo "verify on the device, 1 GiB + 64 MiB tracked: $verify_ratio"

@@ -5,14 +5,27 @@
 // launch on an H200); CUPTI's CONCURRENT_KERNEL activity has the driver write each kernel's
 // timestamps itself and hands them over in buffers (+0.6 to +2.3 us in the same loop).
 //
-// Correlation: encore pushes a key of its own as an external correlation id (CUSTOM2; Kineto,
-// PyTorch's profiler, uses CUSTOM0/1) around each launch it makes. CUPTI then writes an
-// EXTERNAL_CORRELATION record pairing that key with its correlation id of the launch call, and
-// later the kernel record with the same correlation id. The two may come in either order (they
-// can sit in different buffers), so whichever comes first waits in a map for the other. Kernel
-// records with a correlation id encore never saw paired (graph kernels, launches encore did not
-// make, replay passes, which are timed with events) are dropped: such an entry is bounded in
-// number and forgotten when the bound is hit.
+// Pairing (ENCORE_CUPTI_PAIRING; docs/cuda.md "GPU times"):
+// - `stream` (the default): kernels on one stream run, and CUPTI reports them, in the order they
+//   were launched on it. Each launch encore makes while CUPTI times dispatches queues an entry on
+//   its stream's FIFO (keyed by CUPTI's context and stream ids), under the stream's submission
+//   lock, so the FIFO's order is the driver's; each kernel record completes the oldest entry of
+//   its stream. Entries that want no times (replay passes, launches no tool wants COMPLETE of)
+//   are placeholders, popped and ignored. Graph kernels (graphId != 0) are skipped: graph launches
+//   queue nothing. Drift (a lost record, a kernel encore did not launch) is caught by comparing
+//   the record's grid and block with the entry's and its start with the launch call's: on a
+//   mismatch the first matching entry within a bounded window is taken (the ones before it lost
+//   their records: COMPLETE without times), a record matching none is ignored. Resynchronizations
+//   and CUPTI's dropped-record reports are counted; records.cpp falls back to events when they
+//   repeat. Only CONCURRENT_KERNEL records are enabled: no API records, no external ids.
+// - `external`: encore pushes a key of its own as an external correlation id (CUSTOM2; Kineto,
+//   PyTorch's profiler, uses CUSTOM0/1) around each launch. CUPTI writes an EXTERNAL_CORRELATION
+//   record pairing the key with its correlation id of the launch's API call, and the kernel record
+//   carries the same id: whichever comes first waits in a map for the other. This needs DRIVER and
+//   RUNTIME API records and, on CUDA 13, fails for kernels launched through the CUDA runtime (the
+//   kernel carries the runtime call's id; encore, inside it, pushes its key for the nested driver
+//   call's id). Kept, selectable, as the method for a CUPTI whose stream ids cannot be read and as
+//   the comparison the tests make (test_cuda_cupti.cpp).
 //
 // Times: CUPTI is given encore's clock (cuptiActivityRegisterTimestampCallback), so its records
 // are on CLOCK_BOOTTIME directly; a CUPTI without that function gets a fixed offset to its own
@@ -28,7 +41,12 @@
 #include <dlfcn.h>
 #include <link.h>
 
+#include <cuda.h>
+
 #include <atomic>
+#include <deque>
+#include <iterator>
+#include <memory>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -43,7 +61,7 @@ namespace {
 
 using namespace cupti_api;
 
-/// CUPTI buffers of 4 MiB: ~16 000 kernel records (~250 B each in CUDA 13) per buffer, so a
+/// CUPTI buffers of 4 MiB: ~19 000 kernel records (216 B each in CUDA 13.0) per buffer, so a
 /// buffer request per ~16 000 launches; CUPTI flushes them every 10 ms (flush period) or when full.
 constexpr std::size_t buffer_bytes = 4u << 20;
 constexpr std::uint32_t flush_period_ms = 10;
@@ -51,9 +69,17 @@ constexpr CUpti_ExternalCorrelationKind key_kind = CUPTI_EXTERNAL_CORRELATION_KI
 /// How many unpaired entries each side may hold before they are forgotten (launches that never
 /// got a kernel record: rejected ones; kernel records of launches encore did not make).
 constexpr std::size_t unpaired_limit = 1u << 20;
+/// Stream-order pairing: how many entries from a stream's oldest a kernel record is compared with
+/// before it is taken for a kernel encore did not launch; how much earlier than its launch call a
+/// kernel's start may seem (the clock conversion's error: on an H200 the start was never more than
+/// 2 us before ENQUEUE ENTER); and how many resynchronizations records.cpp tolerates.
+constexpr std::size_t resync_window = 64;
+constexpr std::uint64_t early_start_ns = 100'000;
+constexpr std::uint64_t drift_limit = 16;
 
 struct source {
     functions fn;
+    pairing how = pairing::stream;
     times_fn on_times = nullptr;
     std::int64_t offset_ns = 0;  // encore's clock minus CUPTI's (0 with the timestamp callback)
     std::mutex m;                // the maps
@@ -79,8 +105,87 @@ void request_buffer(std::uint8_t** buffer, std::size_t* size, std::size_t* max_r
 }
 
 // Kernel records paired with a waiting launch, and those that arrived unpaired (for
-// pairing_broken; relaxed: a heuristic read, no data depends on them).
+// pairing_health; relaxed: a heuristic read, no data depends on them).
 std::atomic<std::uint64_t> g_paired{0}, g_unpaired{0};
+
+// ---- stream-order pairing ------------------------------------------------------------------------
+struct launch_entry {
+    std::uint64_t key;        // 0: a placeholder
+    std::uint64_t seq;        // identifies the entry for rejected()
+    std::uint64_t before_ns;  // encore's clock right before the driver call
+    std::uint32_t grid[3], block[3];
+};
+struct stream_queue {
+    std::mutex order;  // held from queuing an entry until the driver call returned (queued_launch)
+    std::mutex m;      // q; never held while calling out
+    std::deque<launch_entry> q;
+};
+std::mutex g_queues_mutex;
+auto* g_queues = new std::unordered_map<std::uint64_t, std::unique_ptr<stream_queue>>;  // never destroyed
+std::atomic<std::uint64_t> g_seq{0};
+// Resynchronizations (and dropped-record reports), graph kernels skipped (relaxed: statistics).
+std::atomic<std::uint64_t> g_drift{0}, g_graph_kernels{0};
+
+/// The queue of stream key `ids` (created when `create`), or null. Queues are never freed, so a
+/// thread keeps the last one it used without the map's lock.
+stream_queue* queue_of(std::uint64_t ids, bool create) {
+    struct last_queue {
+        std::uint64_t ids = 0;
+        stream_queue* q = nullptr;
+    };
+    static thread_local last_queue last;  // trivially destructible
+    if (last.ids == ids && last.q != nullptr) return last.q;
+    std::lock_guard lk(g_queues_mutex);
+    auto it = g_queues->find(ids);
+    if (it == g_queues->end()) {
+        if (!create) return nullptr;
+        it = g_queues->emplace(ids, std::make_unique<stream_queue>()).first;  // may throw: callers catch
+    }
+    last = {ids, it->second.get()};
+    return last.q;
+}
+
+bool same_shape(const launch_entry& e, const kernel_record_prefix& k) {
+    return static_cast<std::int64_t>(e.grid[0]) == k.gridX && static_cast<std::int64_t>(e.grid[1]) == k.gridY &&
+           static_cast<std::int64_t>(e.grid[2]) == k.gridZ && static_cast<std::int64_t>(e.block[0]) == k.blockX &&
+           static_cast<std::int64_t>(e.block[1]) == k.blockY && static_cast<std::int64_t>(e.block[2]) == k.blockZ;
+}
+
+/// A kernel record, paired in stream order (see the file's comment).
+void handle_in_order(source* s, const kernel_record_prefix* k, std::uint64_t b, std::uint64_t e) {
+    if (k->graphId != 0) {
+        g_graph_kernels.fetch_add(1, std::memory_order_relaxed);
+        return;
+    }
+    stream_queue* q = queue_of((static_cast<std::uint64_t>(k->contextId) + 1) << 32 | k->streamId, false);
+    const bool timed = b != 0 || e != 0;
+    std::uint64_t key = 0;
+    std::vector<std::uint64_t> lost;  // entries whose records never came (rare: allocated then)
+    {
+        if (q == nullptr) {
+            g_unpaired.fetch_add(1, std::memory_order_relaxed);
+            return;  // a stream encore launched nothing on while timing: not encore's kernel
+        }
+        std::lock_guard lk(q->m);
+        const std::size_t n = q->q.size() < resync_window ? q->q.size() : resync_window;
+        std::size_t at = 0;
+        while (at < n && !(same_shape(q->q[at], *k) && (!timed || b + early_start_ns >= q->q[at].before_ns))) ++at;
+        if (at == n) {
+            g_unpaired.fetch_add(1, std::memory_order_relaxed);
+            return;  // matches no launch waiting on the stream: a kernel encore did not launch
+        }
+        if (at != 0) {
+            g_drift.fetch_add(1, std::memory_order_relaxed);
+            for (std::size_t i = 0; i < at; ++i)
+                if (q->q[i].key != 0) lost.push_back(q->q[i].key);  // may throw: caught by the caller
+        }
+        key = q->q[at].key;
+        q->q.erase(q->q.begin(), q->q.begin() + static_cast<std::ptrdiff_t>(at) + 1);
+    }
+    g_paired.fetch_add(1, std::memory_order_relaxed);
+    for (std::uint64_t l : lost) (void)s->on_times(l, 0, 0, false);
+    if (key != 0) (void)s->on_times(key, b, e, timed);
+}
 
 /// Offers CUPTI's times for one correlation id to its candidate keys, newest first, outside the
 /// maps' lock (the receiver delivers records to tools); whether one took them.
@@ -95,6 +200,17 @@ bool offer(source* s, const std::vector<std::uint64_t>& keys, std::uint64_t b, s
 
 /// One record of a completed buffer (records are handled in buffer order, each as if alone).
 void handle(source* s, const CUpti_Activity* r) {
+    if (s->how == pairing::stream) {
+        if (r->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && r->kind != CUPTI_ACTIVITY_KIND_KERNEL) return;
+        const auto* k = reinterpret_cast<const kernel_record_prefix*>(r);
+        std::uint64_t b = 0, e = 0;
+        if (k->start != 0 || k->end != 0) {
+            b = k->start + static_cast<std::uint64_t>(s->offset_ns);
+            e = k->end + static_cast<std::uint64_t>(s->offset_ns);
+        }
+        handle_in_order(s, k, b, e);
+        return;
+    }
     std::vector<std::uint64_t> keys;
     std::uint64_t b = 0, e = 0;
     std::uint32_t correlation = 0;
@@ -150,8 +266,13 @@ void handle(source* s, const CUpti_Activity* r) {
     (void)offer(s, later, b, e, b != 0 || e != 0);
 }
 
-void buffer_completed(void*, std::uint32_t, std::uint8_t* buffer, std::size_t, std::size_t valid) {
+// One buffer at a time: stream-order pairing needs a stream's records handled in CUPTI's order,
+// and CUPTI's thread and a flushing thread may both hand buffers over.
+std::mutex g_buffers_mutex;
+
+void buffer_completed(void* ctx, std::uint32_t stream, std::uint8_t* buffer, std::size_t, std::size_t valid) {
     source* s = g_source.load(std::memory_order_acquire);
+    std::lock_guard lk(g_buffers_mutex);
     CUpti_Activity* r = nullptr;
     while (s != nullptr && buffer != nullptr && valid != 0 &&
            s->fn.get_next_record(buffer, valid, &r) == CUPTI_SUCCESS && r != nullptr) {
@@ -160,6 +281,11 @@ void buffer_completed(void*, std::uint32_t, std::uint8_t* buffer, std::size_t, s
         } catch (...) {  // no memory for a map entry: that record is lost (its launch untimed at drain)
         }
     }
+    // Records CUPTI had no buffer space for: stream order may have a gap (the window resyncs it).
+    std::size_t dropped = 0;
+    if (s != nullptr && s->fn.get_dropped != nullptr && s->fn.get_dropped(ctx, stream, &dropped) == CUPTI_SUCCESS &&
+        dropped != 0)
+        g_drift.fetch_add(1, std::memory_order_relaxed);
     std::free(buffer);
 }
 
@@ -239,6 +365,14 @@ mode timing_mode() noexcept {
     return mode::events;
 }
 
+pairing pairing_mode() noexcept {
+    const char* v = std::getenv("ENCORE_CUPTI_PAIRING");
+    if (v == nullptr || *v == '\0' || std::strcmp(v, "stream") == 0) return pairing::stream;
+    if (std::strcmp(v, "external") == 0) return pairing::external;
+    core::warn("libencore-cuda: ENCORE_CUPTI_PAIRING=%s is not stream or external; using stream", v);
+    return pairing::stream;
+}
+
 /// Loads and initializes CUPTI; null (having said why, where it should) when it cannot be used.
 source* start(times_fn on_times) noexcept {
     const mode m = timing_mode();
@@ -269,6 +403,10 @@ source* start(times_fn on_times) noexcept {
     bind(lib.handle, f.pop_external, "cuptiActivityPopExternalCorrelationId");
     bind(lib.handle, f.register_timestamp, "cuptiActivityRegisterTimestampCallback");
     bind(lib.handle, f.get_timestamp, "cuptiGetTimestamp");
+    bind(lib.handle, f.get_context_id, "cuptiGetContextId");
+    bind(lib.handle, f.get_stream_id, "cuptiGetStreamIdEx");
+    bind(lib.handle, f.get_dropped, "cuptiActivityGetNumDroppedRecords");
+    s->how = pairing_mode();
     const char* path = lib.path.c_str();
     bool published = false;  // CUPTI may hold the source from then on: it is never freed after
     auto fail = [&](const char* step, CUptiResult r) -> source* {
@@ -285,7 +423,9 @@ source* start(times_fn on_times) noexcept {
     };
     if (f.get_version == nullptr || f.activity_enable == nullptr || f.activity_disable == nullptr ||
         f.register_callbacks == nullptr || f.get_next_record == nullptr || f.flush_all == nullptr ||
-        f.flush_period == nullptr || f.push_external == nullptr || f.pop_external == nullptr ||
+        f.flush_period == nullptr ||
+        (s->how == pairing::external ? f.push_external == nullptr || f.pop_external == nullptr
+                                     : f.get_context_id == nullptr || f.get_stream_id == nullptr) ||
         (f.register_timestamp == nullptr && f.get_timestamp == nullptr)) {
         core::warn("libencore-cuda: %s lacks functions of CUPTI's activity API; dispatch times come from CUDA events",
                    path);
@@ -325,29 +465,33 @@ source* start(times_fn on_times) noexcept {
             }
         }
     }
-    if (CUptiResult r = f.activity_enable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION); r != CUPTI_SUCCESS) {
-        g_source.store(nullptr, std::memory_order_release);
-        return fail("cuptiActivityEnable(EXTERNAL_CORRELATION)", r);
-    }
-    // CUPTI writes EXTERNAL_CORRELATION records only for API calls whose own activity records are
-    // enabled (NVIDIA/Fuser found DRIVER necessary for driver-API launches), and a runtime
-    // launch's kernel carries the runtime call's correlation id: both kinds are on unless
-    // ENCORE_CUPTI_API_RECORDS names fewer (any of "driver", "runtime"; "none"), which is for
-    // measuring what each costs and whether pairing holds without it. Their records are skipped.
-    const char* api = std::getenv("ENCORE_CUPTI_API_RECORDS");
-    const std::string api_kinds = api != nullptr ? api : "driver,runtime";
-    for (const auto& [name, k] :
-         {std::pair{"driver", CUPTI_ACTIVITY_KIND_DRIVER}, std::pair{"runtime", CUPTI_ACTIVITY_KIND_RUNTIME}}) {
-        if (api_kinds.find(name) == std::string::npos) continue;
-        if (CUptiResult r = f.activity_enable(k); r != CUPTI_SUCCESS) {
-            (void)f.activity_disable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
+    // Stream-order pairing needs only the kernel records.
+    if (s->how == pairing::external) {
+        if (CUptiResult r = f.activity_enable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION); r != CUPTI_SUCCESS) {
             g_source.store(nullptr, std::memory_order_release);
-            return fail(k == CUPTI_ACTIVITY_KIND_DRIVER ? "cuptiActivityEnable(DRIVER)" : "cuptiActivityEnable(RUNTIME)",
-                        r);
+            return fail("cuptiActivityEnable(EXTERNAL_CORRELATION)", r);
+        }
+        // CUPTI writes EXTERNAL_CORRELATION records only for API calls whose own activity records are
+        // enabled (NVIDIA/Fuser found DRIVER necessary for driver-API launches), and a runtime
+        // launch's kernel carries the runtime call's correlation id: both kinds are on unless
+        // ENCORE_CUPTI_API_RECORDS names fewer (any of "driver", "runtime"; "none"), which is for
+        // measuring what each costs and whether pairing holds without it. Their records are skipped.
+        const char* api = std::getenv("ENCORE_CUPTI_API_RECORDS");
+        const std::string api_kinds = api != nullptr ? api : "driver,runtime";
+        for (const auto& [name, k] :
+             {std::pair{"driver", CUPTI_ACTIVITY_KIND_DRIVER}, std::pair{"runtime", CUPTI_ACTIVITY_KIND_RUNTIME}}) {
+            if (api_kinds.find(name) == std::string::npos) continue;
+            if (CUptiResult r = f.activity_enable(k); r != CUPTI_SUCCESS) {
+                (void)f.activity_disable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
+                g_source.store(nullptr, std::memory_order_release);
+                return fail(k == CUPTI_ACTIVITY_KIND_DRIVER ? "cuptiActivityEnable(DRIVER)"
+                                                            : "cuptiActivityEnable(RUNTIME)",
+                            r);
+            }
         }
     }
     if (CUptiResult r = f.activity_enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL); r != CUPTI_SUCCESS) {
-        (void)f.activity_disable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
+        if (s->how == pairing::external) (void)f.activity_disable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
         g_source.store(nullptr, std::memory_order_release);
         return fail("cuptiActivityEnable(CONCURRENT_KERNEL)", r);
     }
@@ -372,9 +516,82 @@ void pop() noexcept {
     if (source* s = g_source.load(std::memory_order_acquire)) (void)s->fn.pop_external(key_kind, &last);
 }
 
-bool pairing_broken(std::size_t waiting, std::size_t threshold) noexcept {
-    return g_paired.load(std::memory_order_relaxed) == 0 && g_unpaired.load(std::memory_order_relaxed) >= threshold &&
-           waiting >= threshold;
+pairing method() noexcept {
+    source* s = g_source.load(std::memory_order_acquire);
+    return s != nullptr ? s->how : pairing::stream;
+}
+
+std::uint64_t context_key(void* ctx) noexcept {
+    source* s = g_source.load(std::memory_order_acquire);
+    std::uint32_t id = 0;
+    if (s == nullptr || s->how != pairing::stream || ctx == nullptr || s->fn.get_context_id(ctx, &id) != CUPTI_SUCCESS)
+        return 0;
+    return (static_cast<std::uint64_t>(id) + 1) << 32;
+}
+
+std::uint64_t stream_key(std::uint64_t context_key, void* ctx, void* stream, bool per_thread) noexcept {
+    source* s = g_source.load(std::memory_order_acquire);
+    if (s == nullptr || s->how != pairing::stream || context_key == 0) return 0;
+    // The special handles are the default streams themselves (cuda.h).
+    if (stream == reinterpret_cast<void*>(CU_STREAM_LEGACY)) stream = nullptr, per_thread = false;
+    if (stream == reinterpret_cast<void*>(CU_STREAM_PER_THREAD)) stream = nullptr, per_thread = true;
+    if (stream != nullptr) per_thread = false;
+    std::uint32_t id = 0;
+    if (s->fn.get_stream_id(ctx, stream, per_thread ? 1 : 0, &id) != CUPTI_SUCCESS) return 0;
+    return context_key | id;
+}
+
+queued_launch::queued_launch(std::uint64_t ids, std::uint64_t key, const unsigned grid[3],
+                             const unsigned block[3]) noexcept {
+    if (ids == 0) return;
+    stream_queue* q = nullptr;
+    try {
+        q = queue_of(ids, true);
+    } catch (...) {
+        return;
+    }
+    q->order.lock();
+    const std::uint64_t seq = g_seq.fetch_add(1, std::memory_order_relaxed) + 1;
+    try {
+        std::lock_guard lk(q->m);
+        q->q.push_back({key, seq, core::now_ns(), {grid[0], grid[1], grid[2]}, {block[0], block[1], block[2]}});
+    } catch (...) {
+        q->order.unlock();
+        return;
+    }
+    q_ = q;
+    key_ = key;
+    seq_ = seq;
+}
+
+queued_launch::~queued_launch() {
+    if (q_ != nullptr) static_cast<stream_queue*>(q_)->order.unlock();
+}
+
+void queued_launch::rejected() noexcept {
+    if (q_ == nullptr) return;
+    auto* q = static_cast<stream_queue*>(q_);
+    std::lock_guard lk(q->m);
+    // Ours is the newest entry (the order lock is held); a resynchronization may have dropped it.
+    for (auto it = q->q.rbegin(); it != q->q.rend(); ++it)
+        if (it->seq == seq_) {
+            q->q.erase(std::next(it).base());
+            return;
+        }
+}
+
+health pairing_health(std::size_t waiting, std::size_t threshold) noexcept {
+    if (g_paired.load(std::memory_order_relaxed) == 0 && g_unpaired.load(std::memory_order_relaxed) >= threshold &&
+        waiting >= threshold)
+        return health::never_paired;
+    return g_drift.load(std::memory_order_relaxed) > drift_limit ? health::drifting : health::ok;
+}
+
+std::uint64_t drift_events() noexcept { return g_drift.load(std::memory_order_relaxed); }
+
+void stop() noexcept {
+    if (source* s = g_source.load(std::memory_order_acquire))
+        (void)s->fn.activity_disable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
 }
 
 void flush(bool forced) noexcept {

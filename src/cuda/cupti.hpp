@@ -3,11 +3,17 @@
 // launch). CUPTI is loaded at run time (never a link dependency) when the first launch that wants
 // a COMPLETE record is made, and only if ENCORE_CUDA_DISPATCH_TIMING allows it (docs/cuda.md).
 //
-//   if (cupti::active(&on_times)) {       // decided once per process
-//       const bool pushed = cupti::push(key);   // key: encore's, unique per launch
+//   if (cupti::active(&on_times)) {                 // decided once per process
+//       std::uint64_t ids = cupti::stream_key(cupti::context_key(ctx), ctx, stream, per_thread);
+//       cupti::queued_launch q(ids, key, grid, block);  // key: encore's, unique per launch; 0: none
 //       r = launch();
-//       if (pushed) cupti::pop();
-//   }                                     // later, on CUPTI's thread: on_times(key, start, end, true)
+//       if (r != CUDA_SUCCESS) q.rejected();
+//   }                                               // later, on CUPTI's thread: on_times(key, start, end, true)
+//
+// Two pairing methods (ENCORE_CUPTI_PAIRING): `stream` (the default) pairs each kernel record with
+// the oldest launch encore queued on the record's stream; `external` pushes the key as CUPTI's
+// external correlation id around the launch (push()/pop()), which CUDA 13's CUPTI did not pair
+// with kernels launched through the CUDA runtime (docs/cuda.md, "GPU times").
 #pragma once
 
 #include <cstddef>
@@ -27,15 +33,55 @@ using times_fn = bool (*)(std::uint64_t key, std::uint64_t start_ns, std::uint64
 /// `events`, and says once on stderr why CUPTI is not used when it was found or asked for and
 /// failed. `on_times` is what the first call passes; later calls' are ignored.
 bool active(times_fn on_times) noexcept;
-/// Around a launch on this thread: `key` as CUPTI's external correlation id (kind CUSTOM2) of the
+enum class pairing : unsigned char { stream, external };
+/// The method active() chose (meaningful once it returned true).
+pairing method() noexcept;
+
+/// CUPTI's id of context `ctx` as the high half of a stream key ((id + 1) << 32; 0: CUPTI cannot
+/// name it), to be cached by the caller for the context's lifetime.
+std::uint64_t context_key(void* ctx) noexcept;
+/// The stream key of `stream` of that context (context_key | CUPTI's stream id; 0: unknown).
+/// `stream` null with `per_thread`: the calling thread's default stream; null without: the legacy
+/// default stream (CU_STREAM_LEGACY / CU_STREAM_PER_THREAD are taken as such).
+std::uint64_t stream_key(std::uint64_t context_key, void* ctx, void* stream, bool per_thread) noexcept;
+
+/// A launch on one stream, for stream-order pairing: the constructor queues an entry (`key`, or 0:
+/// a launch whose record is awaited only to keep the stream's order, e.g. a replay pass or a launch
+/// no tool wants the COMPLETE of) and holds the stream's submission order until destroyed, so
+/// entries are queued in the order the driver receives the launches. Construct it right before the
+/// driver call; `ids` 0 queues nothing.
+class queued_launch {
+public:
+    queued_launch(std::uint64_t ids, std::uint64_t key, const unsigned grid[3], const unsigned block[3]) noexcept;
+    ~queued_launch();
+    queued_launch(const queued_launch&) = delete;
+    queued_launch& operator=(const queued_launch&) = delete;
+    /// Whether the entry was queued (false: no times will come from CUPTI for it).
+    [[nodiscard]] bool queued() const noexcept { return q_ != nullptr; }
+    /// The driver rejected the launch: its entry is taken back (no kernel record will come).
+    void rejected() noexcept;
+
+private:
+    void* q_ = nullptr;
+    std::uint64_t key_ = 0;
+    std::uint64_t seq_ = 0;
+};
+
+/// Around a launch on this thread (pairing::external): `key` as CUPTI's external correlation id (kind CUSTOM2) of the
 /// launch's driver call. false: not pushed (the launch gets no times from CUPTI).
 bool push(std::uint64_t key) noexcept;
 void pop() noexcept;
-/// Whether CUPTI evidently does not pair encore's keys with kernel records: no kernel record was
-/// ever paired with a key while at least `threshold` arrived unpaired and `waiting` (encore's
-/// launches still waiting for times) is at least `threshold` too. A safety net for a CUPTI that
-/// writes its correlation records differently from what cupti.cpp expects.
-bool pairing_broken(std::size_t waiting, std::size_t threshold) noexcept;
+/// Whether CUPTI evidently does not pair encore's launches with kernel records: `never_paired`, no
+/// kernel record was ever paired while at least `threshold` arrived unpaired and `waiting`
+/// (encore's launches still waiting for times) is at least `threshold` too (a CUPTI that writes
+/// its records differently from what cupti.cpp expects); `drifting`, stream-order pairing had to
+/// resynchronize (or CUPTI reported dropped records) more than `drift_limit` times.
+enum class health : unsigned char { ok, never_paired, drifting };
+health pairing_health(std::size_t waiting, std::size_t threshold) noexcept;
+/// Resynchronizations and dropped-record reports so far (for the fallback's message).
+std::uint64_t drift_events() noexcept;
+/// CUPTI is no longer used for times: its kernel records are turned off.
+void stop() noexcept;
 /// Has CUPTI hand over the buffers it completed (`forced`: also the records it has not
 /// completed); their records reach `on_times` before this returns. No-op unless active.
 void flush(bool forced) noexcept;

@@ -5,9 +5,10 @@
 // Names, enumerator values and record layouts are CUPTI's (cupti_result.h, cupti_activity.h and
 // cupti_version.h): CUDA 13's values, which are those of every CUPTI since CUDA 11.0 for what is
 // declared here (CUPTI only appends enumerators). Kernel activity records are versioned
-// (CUpti_ActivityKernel4 ... CUpti_ActivityKernel11 across CUDA 9 ... 13) and only grow at the
-// end: encore reads the prefix below, whose offsets are the same in all of them, after checking
-// the record's kind. The test suite's fake CUPTI (test/cuda/fake_cupti.cpp) shares this header.
+// (CUpti_ActivityKernel5, the first with graphId, of CUDA 11.0 by our reading, up to CUDA 13.0's
+// CUpti_ActivityKernel10; offsets checked against 13.0's cupti_activity.h and
+// cupti_activity_deprecated.h, not against 11.0's own headers) and only grow at the end: encore
+// reads the prefix below, whose offsets are the same in all of them, after checking the kind. The test suite's fake CUPTI (test/cuda/fake_cupti.cpp) shares this header.
 #pragma once
 
 #include <cstddef>
@@ -68,7 +69,7 @@ struct ENCORE_CUPTI_RECORD CUpti_ActivityExternalCorrelation {
     std::uint32_t reserved;
 };
 
-/// The prefix common to CUpti_ActivityKernel4 ... CUpti_ActivityKernel11 (CUPTI has no name for
+/// The prefix common to CUpti_ActivityKernel5 ... CUpti_ActivityKernel10 (CUPTI has no name for
 /// it; the members are CUPTI's, in its order). A kernel record of any of those versions starts so.
 struct ENCORE_CUPTI_RECORD kernel_record_prefix {
     CUpti_ActivityKind kind;  // CUPTI_ACTIVITY_KIND_KERNEL or CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL
@@ -91,11 +92,28 @@ struct ENCORE_CUPTI_RECORD kernel_record_prefix {
     std::uint32_t localMemoryTotal;
     std::uint32_t correlationId;
     std::int64_t gridId;
+    const char* name;
+    void* reserved0;
+    std::uint64_t queued;
+    std::uint64_t submitted;
+    std::uint8_t launchType;
+    std::uint8_t isSharedMemoryCarveoutRequested;
+    std::uint8_t sharedMemoryCarveoutRequested;
+    std::uint8_t padding;
+    std::uint32_t sharedMemoryExecuted;
+    std::uint64_t graphNodeId;
+    std::int32_t shmemLimitConfig;  // CUpti_FuncShmemLimitConfig
+    std::uint32_t graphId;          // 0: not launched as part of a graph
 };
-// The offsets every supported version has (CUDA 11.8's CUpti_ActivityKernel8, and the later ones).
+// The offsets every supported version has (CUpti_ActivityKernel5 of CUDA 11.0, whose size the
+// prefix is, through CUDA 13.0's CUpti_ActivityKernel10; computed with offsetof on 13.0's headers).
 static_assert(offsetof(kernel_record_prefix, start) == 16 && offsetof(kernel_record_prefix, end) == 24);
-static_assert(offsetof(kernel_record_prefix, deviceId) == 40 && offsetof(kernel_record_prefix, streamId) == 48);
-static_assert(offsetof(kernel_record_prefix, correlationId) == 92 && sizeof(kernel_record_prefix) == 104);
+static_assert(offsetof(kernel_record_prefix, deviceId) == 40 && offsetof(kernel_record_prefix, contextId) == 44 &&
+              offsetof(kernel_record_prefix, streamId) == 48 && offsetof(kernel_record_prefix, gridX) == 52 &&
+              offsetof(kernel_record_prefix, blockX) == 64);
+static_assert(offsetof(kernel_record_prefix, correlationId) == 92 && offsetof(kernel_record_prefix, gridId) == 96);
+static_assert(offsetof(kernel_record_prefix, graphNodeId) == 144 && offsetof(kernel_record_prefix, graphId) == 156 &&
+              sizeof(kernel_record_prefix) == 160);
 static_assert(sizeof(CUpti_ActivityExternalCorrelation) == 24 &&
               offsetof(CUpti_ActivityExternalCorrelation, correlationId) == 16);
 
@@ -104,6 +122,8 @@ using CUpti_BuffersCallbackCompleteFunc = void (*)(void* context /* CUcontext: a
                                                    std::uint32_t streamId, std::uint8_t* buffer, std::size_t size,
                                                    std::size_t validSize);
 using CUpti_TimestampCallbackFunc = std::uint64_t (*)();
+using CUcontext_t = void*;  // CUcontext and CUstream are pointers: same ABI
+using CUstream_t = void*;
 
 /// The functions encore calls, by their exported names (all of them CUPTIAPI = the C convention on
 /// Linux). The first CUPTI API version whose ABI encore reads: CUDA 11.0's.
@@ -121,6 +141,9 @@ struct functions {
     using pop_fn = CUptiResult (*)(CUpti_ExternalCorrelationKind, std::uint64_t*);
     using timestamp_callback_fn = CUptiResult (*)(CUpti_TimestampCallbackFunc);
     using timestamp_fn = CUptiResult (*)(std::uint64_t*);
+    using context_id_fn = CUptiResult (*)(CUcontext_t, std::uint32_t*);
+    using stream_id_fn = CUptiResult (*)(CUcontext_t, CUstream_t, std::uint8_t per_thread, std::uint32_t*);
+    using dropped_fn = CUptiResult (*)(CUcontext_t, std::uint32_t stream_id, std::size_t*);
 
     get_version_fn get_version = nullptr;                // cuptiGetVersion
     result_string_fn get_result_string = nullptr;        // cuptiGetResultString
@@ -134,6 +157,9 @@ struct functions {
     pop_fn pop_external = nullptr;                       // cuptiActivityPopExternalCorrelationId
     timestamp_callback_fn register_timestamp = nullptr;  // cuptiActivityRegisterTimestampCallback
     timestamp_fn get_timestamp = nullptr;                // cuptiGetTimestamp
+    context_id_fn get_context_id = nullptr;              // cuptiGetContextId
+    stream_id_fn get_stream_id = nullptr;                // cuptiGetStreamIdEx
+    dropped_fn get_dropped = nullptr;                    // cuptiActivityGetNumDroppedRecords
 };
 
 }  // namespace encore::cuda::cupti_api

@@ -12,11 +12,14 @@
 // over short spans.
 //
 // Kernel launches have a second, cheaper timing source: CUPTI's activity records (cupti.cpp),
-// used when CUPTI loads (ENCORE_CUDA_DISPATCH_TIMING=auto|cupti|events). Then a launch is not
-// bracketed by events: its pending COMPLETE waits in a map under a key of encore's own, which is
-// pushed as CUPTI's external correlation id around the launch; CUPTI's delivery thread hands the
-// key back with the kernel's times and delivers the COMPLETE. Replay passes and copies keep
-// events (a pass's COMPLETE must be delivered before PASS EXIT, which events give without a flush).
+// used when asked (ENCORE_CUDA_DISPATCH_TIMING=auto|cupti; events by default). Then a launch is
+// not bracketed by events: its pending COMPLETE waits in a map under a key of encore's own, which
+// is queued on the launch's stream for stream-order pairing (or pushed as CUPTI's external
+// correlation id around the launch, ENCORE_CUPTI_PAIRING=external); CUPTI's delivery thread hands
+// the key back with the kernel's times and delivers the COMPLETE. While CUPTI times launches,
+// every launch encore sees queues an entry on its stream (a placeholder when it wants no times),
+// so that the stream's kernel records stay in step. Replay passes and copies keep events (a
+// pass's COMPLETE must be delivered before PASS EXIT, which events give without a flush).
 //
 // What is not timed: launches into a stream that is capturing a graph (they do not run then:
 // no dispatch records at all), and launches the driver rejected (COMPLETE at once, zero times).
@@ -69,6 +72,9 @@ struct context_timing {
     std::uint64_t calibrated_at = 0;  // core::now_ns() then; 0: never
     std::uint64_t error_ns = 0;       // half-width of the base's window
     std::atomic<long> in_flight{0};   // records not delivered yet
+    // CUPTI's stream keys (cupti::context_key / stream_key) of this context and of its legacy
+    // default stream, found at the first launch that needs them (0: not yet, or CUPTI cannot say).
+    std::atomic<std::uint64_t> cupti_context{0}, cupti_legacy{0};
 };
 
 std::mutex g_contexts_mutex;
@@ -376,7 +382,7 @@ bool on_cupti_times(std::uint64_t key, std::uint64_t start, std::uint64_t end, b
 std::atomic<bool> g_cupti_off{false};
 constexpr std::uint64_t pairing_check = 1024;  // launches between checks; also the evidence needed
 
-/// The safety net of cupti::pairing_broken: gives up on CUPTI (said once), delivering the
+/// The safety net of cupti::pairing_health: gives up on CUPTI (said once), delivering the
 /// launches still waiting without times.
 void check_cupti_pairing() noexcept {
     std::size_t waiting = 0;
@@ -384,10 +390,18 @@ void check_cupti_pairing() noexcept {
         std::lock_guard lk(g_cupti_mutex);
         waiting = g_cupti_pending->size();
     }
-    if (!cupti::pairing_broken(waiting, pairing_check) || g_cupti_off.exchange(true)) return;
-    core::warn("libencore-cuda: CUPTI paired none of %zu launches with its kernel records; dispatch times come from "
-               "CUDA events from now on (ENCORE_CUDA_DISPATCH_TIMING=events avoids CUPTI)",
-               waiting);
+    const cupti::health h = cupti::pairing_health(waiting, pairing_check);
+    if (h == cupti::health::ok || g_cupti_off.exchange(true)) return;
+    cupti::stop();
+    if (h == cupti::health::never_paired)
+        core::warn("libencore-cuda: CUPTI paired none of %zu launches with its kernel records; dispatch times come "
+                   "from CUDA events from now on (ENCORE_CUDA_DISPATCH_TIMING=events avoids CUPTI)",
+                   waiting);
+    else
+        core::warn("libencore-cuda: CUPTI's kernel records fell out of step with encore's launches %llu times "
+                   "(records lost or kernels encore did not launch); dispatch times come from CUDA events from now "
+                   "on (ENCORE_CUDA_DISPATCH_TIMING=events avoids CUPTI)",
+                   static_cast<unsigned long long>(cupti::drift_events()));
     (void)complete_cupti_untimed(nullptr);
 }
 
@@ -406,11 +420,73 @@ std::size_t complete_cupti_untimed(const context_timing* t) noexcept {
     return n;
 }
 
+/// CUPTI's stream key of launch `c`'s stream (`t`: the current context's timing state); 0 when
+/// CUPTI cannot name it. The context's and its legacy default stream's keys are kept in `t`, the
+/// per-thread default stream's per thread; other streams are asked each time, because a stream's
+/// handle can be reused for a new stream after cuStreamDestroy (which encore does not intercept),
+/// and a stale key would queue the launch where its record never comes.
+std::uint64_t cupti_stream_of(context_timing& t, const launch_call& c) noexcept {
+    std::uint64_t ctx_key = t.cupti_context.load(std::memory_order_relaxed);
+    if (ctx_key == 0) {
+        ctx_key = cupti::context_key(t.ctx);
+        if (ctx_key == 0) return 0;
+        t.cupti_context.store(ctx_key, std::memory_order_relaxed);
+    }
+    CUstream s = c.stream;
+    bool per_thread = c.per_thread;
+    if (s == CU_STREAM_LEGACY) s = nullptr, per_thread = false;
+    if (s == CU_STREAM_PER_THREAD) s = nullptr, per_thread = true;
+    if (s != nullptr) return cupti::stream_key(ctx_key, t.ctx, s, false);
+    if (!per_thread) {
+        std::uint64_t k = t.cupti_legacy.load(std::memory_order_relaxed);
+        if (k == 0) {
+            k = cupti::stream_key(ctx_key, t.ctx, nullptr, false);
+            t.cupti_legacy.store(k, std::memory_order_relaxed);
+        }
+        return k;
+    }
+    // The calling thread's default stream: its key for the context last asked about (trivially
+    // destructible, so launches from thread_local destructors can use it).
+    struct per_thread_key {
+        const context_timing* t = nullptr;
+        std::uint64_t gen = 0, key = 0;
+    };
+    static thread_local per_thread_key last;
+    const std::uint64_t gen = g_generation.load(std::memory_order_acquire);
+    if (last.t != &t || last.gen != gen || last.key == 0)
+        last = {&t, gen, cupti::stream_key(ctx_key, t.ctx, nullptr, true)};
+    return last.key;
+}
+
+/// Whether launches queue entries for CUPTI's stream-order pairing now.
+bool cupti_queueing() noexcept;
+
+/// Submits launch `c` with a placeholder queued on its stream (CUPTI times launches in stream
+/// order and this one's kernel record is not wanted: it must still be consumed in order).
+CUresult submit_placeholder(const launch_call& c) noexcept {
+    const CUcontext ctx = current_context();
+    if (ctx == nullptr) return c.submit();
+    std::shared_ptr<context_timing> t;
+    try {
+        t = timing_of(ctx);
+    } catch (...) {
+        return c.submit();
+    }
+    cupti::queued_launch q(cupti_stream_of(*t, c), 0, c.grid, c.block);
+    const CUresult r = c.submit();
+    if (r != CUDA_SUCCESS) q.rejected();
+    return r;
+}
+
 /// Launch `c` with its COMPLETE timed by CUPTI; false (nothing done) when it cannot be set up.
 /// `owned->t` is the launch's context's timing state.
 bool launch_cupti(std::unique_ptr<pending>& owned, const launch_call& c, std::uint64_t enqueue_mask,
                   CUresult& r) noexcept {
     pending* p = owned.get();
+    const bool external = cupti::method() == cupti::pairing::external;
+    // A stream CUPTI cannot name is timed with events (its kernel record is ignored as not ours).
+    const std::uint64_t ids = external ? 0 : cupti_stream_of(*p->t, c);
+    if (!external && ids == 0) return false;
     const std::uint64_t key = g_cupti_key.fetch_add(1, std::memory_order_relaxed) + 1;
     try {
         std::lock_guard lk(g_cupti_mutex);
@@ -425,9 +501,17 @@ bool launch_cupti(std::unique_ptr<pending>& owned, const launch_call& c, std::ui
     p->t->in_flight.fetch_add(1, std::memory_order_relaxed);
     drain_at_exit();
     if ((key & (pairing_check - 1)) == 0) check_cupti_pairing();
-    const bool pushed = cupti::push(key);
-    r = c.submit();
-    if (pushed) cupti::pop();
+    bool pushed = false;
+    if (external) {
+        pushed = cupti::push(key);
+        r = c.submit();
+        if (pushed) cupti::pop();
+    } else {
+        cupti::queued_launch q(ids, key, c.grid, c.block);
+        r = c.submit();
+        pushed = q.queued();
+        if (r != CUDA_SUCCESS) q.rejected();
+    }
     p->ev->deliver_to(enqueue_mask, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, ROCPROFILER_CALLBACK_PHASE_EXIT, &p->dispatch);
     if (r != CUDA_SUCCESS || !pushed) {
         // No kernel record will come: COMPLETE now, without GPU times (unless CUPTI took it).
@@ -495,6 +579,11 @@ bool cupti_timing() noexcept {
     return on && !g_cupti_off.load(std::memory_order_relaxed);
 }
 
+bool cupti_queueing() noexcept {
+    return g_cupti_timing.load(std::memory_order_acquire) && !g_cupti_off.load(std::memory_order_relaxed) &&
+           cupti::method() == cupti::pairing::stream;
+}
+
 }  // namespace
 
 bool dispatches_configured() noexcept { return configured_operations(kind::kernel_dispatch).any(); }
@@ -522,13 +611,16 @@ CUresult launch(const launch_call& c, std::uint64_t dispatch_id) noexcept {
     const auto [enqueue_mask, complete_mask] = backend::subscribed_pair(kind::kernel_dispatch,
                                                                         ROCPROFILER_KERNEL_DISPATCH_ENQUEUE,
                                                                         ROCPROFILER_KERNEL_DISPATCH_COMPLETE);
-    if ((enqueue_mask | complete_mask) == 0) return c.submit();
     const CUstream s = c.work_stream();
+    if ((enqueue_mask | complete_mask) == 0) {
+        if (cupti_queueing() && !capturing(s)) return submit_placeholder(c);
+        return c.submit();
+    }
     if (capturing(s)) return c.submit();  // recorded into a graph, not run now
     auto p = std::make_unique<pending>();
     p->ev = event::capture_heap_for(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE,
                                     enqueue_mask | complete_mask);
-    if (!p->ev) return c.submit();
+    if (!p->ev) return cupti_queueing() ? submit_placeholder(c) : c.submit();
     p->mask = complete_mask & p->ev->mask;
     // The context once, its device from the timing state (one driver call per launch fewer: with
     // CUPTI's API records on, each of encore's own driver calls costs a record too).
@@ -546,7 +638,12 @@ CUresult launch(const launch_call& c, std::uint64_t dispatch_id) noexcept {
     p->ev->deliver_to(enqueue_mask, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, ROCPROFILER_CALLBACK_PHASE_ENTER, &p->dispatch);
     CUresult r;
     if (p->mask != 0 && p->t && cupti_timing() && launch_cupti(p, c, enqueue_mask, r)) return r;
-    const bool timed = submit_timed(*p, p->mask != 0 && real().timing() ? ctx : nullptr, s, c.submit, r);
+    bool timed = false;
+    if (p->mask == 0 && cupti_queueing()) {
+        r = submit_placeholder(c);  // no COMPLETE wanted: no events either
+    } else {
+        timed = submit_timed(*p, p->mask != 0 && real().timing() ? ctx : nullptr, s, c.submit, r);
+    }
     p->ev->deliver_to(enqueue_mask, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, ROCPROFILER_CALLBACK_PHASE_EXIT, &p->dispatch);
     if (p->mask == 0) {
         if (p->t && p->start != nullptr) give_back(*p->t, p->start, p->end);
@@ -589,7 +686,8 @@ CUresult launch_pass(const launch_call& c, std::uint64_t dispatch_id, std::uint6
     // hang the replay.
     if (!take_events(*p.t, p.start, p.end)) return CUDA_ERROR_OUT_OF_MEMORY;
     const bool started = real().event_record(p.start, s) == CUDA_SUCCESS;
-    const CUresult r = c.submit();
+    // Timed with events; with CUPTI pairing in stream order, its kernel record is consumed in order.
+    const CUresult r = cupti_queueing() ? submit_placeholder(c) : c.submit();
     const bool ended = r == CUDA_SUCCESS && real().event_record(p.end, s) == CUDA_SUCCESS;
     if (p.ev)
         p.ev->deliver_to(enqueue_mask, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, ROCPROFILER_CALLBACK_PHASE_EXIT, &p.dispatch);

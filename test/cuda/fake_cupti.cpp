@@ -5,21 +5,37 @@
 //
 // What it does as CUPTI does: a correlation id per cuLaunchKernel call; with an external id
 // pushed on the calling thread (cuptiActivityPushExternalCorrelationId, a stack per kind and
-// thread), an EXTERNAL_CORRELATION record pairing them; for each kernel that ran, a
-// CONCURRENT_KERNEL record with its start and end (the registered timestamp callback's clock, else
-// CLOCK_REALTIME ns, CUPTI's own default) and the correlation id; records in buffers obtained
-// from and handed back to the registered callbacks: when a buffer is full, at
+// thread) and DRIVER records on, an EXTERNAL_CORRELATION record pairing them; for each kernel that
+// ran, a CONCURRENT_KERNEL record with its start and end (the registered timestamp callback's
+// clock, else CLOCK_REALTIME ns, CUPTI's own default), the correlation id, the context's and
+// stream's ids (cuptiGetContextId / cuptiGetStreamIdEx give the same: ids per context, so two
+// contexts' streams share stream ids; the legacy default stream, each thread's per-thread default
+// stream and each created stream have their own) and the grid and block; records in buffers
+// obtained from and handed back to the registered callbacks: when a buffer is full, at
 // cuptiActivityFlushAll, and every flush period on a thread of its own.
 //
 // Test knobs (environment): FAKE_CUPTI_FAIL=enable (cuptiActivityEnable fails as without
-// profiling permission), FAKE_CUPTI_NO_TIMESTAMP_CALLBACK=1 (cuptiActivityRegisterTimestampCallback
+// profiling permission), FAKE_CUPTI_FAIL=stream_id (cuptiGetStreamIdEx fails), FAKE_CUPTI_NO_TIMESTAMP_CALLBACK=1 (cuptiActivityRegisterTimestampCallback
 // is not supported: encore measures an offset), FAKE_CUPTI_KERNEL_FIRST=1 (a launch's kernel
 // record comes before its EXTERNAL_CORRELATION record), FAKE_CUPTI_STALE_EXTERNAL=1 (each
 // launch's correlation id is also paired with the previous launch's id), FAKE_CUPTI_WRONG_CORRELATION=1
 // (no key is ever paired with its kernel's correlation id), FAKE_CUPTI_DROP_KERNELS=1 (no kernel
 // records at all), FAKE_CUPTI_NO_PERIOD=1 (no periodic
-// flush: records arrive only when encore flushes). fake_cupti_stats() gives the counts tests check.
+// flush: records arrive only when encore flushes), FAKE_CUPTI_RUNTIME_NESTING=1 (what CUDA 13's
+// CUPTI did on an H200 for kernels launched through the CUDA runtime: the kernel record carries
+// the correlation id of the enclosing runtime call, which no EXTERNAL_CORRELATION record names),
+// FAKE_CUPTI_RECORDS_PER_BUFFER=N (a buffer is complete after N records: a stream's records
+// spread over several buffers, handed back together), FAKE_CUPTI_SHUFFLE=1 (kernel records are
+// held until the next hand-over and written stream by stream, the newest stream first: out of
+// order between streams, in order within one), FAKE_CUPTI_DROP_GRID=X (kernel records of grids X
+// wide are lost, counted in cuptiActivityGetNumDroppedRecords), FAKE_CUPTI_GRAPH_KERNELS=1 (every
+// other launch's record is preceded by a graph kernel's, graphId 1, on the same stream and of the
+// same shape), FAKE_CUPTI_WRONG_STREAM=1 (kernel records name stream ids cuptiGetStreamIdEx never
+// gave). fake_cupti_counts() gives the counts tests check (fake_cupti.h).
 #include "cuda/cupti_api.hpp"
+#include "fake_cupti.h"
+
+#include <cuda.h>
 
 #include <dlfcn.h>
 #include <time.h>
@@ -28,6 +44,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
+#include <map>
 #include <mutex>
 #include <thread>
 #include <utility>
@@ -39,12 +57,13 @@ using namespace encore::cuda::cupti_api;
 
 namespace {
 
-/// A kernel record as large as CUDA 13's (the prefix encore reads, then the rest unused).
+/// A kernel record as large as CUDA 13.0's CUpti_ActivityKernel10 (the prefix encore reads, then
+/// the rest unused).
 struct ENCORE_CUPTI_RECORD kernel_record {
     kernel_record_prefix head;
-    unsigned char rest[152];
+    unsigned char rest[56];
 };
-static_assert(sizeof(kernel_record) == 256);
+static_assert(sizeof(kernel_record) == 216);
 
 std::atomic<CUpti_BuffersCallbackRequestFunc> g_request{nullptr};
 std::atomic<CUpti_BuffersCallbackCompleteFunc> g_complete{nullptr};
@@ -52,17 +71,76 @@ std::atomic<CUpti_TimestampCallbackFunc> g_clock{nullptr};
 std::atomic<bool> g_kernels{false}, g_external{false};
 // As the real CUPTI: EXTERNAL_CORRELATION records only for API calls whose DRIVER records are on.
 std::atomic<bool> g_driver_records{false};
+std::atomic<unsigned> g_api_kinds{0};
 std::atomic<std::uint32_t> g_next_correlation{0};
-std::atomic<unsigned long> g_pushed{0}, g_kernel_records{0}, g_external_records{0}, g_flushes{0};
+std::atomic<unsigned long> g_pushed{0}, g_kernel_records{0}, g_external_records{0}, g_flushes{0}, g_dropped_total{0},
+    g_graph_records{0}, g_buffers{0}, g_stream_id_calls{0};
 
-std::mutex g_mutex;  // the current buffer
+std::mutex g_mutex;  // the current buffer, the completed ones, held records, dropped count
 std::uint8_t* g_buffer = nullptr;
-std::size_t g_size = 0, g_used = 0;
+std::size_t g_size = 0, g_used = 0, g_records_in_buffer = 0;
+struct buffer {
+    std::uint8_t* data;
+    std::size_t size, used;
+};
+auto& g_completed = *new std::vector<buffer>;    // FAKE_CUPTI_RECORDS_PER_BUFFER: full, not handed back yet
+auto& g_held = *new std::vector<kernel_record>;  // FAKE_CUPTI_SHUFFLE: kernel records not written yet
+std::size_t g_dropped = 0;                       // since the last cuptiActivityGetNumDroppedRecords
+
+// Ids (under g_ids_mutex): contexts numbered from 1; per context, the legacy default stream is 1,
+// per-thread default streams and created streams are numbered from 2 in the order first seen.
+std::mutex g_ids_mutex;
+// Never destroyed: launches and flushes may come at exit.
+auto& g_context_ids = *new std::map<const void*, std::uint32_t>;
+auto& g_stream_ids = *new std::map<std::pair<std::uint32_t, std::uintptr_t>, std::uint32_t>;  // (context, stream or thread)
+auto& g_next_stream = *new std::map<std::uint32_t, std::uint32_t>;                            // context -> next id
+CUresult (*g_ctx_get_current)(CUcontext*) = nullptr;                                          // the fake driver's
+
+std::uint32_t context_id_of(const void* ctx) {
+    std::lock_guard lk(g_ids_mutex);
+    auto [it, added] = g_context_ids.emplace(ctx, 0);
+    if (added) it->second = static_cast<std::uint32_t>(g_context_ids.size());
+    return it->second;
+}
+
+/// stream: null or a special handle for the default streams; `per_thread` with null: the thread's.
+std::uint32_t stream_id_of(std::uint32_t ctx, CUstream stream, bool per_thread) {
+    if (stream == CU_STREAM_LEGACY) stream = nullptr, per_thread = false;
+    if (stream == CU_STREAM_PER_THREAD) stream = nullptr, per_thread = true;
+    if (stream == nullptr && !per_thread) return 1;
+    thread_local int this_thread = 0;  // its address names the thread
+    const auto who = stream != nullptr ? reinterpret_cast<std::uintptr_t>(stream)
+                                       : reinterpret_cast<std::uintptr_t>(&this_thread) | 1u;
+    std::lock_guard lk(g_ids_mutex);
+    auto [it, added] = g_stream_ids.emplace(std::pair{ctx, who}, 0);
+    if (added) {
+        auto& next = g_next_stream[ctx];
+        if (next == 0) next = 2;
+        it->second = next++;
+    }
+    return it->second;
+}
 
 bool env(const char* name, const char* value = "1") {
     const char* v = std::getenv(name);
     return v != nullptr && std::strcmp(v, value) == 0;
 }
+long env_number(const char* name) {
+    const char* v = std::getenv(name);
+    return v != nullptr ? std::strtol(v, nullptr, 10) : 0;
+}
+// A knob of the launch path, read once (getenv per launch would dominate the launch benchmark,
+// benchmarks/cuda/bench_launch_fake.cpp).
+#define FAKE_KNOB(name)                   \
+    ([] {                                 \
+        static const bool on = env(name); \
+        return on;                        \
+    }())
+#define FAKE_NUMBER(name)                       \
+    ([] {                                       \
+        static const long n = env_number(name); \
+        return n;                               \
+    }())
 
 std::uint64_t timestamp() {
     if (auto* c = g_clock.load(std::memory_order_acquire)) return c();
@@ -71,22 +149,43 @@ std::uint64_t timestamp() {
     return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<std::uint64_t>(ts.tv_nsec);
 }
 
-/// Hands the current buffer back (outside the lock: the callback parses and delivers).
+void append(const void* record, std::size_t bytes);
+
+/// Hands the completed buffers and the current one back, oldest first (outside the lock: the
+/// callback parses and delivers). Held kernel records (FAKE_CUPTI_SHUFFLE) are written first.
 void complete_current() {
-    std::uint8_t* b = nullptr;
-    std::size_t size = 0, used = 0;
+    // One hand-over at a time, so buffers come back in the order they were filled (as CUPTI's,
+    // whose records of one stream encore's stream-order pairing takes in buffer order). Recursive:
+    // a full buffer in append() below hands over from inside a hand-over.
+    static std::recursive_mutex handing_over;
+    std::lock_guard order(handing_over);
+    std::vector<kernel_record> held;
     {
         std::lock_guard lk(g_mutex);
-        std::swap(b, g_buffer);
-        size = std::exchange(g_size, 0);
-        used = std::exchange(g_used, 0);
+        held.swap(g_held);
     }
-    if (b == nullptr) return;
-    if (auto* done = g_complete.load(std::memory_order_acquire)) done(nullptr, 0, b, size, used);
+    // Stream by stream, the newest stream first; each stream's records in their order.
+    std::stable_sort(held.begin(), held.end(), [](const kernel_record& a, const kernel_record& b) {
+        return std::pair{a.head.contextId, a.head.streamId} > std::pair{b.head.contextId, b.head.streamId};
+    });
+    for (const auto& r : held) append(&r, sizeof(r));
+    std::vector<buffer> done;
+    {
+        std::lock_guard lk(g_mutex);
+        done.swap(g_completed);
+        if (g_buffer != nullptr) done.push_back({g_buffer, g_size, g_used});
+        g_buffer = nullptr;
+        g_size = g_used = g_records_in_buffer = 0;
+    }
+    for (const auto& b : done) {
+        g_buffers.fetch_add(1, std::memory_order_relaxed);
+        if (auto* cb = g_complete.load(std::memory_order_acquire)) cb(nullptr, 0, b.data, b.size, b.used);
+    }
 }
 
 /// Appends a record, asking for a buffer when there is none or it is full.
 void append(const void* record, std::size_t bytes) {
+    const auto per_buffer = static_cast<std::size_t>(FAKE_NUMBER("FAKE_CUPTI_RECORDS_PER_BUFFER"));
     for (int tries = 0; tries < 2; ++tries) {
         {
             std::lock_guard lk(g_mutex);
@@ -95,12 +194,17 @@ void append(const void* record, std::size_t bytes) {
                 if (request == nullptr) return;
                 std::size_t max_records = 0;
                 request(&g_buffer, &g_size, &max_records);
-                g_used = 0;
+                g_used = g_records_in_buffer = 0;
                 if (g_buffer == nullptr) return;  // CUPTI drops the record then
             }
             if (g_size - g_used >= bytes) {
                 std::memcpy(g_buffer + g_used, record, bytes);
                 g_used += bytes;
+                if (per_buffer != 0 && ++g_records_in_buffer >= per_buffer) {
+                    // Complete: handed back with the next flush, after those completed before it.
+                    g_completed.push_back({g_buffer, g_size, g_used});
+                    g_buffer = nullptr;
+                }
                 return;
             }
         }
@@ -119,6 +223,23 @@ thread_local std::uint64_t t_start = 0;
 thread_local CUpti_ActivityExternalCorrelation t_held{};  // FAKE_CUPTI_KERNEL_FIRST: written after the kernel's
 thread_local bool t_holding = false;
 thread_local std::uint64_t t_last_id = 0;  // FAKE_CUPTI_STALE_EXTERNAL
+thread_local CUstream t_stream = nullptr;  // the launch's stream and shape (the shape observer)
+thread_local unsigned t_grid[3], t_block[3];
+
+void observe_shape(CUstream s, const unsigned grid[3], const unsigned block[3]) {
+    t_stream = s;
+    std::memcpy(t_grid, grid, sizeof(t_grid));
+    std::memcpy(t_block, block, sizeof(t_block));
+}
+
+void write_kernel(const kernel_record& r) {
+    if (FAKE_KNOB("FAKE_CUPTI_SHUFFLE")) {
+        std::lock_guard lk(g_mutex);
+        g_held.push_back(r);
+        return;
+    }
+    append(&r, sizeof(r));
+}
 
 void observe(int phase) {
     if (!g_kernels.load(std::memory_order_acquire)) return;
@@ -133,15 +254,15 @@ void observe(int phase) {
             x.externalKind = static_cast<CUpti_ExternalCorrelationKind>(k);
             x.externalId = t_stack[k][t_depth[k] - 1];
             // FAKE_CUPTI_WRONG_CORRELATION: a CUPTI whose records pair the key with another id.
-            x.correlationId = env("FAKE_CUPTI_WRONG_CORRELATION") ? t_correlation + 1'000'000'000u : t_correlation;
+            x.correlationId = FAKE_KNOB("FAKE_CUPTI_WRONG_CORRELATION") ? t_correlation + 1'000'000'000u : t_correlation;
             g_external_records.fetch_add(1, std::memory_order_relaxed);
-            if (env("FAKE_CUPTI_KERNEL_FIRST")) {
+            if (FAKE_KNOB("FAKE_CUPTI_KERNEL_FIRST")) {
                 t_held = x;
                 t_holding = true;
             } else {
                 append(&x, sizeof(x));
             }
-            if (env("FAKE_CUPTI_STALE_EXTERNAL") && k == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2 && t_last_id != 0) {
+            if (FAKE_KNOB("FAKE_CUPTI_STALE_EXTERNAL") && k == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2 && t_last_id != 0) {
                 // A second record for the same correlation id, with the id the thread pushed for
                 // its previous launch (what a CUPTI that pairs an outer API level would write).
                 CUpti_ActivityExternalCorrelation stale = x;
@@ -153,15 +274,43 @@ void observe(int phase) {
     } else if (phase == 1) {
         t_start = timestamp();
     } else {
-        if (env("FAKE_CUPTI_DROP_KERNELS")) return;  // a CUPTI that lost the record
+        if (FAKE_KNOB("FAKE_CUPTI_DROP_KERNELS")) return;  // a CUPTI that lost the record
         kernel_record r{};
         r.head.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
         r.head.start = t_start;
         r.head.end = timestamp();
-        r.head.correlationId = t_correlation;
-        r.head.streamId = 7;
-        g_kernel_records.fetch_add(1, std::memory_order_relaxed);
-        append(&r, sizeof(r));
+        // FAKE_CUPTI_RUNTIME_NESTING: the enclosing runtime call's id (made up: one no record names).
+        r.head.correlationId = FAKE_KNOB("FAKE_CUPTI_RUNTIME_NESTING") ? t_correlation | 0x80000000u : t_correlation;
+        CUcontext ctx = nullptr;
+        if (g_ctx_get_current != nullptr) (void)g_ctx_get_current(&ctx);
+        r.head.contextId = context_id_of(ctx);
+        r.head.streamId = stream_id_of(r.head.contextId, t_stream, false);
+        if (FAKE_KNOB("FAKE_CUPTI_WRONG_STREAM")) r.head.streamId += 1000;  // ids cuptiGetStreamIdEx never gave
+        r.head.gridX = static_cast<std::int32_t>(t_grid[0]);
+        r.head.gridY = static_cast<std::int32_t>(t_grid[1]);
+        r.head.gridZ = static_cast<std::int32_t>(t_grid[2]);
+        r.head.blockX = static_cast<std::int32_t>(t_block[0]);
+        r.head.blockY = static_cast<std::int32_t>(t_block[1]);
+        r.head.blockZ = static_cast<std::int32_t>(t_block[2]);
+        if (FAKE_KNOB("FAKE_CUPTI_GRAPH_KERNELS") && (t_correlation & 1) != 0) {
+            kernel_record g = r;                   // a graph's kernel that ran on the stream just before (ending 10 us
+            g.head.start = r.head.start - 50'000;  // before this one: outside its launch's window)
+            g.head.end = r.head.start - 10'000;
+            g.head.graphId = 1;
+            g.head.graphNodeId = 1;
+            g.head.correlationId = 0;
+            g_kernel_records.fetch_add(1, std::memory_order_relaxed);
+            g_graph_records.fetch_add(1, std::memory_order_relaxed);
+            write_kernel(g);
+        }
+        if (r.head.gridX == FAKE_NUMBER("FAKE_CUPTI_DROP_GRID")) {
+            std::lock_guard lk(g_mutex);
+            ++g_dropped;  // no buffer space for it, as CUPTI would say
+            g_dropped_total.fetch_add(1, std::memory_order_relaxed);
+        } else {
+            g_kernel_records.fetch_add(1, std::memory_order_relaxed);
+            write_kernel(r);
+        }
         if (t_holding) {
             append(&t_held, sizeof(t_held));
             t_holding = false;
@@ -209,10 +358,12 @@ FAKE_API CUptiResult cuptiGetTimestamp(std::uint64_t* t) {
 FAKE_API CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind) {
     if (env("FAKE_CUPTI_FAIL", "enable")) return CUPTI_ERROR_INSUFFICIENT_PRIVILEGES;
     if (kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) {
+        g_api_kinds.fetch_or(4);
         g_external.store(true, std::memory_order_release);
         return CUPTI_SUCCESS;
     }
     if (kind == CUPTI_ACTIVITY_KIND_DRIVER || kind == CUPTI_ACTIVITY_KIND_RUNTIME) {
+        g_api_kinds.fetch_or(kind == CUPTI_ACTIVITY_KIND_DRIVER ? 1u : 2u);
         if (kind == CUPTI_ACTIVITY_KIND_DRIVER) g_driver_records.store(true, std::memory_order_release);
         return CUPTI_SUCCESS;  // the API records themselves are not made (encore skips them)
     }
@@ -222,6 +373,13 @@ FAKE_API CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind) {
     void* h = path != nullptr ? ::dlopen(path, RTLD_NOW | RTLD_NOLOAD) : nullptr;
     void* set = h != nullptr ? ::dlsym(h, "fake_cuda_set_launch_observer") : nullptr;
     if (set == nullptr) return CUPTI_ERROR_NOT_INITIALIZED;
+    void* set_shape = ::dlsym(h, "fake_cuda_set_launch_shape_observer");
+    void* get_current = ::dlsym(h, "cuCtxGetCurrent");
+    if (set_shape == nullptr || get_current == nullptr) return CUPTI_ERROR_NOT_INITIALIZED;
+    std::memcpy(&g_ctx_get_current, &get_current, sizeof(get_current));
+    void (*set_shape_observer)(void (*)(CUstream, const unsigned*, const unsigned*)) = nullptr;
+    std::memcpy(&set_shape_observer, &set_shape, sizeof(set_shape));
+    set_shape_observer(&observe_shape);
     void (*set_observer)(void (*)(int)) = nullptr;
     std::memcpy(&set_observer, &set, sizeof(set));
     set_observer(&observe);
@@ -286,13 +444,41 @@ FAKE_API CUptiResult cuptiActivityPopExternalCorrelationId(CUpti_ExternalCorrela
     return CUPTI_SUCCESS;
 }
 
-/// For the tests: how many external ids were pushed, kernel and EXTERNAL_CORRELATION records made,
-/// flushes asked for, and external ids still pushed on the calling thread.
-FAKE_API void fake_cupti_stats(unsigned long* pushed, unsigned long* kernels, unsigned long* externals,
-                               unsigned long* flushes, int* depth) {
-    *pushed = g_pushed.load();
-    *kernels = g_kernel_records.load();
-    *externals = g_external_records.load();
-    *flushes = g_flushes.load();
-    *depth = t_depth[CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2];
+FAKE_API CUptiResult cuptiGetContextId(CUcontext context, std::uint32_t* id) {
+    if (id == nullptr) return CUPTI_ERROR_INVALID_PARAMETER;
+    if (context == nullptr) return static_cast<CUptiResult>(3);  // CUPTI_ERROR_INVALID_CONTEXT
+    *id = context_id_of(context);
+    return CUPTI_SUCCESS;
+}
+
+FAKE_API CUptiResult cuptiGetStreamIdEx(CUcontext context, CUstream stream, std::uint8_t per_thread, std::uint32_t* id) {
+    if (id == nullptr) return CUPTI_ERROR_INVALID_PARAMETER;
+    g_stream_id_calls.fetch_add(1, std::memory_order_relaxed);
+    static const bool fail = env("FAKE_CUPTI_FAIL", "stream_id");  // read once: called per launch
+    if (fail) return static_cast<CUptiResult>(20);                 // CUPTI_ERROR_INVALID_STREAM
+    CUcontext ctx = context;
+    if (ctx == nullptr && g_ctx_get_current != nullptr) (void)g_ctx_get_current(&ctx);
+    *id = stream_id_of(context_id_of(ctx), stream, per_thread != 0);
+    return CUPTI_SUCCESS;
+}
+
+FAKE_API CUptiResult cuptiActivityGetNumDroppedRecords(CUcontext, std::uint32_t, std::size_t* dropped) {
+    if (dropped == nullptr) return CUPTI_ERROR_INVALID_PARAMETER;
+    std::lock_guard lk(g_mutex);
+    *dropped = std::exchange(g_dropped, 0);  // reset by the call, as CUPTI's
+    return CUPTI_SUCCESS;
+}
+
+/// For the tests: fake_cupti.h's counts (`depth`: of the calling thread).
+FAKE_API void fake_cupti_counts(fake_cupti_counts_t* c) {
+    c->pushed = g_pushed.load();
+    c->kernels = g_kernel_records.load();
+    c->externals = g_external_records.load();
+    c->flushes = g_flushes.load();
+    c->dropped = g_dropped_total.load();
+    c->graph_kernels = g_graph_records.load();
+    c->buffers = g_buffers.load();
+    c->stream_ids = g_stream_id_calls.load();
+    c->api_kinds = g_api_kinds.load();
+    c->depth = t_depth[CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2];
 }

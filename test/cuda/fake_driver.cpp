@@ -113,7 +113,8 @@ CUresult copy(void* dst, const void* src, std::size_t n, bool dst_device, bool s
 }
 
 CUresult check_stream(CUstream s) {
-    if (s == nullptr) return CUDA_SUCCESS;  // the legacy default stream
+    // The legacy default stream, also by its special handles (the per-thread one is the same here).
+    if (s == nullptr || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD) return CUDA_SUCCESS;
     std::lock_guard lk(g_mutex);
     return g_streams->count(reinterpret_cast<fake_stream*>(s)) != 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
@@ -556,11 +557,13 @@ FAKE_API CUresult cuModuleGetFunction(CUfunction* hfunc, CUmodule hmod, const ch
 }
 
 void observe_launch(int phase);  // the launch observer block at the end
+void observe_launch_shape(CUstream s, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz);
 
 FAKE_API CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,
                                  unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,
                                  unsigned int sharedMemBytes, CUstream hStream, void** kernelParams, void** extra) {
     (void)sharedMemBytes;
+    observe_launch_shape(hStream, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ);
     observe_launch(0);
     if (CUresult r = ready(); r != CUDA_SUCCESS) return r;
     if (f == nullptr) return CUDA_ERROR_INVALID_HANDLE;
@@ -925,6 +928,18 @@ void observe_launch(int phase) {
 }
 FAKE_API void fake_cuda_set_launch_observer(void (*observer)(int phase)) {
     g_launch_observer.store(observer, std::memory_order_release);
+}
+// Before phase 0, the launch's stream and shape (what the fake CUPTI writes into kernel records).
+using launch_shape_observer = void (*)(CUstream, const unsigned grid[3], const unsigned block[3]);
+namespace {
+std::atomic<launch_shape_observer> g_launch_shape_observer{nullptr};
+}
+void observe_launch_shape(CUstream s, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz) {
+    const unsigned grid[3] = {gx, gy, gz}, block[3] = {bx, by, bz};
+    if (auto* o = g_launch_shape_observer.load(std::memory_order_acquire)) o(s, grid, block);
+}
+FAKE_API void fake_cuda_set_launch_shape_observer(launch_shape_observer observer) {
+    g_launch_shape_observer.store(observer, std::memory_order_release);
 }
 
 // ---- device attributes and memsets (replay's cache control) ---------------------------------------

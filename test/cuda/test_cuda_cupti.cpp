@@ -5,7 +5,11 @@
 //   test_cuda_cupti run SOURCE   two threads launch 40 kernels each on two streams, one launch
 //                                the driver rejects, one launch made on the driver behind encore's
 //                                back; then the primary context is released. SOURCE (cupti |
-//                                events) is the timing source the environment should have chosen.
+//                                events | none) is the timing source the environment should have
+//                                chosen (none: CUPTI, pairing none of the launches: every COMPLETE
+//                                without times, after the release's 10 s wait; unnamed: CUPTI
+//                                loaded, but it cannot name the streams: each launch timed with
+//                                events).
 //                                Checks: every launch made through encore has one ENQUEUE ENTER,
 //                                one EXIT and exactly one COMPLETE, delivered before the release
 //                                returned, with the ENQUEUE's correlation id and user_data, a
@@ -13,15 +17,28 @@
 //                                its launch call (exact with CUPTI: the fake driver's launches are
 //                                synchronous); the rejected one with zero times; nothing for the
 //                                launch encore did not make; with cupti, one external id pushed
-//                                and popped per launch, with events none
+//                                and popped per launch (ENCORE_CUPTI_PAIRING=external) or none and
+//                                no API records asked for (stream order), with events none
+//   test_cuda_cupti streams      two contexts (the primary one and a created one), two threads in
+//                                each launching on a stream of their own, the legacy default
+//                                stream (null and CU_STREAM_LEGACY) and their per-thread default
+//                                stream, with varied grids and a rejected launch per stream; the
+//                                same checks as `run` per launch, times exact; launches of 3-wide
+//                                grids untimed when FAKE_CUPTI_DROP_GRID=3 loses their records;
+//                                then 5 launches with the tool's context stopped and 5 of the same
+//                                shape on the same stream after it restarted, those timed exactly
 //   test_cuda_cupti exit         three launches, no release: every COMPLETE reaches the tool
 //                                before its finalization (printed there, checked on stderr)
-//   test_cuda_cupti broken       a CUPTI that pairs no key with its kernel: encore gives up on it
+//   test_cuda_cupti broken       a CUPTI that pairs no launch with its kernel: encore gives up on it
 //                                after 1024 launches' evidence, says so once, uses events after
+//   test_cuda_cupti drift        launches of alternating grids whose every other record is lost
+//                                (FAKE_CUPTI_DROP_GRID=2): encore resynchronizes, then gives up
+//                                on CUPTI when that repeats (said once), events after
 //   test_cuda_cupti dropped      a CUPTI that loses every kernel record: after the release's 10 s
 //                                wait each launch gets its COMPLETE without times
 // (test/cuda/meson.build runs these under several environments; check_stderr.py checks messages.)
 #include "../support/check.hpp"
+#include "fake_cupti.h"
 #include "fake_driver.h"
 
 #include <rocprofiler-sdk/registration.h>
@@ -109,20 +126,21 @@ void count(const unsigned*, const unsigned*, void** params) {
 const fake_cuda_module g_module = {1, {{"count", &count}}};
 
 /// The fake CUPTI's counts (zeros when it is not loaded).
-struct cupti_stats {
-    unsigned long pushed = 0, kernels = 0, externals = 0, flushes = 0;
-    int depth = 0;
-};
-cupti_stats fake_cupti() {
-    cupti_stats s;
+fake_cupti_counts_t fake_cupti() {
+    fake_cupti_counts_t s{};
     const char* path = std::getenv("ENCORE_CUPTI_LIBRARY");
     void* h = path != nullptr ? ::dlopen(path, RTLD_NOW | RTLD_NOLOAD) : nullptr;
-    void* f = h != nullptr ? ::dlsym(h, "fake_cupti_stats") : nullptr;
+    void* f = h != nullptr ? ::dlsym(h, "fake_cupti_counts") : nullptr;
     if (f == nullptr) return s;
-    void (*stats)(unsigned long*, unsigned long*, unsigned long*, unsigned long*, int*) = nullptr;
-    std::memcpy(&stats, &f, sizeof(f));
-    stats(&s.pushed, &s.kernels, &s.externals, &s.flushes, &s.depth);
+    void (*counts)(fake_cupti_counts_t*) = nullptr;
+    std::memcpy(&counts, &f, sizeof(f));
+    counts(&s);
     return s;
+}
+
+bool external_pairing() {
+    const char* v = std::getenv("ENCORE_CUPTI_PAIRING");
+    return v != nullptr && std::strcmp(v, "external") == 0;
 }
 
 struct window {
@@ -154,8 +172,52 @@ counting open_counting(bool zeroed) {
     return c;
 }
 
+/// What `run` and `streams` check per launch made through encore, from the records seen.
+struct launch_checks {
+    int complete_ok = 0, timed = 0, untimed = 0, in_window = 0, user_ok = 0, order_ok = 0, distinct_ids = 0;
+    std::size_t correlations = 0;
+};
+launch_checks check_launches(bool exact) {
+    launch_checks c;
+    std::map<std::uint64_t, std::vector<const seen*>> by_corr;
+    for (const auto& s : g_seen) by_corr[s.corr].push_back(&s);
+    c.correlations = by_corr.size();
+    std::set<std::uint64_t> ids;
+    for (const auto& [corr, v] : by_corr) {
+        const seen *enter = nullptr, *exit = nullptr, *complete = nullptr;
+        int n_complete = 0;
+        for (const seen* s : v) {
+            if (s->op == ROCPROFILER_KERNEL_DISPATCH_COMPLETE)
+                complete = s, ++n_complete;
+            else if (s->phase == ROCPROFILER_CALLBACK_PHASE_ENTER)
+                enter = s;
+            else
+                exit = s;
+        }
+        if (enter == nullptr || exit == nullptr || n_complete != 1) continue;
+        ++c.complete_ok;
+        ids.insert(complete->dispatch_id);
+        c.user_ok += complete->user_value == (corr ^ 0x5a5a) && complete->dispatch_id == enter->dispatch_id;
+        c.order_ok += enter->host_ns <= exit->host_ns && exit->host_ns <= complete->host_ns;
+        if (complete->start == 0 && complete->end == 0) {
+            ++c.untimed;
+            continue;
+        }
+        ++c.timed;
+        // The launch call's host window: the launch ran inside it (the fake driver runs kernels
+        // synchronously). CUPTI's times are on encore's clock exactly when CUPTI takes encore's
+        // clock; a measured offset (FAKE_CUPTI_NO_TIMESTAMP_CALLBACK) and events carry an error
+        // of a few us: 1 ms of slack for them.
+        const std::uint64_t slack = exact ? 0 : 1'000'000;
+        c.in_window += complete->start <= complete->end && complete->start + slack >= enter->host_ns &&
+                       complete->end <= exit->host_ns + slack;
+    }
+    c.distinct_ids = static_cast<int>(ids.size());
+    return c;
+}
+
 int run(const std::string& source) {
-    const bool cupti = source == "cupti";
+    const bool cupti = source == "cupti" || source == "none";
     auto [dev, ctx, mod, f, counter] = open_counting(true);
 
     constexpr int per_thread = 40;
@@ -197,82 +259,158 @@ int run(const std::string& source) {
     CHECK(cuModuleUnload(mod));
     CHECK(cuDevicePrimaryCtxRelease(dev));  // every pending COMPLETE is delivered before it returns
 
-    const cupti_stats st = fake_cupti();
+    const fake_cupti_counts_t st = fake_cupti();
     std::lock_guard lk(g_mutex);
-    std::map<std::uint64_t, std::vector<const seen*>> by_corr;
-    for (const auto& s : g_seen) by_corr[s.corr].push_back(&s);
     const int launches = 2 * per_thread + 1;
-    expect(static_cast<int>(by_corr.size()) == launches,
-           "one correlation id per launch made through encore (" + std::to_string(by_corr.size()) + ")");
-    int complete_ok = 0, timed = 0, untimed = 0, in_window = 0, user_ok = 0, order_ok = 0;
-    std::set<std::uint64_t> ids;
-    std::vector<const seen*> completes;
-    for (const auto& [corr, v] : by_corr) {
-        const seen *enter = nullptr, *exit = nullptr, *complete = nullptr;
-        int n_complete = 0;
-        for (const seen* s : v) {
-            if (s->op == ROCPROFILER_KERNEL_DISPATCH_COMPLETE)
-                complete = s, ++n_complete;
-            else if (s->phase == ROCPROFILER_CALLBACK_PHASE_ENTER)
-                enter = s;
-            else
-                exit = s;
-        }
-        if (enter == nullptr || exit == nullptr || n_complete != 1) continue;
-        ++complete_ok;
-        ids.insert(complete->dispatch_id);
-        user_ok += complete->user_value == (corr ^ 0x5a5a) && complete->dispatch_id == enter->dispatch_id;
-        order_ok += enter->host_ns <= exit->host_ns && exit->host_ns <= complete->host_ns + 0;
-        if (complete->start == 0 && complete->end == 0) {
-            ++untimed;
-            continue;
-        }
-        ++timed;
-        completes.push_back(complete);
-        // The launch call's host window: the launch ran inside it (the fake driver runs kernels
-        // synchronously). CUPTI's times are on encore's clock exactly when CUPTI takes encore's
-        // clock; a measured offset (FAKE_CUPTI_NO_TIMESTAMP_CALLBACK) and events carry an error
-        // of a few us: 1 ms of slack for them.
-        const bool exact = cupti && std::getenv("FAKE_CUPTI_NO_TIMESTAMP_CALLBACK") == nullptr;
-        const std::uint64_t slack = exact ? 0 : 1'000'000;
-        in_window += complete->start <= complete->end && complete->start + slack >= enter->host_ns &&
-                     complete->end <= exit->host_ns + slack;
-    }
-    expect(complete_ok == launches, "ENQUEUE ENTER, EXIT and exactly one COMPLETE per launch (" +
-                                        std::to_string(complete_ok) + " of " + std::to_string(launches) + ")");
-    expect(static_cast<int>(ids.size()) == complete_ok, "a dispatch id of its own per launch");
-    expect(user_ok == complete_ok, "COMPLETE has its ENQUEUE's user_data and dispatch id");
-    expect(order_ok == complete_ok, "COMPLETE is delivered after its ENQUEUE EXIT");
-    expect(timed == 2 * per_thread && untimed == 1, "every launch timed but the rejected one (" + std::to_string(timed) +
-                                                        " timed, " + std::to_string(untimed) + " untimed)");
-    expect(in_window == timed, "start <= end inside the launch's host window (" + std::to_string(in_window) + " of " +
-                                   std::to_string(timed) + ")");
-    if (cupti) {
+    const launch_checks c = check_launches(cupti && std::getenv("FAKE_CUPTI_NO_TIMESTAMP_CALLBACK") == nullptr);
+    expect(static_cast<int>(c.correlations) == launches,
+           "one correlation id per launch made through encore (" + std::to_string(c.correlations) + ")");
+    expect(c.complete_ok == launches, "ENQUEUE ENTER, EXIT and exactly one COMPLETE per launch (" +
+                                          std::to_string(c.complete_ok) + " of " + std::to_string(launches) + ")");
+    expect(c.distinct_ids == c.complete_ok, "a dispatch id of its own per launch");
+    expect(c.user_ok == c.complete_ok, "COMPLETE has its ENQUEUE's user_data and dispatch id");
+    expect(c.order_ok == c.complete_ok, "COMPLETE is delivered after its ENQUEUE EXIT");
+    const int want_timed = source == "none" ? 0 : 2 * per_thread;
+    expect(c.timed == want_timed && c.untimed == launches - want_timed,
+           "timed " + std::to_string(want_timed) + " of " + std::to_string(launches) + " launches (" +
+               std::to_string(c.timed) + " timed, " + std::to_string(c.untimed) + " untimed)");
+    expect(c.in_window == c.timed, "start <= end inside the launch's host window (" + std::to_string(c.in_window) +
+                                       " of " + std::to_string(c.timed) + ")");
+    if (cupti && external_pairing()) {
         expect(st.pushed == static_cast<unsigned long>(launches) && st.depth == 0,
                "one external id pushed per launch, all popped (" + std::to_string(st.pushed) + ")");
+        expect((st.api_kinds & 5u) == 5u, "external pairing asks for DRIVER and EXTERNAL_CORRELATION records (" +
+                                              std::to_string(st.api_kinds) + ")");
+    } else if (cupti) {
+        expect(st.pushed == 0 && st.api_kinds == 0,
+               "stream-order pairing pushes no external id and asks for no API records (" + std::to_string(st.pushed) +
+                   " pushed, kinds " + std::to_string(st.api_kinds) + ")");
+        expect(st.stream_ids > 0, "stream ids asked of CUPTI");
+    }
+    if (cupti)
         expect(st.kernels == static_cast<unsigned long>(2 * per_thread + 1),
                "CUPTI recorded every kernel, the one encore did not launch included (" + std::to_string(st.kernels) + ")");
-    } else {
-        expect(st.pushed == 0, "events: CUPTI not asked (" + std::to_string(st.pushed) + " pushed)");
+    else if (source == "unnamed")
+        expect(st.stream_ids > 0 && st.kernels > 0, "CUPTI was asked for stream ids and recorded kernels");
+    else
+        expect(st.pushed == 0 && st.stream_ids == 0,
+               "events: CUPTI not asked (" + std::to_string(st.pushed) + " pushed)");
+    return test_support::finish();
+}
+
+// Stream-order pairing across two contexts and every kind of stream (see the file's comment).
+int run_streams() {
+    auto [dev, primary, mod, f, counter] = open_counting(true);
+    CUcontext created = nullptr;
+    CHECK(cuCtxCreate(&created, 0, dev));
+    CUmodule mod2 = nullptr;
+    CUfunction f2 = nullptr;
+    CUdeviceptr counter2 = 0;
+    CHECK(cuModuleLoadData(&mod2, &g_module));
+    CHECK(cuModuleGetFunction(&f2, mod2, "count"));
+    CHECK(cuMemAlloc(&counter2, 64));
+    const long drop_grid = std::getenv("FAKE_CUPTI_DROP_GRID") != nullptr
+                               ? std::strtol(std::getenv("FAKE_CUPTI_DROP_GRID"), nullptr, 10)
+                               : 0;
+    constexpr int per_stream = 10;
+    std::mutex m;
+    int launched = 0, rejected = 0, lost = 0;
+    auto launcher = [&](CUcontext ctx, CUfunction fn, CUdeviceptr* c, int thread) {
+        CHECK(cuCtxSetCurrent(ctx));
+        CUstream own = nullptr;
+        CHECK(cuStreamCreate(&own, 0));
+        const CUstream streams[] = {own, nullptr, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD};
+        void* params[] = {c};
+        int n = 0, r = 0, l = 0;
+        for (int i = 0; i < per_stream; ++i)
+            for (CUstream s : streams) {
+                // Grids 1, 2, 4, 5 wide; one 3-wide launch per context (its own stream, thread 0).
+                const unsigned grid = thread == 0 && s == own && i == 5
+                                          ? 3u
+                                          : 1u + static_cast<unsigned>(i % 4) + (i % 4 >= 2 ? 1u : 0u);
+                CHECK(cuLaunchKernel(fn, grid, 1, 1, 32, 1, 1, 0, s, params, nullptr));
+                ++n;
+                l += static_cast<long>(grid) == drop_grid;
+                if (i == 3) {
+                    expect(cuLaunchKernel(fn, 0, 1, 1, 32, 1, 1, 0, s, params, nullptr) == CUDA_ERROR_INVALID_VALUE,
+                           "an empty grid is the driver's error");
+                    ++r;
+                }
+            }
+        CHECK(cuStreamSynchronize(own));
+        CHECK(cuStreamDestroy(own));
+        std::lock_guard lk(m);
+        launched += n, rejected += r, lost += l;
+    };
+    std::thread a(launcher, primary, f, &counter, 0), b(launcher, primary, f, &counter, 1),
+        c(launcher, created, f2, &counter2, 0), d(launcher, created, f2, &counter2, 1);
+    a.join(), b.join(), c.join(), d.join();
+    // Launches no tool wants records of (the context stopped) still take their place in their
+    // stream's order: the records of the same-shaped launches right after must not get theirs.
+    {
+        CHECK(cuCtxSetCurrent(primary));
+        CUstream s = nullptr;
+        CHECK(cuStreamCreate(&s, 0));
+        void* params[] = {&counter};
+        expect(rocprofiler_stop_context(g_ctx) == ROCPROFILER_STATUS_SUCCESS, "context stopped");
+        for (int i = 0; i < 5; ++i) CHECK(cuLaunchKernel(f, 2, 1, 1, 32, 1, 1, 0, s, params, nullptr));
+        expect(rocprofiler_start_context(g_ctx) == ROCPROFILER_STATUS_SUCCESS, "context started again");
+        for (int i = 0; i < 5; ++i) CHECK(cuLaunchKernel(f, 2, 1, 1, 32, 1, 1, 0, s, params, nullptr));
+        launched += 5;
+        CHECK(cuStreamSynchronize(s));
+        CHECK(cuStreamDestroy(s));
     }
+    CHECK(cuCtxSetCurrent(created));
+    CHECK(cuMemFree(counter2));
+    CHECK(cuModuleUnload(mod2));
+    CHECK(cuCtxDestroy(created));  // drains the created context's records
+    CHECK(cuCtxSetCurrent(primary));
+    CHECK(cuMemFree(counter));
+    CHECK(cuModuleUnload(mod));
+    CHECK(cuDevicePrimaryCtxRelease(dev));
+
+    const fake_cupti_counts_t st = fake_cupti();
+    std::lock_guard lk(g_mutex);
+    const int launches = launched + rejected;
+    const launch_checks ch = check_launches(true);
+    expect(static_cast<int>(ch.correlations) == launches,
+           "one correlation id per launch made through encore (" + std::to_string(ch.correlations) + ")");
+    expect(ch.complete_ok == launches, "ENQUEUE ENTER, EXIT and exactly one COMPLETE per launch (" +
+                                           std::to_string(ch.complete_ok) + " of " + std::to_string(launches) + ")");
+    expect(ch.distinct_ids == ch.complete_ok && ch.user_ok == ch.complete_ok && ch.order_ok == ch.complete_ok,
+           "COMPLETE has its ENQUEUE's user_data and dispatch id, after its ENQUEUE EXIT");
+    expect(ch.timed == launched - lost && ch.untimed == rejected + lost,
+           "every launch timed but the rejected ones and those whose records were lost (" + std::to_string(ch.timed) +
+               " timed of " + std::to_string(launched - lost) + ", " + std::to_string(ch.untimed) + " untimed)");
+    expect(ch.in_window == ch.timed, "times exactly inside the launch's host window (" + std::to_string(ch.in_window) +
+                                         " of " + std::to_string(ch.timed) + ")");
+    expect(st.dropped == static_cast<unsigned long>(lost), "CUPTI lost " + std::to_string(st.dropped) + " records");
+    if (std::getenv("FAKE_CUPTI_GRAPH_KERNELS") != nullptr)
+        expect(st.graph_kernels > 0, "graph kernels were recorded (and skipped)");
+    if (std::getenv("FAKE_CUPTI_RECORDS_PER_BUFFER") != nullptr)
+        expect(st.buffers > 4, "records came in several buffers (" + std::to_string(st.buffers) + ")");
     return test_support::finish();
 }
 
 // A CUPTI that never pairs encore's keys with its kernel records (FAKE_CUPTI_WRONG_CORRELATION):
 // 4096 launches in batches (the fake CUPTI's flush period passes between them); encore gives up
 // on CUPTI (said once) and times the rest with events; every launch still gets one COMPLETE.
-int run_broken() {
+// `alternate`: grids 1 and 2 wide in turn (the drift scenario).
+int run_broken(bool alternate) {
     auto [dev, ctx, mod, f, counter] = open_counting(false);
     void* params[] = {&counter};
     constexpr int batches = 8, per_batch = 512;
     for (int b = 0; b < batches; ++b) {
-        for (int i = 0; i < per_batch; ++i) CHECK(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, nullptr, params, nullptr));
+        for (int i = 0; i < per_batch; ++i) {
+            const unsigned grid = alternate ? 1u + static_cast<unsigned>(i & 1) : 1u;
+            CHECK(cuLaunchKernel(f, grid, 1, 1, 1, 1, 1, 0, nullptr, params, nullptr));
+        }
         std::this_thread::sleep_for(std::chrono::milliseconds(25));
     }
     CHECK(cuMemFree(counter));
     CHECK(cuModuleUnload(mod));
     CHECK(cuDevicePrimaryCtxRelease(dev));
-    const cupti_stats st = fake_cupti();
+    const fake_cupti_counts_t st = fake_cupti();
     std::lock_guard lk(g_mutex);
     std::map<std::uint64_t, int> completes;
     int timed = 0;
@@ -286,10 +424,17 @@ int run_broken() {
     const int launches = batches * per_batch;
     expect(once == launches,
            "exactly one COMPLETE per launch (" + std::to_string(once) + " of " + std::to_string(launches) + ")");
-    expect(st.pushed > 0 && st.pushed < static_cast<unsigned long>(launches),
-           "CUPTI used at first, then not (" + std::to_string(st.pushed) + " keys pushed)");
-    expect(timed > 0 && timed <= launches - static_cast<int>(st.pushed) + 0,
-           "the launches after the fallback are timed with events (" + std::to_string(timed) + " timed)");
+    // Launches CUPTI was used for: keys pushed (external pairing), kernels recorded or lost while
+    // CUPTI's kernel records were on (stream order: turned off at the fallback).
+    const unsigned long used = external_pairing() ? st.pushed : st.kernels + st.dropped;
+    expect(used > 0 && used < static_cast<unsigned long>(launches),
+           "CUPTI used at first, then not (" + std::to_string(used) + " launches)");
+    if (external_pairing() || !alternate)
+        expect(timed > 0 && timed <= launches - static_cast<int>(used),
+               "the launches after the fallback are timed with events (" + std::to_string(timed) + " timed)");
+    else  // the 1-wide launches before the fallback are timed by CUPTI too
+        expect(timed >= launches - static_cast<int>(used),
+               "the launches after the fallback are timed with events (" + std::to_string(timed) + " timed)");
     return test_support::finish();
 }
 
@@ -333,8 +478,10 @@ int main(int argc, char** argv) {
     g_mode = argc > 1 ? argv[1] : "";
     if (g_mode == "run" && argc > 2) return run(argv[2]);
     if (g_mode == "exit") return run_exit();
-    if (g_mode == "broken") return run_broken();
+    if (g_mode == "broken") return run_broken(false);
+    if (g_mode == "drift") return run_broken(true);
+    if (g_mode == "streams") return run_streams();
     if (g_mode == "dropped") return run_dropped();
-    std::fprintf(stderr, "usage: test_cuda_cupti run cupti|events | exit\n");
+    std::fprintf(stderr, "usage: test_cuda_cupti run cupti|events|none | streams | exit | broken | drift | dropped\n");
     return 2;
 }
