@@ -179,8 +179,8 @@ rocprofiler_status_t begin(std::uint64_t id) noexcept {
     if (t_busy) return ROCPROFILER_STATUS_ERROR_CONTEXT_ERROR;
     if (!g_backend.load(std::memory_order_acquire)) {
         static warn_once no_backend;
-        no_backend("range replay: no loaded backend records ranges (libencore-hsa does; CUDA is not implemented "
-                   "yet): rocprofiler_range_replay_begin returns NOT_IMPLEMENTED");
+        no_backend("range replay: no loaded backend records ranges (libencore-hsa and libencore-cuda do): "
+                   "rocprofiler_range_replay_begin returns NOT_IMPLEMENTED");
         return ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED;
     }
     if (t_range) {

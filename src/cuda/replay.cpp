@@ -32,11 +32,13 @@
 // exports.
 #include "replay.hpp"
 
+#include "range_replay.hpp"
 #include "real.hpp"
 #include "records.hpp"
 #include "snapshot.hpp"
 #include "tracker.hpp"
 
+#include "core/range_replay.hpp"
 #include "core/replay.hpp"
 
 #include <chrono>
@@ -125,20 +127,18 @@ private:
 }  // namespace
 
 bool enabled() noexcept {
-    // Asked when an op's target is chosen (once per op, after tools are initialized).
-    return core::replay::service_configured();
+    // Asked when an op's target is chosen (once per op, after tools are initialized). Range
+    // replay needs the same layers (the tracker, the gates, launches seen).
+    return core::replay::service_configured() || range::configured();
 }
 
 void forget(CUcontext c) noexcept { snapshot::forget(c); }
 
-void on_graph_launch() noexcept {
-    if (core::replay::service_active())
-        core::replay::warn_once("kernels launched through CUDA graphs (cuGraphLaunch) are not replayed: they run once");
-}
-
 CUresult launch(const launch_call& c) noexcept {
+    if (CUresult r{}; range::launch(c, r)) return r;  // the calling thread's range records it
     const CUcontext ctx = current_context();
-    const bool nested = core::replay::in_replay();
+    // A launch from a range's PASS callbacks neither: that thread holds the context exclusively.
+    const bool nested = core::replay::in_replay() || core::range_replay::closing_here();
     if (nested && core::replay::service_active())
         core::replay::warn_once("a launch from a replay callback runs once (nested replays are declined)");
     if (!core::replay::service_active() || ctx == nullptr || nested) {

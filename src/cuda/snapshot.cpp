@@ -374,8 +374,7 @@ bool memory::flush_l2(CUstream s) noexcept {
     if (real().ctx_reset_persisting_l2 != nullptr) real().ctx_reset_persisting_l2();
     // A value that changes every flush: every line is rewritten, whatever the memory held.
     ++c.flushes;
-    if (real().memset_d32_async(c.l2_scratch.p, c.flushes, c.l2_scratch.size / 4, s) == CUDA_SUCCESS)
-        return true;
+    if (real().memset_d32_async(c.l2_scratch.p, c.flushes, c.l2_scratch.size / 4, s) == CUDA_SUCCESS) return true;
     core::replay::warn_once("cache control all (ENCORE_CUDA_REPLAY_CACHE_CONTROL): writing the L2 scratch buffer "
                             "failed: the passes of this launch run with whatever the L2 holds");
     return false;
@@ -388,8 +387,8 @@ bool memory::launch_chunks(CUfunction fn, bool restore) noexcept {
     void* hash_args[] = {&descs, &n, &hashes};
     void* restore_args[] = {&descs, &n, &hashes, &stats, &flags};
     const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>(n_chunks_, 1u << 20));
-    return real().launch_kernel(fn, blocks, 1, 1, chunk_threads, 1, 1, 0, nullptr,
-                                restore ? restore_args : hash_args, nullptr) == CUDA_SUCCESS;
+    return real().launch_kernel(fn, blocks, 1, 1, chunk_threads, 1, 1, 0, nullptr, restore ? restore_args : hash_args,
+                                nullptr) == CUDA_SUCCESS;
 }
 
 bool memory::restore_chunks(core::replay::memory_stats& out) noexcept {
