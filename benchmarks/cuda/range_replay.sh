@@ -3,7 +3,9 @@
 #   benchmarks/cuda/range_replay.sh [BUILD_DIR]    (default build-trace; exits 1 on any FAIL)
 # encore is built CUDA only (-Dhsa=disabled, as trace_frameworks.sh, whose build folder it shares).
 #   - programs/torch_range_step.py: a training step (SGD with momentum) inside an NVTX range
-#     "step", 3 times: encore-replay --backend cuda -n 4 --verify --range step replays each step 3
+#     "step", 3 times (backward's kernels come from PyTorch's autograd thread: they join the range
+#     with ENCORE_RANGE_REPLAY_THREADS=context, set here; without it the ranges decline,
+#     CONCURRENT_DISPATCH): encore-replay --backend cuda -n 4 --verify --range step replays each step 3
 #     more times from the memory it started from; checks: the digest (parameters, momentum, loss)
 #     bit-identical to the bare run's, 3 ranges replayed with 12 passes and the same dispatch count
 #     each, no range declined, every pass started from the range's start (divergence 0 at every
@@ -23,7 +25,7 @@ build_cuda_only src/cuda/libcuda.so.1 examples/libencore_replay_bench.so src/nvt
     src/marker/libencore-roctx.so.0.1.0 || exit 1
 replay=$B/examples/encore-replay
 [[ -x $replay ]] || { echo "FAIL: $replay was not configured"; exit 1; }
-export CUBLAS_WORKSPACE_CONFIG=:4096:8
+export CUBLAS_WORKSPACE_CONFIG=:4096:8 ENCORE_RANGE_REPLAY_THREADS=context
 limit=300
 now() { date +%s.%N; }
 secs() { awk "BEGIN{printf \"%.1f\", $2 - $1}"; }

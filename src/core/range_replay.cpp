@@ -152,6 +152,22 @@ void decline(const decline_reason& d) noexcept {
     decline_locked(*t_range.get(), d);
 }
 
+bool with_range_on(std::uint64_t agent, const decline_reason* (*f)(recording&, void*), void* data) noexcept {
+    std::lock_guard lk(g_mutex);
+    range_state* found = nullptr;
+    for (range_state* r : g_open)
+        if (r != t_range.get() && r->agent == agent && r->rec && r->status == ROCPROFILER_RANGE_REPLAY_STATUS_REPLAYED) {
+            if (found != nullptr) return false;  // two threads' ranges on the agent: neither is joined
+            found = r;
+        }
+    if (found == nullptr) return false;
+    if (const decline_reason* d = f(*found->rec, data); d != nullptr) {
+        decline_locked(*found, *d);
+        if (first_time(d->why)) warn("range replay: %s", d->why);
+    }
+    return true;
+}
+
 void decline_agent(std::uint64_t agent, const decline_reason& d) noexcept {
     std::lock_guard lk(g_mutex);
     for (range_state* r : g_open)

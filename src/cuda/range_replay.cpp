@@ -32,6 +32,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -141,8 +142,10 @@ std::uint64_t kernel_nodes(CUgraph g, int depth = 0) noexcept {
         CUgraphNodeType t{};
         if (d.node_type(nodes[i], &t) != CUDA_SUCCESS) return 0;
         CUgraph child = nullptr;
-        if (t == CU_GRAPH_NODE_TYPE_KERNEL) ++kernels;
-        else if (t == CU_GRAPH_NODE_TYPE_GRAPH && d.child_graph != nullptr && d.child_graph(nodes[i], &child) == CUDA_SUCCESS)
+        if (t == CU_GRAPH_NODE_TYPE_KERNEL)
+            ++kernels;
+        else if (t == CU_GRAPH_NODE_TYPE_GRAPH && d.child_graph != nullptr &&
+                 d.child_graph(nodes[i], &child) == CUDA_SUCCESS)
             kernels += kernel_nodes(child, depth + 1);
     }
     return kernels;
@@ -173,8 +176,8 @@ void unclaim(CUcontext c) noexcept {
 
 // ---- one recorded entry -------------------------------------------------------------------------
 struct entry {
-    launch_call call{};  // a kernel: what its records say; submit is rebound to relaunch()
-    CUgraphExec exec = nullptr;  // a graph launch (call unused)
+    launch_call call{};                // a kernel: what its records say; submit is rebound to relaunch()
+    CUgraphExec exec = nullptr;        // a graph launch (call unused)
     std::function<CUresult()> memset;  // a memset, re-issued with the program's arguments
     std::uint64_t dispatch_id = 0;
     std::uint64_t dispatches = 1;
@@ -206,7 +209,7 @@ struct entry {
                                             c.shared, c.work_stream(), params);
         }
         return real().launch_kernel(c.f, c.grid[0], c.grid[1], c.grid[2], c.block[0], c.block[1], c.block[2], c.shared,
-                                     c.work_stream(), params, extra);
+                                    c.work_stream(), params, extra);
     }
 };
 
@@ -240,9 +243,12 @@ const rr::decline_reason* keep_arguments(entry& e) noexcept {
             const void* buffer = nullptr;
             const std::size_t* size = nullptr;
             for (void** x = c.extra; *x != CU_LAUNCH_PARAM_END; x += 2) {
-                if (x[0] == CU_LAUNCH_PARAM_BUFFER_POINTER) buffer = x[1];
-                else if (x[0] == CU_LAUNCH_PARAM_BUFFER_SIZE) size = static_cast<const std::size_t*>(x[1]);
-                else return &unknown_kernarg;
+                if (x[0] == CU_LAUNCH_PARAM_BUFFER_POINTER)
+                    buffer = x[1];
+                else if (x[0] == CU_LAUNCH_PARAM_BUFFER_SIZE)
+                    size = static_cast<const std::size_t*>(x[1]);
+                else
+                    return &unknown_kernarg;
             }
             if (buffer == nullptr || size == nullptr) return &unknown_kernarg;
             e.args.assign(static_cast<const unsigned char*>(buffer), static_cast<const unsigned char*>(buffer) + *size);
@@ -320,6 +326,7 @@ public:
     }
 
     const rr::decline_reason* add_kernel(const launch_call& c, std::uint64_t dispatch_id) noexcept {
+        std::lock_guard lk(add_mutex_);
         if (entries_.size() >= max_entries) return &too_large;
         if (snapshot::obstacle_in(ctx_, c.work_stream()) == snapshot::obstacle::capturing) return &capturing;
         try {
@@ -339,6 +346,7 @@ public:
     }
 
     const rr::decline_reason* add_memset(std::function<CUresult()>& redo) noexcept {
+        std::lock_guard lk(add_mutex_);
         if (entries_.size() >= max_entries) return &too_large;
         try {
             entries_.emplace_back();
@@ -350,6 +358,7 @@ public:
     }
 
     const rr::decline_reason* add_graph(CUgraphExec exec) noexcept {
+        std::lock_guard lk(add_mutex_);
         if (entries_.size() >= max_entries) return &too_large;
         if (snapshot::obstacle_in(ctx_, stream_) == snapshot::obstacle::capturing) return &capturing;
         try {
@@ -366,7 +375,10 @@ public:
     [[nodiscard]] CUcontext context() const noexcept { return ctx_; }
     [[nodiscard]] CUstream stream() const noexcept { return stream_; }
     [[nodiscard]] std::uint64_t agent() const noexcept override { return device_; }
-    [[nodiscard]] std::uint64_t dispatch_count() const noexcept override { return dispatches_; }
+    [[nodiscard]] std::uint64_t dispatch_count() const noexcept override {
+        std::lock_guard lk(add_mutex_);
+        return dispatches_;
+    }
     [[nodiscard]] std::uint64_t snapshot_bytes() const noexcept override { return snapshot_bytes_; }
 
     const rr::decline_reason* prepare() noexcept override {
@@ -445,6 +457,10 @@ private:
     core::replay::options opt_{};
     tracker::exclusive_use exclusive_;
     snapshot::memory start_, final_;
+    // Guards entries_ and dispatches_ while the range records: with ENCORE_RANGE_REPLAY_THREADS=
+    // context another thread adds to it too (under the core's lock, rr::with_range_on). From
+    // prepare() on only the range's thread uses them (the range is out of the core's registry).
+    mutable std::mutex add_mutex_;
     std::vector<entry> entries_;
     std::uint64_t dispatches_ = 0;
     std::uint64_t snapshot_bytes_ = 0;
@@ -461,9 +477,11 @@ void record(CUcontext ctx, CUstream stream, Add&& add) noexcept {
     if (rec == nullptr) {
         auto r = std::unique_ptr<cuda_range>(new (std::nothrow) cuda_range(ctx, current_device(), stream));
         if (!r) return rr::decline(staging_failed);
-        if (const rr::decline_reason* d = r->start(); d != nullptr) return rr::decline(*d);
+        // Bound to its device before the snapshot: another thread's launch from now on declines
+        // the range (or joins it), never slips in unrecorded after the snapshot.
         rec = r.get();
         rr::attach(std::move(r));
+        if (const rr::decline_reason* d = rec->start(); d != nullptr) return rr::decline(*d);
     } else if (rec->context() != ctx) {
         return rr::decline(multi_agent);
     } else if (rec->stream() != stream) {
@@ -476,6 +494,41 @@ void record(CUcontext ctx, CUstream stream, Add&& add) noexcept {
 /// range on the device cannot be replayed (its snapshot no longer holds what its passes need).
 void another_thread_worked() noexcept { rr::decline_agent(current_device(), concurrent); }
 
+/// ENCORE_RANGE_REPLAY_THREADS=context: launches, memsets and graph launches of other threads on
+/// a range's context join the range (PyTorch's autograd launches a step's backward kernels from
+/// its own device thread); thread (the default): they decline it.
+bool threads_join() noexcept {
+    static const bool join = [] {
+        const char* v = std::getenv("ENCORE_RANGE_REPLAY_THREADS");
+        if (v == nullptr || *v == '\0' || std::strcmp(v, "thread") == 0) return false;
+        if (std::strcmp(v, "context") == 0) return true;
+        core::replay::warn_once("ENCORE_RANGE_REPLAY_THREADS is neither thread nor context: thread is used");
+        return false;
+    }();
+    return join;
+}
+
+/// Another thread's work (`add` records it) on a range's context: joins the range there when
+/// threads join (true), else declines every range on the device (false).
+template <class Add>
+bool join_or_decline(CUcontext ctx, CUstream stream, Add&& add) noexcept {
+    struct job {
+        CUcontext ctx;
+        CUstream stream;
+        Add& add;
+    } j{ctx, stream, add};
+    const auto run = [](rr::recording& r, void* data) -> const rr::decline_reason* {
+        auto& jb = *static_cast<job*>(data);
+        auto* rec = dynamic_cast<cuda_range*>(&r);
+        if (rec == nullptr || rec->context() != jb.ctx) return &concurrent;
+        if (rec->stream() != jb.stream) return &multi_queue;
+        return jb.add(*rec);
+    };
+    if (threads_join() && rr::with_range_on(current_device(), run, &j)) return true;
+    another_thread_worked();
+    return false;
+}
+
 }  // namespace
 
 bool configured() noexcept { return rr::service_configured(); }
@@ -484,15 +537,18 @@ bool launch(const launch_call& c, CUresult& r) noexcept {
     if (!rr::any_open()) return false;
     const CUcontext ctx = current_context();
     if (ctx == nullptr) return false;
+    const std::uint64_t id = records::next_dispatch_id();
     if (!rr::open_here()) {
-        another_thread_worked();
-        return false;
+        if (!join_or_decline(ctx, c.work_stream(), [&](cuda_range& rec) { return rec.add_kernel(c, id); }))
+            return false;
+        // Joined: pass 0's launch, never kernel-replayed on its own.
+        tracker::work_hold hold(ctx);
+        r = records::launch(c, id);
+        return true;
     }
     // A thread with an open range launches the ordinary way, replayed range or not: its launches
     // are pass 0 (never kernel-replayed one by one), recorded while the range records.
-    const std::uint64_t id = records::next_dispatch_id();
-    if (rr::recording_here())
-        record(ctx, c.work_stream(), [&](cuda_range& rec) { return rec.add_kernel(c, id); });
+    if (rr::recording_here()) record(ctx, c.work_stream(), [&](cuda_range& rec) { return rec.add_kernel(c, id); });
     tracker::work_hold hold(ctx);
     r = records::launch(c, id);
     if (r != CUDA_SUCCESS) rr::decline(launch_failed);
@@ -513,7 +569,8 @@ CUresult graph_launch(CUgraphExec exec, CUstream s, bool per_thread, thunk call)
         if (r != CUDA_SUCCESS) rr::decline(launch_failed);
         return r;
     }
-    if (rr::any_open()) another_thread_worked();
+    if (rr::any_open() && join_or_decline(ctx, stream, [&](cuda_range& rec) { return rec.add_graph(exec); }))
+        return launch_held();  // joined another thread's range
     if (core::replay::service_active())
         core::replay::warn_once("kernels launched through CUDA graphs (cuGraphLaunch) are not kernel-replayed: they run "
                                 "once (range replay replays a graph launch as a whole)");
@@ -576,7 +633,14 @@ CUresult memset_call(CUstream stream, std::function<CUresult()> redo) noexcept {
             if (again) record(ctx, stream, [&](cuda_range& rec) { return rec.add_memset(again); });
         }
     } else if (ctx != nullptr) {
-        another_thread_worked();
+        std::function<CUresult()> again;
+        try {
+            again = redo;
+        } catch (...) {
+        }
+        (void)join_or_decline(ctx, stream, [&](cuda_range& rec) -> const rr::decline_reason* {
+            return again ? rec.add_memset(again) : &staging_failed;
+        });
     }
     tracker::work_hold hold(ctx);
     const CUresult r = redo();

@@ -18,6 +18,9 @@
 //   misuse    end without begin, begin twice, end on a thread without the range, begin/end from
 //             a RANGE_REPLAY callback; a pass count of 0 with replay_continue_cb; the local
 //             context toggles (only in PASS ENTER, unknown contexts refused)
+//   threads   (ENCORE_RANGE_REPLAY_THREADS=context) another thread's launches and memsets on the
+//             range's context and stream join the range (in the order they reach encore); on a
+//             second stream they decline it (MULTI_QUEUE)
 //   verify    (ENCORE_REPLAY_VERIFY=1) divergence counts: 0 for a deterministic range at every
 //             PASS ENTER and at CLOSE; a kernel that writes a different value each run diverges
 #include "../support/check.hpp"
@@ -121,10 +124,12 @@ int tool_init(rocprofiler_client_finalize_t, void*) {
 /// The last CLOSE, checked for its status (and the reason's words when declined).
 void expect_close(rocprofiler_range_replay_status_t status, const std::string& what) {
     const bool ok = !g_t.closes.empty() && g_t.closes.back().status == status;
-    expect(ok, what + ": CLOSE status " + std::to_string(status) + ", got " +
-                   (g_t.closes.empty() ? std::string("no CLOSE")
-                                       : std::to_string(g_t.closes.back().status) + " (" + g_t.closes.back().reason + ")"));
-    if (ok && status != ROCPROFILER_RANGE_REPLAY_STATUS_REPLAYED && status != ROCPROFILER_RANGE_REPLAY_STATUS_NO_PASS_COUNT)
+    expect(ok,
+           what + ": CLOSE status " + std::to_string(status) + ", got " +
+               (g_t.closes.empty() ? std::string("no CLOSE")
+                                   : std::to_string(g_t.closes.back().status) + " (" + g_t.closes.back().reason + ")"));
+    if (ok && status != ROCPROFILER_RANGE_REPLAY_STATUS_REPLAYED &&
+        status != ROCPROFILER_RANGE_REPLAY_STATUS_NO_PASS_COUNT)
         expect(!g_t.closes.back().reason.empty() && g_t.closes.back().passes_run == 1,
                what + ": a declined range says why and ran once");
 }
@@ -626,6 +631,45 @@ int run_misuse() {
     return test_support::finish();
 }
 
+// ---- threads -------------------------------------------------------------------------------------------
+int run_threads() {
+    device d = open_device();
+    // Unreplayed: rmw here, then a memset and bump from another thread (handed over: joined).
+    const auto other = [&](CUstream s) {
+        std::thread t([&] {
+            CHECK(cuCtxSetCurrent(d.ctx));
+            CHECK(cuMemsetD32Async(d.y, 4, 8, s));
+            launch_bump(d, d.bump, s, 2);
+        });
+        t.join();
+    };
+    reset(d);
+    launch_rmw(d, d.s);
+    other(d.s);
+    launch_rmw(d, d.s);
+    CHECK(cuCtxSynchronize());
+    const state plain = read(d);
+    reset(d);
+    g_inputs.clear();
+    expect(rocprofiler_range_replay_begin(1) == ROCPROFILER_STATUS_SUCCESS, "begin");
+    launch_rmw(d, d.s);
+    other(d.s);
+    launch_rmw(d, d.s);
+    expect(rocprofiler_range_replay_end() == ROCPROFILER_STATUS_SUCCESS, "end");
+    expect_close(ROCPROFILER_RANGE_REPLAY_STATUS_REPLAYED, "another thread's launch and memset joined");
+    expect(!g_t.closes.empty() && g_t.closes.back().dispatch_count == 3, "3 dispatches (2 here, 1 joined)");
+    expect(identical_per_pass(g_inputs, 3, 4) && read(d) == plain, "joined: identical inputs, unreplayed end");
+    // The other thread on a second stream: declined.
+    reset(d);
+    expect(rocprofiler_range_replay_begin(2) == ROCPROFILER_STATUS_SUCCESS, "begin");
+    launch_rmw(d, d.s);
+    other(d.s2);
+    expect(rocprofiler_range_replay_end() == ROCPROFILER_STATUS_SUCCESS, "end");
+    expect_close(ROCPROFILER_RANGE_REPLAY_STATUS_MULTI_QUEUE, "another thread on a second stream");
+    close_device(d);
+    return test_support::finish();
+}
+
 // ---- verify ---------------------------------------------------------------------------------------------
 int run_verify() {
     device d = open_device();
@@ -671,6 +715,7 @@ int main(int argc, char** argv) {
     if (mode == "declines") return run_declines();
     if (mode == "misuse") return run_misuse();
     if (mode == "verify") return run_verify();
-    std::fprintf(stderr, "usage: test_cuda_range range|graph|declines|misuse|verify\n");
+    if (mode == "threads") return run_threads();
+    std::fprintf(stderr, "usage: test_cuda_range range|graph|declines|misuse|verify|threads\n");
     return 2;
 }
