@@ -187,6 +187,7 @@ struct entry {
     bool extra_form = false;
     std::size_t extra_size = 0;
     void* extra[5]{};
+    bool ex = false;  // cuLaunchKernelEx: config and attrs are its copies
     CUlaunchConfig config{};
     std::vector<CUlaunchAttribute> attrs;
 
@@ -196,7 +197,7 @@ struct entry {
         const launch_call& c = e.call;
         void** params = e.extra_form ? nullptr : const_cast<void**>(e.params.data());
         void** extra = e.extra_form ? const_cast<void**>(e.extra) : nullptr;
-        if (c.config != nullptr) {
+        if (e.ex) {
             if (drv().launch_ex == nullptr) return CUDA_ERROR_NOT_SUPPORTED;
             CUlaunchConfig cfg = e.config;
             cfg.hStream = c.work_stream();
@@ -265,6 +266,7 @@ const rr::decline_reason* keep_arguments(entry& e) noexcept {
             }
         }
         if (c.config != nullptr) {
+            e.ex = true;
             e.config = *c.config;
             if (c.config->numAttrs != 0 && c.config->attrs != nullptr)
                 e.attrs.assign(c.config->attrs, c.config->attrs + c.config->numAttrs);
@@ -272,8 +274,10 @@ const rr::decline_reason* keep_arguments(entry& e) noexcept {
     } catch (...) {
         return &staging_failed;
     }
-    e.call.params = nullptr;  // the program's, gone after the call
+    // The program's, gone after the call: the copies above stand for them.
+    e.call.params = nullptr;
     e.call.extra = nullptr;
+    e.call.config = nullptr;
     return nullptr;
 }
 

@@ -561,6 +561,10 @@ FAKE_API CUresult cuModuleGetFunction(CUfunction* hfunc, CUmodule hmod, const ch
 }
 
 void observe_launch(int phase);  // the launch observer block at the end
+// `extra`'s CU_LAUNCH_PARAM_BUFFER_POINTER / _SIZE as kernelParams pointers into the buffer, at the
+// offsets cuFuncGetParamInfo reports (below); false for a kernel without param_sizes or a buffer
+// too small.
+bool params_of_extra(CUfunction f, void** extra, void* out[8]);
 // The graph block at the end: a launch into a capturing stream becomes a node (true: `r` says how).
 bool capture_launch(CUfunction f, const unsigned grid[3], const unsigned block[3], CUstream s, void** params,
                     CUresult& r);
@@ -572,7 +576,12 @@ FAKE_API CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned i
     observe_launch(0);
     if (CUresult r = ready(); r != CUDA_SUCCESS) return r;
     if (f == nullptr) return CUDA_ERROR_INVALID_HANDLE;
-    if (extra != nullptr) return CUDA_ERROR_NOT_SUPPORTED;
+    void* from_extra[8];
+    if (extra != nullptr) {
+        if (kernelParams != nullptr) return CUDA_ERROR_INVALID_VALUE;  // one or the other, as the driver says
+        if (!params_of_extra(f, extra, from_extra)) return CUDA_ERROR_NOT_SUPPORTED;
+        kernelParams = from_extra;
+    }
     if (gridDimX * gridDimY * gridDimZ == 0 || blockDimX * blockDimY * blockDimZ == 0) return CUDA_ERROR_INVALID_VALUE;
     if (CUresult r = check_stream(hStream); r != CUDA_SUCCESS) return r;
     const unsigned grid[3] = {gridDimX, gridDimY, gridDimZ}, block[3] = {blockDimX, blockDimY, blockDimZ};
@@ -1015,6 +1024,27 @@ FAKE_API CUresult cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t*
         off += sizes[i];
     }
     return CUDA_ERROR_INVALID_VALUE;  // past the last parameter, as the driver says
+}
+
+bool params_of_extra(CUfunction f, void** extra, void* out[8]) {
+    unsigned char* buffer = nullptr;
+    std::size_t size = 0;
+    for (void** x = extra; *x != CU_LAUNCH_PARAM_END; x += 2) {
+        if (x[0] == CU_LAUNCH_PARAM_BUFFER_POINTER)
+            buffer = static_cast<unsigned char*>(x[1]);
+        else if (x[0] == CU_LAUNCH_PARAM_BUFFER_SIZE)
+            size = *static_cast<std::size_t*>(x[1]);
+        else
+            return false;
+    }
+    const unsigned* sizes = reinterpret_cast<fake_function*>(f)->param_sizes;
+    if (buffer == nullptr || sizes == nullptr) return false;
+    for (std::size_t i = 0; sizes[i] != 0 && i < 8; ++i) {
+        std::size_t off = 0, n = 0;
+        if (cuFuncGetParamInfo(f, i, &off, &n) != CUDA_SUCCESS || off + n > size) return false;
+        out[i] = buffer + off;
+    }
+    return true;
 }
 
 // ---- graphs: stream capture of kernel launches, instantiation, launch ----------------------------

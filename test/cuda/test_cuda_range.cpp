@@ -3,8 +3,8 @@
 // captured from a stream), no GPU.
 //
 // The program is its own tool (C API). Scenarios (argv[1]):
-//   range     a range of three read-modify-write kernels (cuLaunchKernel, cuLaunchKernelEx,
-//             cuLaunchCooperativeKernel) replayed 4 times: every pass sees the inputs pass 0
+//   range     a range of four read-modify-write kernels (cuLaunchKernel with kernelParams and with
+//             `extra`, cuLaunchKernelEx, cuLaunchCooperativeKernel) replayed 4 times: every pass sees the inputs pass 0
 //             saw, the final memory equals an unreplayed run's, CONFIG/PASS/CLOSE carry the
 //             range id, pass and dispatch counts; encore::replay::range_scope does the same
 //   graph     a graph (two kernels captured from a stream) launched outside any range is a
@@ -43,6 +43,11 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+// CUDA 12.4's; an older cuda.h (CI's 11.8) lacks the prototype, libencore-cuda exports it anyway.
+#if CUDA_VERSION < 12040
+extern "C" CUresult cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t* paramOffset, size_t* paramSize);
+#endif
 
 namespace {
 
@@ -268,11 +273,30 @@ void launch_rmw_coop(const device& d, CUstream s) {
     CHECK(cuLaunchCooperativeKernel(d.rmw, 1, 1, 1, 64, 1, 1, 0, s, params));
 }
 
-/// The range's three launches; each launch's argument storage is gone before the range ends.
-void three_launches(const device& d) {
+/// bump through cuLaunchKernel's `extra`: one buffer, each parameter at the driver's offset.
+void launch_bump_extra(const device& d, CUstream s, unsigned k) {
+    unsigned char buffer[24] = {};
+    std::size_t offsets[3] = {}, size = sizeof(buffer);
+    for (std::size_t i = 0; i < 3; ++i) {
+        std::size_t n = 0;
+        CHECK(cuFuncGetParamInfo(d.bump, i, &offsets[i], &n));
+    }
+    const CUdeviceptr y = d.y;
+    const unsigned n = n_elems;
+    std::memcpy(buffer + offsets[0], &y, sizeof(y));
+    std::memcpy(buffer + offsets[1], &k, sizeof(k));
+    std::memcpy(buffer + offsets[2], &n, sizeof(n));
+    void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, buffer, CU_LAUNCH_PARAM_BUFFER_SIZE, &size, CU_LAUNCH_PARAM_END};
+    CHECK(cuLaunchKernel(d.bump, 1, 1, 1, 64, 1, 1, 0, s, nullptr, extra));
+}
+
+/// The range's four launches, one of each form; each launch's argument storage is gone before
+/// the range ends.
+void four_launches(const device& d) {
     launch_rmw(d, d.s);
     launch_bump_ex(d, d.s, 7);
     launch_rmw_coop(d, d.s);
+    launch_bump_extra(d, d.s, 11);
 }
 
 /// The inputs of K kernels over `passes` passes: every pass's equal pass 0's.
@@ -290,29 +314,29 @@ int run_range() {
     // Unreplayed: no range.
     reset(d);
     g_inputs.clear();
-    three_launches(d);
+    four_launches(d);
     CHECK(cuCtxSynchronize());
     const state plain = read(d);
     const auto plain_inputs = g_inputs;
-    expect(g_t.closes.empty() && g_inputs.size() == 3, "without a range nothing is replayed");
+    expect(g_t.closes.empty() && g_inputs.size() == 4, "without a range nothing is replayed");
 
     reset(d);
     g_inputs.clear();
     expect(rocprofiler_range_replay_begin(42) == ROCPROFILER_STATUS_SUCCESS, "begin on a CUDA-only process");
-    three_launches(d);
+    four_launches(d);
     expect(rocprofiler_range_replay_end() == ROCPROFILER_STATUS_SUCCESS, "end");
     const state replayed = read(d);
     expect_close(ROCPROFILER_RANGE_REPLAY_STATUS_REPLAYED, "three kernels");
     if (!g_t.closes.empty()) {
         const auto& c = g_t.closes.back();
-        expect(c.range_id == 42 && c.passes_run == 4 && c.total_passes == 4 && c.dispatch_count == 3,
-               "CLOSE: range 42, 4 passes run, 3 dispatches (" + std::to_string(c.passes_run) + ", " +
+        expect(c.range_id == 42 && c.passes_run == 4 && c.total_passes == 4 && c.dispatch_count == 4,
+               "CLOSE: range 42, 4 passes run, 4 dispatches (" + std::to_string(c.passes_run) + ", " +
                    std::to_string(c.dispatch_count) + ")");
         expect(c.snapshot_bytes >= 2 * n_elems * 4, "the start snapshot covers x and y");
     }
     expect(g_t.pass_numbers == std::vector<std::uint64_t>({1, 2, 3}), "PASS ENTER for passes 1, 2, 3");
-    expect(identical_per_pass(g_inputs, 3, 4), "every pass's kernels read what pass 0's read");
-    expect(std::vector<std::uint64_t>(g_inputs.begin(), g_inputs.begin() + 3) == plain_inputs,
+    expect(identical_per_pass(g_inputs, 4, 4), "every pass's kernels read what pass 0's read");
+    expect(std::vector<std::uint64_t>(g_inputs.begin(), g_inputs.begin() + 4) == plain_inputs,
            "pass 0 read what an unreplayed run reads");
     expect(replayed == plain, "after the range, memory is what an unreplayed run leaves");
 
@@ -323,15 +347,15 @@ int run_range() {
         {
             encore::replay::range_scope scope(100 + i);
             expect(scope.open(), "range_scope opens on CUDA");
-            three_launches(d);
+            four_launches(d);
         }
         expect_close(ROCPROFILER_RANGE_REPLAY_STATUS_REPLAYED, "range_scope");
         expect(!g_t.closes.empty() && g_t.closes.back().range_id == std::uint64_t(100 + i), "range_scope's id");
-        expect(identical_per_pass(g_inputs, 3, 4) && read(d) == plain, "range_scope: identical inputs, unreplayed end");
+        expect(identical_per_pass(g_inputs, 4, 4) && read(d) == plain, "range_scope: identical inputs, unreplayed end");
     }
-    // Pass 0's and the passes' KERNEL_DISPATCH COMPLETE records: 3 launches x 4 passes per range.
-    const int seen = completes_after(3 + 3 * 4 * 3);
-    expect(seen == 3 + 3 * 4 * 3, "KERNEL_DISPATCH COMPLETE for pass 0 and every pass (" + std::to_string(seen) + ")");
+    // Pass 0's and the passes' KERNEL_DISPATCH COMPLETE records: 4 launches x 4 passes per range.
+    const int seen = completes_after(4 + 3 * 4 * 4);
+    expect(seen == 4 + 3 * 4 * 4, "KERNEL_DISPATCH COMPLETE for pass 0 and every pass (" + std::to_string(seen) + ")");
     close_device(d);
     return test_support::finish();
 }
@@ -676,7 +700,7 @@ int run_verify() {
     reset(d);
     g_t.pass_divergence.clear();
     expect(rocprofiler_range_replay_begin(1) == ROCPROFILER_STATUS_SUCCESS, "begin");
-    three_launches(d);
+    four_launches(d);
     expect(rocprofiler_range_replay_end() == ROCPROFILER_STATUS_SUCCESS, "end");
     expect_close(ROCPROFILER_RANGE_REPLAY_STATUS_REPLAYED, "deterministic range");
     expect(g_t.pass_divergence == std::vector<std::uint64_t>({0, 0, 0}), "every PASS ENTER: 0 regions differ");
