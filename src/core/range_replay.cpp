@@ -171,7 +171,8 @@ bool with_range_on(std::uint64_t agent, const decline_reason* (*f)(recording&, v
 void decline_agent(std::uint64_t agent, const decline_reason& d) noexcept {
     std::lock_guard lk(g_mutex);
     for (range_state* r : g_open)
-        if (r != t_range.get() && r->agent == agent && r->status == ROCPROFILER_RANGE_REPLAY_STATUS_REPLAYED) {
+        // Bound ranges only: an agent id may be 0 (CUDA's device 0), as an unbound range's is.
+        if (r != t_range.get() && r->rec && r->agent == agent && r->status == ROCPROFILER_RANGE_REPLAY_STATUS_REPLAYED) {
             decline_locked(*r, d);
             if (first_time(d.why)) warn("range replay: %s", d.why);
         }

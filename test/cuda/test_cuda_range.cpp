@@ -531,6 +531,25 @@ int run_declines() {
         t.join();
     });
     expect(read(d) == once, "another thread: the program's run only");
+    // Before the range's first launch another thread's work is not the range's: it replays.
+    const auto other_first = [&] {
+        std::thread t([&] {
+            CHECK(cuCtxSetCurrent(d.ctx));
+            launch_bump(d, d.bump, d.s2, 1);
+            CHECK(cuStreamSynchronize(d.s2));
+        });
+        t.join();
+    };
+    reset(d);
+    other_first();
+    two();
+    CHECK(cuCtxSynchronize());
+    const state after_other = read(d);
+    decline_case(d, ROCPROFILER_RANGE_REPLAY_STATUS_REPLAYED, "another thread's launch before the range's first", [&] {
+        other_first();
+        two();
+    });
+    expect(read(d) == after_other, "another thread first: memory as unreplayed");
     decline_case(d, ROCPROFILER_RANGE_REPLAY_STATUS_UNKNOWN_KERNARG_SIZE, "a kernel without parameter sizes", [&] {
         launch_rmw(d, d.s);
         launch_bump(d, d.unsized, d.s, 1);
