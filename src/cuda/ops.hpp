@@ -317,7 +317,7 @@ struct role_layer<role::graph_launch> {
 };
 
 template <>
-struct role_layer<role::graph_instantiate> {
+struct role_layer<role::instantiate> {
     template <std::size_t, class... A>
     static CUresult call(real_fn_t<A...> f, std::type_identity_t<A>... a) {
         const std::tuple<A...> t(a...);  // (exec out, graph, ...)

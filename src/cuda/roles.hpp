@@ -13,25 +13,25 @@
 namespace encore::cuda {
 
 enum class role : unsigned char {
-    none,               // forwarded as is
-    launch,             // a kernel launch: KERNEL_DISPATCH records, replay
-    alloc,              // device or pinned host memory: MEMORY_ALLOCATION records, the tracker
-    free,               // its free (the size is the tracked allocation's); waits while a replay owns the context
-    host_free,          // cuMemFreeHost: FREE records with the pinned allocation's size (host agent)
-    vmm_create,         // cuMemCreate: VMEM_ALLOCATE records (the address is the allocation handle)
-    vmm_release,        // cuMemRelease: VMEM_FREE records (the handle, its size)
-    vmm_map,            // cuMemMap: a mapped range (tracker), covered once its device may access it
-    vmm_access,         // cuMemSetAccess: which devices may read and write a mapped range (tracker)
-    vmm_unmap,          // cuMemUnmap: the range is no longer covered
-    vmm_reserve,        // cuMemAddressReserve: a reserved range (adjacent mappings in it are covered as one)
-    vmm_address_free,   // cuMemAddressFree: its end
-    copy,               // MEMORY_COPY records; waits while a replay owns the context
-    other_work,         // other copies and memsets: not reported, wait while a replay owns the context
-    graph_launch,       // waits like other work; replayed as a whole by range replay (never kernel-replayed)
-    graph_instantiate,  // cuGraphInstantiate*: the exec's kernel nodes counted (range replay's dispatch_count)
-    global,             // a module variable's address handed out: covered by replay like an allocation
-    unload,             // its module's (or library's) unload: the variables are dropped
-    teardown,           // context destruction: its pending records first, then it is forgotten
+    none,              // forwarded as is
+    launch,            // a kernel launch: KERNEL_DISPATCH records, replay
+    alloc,             // device or pinned host memory: MEMORY_ALLOCATION records, the tracker
+    free,              // its free (the size is the tracked allocation's); waits while a replay owns the context
+    host_free,         // cuMemFreeHost: FREE records with the pinned allocation's size (host agent)
+    vmm_create,        // cuMemCreate: VMEM_ALLOCATE records (the address is the allocation handle)
+    vmm_release,       // cuMemRelease: VMEM_FREE records (the handle, its size)
+    vmm_map,           // cuMemMap: a mapped range (tracker), covered once its device may access it
+    vmm_access,        // cuMemSetAccess: which devices may read and write a mapped range (tracker)
+    vmm_unmap,         // cuMemUnmap: the range is no longer covered
+    vmm_reserve,       // cuMemAddressReserve: a reserved range (adjacent mappings in it are covered as one)
+    vmm_address_free,  // cuMemAddressFree: its end
+    copy,              // MEMORY_COPY records; waits while a replay owns the context
+    other_work,        // other copies and memsets: not reported, wait while a replay owns the context
+    graph_launch,      // waits like other work; replayed as a whole by range replay (never kernel-replayed)
+    instantiate,       // cuGraphInstantiate*: the exec's kernel nodes counted (range replay's dispatch_count)
+    global,            // a module variable's address handed out: covered by replay like an allocation
+    unload,            // its module's (or library's) unload: the variables are dropped
+    teardown,          // context destruction: its pending records first, then it is forgotten
 };
 
 /// How a launch lays out its arguments.
@@ -97,7 +97,7 @@ constexpr wanted_by services_of(role r) noexcept {
         case role::copy: return {.replay = true, .copies = true};
         case role::other_work:
         case role::graph_launch:
-        case role::graph_instantiate:
+        case role::instantiate:
         case role::global: return {.replay = true};
         case role::unload: return {.replay = true, .kernel_symbols = true};
         case role::teardown: return {.replay = true, .dispatches = true, .copies = true};
@@ -179,8 +179,8 @@ inline constexpr entry entries[] = {
     {op("cuMemcpy3DAsync_v2"), copy(desc_3d, by_address, async)},
 
     {op("cuGraphLaunch"), plain(role::graph_launch)},
-    {op("cuGraphInstantiateWithFlags"), plain(role::graph_instantiate)},
-    {op("cuGraphInstantiateWithParams"), plain(role::graph_instantiate)},
+    {op("cuGraphInstantiateWithFlags"), plain(role::instantiate)},
+    {op("cuGraphInstantiateWithParams"), plain(role::instantiate)},
     {op("cuModuleGetGlobal_v2"), global(alloc_form::plain)},
     {op("cuLibraryGetGlobal"), global(alloc_form::plain)},
     {op("cuLibraryGetManaged"), global(alloc_form::managed)},

@@ -60,9 +60,8 @@ static_assert(of("cuModuleGetGlobal_v2").alloc == alloc_form::plain && of("cuLib
 // Graphs and contexts.
 static_assert(of("cuGraphLaunch_ptsz").role == role::graph_launch);
 // Range replay counts an exec's kernel nodes when it is instantiated.
-static_assert(of("cuGraphInstantiateWithFlags").role == role::graph_instantiate &&
-              of("cuGraphInstantiateWithParams_ptsz").role == role::graph_instantiate &&
-              services_of(role::graph_instantiate).replay);
+static_assert(of("cuGraphInstantiateWithFlags").role == role::instantiate &&
+              of("cuGraphInstantiateWithParams_ptsz").role == role::instantiate && services_of(role::instantiate).replay);
 static_assert(of("cuCtxDestroy_v2").destroys == teardown_of::context &&
               of("cuDevicePrimaryCtxReset_v2").destroys == teardown_of::primary_reset &&
               of("cuDevicePrimaryCtxRelease_v2").destroys == teardown_of::primary_release);
@@ -90,5 +89,5 @@ TEST_CASE("CUDA op roles: how many ops have each") {
     CHECK(n[role::vmm_unmap] == 1);
     CHECK(n[role::free] == 4);
     CHECK(n[role::teardown] == 3);
-    CHECK(n[role::graph_instantiate] == 3);  // WithFlags, WithParams and its _ptsz export
+    CHECK(n[role::instantiate] == 3);  // WithFlags, WithParams and its _ptsz export
 }
