@@ -8,7 +8,11 @@
 // Environment (encore-replay sets it): ENCORE_REPLAY_RANGE=NAME, ENCORE_REPLAY_PASSES (as for
 // kernel replay). While NAME is set, replay_bench's kernel replay opts out of every dispatch.
 // A start/stop range stopped on another thread than it started on is not replayed (ranges are
-// thread-scoped): it is counted and reported.
+// thread-scoped): it is counted and reported. On CUDA, a graph launch outside a named range is a
+// range of its own (libencore-cuda begins it): those are reported on a row of their own,
+// "(graph launches)". With ENCORE_REPLAY_VERIFY=1 (--verify) the report says how many passes
+// started from memory that differs from the range's start, and how many ranges ended otherwise
+// than their pass 0 (divergence_count at PASS ENTER and at CLOSE).
 #pragma once
 
 #include <encore/domains/events.hpp>
@@ -40,9 +44,13 @@ struct state {
     std::vector<std::pair<std::uint64_t, std::uint64_t>> pass_ns;  // (agent, ns) per COMPLETE, pass 0 first
     std::vector<std::vector<std::pair<std::uint64_t, std::uint64_t>>> by_pass;
     std::atomic<std::uint64_t> current_pass{0};
-    // The report.
-    std::uint64_t replayed = 0, passes_run = 0, dispatches = 0, unmatched_stop = 0;
-    std::vector<double> pass_us;
+    // The report: [0] the named ranges, [1] graph launches replayed as ranges of their own.
+    struct figures {
+        std::uint64_t replayed = 0, passes_run = 0, dispatches = 0;
+        std::vector<double> pass_us;
+    } rows[2];
+    bool open_is_graph = false;  // the range being replayed began at a graph launch, not a marker
+    std::uint64_t unmatched_stop = 0, passes_seen = 0, passes_diverged = 0, ranges_diverged = 0;
     std::map<std::string, std::uint64_t> declined;
     std::atomic<std::uint64_t> next_id{1};
 };
@@ -57,6 +65,9 @@ inline bool enabled() noexcept { return !g().name.empty(); }
 
 inline std::uint64_t pass_count(std::uint64_t, rocprofiler_user_data_t) { return g().passes; }
 
+// Set around the begin a marker makes: a CONFIG outside it is a graph launch's (CUDA).
+inline thread_local bool t_named = false;
+
 inline void on_range(const encore::record& r, rocprofiler_user_data_t&) {
     auto* p = static_cast<rocprofiler_callback_tracing_range_replay_data_t*>(r.payload);
     auto& s = g();
@@ -64,23 +75,28 @@ inline void on_range(const encore::record& r, rocprofiler_user_data_t&) {
         p->pass_count_cb = &pass_count;
         std::lock_guard lk(s.mu);
         s.open_id = p->range_id;
+        s.open_is_graph = !t_named;
         s.by_pass.assign(1, {});
         s.current_pass.store(0);
     } else if (r.operation == ROCPROFILER_RANGE_REPLAY_PASS && r.phase == ROCPROFILER_CALLBACK_PHASE_ENTER) {
         std::lock_guard lk(s.mu);
         s.by_pass.emplace_back();
         s.current_pass.store(p->current_pass);
+        ++s.passes_seen;
+        if (p->divergence_count != 0) ++s.passes_diverged;
     } else if (r.operation == ROCPROFILER_RANGE_REPLAY_CLOSE && r.phase == ROCPROFILER_CALLBACK_PHASE_EXIT) {
         std::lock_guard lk(s.mu);
         if (p->status == ROCPROFILER_RANGE_REPLAY_STATUS_REPLAYED) {
-            ++s.replayed;
-            s.passes_run += p->passes_run;
-            s.dispatches += p->dispatch_count;
+            auto& row = s.rows[s.open_is_graph ? 1 : 0];
+            ++row.replayed;
+            row.passes_run += p->passes_run;
+            row.dispatches += p->dispatch_count;
+            if (p->divergence_count != 0) ++s.ranges_diverged;
             for (const auto& pass : s.by_pass) {
                 std::uint64_t ns = 0;
                 for (const auto& [agent, t] : pass)
                     if (agent == p->agent_id.handle) ns += t;
-                s.pass_us.push_back(static_cast<double>(ns) / 1e3);
+                row.pass_us.push_back(static_cast<double>(ns) / 1e3);
             }
         } else {
             ++s.declined[p->decline_reason != nullptr ? p->decline_reason : "the tool opted out"];
@@ -113,7 +129,9 @@ inline void on_marker(const encore::record& r, rocprofiler_user_data_t& ud) {
     if (r.phase == ROCPROFILER_CALLBACK_PHASE_ENTER) {
         ud.value = 0;
         if (msg == nullptr || s.name != msg) return;
+        t_named = true;
         if (rocprofiler_range_replay_begin(s.next_id.fetch_add(1)) == ROCPROFILER_STATUS_SUCCESS) ud.value = 1;
+        t_named = false;
     } else if (ud.value == 1) {
         if (rocprofiler_range_replay_end() != ROCPROFILER_STATUS_SUCCESS) {
             std::lock_guard lk(s.mu);
@@ -158,11 +176,21 @@ inline void report() {
                  s.name.c_str(), s.passes);
     std::fprintf(stderr, "%-24s %8s %8s %16s %12s %12s %12s\n", "range", "replayed", "passes", "dispatches/pass",
                  "min_us", "median_us", "max_us");
-    const auto mm = std::minmax_element(s.pass_us.begin(), s.pass_us.end());
-    std::fprintf(stderr, "%-24s %8" PRIu64 " %8" PRIu64 " %16.1f %12.2f %12.2f %12.2f\n", s.name.c_str(), s.replayed,
-                 s.passes_run,
-                 s.replayed != 0 ? static_cast<double>(s.dispatches) / static_cast<double>(s.replayed) : 0.0,
-                 s.pass_us.empty() ? 0.0 : *mm.first, median(s.pass_us), s.pass_us.empty() ? 0.0 : *mm.second);
+    for (int i = 0; i < 2; ++i) {
+        const auto& row = s.rows[i];
+        if (i == 1 && row.replayed == 0) continue;  // no graph launch was a range
+        const auto mm = std::minmax_element(row.pass_us.begin(), row.pass_us.end());
+        std::fprintf(stderr, "%-24s %8" PRIu64 " %8" PRIu64 " %16.1f %12.2f %12.2f %12.2f\n",
+                     i == 0 ? s.name.c_str() : "(graph launches)", row.replayed, row.passes_run,
+                     row.replayed != 0 ? static_cast<double>(row.dispatches) / static_cast<double>(row.replayed) : 0.0,
+                     row.pass_us.empty() ? 0.0 : *mm.first, median(row.pass_us), row.pass_us.empty() ? 0.0 : *mm.second);
+    }
+    const char* v = std::getenv("ENCORE_REPLAY_VERIFY");
+    if (v != nullptr && *v != '\0' && std::strcmp(v, "0") != 0)
+        std::fprintf(stderr,
+                     "[encore-replay] verification: %" PRIu64 " of %" PRIu64 " passes started from memory that differs "
+                     "from their range's start; %" PRIu64 " range(s) ended otherwise than their pass 0\n",
+                     s.passes_diverged, s.passes_seen, s.ranges_diverged);
     for (const auto& [why, n] : s.declined)
         std::fprintf(stderr, "[encore-replay] %" PRIu64 " range(s) not replayed: %s\n", n, why.c_str());
     if (s.unmatched_stop != 0)

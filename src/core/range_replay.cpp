@@ -152,10 +152,27 @@ void decline(const decline_reason& d) noexcept {
     decline_locked(*t_range.get(), d);
 }
 
+bool with_range_on(std::uint64_t agent, const decline_reason* (*f)(recording&, void*), void* data) noexcept {
+    std::lock_guard lk(g_mutex);
+    range_state* found = nullptr;
+    for (range_state* r : g_open)
+        if (r != t_range.get() && r->agent == agent && r->rec && r->status == ROCPROFILER_RANGE_REPLAY_STATUS_REPLAYED) {
+            if (found != nullptr) return false;  // two threads' ranges on the agent: neither is joined
+            found = r;
+        }
+    if (found == nullptr) return false;
+    if (const decline_reason* d = f(*found->rec, data); d != nullptr) {
+        decline_locked(*found, *d);
+        if (first_time(d->why)) warn("range replay: %s", d->why);
+    }
+    return true;
+}
+
 void decline_agent(std::uint64_t agent, const decline_reason& d) noexcept {
     std::lock_guard lk(g_mutex);
     for (range_state* r : g_open)
-        if (r != t_range.get() && r->agent == agent && r->status == ROCPROFILER_RANGE_REPLAY_STATUS_REPLAYED) {
+        // Bound ranges only: an agent id may be 0 (CUDA's device 0), as an unbound range's is.
+        if (r != t_range.get() && r->rec && r->agent == agent && r->status == ROCPROFILER_RANGE_REPLAY_STATUS_REPLAYED) {
             decline_locked(*r, d);
             if (first_time(d.why)) warn("range replay: %s", d.why);
         }
@@ -179,8 +196,8 @@ rocprofiler_status_t begin(std::uint64_t id) noexcept {
     if (t_busy) return ROCPROFILER_STATUS_ERROR_CONTEXT_ERROR;
     if (!g_backend.load(std::memory_order_acquire)) {
         static warn_once no_backend;
-        no_backend("range replay: no loaded backend records ranges (libencore-hsa does; CUDA is not implemented "
-                   "yet): rocprofiler_range_replay_begin returns NOT_IMPLEMENTED");
+        no_backend("range replay: no loaded backend records ranges (libencore-hsa and libencore-cuda do): "
+                   "rocprofiler_range_replay_begin returns NOT_IMPLEMENTED");
         return ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED;
     }
     if (t_range) {

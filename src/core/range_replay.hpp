@@ -67,6 +67,11 @@ ENCORE_API recording* current() noexcept;
 ENCORE_API void attach(std::unique_ptr<recording> r) noexcept;
 /// Declines the calling thread's open range (the first reason wins; warned once per reason).
 ENCORE_API void decline(const decline_reason& r) noexcept;
+/// For a backend that lets other threads' submissions join a range (CUDA, opt-in): runs
+/// f(recording, data) for the one open, still replayable range bound to `agent` on another thread,
+/// under the registry's lock (that range cannot end meanwhile), and declines it with what f
+/// returns when that is not null. false (f not run) when there is no such range.
+ENCORE_API bool with_range_on(std::uint64_t agent, const decline_reason* (*f)(recording&, void*), void* data) noexcept;
 /// Declines every open range bound to `agent` whose thread is not the caller's.
 ENCORE_API void decline_agent(std::uint64_t agent, const decline_reason& r) noexcept;
 /// Declines every open range (allocations: the snapshot's coverage changed under all of them).

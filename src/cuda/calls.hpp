@@ -39,6 +39,11 @@ struct launch_call {
     CUstream stream;
     bool per_thread;  // a _ptsz export: stream 0 means the calling thread's default stream
     thunk submit;
+    // The arguments as the program passed them (range replay copies what they point at).
+    void** params = nullptr;                 // kernelParams
+    void** extra = nullptr;                  // extra (cuLaunchKernel, cuLaunchKernelEx)
+    const CUlaunchConfig* config = nullptr;  // cuLaunchKernelEx's
+    bool cooperative = false;                // cuLaunchCooperativeKernel
     [[nodiscard]] CUstream work_stream() const noexcept { return cuda::work_stream(stream, per_thread); }
 };
 

@@ -4,6 +4,7 @@
 #include "real.hpp"
 
 #include "core/kinds.hpp"
+#include "core/range_replay.hpp"
 #include "core/registration.hpp"
 #include "core/registry.hpp"
 #include "backend/events.hpp"
@@ -167,6 +168,7 @@ void deliver_runtime_initialization() noexcept {
 [[gnu::constructor]] void load() {
     core::register_kind_info(kind::cuda_driver_api, &core::kind_info_of<cuda_driver>);
     core::add_producer(tracing::produced_by::cuda);
+    core::range_replay::backend_available();  // ranges record on CUDA (range_replay.cpp)
     bind_forwarded_exports();
 }
 

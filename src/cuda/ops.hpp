@@ -5,6 +5,7 @@
 
 #include "calls.hpp"
 #include "kernels.hpp"
+#include "range_replay.hpp"
 #include "records.hpp"
 #include "replay.hpp"
 #include "roles.hpp"
@@ -54,12 +55,21 @@ struct role_layer<role::launch> {
             c.block[0] = cfg->blockDimX, c.block[1] = cfg->blockDimY, c.block[2] = cfg->blockDimZ;
             c.shared = cfg->sharedMemBytes;
             c.stream = cfg->hStream;
+            c.config = cfg;
+            c.params = std::get<2>(t);
+            c.extra = std::get<3>(t);
         } else {
             c.f = std::get<0>(t);
             c.grid[0] = std::get<1>(t), c.grid[1] = std::get<2>(t), c.grid[2] = std::get<3>(t);
             c.block[0] = std::get<4>(t), c.block[1] = std::get<5>(t), c.block[2] = std::get<6>(t);
             c.shared = std::get<7>(t);
             c.stream = std::get<8>(t);
+            c.params = std::get<9>(t);
+            // cuLaunchCooperativeKernel is the one launch of this layout without `extra`.
+            if constexpr (sizeof...(A) == 11)
+                c.extra = std::get<10>(t);
+            else
+                c.cooperative = true;
         }
         kernels::announce(c.f);  // its name before its first dispatch record
         return replay::enabled() ? replay::launch(c) : records::launch(c);
@@ -101,6 +111,7 @@ struct role_layer<role::alloc> {
                     at_exit = tracker::driver_size_of(*out);
                 }
                 tracker::on_alloc(*out, at_exit, kind);
+                range::on_memory_change();
                 return res;
             };
             return records::allocate(ROCPROFILER_MEMORY_ALLOCATION_ALLOCATE, out, at_enter, thunk::of(sized), &at_exit);
@@ -108,7 +119,10 @@ struct role_layer<role::alloc> {
             CUdeviceptr* out = std::get<0>(t);
             const auto tracked = [&] {
                 const CUresult res = f(a...);
-                if (res == CUDA_SUCCESS && out != nullptr) tracker::on_alloc(*out, std::get<1>(t), kind);
+                if (res == CUDA_SUCCESS && out != nullptr) {
+                    tracker::on_alloc(*out, std::get<1>(t), kind);
+                    range::on_memory_change();
+                }
                 return res;
             };
             return records::allocate(ROCPROFILER_MEMORY_ALLOCATION_ALLOCATE, out, std::get<1>(t), thunk::of(tracked));
@@ -121,7 +135,9 @@ struct role_layer<role::alloc> {
 struct memory_change_hold {
     std::optional<tracker::work_hold> hold;
     memory_change_hold() noexcept {
-        if (replay::enabled()) hold.emplace();
+        if (!replay::enabled()) return;
+        range::on_memory_change();  // an open range's snapshot no longer covers what it should
+        hold.emplace();
     }
 };
 
@@ -263,6 +279,7 @@ struct role_layer<role::copy> {
             c.bytes = std::get<2>(t);
         }
         if (!replay::enabled()) return records::copy(c);
+        range::on_copy(&c);
         tracker::work_hold hold;
         return records::copy(c);
     }
@@ -270,8 +287,20 @@ struct role_layer<role::copy> {
 
 template <>
 struct role_layer<role::other_work> {
-    template <std::size_t, class... A>
+    template <std::size_t I, class... A>
     static CUresult call(real_fn_t<A...> f, std::type_identity_t<A>... a) {
+        constexpr op_role op = roles[I];
+        if constexpr (op.memset) {
+            // An open range re-issues it in its passes: the arguments are values, kept as they are.
+            CUstream s = nullptr;
+            if constexpr (std::is_same_v<std::tuple_element_t<sizeof...(A) - 1, std::tuple<A...>>, CUstream>)
+                s = std::get<sizeof...(A) - 1>(std::tuple<A...>(a...));
+            if (range::any_open())
+                return range::memset_call(work_stream(s, op.per_thread),
+                                          [f, t = std::tuple<A...>(a...)] { return std::apply(f, t); });
+        } else {
+            range::on_copy(nullptr);
+        }
         tracker::work_hold hold;
         return f(a...);
     }
@@ -279,11 +308,22 @@ struct role_layer<role::other_work> {
 
 template <>
 struct role_layer<role::graph_launch> {
+    template <std::size_t I, class... A>
+    static CUresult call(real_fn_t<A...> f, std::type_identity_t<A>... a) {
+        const std::tuple<A...> t(a...);  // (exec, stream)
+        const auto forward = [&] { return f(a...); };
+        return range::graph_launch(std::get<0>(t), std::get<1>(t), roles[I].per_thread, thunk::of(forward));
+    }
+};
+
+template <>
+struct role_layer<role::instantiate> {
     template <std::size_t, class... A>
     static CUresult call(real_fn_t<A...> f, std::type_identity_t<A>... a) {
-        replay::on_graph_launch();
-        tracker::work_hold hold;
-        return f(a...);
+        const std::tuple<A...> t(a...);  // (exec out, graph, ...)
+        const CUresult res = f(a...);
+        if (res == CUDA_SUCCESS && std::get<0>(t) != nullptr) range::on_instantiate(*std::get<0>(t), std::get<1>(t));
+        return res;
     }
 };
 

@@ -11,20 +11,8 @@
 //     exclusively, drains the context (cuCtxSynchronize: every stream), snapshots the context's
 //     tracked memory, runs each pass and waits for it (its end event, bounded by the replay
 //     timeout), restores between passes, and releases. Other contexts (GPUs) are never blocked.
-// Snapshot: a copy of the context's tracked memory in a device-side shadow when the GPU has room
-// for it (free memory above the footprint plus 1 GiB), else in pinned host memory (the seed's
-// design); either is kept for the context's next replayed launch. ENCORE_CUDA_REPLAY_SHADOW=
-// host|device forces one. Restore:
-//   full_copy       copies every tracked byte back;
-//   changed_chunks  a kernel (chunks.cu) hashes each chunk at snapshot; after a pass another
-//                   hashes them again and rewrites only the chunks whose hash changed (device
-//                   shadow: in the same kernel; host shadow: the host copies the flagged chunks
-//                   back). Restore cost then tracks the bytes written plus one read of the
-//                   footprint. Chunks are at least 64 KiB on CUDA (a thread block per chunk).
-// Verification (encore_kernel_replay_checksum): the hashing kernel of changed_chunks writes one
-// 64-bit hash per chunk into a device array; only those (8 bytes per chunk) come back, and the
-// host combines them in chunk order. Where the kernel does not load, the covered bytes are read
-// back and hashed on the host (slow: ~100 ms per pass for 176 MiB on an H200).
+// Snapshot, restore and checksum: snapshot.cpp (a device-side shadow or pinned host memory, kept
+// per context; full_copy or changed_chunks; hashes per chunk on the device).
 // Cache control (ENCORE_CUDA_REPLAY_CACHE_CONTROL=all): before every pass a write over a scratch
 // buffer of twice the L2's size, on the pass's stream, evicts what the snapshot, the restore
 // and the previous pass left in the L2, so that every pass starts cold (Nsight Compute's
@@ -34,7 +22,8 @@
 // launches into a stream that is capturing a graph, contexts with managed memory
 // (cuMemAllocManaged) or memory imported from another process (cuMemPoolImportPointer,
 // cuIpcOpenMemHandle), which the tracker does not cover. Kernels launched through graphs
-// (cuGraphLaunch) are never replayed.
+// (cuGraphLaunch) are not kernel-replayed; range replay replays a graph launch as a whole
+// (range_replay.cpp).
 // Memory changes that would make the snapshot wrong (frees, unmaps, access changes) wait for the
 // replay through the context's gate; only the replaying thread itself (a tool's replay callback)
 // gets past it: a region it freed or unmapped is not restored, and the next pass is the last.
@@ -43,164 +32,19 @@
 // exports.
 #include "replay.hpp"
 
+#include "range_replay.hpp"
 #include "real.hpp"
 #include "records.hpp"
+#include "snapshot.hpp"
 #include "tracker.hpp"
 
+#include "core/range_replay.hpp"
 #include "core/replay.hpp"
 
-#include <algorithm>
 #include <chrono>
-#include <cstdlib>
-#include <map>
-#include <mutex>
-#include <string_view>
-#include <thread>
-#include <vector>
 
 namespace encore::cuda::replay {
 namespace {
-
-// ---- snapshot memory and the hashing kernels ------------------------------------------------
-// The snapshot's memory is kept per context between replayed launches (allocating and freeing
-// gigabytes per launch cost ~0.5 ms on the device and seconds pinned on the host); it grows when
-// a footprint needs more. Used only under the context's exclusive gate.
-struct device_buffer {
-    CUdeviceptr p = 0;
-    std::size_t size = 0;
-    /// At least n bytes (contents not kept); false if the GPU has no room.
-    bool reserve(std::size_t n) noexcept {
-        if (size >= n) return true;
-        if (p != 0) real().mem_free(p);
-        p = 0;
-        size = 0;
-        if (real().mem_alloc(&p, n) != CUDA_SUCCESS) {
-            p = 0;
-            return false;
-        }
-        size = n;
-        return true;
-    }
-};
-/// The host shadow: pinned memory in pieces. Pinning takes the driver ~0.6 s per GiB (measured
-/// on an H200 host), during which another GPU's traced launch stream stopped: one 6 GiB
-/// cuMemAllocHost stopped it for 3.6 s, 64 MiB pieces for at most 38 ms each (two-GPU run,
-/// benchmarks/RESULTS.md). In pieces, with a pause between them so that waiting threads get the
-/// driver's lock, other threads wait at most one piece.
-struct host_buffer {
-    static constexpr std::size_t piece = 32ull << 20;
-    std::vector<char*> pieces;
-    /// At least n bytes (contents not kept; pieces already there are kept); false if pinned
-    /// memory runs out (the pieces allocated so far stay for later).
-    bool reserve(std::size_t n) noexcept {
-        try {
-            pieces.reserve((n + piece - 1) / piece);
-        } catch (...) {
-            return false;
-        }
-        while (pieces.size() * piece < n) {
-            if (!pieces.empty()) std::this_thread::sleep_for(std::chrono::microseconds(50));
-            void* p = nullptr;
-            if (real().mem_alloc_host(&p, piece) != CUDA_SUCCESS) return false;
-            pieces.push_back(static_cast<char*>(p));
-        }
-        return true;
-    }
-    /// f(host, done, len) over [offset, offset + n) of the shadow, split where pieces end; `done`
-    /// counts the bytes before this part. False as soon as f is.
-    template <class F>
-    bool each(std::size_t offset, std::size_t n, F&& f) const {
-        for (std::size_t done = 0; done < n;) {
-            const std::size_t at = offset + done, in = at % piece;
-            const std::size_t len = std::min(n - done, piece - in);
-            if (!f(pieces[at / piece] + in, done, len)) return false;
-            done += len;
-        }
-        return true;
-    }
-};
-
-struct snapshot_cache {
-    device_buffer shadow;
-    host_buffer host;
-    // changed_chunks
-    device_buffer descs, hashes, stats, flags;
-    CUmodule module = nullptr;
-    CUfunction hash_fn = nullptr, restore_fn = nullptr;
-    bool module_failed = false;
-    // verification on the device: chunk descriptors (when changed_chunks has none) and the hashes
-    device_buffer verify_descs, verify_hashes;
-    // cache control: the buffer whose write evicts the L2 (twice its size), and how often it ran
-    device_buffer l2_scratch;
-    bool l2_failed = false;
-    unsigned flushes = 0;
-};
-std::mutex g_cache_mutex;
-auto* g_cache = new std::map<CUcontext, snapshot_cache>;  // never destroyed: the driver frees at exit
-
-snapshot_cache& cache_of(CUcontext c) {
-    std::lock_guard lk(g_cache_mutex);
-    return (*g_cache)[c];
-}
-
-// The PTX of chunks.cu (generated by tools/gen_cuda_ptx.sh).
-constexpr const char chunks_ptx[] =
-#include "chunks_ptx.inc"
-    ;
-
-/// The hashing kernels in the current context (loaded once per context; the driver JIT-compiles
-/// them at the first load).
-bool load_chunk_kernels(snapshot_cache& c) noexcept {
-    if (c.hash_fn != nullptr) return true;
-    if (c.module_failed || real().module_load_data == nullptr || real().module_get_function == nullptr ||
-        real().launch_kernel == nullptr)
-        return false;
-    if (real().module_load_data(&c.module, chunks_ptx) != CUDA_SUCCESS ||
-        real().module_get_function(&c.hash_fn, c.module, "encore_hash_chunks") != CUDA_SUCCESS ||
-        real().module_get_function(&c.restore_fn, c.module, "encore_restore_chunks") != CUDA_SUCCESS) {
-        c.module_failed = true;
-        c.hash_fn = c.restore_fn = nullptr;
-        return false;
-    }
-    return true;
-}
-
-// ---- one replayed launch ------------------------------------------------------------------------
-struct region {
-    CUdeviceptr base;
-    std::size_t size;
-    std::size_t offset;  // in the shadow
-};
-
-struct chunk_desc {  // as in chunks.cu
-    unsigned long long addr, shadow, bytes;
-};
-
-constexpr std::size_t min_chunk = 64 * 1024;
-constexpr unsigned chunk_threads = 256;
-
-/// ENCORE_CUDA_REPLAY_CACHE_CONTROL: whether every pass starts with the L2 flushed.
-bool flush_l2_setting() noexcept {
-    const char* v = std::getenv("ENCORE_CUDA_REPLAY_CACHE_CONTROL");
-    if (v == nullptr || *v == '\0' || std::string_view(v) == "none") return false;
-    if (std::string_view(v) == "all") return true;
-    core::replay::warn_once("ENCORE_CUDA_REPLAY_CACHE_CONTROL is neither all nor none: ignored (the L2 is not flushed)");
-    return false;
-}
-
-/// The chunks of `regions` (laid out in order in the shadow, at `shadow` on the device, 0 for
-/// none) as the hashing kernels take them.
-template <class Regions>
-bool chunk_descs(const Regions& regions, CUdeviceptr shadow, std::size_t chunk, std::vector<chunk_desc>& d) noexcept {
-    try {
-        for (const auto& r : regions)
-            for (std::size_t o = 0; o < r.size; o += chunk)
-                d.push_back(chunk_desc{r.base + o, shadow != 0 ? shadow + r.offset + o : 0, std::min(chunk, r.size - o)});
-    } catch (...) {
-        return false;
-    }
-    return true;
-}
 
 class launch_replay final : public core::replay::dispatch_backend {
 public:
@@ -216,17 +60,18 @@ public:
 
     const char* acquire() noexcept override {
         opt_ = core::replay::current_options(ENCORE_REPLAY_SNAPSHOT_FULL_COPY);
-        flush_l2_ = flush_l2_setting();
-        const tracker::uncovered u = tracker::uncovered_in(ctx_);
-        if (u.managed)
-            return "the context has managed memory (cuMemAllocManaged), which replay does not cover: the launch runs once";
-        if (u.imported)
-            return "the context has memory imported from another process (cuMemPoolImportPointer, "
-                   "cuIpcOpenMemHandle), which replay does not cover: the launch runs once";
-        CUstreamCaptureStatus cap = CU_STREAM_CAPTURE_STATUS_NONE;
-        if (real().stream_is_capturing != nullptr &&
-            real().stream_is_capturing(call_.work_stream(), &cap) == CUDA_SUCCESS && cap != CU_STREAM_CAPTURE_STATUS_NONE)
-            return "the stream is capturing a graph (the launch is recorded, not run): not replayed";
+        flush_l2_ = snapshot::flush_l2_setting();
+        switch (snapshot::obstacle_in(ctx_, call_.work_stream())) {
+            case snapshot::obstacle::managed:
+                return "the context has managed memory (cuMemAllocManaged), which replay does not cover: the launch "
+                       "runs once";
+            case snapshot::obstacle::imported:
+                return "the context has memory imported from another process (cuMemPoolImportPointer, "
+                       "cuIpcOpenMemHandle), which replay does not cover: the launch runs once";
+            case snapshot::obstacle::capturing:
+                return "the stream is capturing a graph (the launch is recorded, not run): not replayed";
+            case snapshot::obstacle::none: break;
+        }
         if (!exclusive_.acquire(ctx_, std::chrono::nanoseconds(opt_.wait_timeout_ns)))
             return "timed out waiting for exclusive use of the context: the launch runs once";
         // Drain: every stream of the context (the submitting one and its siblings).
@@ -238,60 +83,16 @@ public:
     }
 
     const char* snapshot(core::replay::memory_stats& out) noexcept override {
-        shrinks_ = tracker::shrinks();  // before reading what is covered (a change after it is seen)
-        for (const auto& a : tracker::covered(ctx_, current_device())) {
-            regions_.push_back(region{a.base, a.size, total_});
-            total_ += (a.size + 255) / 256 * 256;  // keeps every region 256-byte aligned in the shadow
-        }
-        if (total_ > opt_.memory_budget) {
-            release();
-            return "the snapshot would exceed the memory budget (ENCORE_REPLAY_MEMORY_BUDGET): the launch runs once";
-        }
-        const char* force = std::getenv("ENCORE_CUDA_REPLAY_SHADOW");
-        cache_ = &cache_of(ctx_);
-        std::size_t free = 0, total = 0;
-        bool device = force != nullptr
-                          ? std::string_view(force) == "device"
-                          : cache_->shadow.size >= total_ ||
-                                (real().mem_get_info(&free, &total) == CUDA_SUCCESS && free > total_ + (1ull << 30));
-        if (device && total_ > 0) {
-            device = cache_->shadow.reserve(total_);
-            if (device) shadow_ = cache_->shadow.p;
-        }
-        if (!device && total_ > 0) {
-            if (!cache_->host.reserve(total_)) {
-                release();
-                return "cannot allocate memory for the snapshot: the launch runs once";
-            }
-            host_ = &cache_->host;
-        }
-        for (const auto& r : regions_) {
-            const bool c = shadow_ != 0 ? real().dtod(shadow_ + r.offset, r.base, r.size) == CUDA_SUCCESS
-                                        : host_->each(r.offset, r.size, [&](char* h, std::size_t done, std::size_t n) {
-                                              return real().dtoh(h, r.base + done, n) == CUDA_SUCCESS;
-                                          });
-            if (!c) {
-                release();
-                return "copying device memory into the snapshot failed: the launch runs once";
-            }
-        }
-        if (opt_.policy == ENCORE_REPLAY_SNAPSHOT_CHANGED_CHUNKS && total_ > 0) chunks_ = prepare_chunks();
-        // Device-to-device copies and kernels are asynchronous to the host: the snapshot is
-        // complete only when they are (and a pass on a non-blocking stream must not overlap them).
-        if (real().ctx_synchronize() != CUDA_SUCCESS) {
-            release();
-            return "copying device memory into the snapshot failed: the launch runs once";
-        }
-        out.bytes = total_;
-        out.regions = regions_.size();
-        return nullptr;
+        const char* why = mem_.take(ctx_, snapshot::slot::kernel_replay, opt_, out);
+        if (why != nullptr) release();
+        return why;
     }
 
     const char* run_pass(std::uint64_t, std::uint64_t contexts) noexcept override {
         // Memory gone since the snapshot: this pass still runs (the rest was restored, so the
         // launch takes effect once, as the program asked), and it is the last.
-        const bool intact = regions_intact();
-        if (flush_l2_ && !flush_l2()) flush_l2_ = false;  // warned once; the passes go on warm
+        const bool intact = mem_.intact();
+        if (flush_l2_ && !mem_.flush_l2(call_.work_stream())) flush_l2_ = false;  // warned once; the passes go on warm
         bool completed = false;
         result_ = records::launch_pass(call_, dispatch_id_, contexts, completed, opt_.wait_timeout_ns);
         if (result_ != CUDA_SUCCESS) return "a pass's launch failed: no further passes";
@@ -303,236 +104,13 @@ public:
         return nullptr;
     }
 
-    bool restore(core::replay::memory_stats& out) noexcept override {
-        // A region freed or unmapped since the snapshot must not be written (nor hashed): the
-        // others are restored by copy, and the next run_pass ends the loop.
-        const bool intact = regions_intact();
-        if (chunks_ && intact) return restore_chunks(out);
-        bool ok = true;
-        for (const auto& r : regions_) {
-            if (!intact && !still_covered(r)) continue;
-            const bool c = shadow_ != 0 ? real().dtod(r.base, shadow_ + r.offset, r.size) == CUDA_SUCCESS
-                                        : host_->each(r.offset, r.size, [&](char* h, std::size_t done, std::size_t n) {
-                                              return real().htod(r.base + done, h, n) == CUDA_SUCCESS;
-                                          });
-            ok = ok && c;
-            out.bytes += r.size;
-            ++out.regions;
-        }
-        // Complete before the next pass is launched, on whatever stream it runs.
-        return real().ctx_synchronize() == CUDA_SUCCESS && ok;
-    }
-
+    bool restore(core::replay::memory_stats& out) noexcept override { return mem_.restore(out); }
     void finish() noexcept override { release(); }
-
-    bool checksum(std::uint64_t& out) noexcept override {
-        if (!regions_intact()) return false;  // never read memory that is gone
-        if (device_checksum(out)) return true;
-        // A host value does not compare with this launch's device ones: no value then.
-        if (device_used_) return false;
-        std::vector<unsigned char> buf;
-        core::replay::checksum64 h;
-        for (const auto& r : regions_) {
-            try {
-                buf.resize(r.size);
-            } catch (...) {
-                return false;
-            }
-            if (real().dtoh(buf.data(), r.base, r.size) != CUDA_SUCCESS) return false;
-            h.add(buf.data(), buf.size());
-        }
-        out = h.h;
-        return true;
-    }
+    bool checksum(std::uint64_t& out) noexcept override { return mem_.checksum(out); }
 
 private:
-    /// Whether every snapshot region is still covered memory (checked before each pass and
-    /// restore; `now_` is what covered() says then). Only the replaying thread can change it
-    /// (other threads' frees and unmaps wait at the gate), so between those checks it holds.
-    bool regions_intact() noexcept {
-        if (tracker::shrinks() == shrinks_) return true;  // nothing anywhere was freed or unmapped
-        try {
-            now_ = tracker::covered(ctx_, current_device());
-        } catch (...) {
-            return false;
-        }
-        for (const auto& r : regions_)
-            if (!still_covered(r)) return false;
-        return true;
-    }
-    bool still_covered(const region& r) const noexcept {
-        // now_ is sorted by address: the range starting at or before r.base must contain r.
-        auto it = std::upper_bound(now_.begin(), now_.end(), r.base,
-                                   [](CUdeviceptr p, const tracker::range& x) { return p < x.base; });
-        if (it == now_.begin()) return false;
-        --it;
-        return r.base + r.size <= it->base + it->size;
-    }
-
-    /// changed_chunks: chunk descriptors and the snapshot's hashes on the device; false (then
-    /// full_copy restores) when the hashing kernels or their buffers are not available.
-    bool prepare_chunks() noexcept {
-        if (!load_chunk_kernels(*cache_)) {
-            core::replay::warn_once(
-                "changed_chunks: encore's hashing kernel did not load on this GPU/driver: full_copy is used");
-            return false;
-        }
-        std::vector<chunk_desc> d;
-        if (!chunk_descs(regions_, shadow_, std::max<std::size_t>(opt_.chunk_size, min_chunk), d)) return false;
-        n_chunks_ = d.size();
-        if (!cache_->descs.reserve(n_chunks_ * sizeof(chunk_desc)) || !cache_->hashes.reserve(n_chunks_ * 8) ||
-            !cache_->stats.reserve(16) || (shadow_ == 0 && !cache_->flags.reserve(n_chunks_))) {
-            core::replay::warn_once("changed_chunks: no device memory for the chunk hashes: full_copy is used");
-            return false;
-        }
-        if (real().htod(cache_->descs.p, d.data(), n_chunks_ * sizeof(chunk_desc)) != CUDA_SUCCESS) return false;
-        return launch_chunks(cache_->hash_fn, false);
-    }
-
-    /// The checksum from the device: the hashing kernel writes one hash per chunk (the chunks of
-    /// changed_chunks when it runs, else the same cut made here once per replayed launch), the
-    /// host reads those back and folds them in chunk order (checksum64 over the hash array: a
-    /// change in any chunk, or two chunks swapped, changes the result). Its values are not the
-    /// host path's for the same bytes; verification compares a launch's passes with each other.
-    /// False (then the host path runs) when the kernel or its buffers are not available.
-    bool device_checksum(std::uint64_t& out) noexcept {
-        if (cache_ == nullptr || total_ == 0 || verify_failed_) return false;
-        if (verify_n_ == 0) {
-            verify_failed_ = true;  // until it is ready
-            if (!load_chunk_kernels(*cache_)) {
-                core::replay::warn_once("checksum: encore's hashing kernel did not load on this GPU/driver: the "
-                                        "covered memory is read back and hashed on the host (slow)");
-                return false;
-            }
-            if (chunks_) {
-                verify_descs_ = cache_->descs.p;
-                verify_n_ = n_chunks_;
-            } else {
-                std::vector<chunk_desc> d;
-                if (!chunk_descs(regions_, 0, std::max<std::size_t>(opt_.chunk_size, min_chunk), d) ||
-                    !cache_->verify_descs.reserve(d.size() * sizeof(chunk_desc)) ||
-                    real().htod(cache_->verify_descs.p, d.data(), d.size() * sizeof(chunk_desc)) != CUDA_SUCCESS)
-                    return false;
-                verify_descs_ = cache_->verify_descs.p;
-                verify_n_ = d.size();
-            }
-            try {
-                verify_host_.resize(verify_n_);
-            } catch (...) {
-                return false;
-            }
-            if (!cache_->verify_hashes.reserve(verify_n_ * 8)) return false;
-            verify_failed_ = false;
-        }
-        unsigned long long n = verify_n_;
-        CUdeviceptr descs = verify_descs_, hashes = cache_->verify_hashes.p;
-        void* args[] = {&descs, &n, &hashes};
-        const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>(verify_n_, 1u << 20));
-        // The legacy stream: the context is drained and owned; the copy back waits for the kernel.
-        if (real().launch_kernel(cache_->hash_fn, blocks, 1, 1, chunk_threads, 1, 1, 0, nullptr, args, nullptr) !=
-                CUDA_SUCCESS ||
-            real().dtoh(verify_host_.data(), hashes, verify_n_ * 8) != CUDA_SUCCESS) {
-            verify_failed_ = true;
-            return false;
-        }
-        device_used_ = true;
-        core::replay::checksum64 h;
-        h.add(verify_host_.data(), verify_n_ * 8);
-        out = h.h;
-        return true;
-    }
-
-    /// Evicts the L2 before a pass: resets persisting lines, then writes the scratch buffer (twice
-    /// the L2, allocated once per context) on the pass's stream, ahead of the pass's start event,
-    /// so the write is outside the pass's GPU time. A memset over a buffer larger than the cache
-    /// is how nvbench flushes (l2flush.cuh); the driver has no call that flushes the L2. False
-    /// when the device reports no L2 size or the buffer cannot be had (warned once).
-    bool flush_l2() noexcept {
-        if (cache_ == nullptr) return false;
-        snapshot_cache& c = *cache_;
-        if (c.l2_scratch.size == 0 && !c.l2_failed) {
-            int l2 = 0;
-            CUdevice dev = 0;
-            c.l2_failed = real().device_get_attribute == nullptr || real().memset_d32_async == nullptr ||
-                          real().ctx_get_device == nullptr || real().ctx_get_device(&dev) != CUDA_SUCCESS ||
-                          real().device_get_attribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, dev) != CUDA_SUCCESS ||
-                          l2 <= 0 || !c.l2_scratch.reserve(2 * static_cast<std::size_t>(l2));
-        }
-        if (c.l2_failed) {
-            core::replay::warn_once("cache control all (ENCORE_CUDA_REPLAY_CACHE_CONTROL): the L2 cannot be flushed "
-                                    "on this device/driver (no L2 size or no memory for the scratch buffer): passes "
-                                    "run with whatever the L2 holds");
-            return false;
-        }
-        if (real().ctx_reset_persisting_l2 != nullptr) real().ctx_reset_persisting_l2();
-        // A value that changes every flush: every line is rewritten, whatever the memory held.
-        ++c.flushes;
-        if (real().memset_d32_async(c.l2_scratch.p, c.flushes, c.l2_scratch.size / 4, call_.work_stream()) == CUDA_SUCCESS)
-            return true;
-        core::replay::warn_once("cache control all (ENCORE_CUDA_REPLAY_CACHE_CONTROL): writing the L2 scratch buffer "
-                                "failed: the passes of this launch run with whatever the L2 holds");
-        return false;
-    }
-
-    bool launch_chunks(CUfunction fn, bool restore) noexcept {
-        unsigned long long n = n_chunks_;
-        CUdeviceptr descs = cache_->descs.p, hashes = cache_->hashes.p, stats = cache_->stats.p;
-        CUdeviceptr flags = shadow_ == 0 ? cache_->flags.p : 0;
-        void* hash_args[] = {&descs, &n, &hashes};
-        void* restore_args[] = {&descs, &n, &hashes, &stats, &flags};
-        const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>(n_chunks_, 1u << 20));
-        return real().launch_kernel(fn, blocks, 1, 1, chunk_threads, 1, 1, 0, nullptr,
-                                    restore ? restore_args : hash_args, nullptr) == CUDA_SUCCESS;
-    }
-
-    bool restore_chunks(core::replay::memory_stats& out) noexcept {
-        if (real().memset_d8(cache_->stats.p, 0, 16) != CUDA_SUCCESS || !launch_chunks(cache_->restore_fn, true))
-            return false;
-        unsigned long long stats[2] = {0, 0};
-        if (real().dtoh(stats, cache_->stats.p, sizeof(stats)) != CUDA_SUCCESS) return false;  // waits for the kernel
-        out.regions = stats[0];
-        out.bytes = stats[1];
-        if (shadow_ != 0 || stats[0] == 0) return real().ctx_synchronize() == CUDA_SUCCESS;
-        // Host shadow: the kernel flagged the chunks; copy those back, neighbours in one copy.
-        std::vector<unsigned char> flags;
-        std::vector<chunk_desc> d;
-        try {
-            flags.resize(n_chunks_);
-            d.resize(n_chunks_);
-        } catch (...) {
-            return false;
-        }
-        if (real().dtoh(flags.data(), cache_->flags.p, n_chunks_) != CUDA_SUCCESS ||
-            real().dtoh(d.data(), cache_->descs.p, n_chunks_ * sizeof(chunk_desc)) != CUDA_SUCCESS)
-            return false;
-        // Host offsets: regions are laid out in order, chunks in order within each.
-        std::size_t ci = 0;
-        for (const auto& r : regions_) {
-            for (std::size_t o = 0; o < r.size && ci < n_chunks_;) {
-                if (flags[ci] == 0) {
-                    o += d[ci].bytes;
-                    ++ci;
-                    continue;
-                }
-                std::size_t len = 0;
-                const std::size_t start = o;
-                while (ci < n_chunks_ && o < r.size && flags[ci] != 0) {
-                    len += d[ci].bytes;
-                    o += d[ci].bytes;
-                    ++ci;
-                }
-                if (!host_->each(r.offset + start, len, [&](char* h, std::size_t done, std::size_t n) {
-                        return real().htod(r.base + start + done, h, n) == CUDA_SUCCESS;
-                    }))
-                    return false;
-            }
-        }
-        return real().ctx_synchronize() == CUDA_SUCCESS;
-    }
-
     void release() noexcept {
-        shadow_ = 0;  // the memory stays in the context's cache
-        host_ = nullptr;
+        mem_.release();  // its memory stays in the context's cache
         exclusive_.release();
     }
 
@@ -541,46 +119,26 @@ private:
     std::uint64_t dispatch_id_;
     core::replay::options opt_{};
     tracker::exclusive_use exclusive_;
-    snapshot_cache* cache_ = nullptr;
-    std::vector<region> regions_;
-    std::vector<tracker::range> now_;  // covered memory at the last regions_intact()
-    std::uint64_t shrinks_ = 0;        // tracker::shrinks() at the snapshot
-    std::size_t total_ = 0;
-    CUdeviceptr shadow_ = 0;
-    const host_buffer* host_ = nullptr;
-    bool chunks_ = false;
-    std::size_t n_chunks_ = 0;
+    snapshot::memory mem_;
     bool flush_l2_ = false;
-    // device checksum: the descriptors it hashes, their count (0 until the first checksum), the
-    // hashes read back; verify_failed_: the device path is not tried again for this launch
-    CUdeviceptr verify_descs_ = 0;
-    std::size_t verify_n_ = 0;
-    std::vector<unsigned long long> verify_host_;
-    bool verify_failed_ = false;
-    bool device_used_ = false;  // a checksum of this launch came from the device
     CUresult result_ = CUDA_SUCCESS;
 };
 
 }  // namespace
 
 bool enabled() noexcept {
-    // Asked when an op's target is chosen (once per op, after tools are initialized).
-    return core::replay::service_configured();
+    // Asked when an op's target is chosen (once per op, after tools are initialized). Range
+    // replay needs the same layers (the tracker, the gates, launches seen).
+    return core::replay::service_configured() || range::configured();
 }
 
-void forget(CUcontext c) noexcept {
-    std::lock_guard lk(g_cache_mutex);
-    g_cache->erase(c);  // its buffers and module went with the context
-}
-
-void on_graph_launch() noexcept {
-    if (core::replay::service_active())
-        core::replay::warn_once("kernels launched through CUDA graphs (cuGraphLaunch) are not replayed: they run once");
-}
+void forget(CUcontext c) noexcept { snapshot::forget(c); }
 
 CUresult launch(const launch_call& c) noexcept {
+    if (CUresult r{}; range::launch(c, r)) return r;  // the calling thread's range records it
     const CUcontext ctx = current_context();
-    const bool nested = core::replay::in_replay();
+    // A launch from a range's PASS callbacks neither: that thread holds the context exclusively.
+    const bool nested = core::replay::in_replay() || core::range_replay::closing_here();
     if (nested && core::replay::service_active())
         core::replay::warn_once("a launch from a replay callback runs once (nested replays are declined)");
     if (!core::replay::service_active() || ctx == nullptr || nested) {

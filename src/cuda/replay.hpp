@@ -6,12 +6,11 @@
 
 namespace encore::cuda::replay {
 
-/// Whether a KERNEL_REPLAY service is configured (fixed once tools are initialized).
+/// Whether a KERNEL_REPLAY or RANGE_REPLAY service is configured (fixed once tools are initialized).
 bool enabled() noexcept;
-/// A launch, replayed when the replay service asks for it.
+/// A launch: recorded by the thread's open range (range_replay.hpp), else replayed when the
+/// replay service asks for it.
 CUresult launch(const launch_call& c) noexcept;
-/// A graph launch: its kernels are never replayed (warned once while a replay service is active).
-void on_graph_launch() noexcept;
 /// The context is gone: the snapshot memory kept for it is forgotten.
 void forget(CUcontext c) noexcept;
 

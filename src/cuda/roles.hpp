@@ -27,7 +27,8 @@ enum class role : unsigned char {
     vmm_address_free,  // cuMemAddressFree: its end
     copy,              // MEMORY_COPY records; waits while a replay owns the context
     other_work,        // other copies and memsets: not reported, wait while a replay owns the context
-    graph_launch,      // waits like other work; the graph's kernels are never replayed (warned once)
+    graph_launch,      // waits like other work; replayed as a whole by range replay (never kernel-replayed)
+    instantiate,       // cuGraphInstantiate*: the exec's kernel nodes counted (range replay's dispatch_count)
     global,            // a module variable's address handed out: covered by replay like an allocation
     unload,            // its module's (or library's) unload: the variables are dropped
     teardown,          // context destruction: its pending records first, then it is forgotten
@@ -69,7 +70,8 @@ struct op_role {
     alloc_form alloc = alloc_form::plain;  // alloc, global
     copy_shape shape = copy_shape::linear;
     op_id direction = ROCPROFILER_MEMORY_COPY_NONE;  // linear: NONE classifies each side by its address
-    bool async = false;  // copies: the last argument is a stream, the copy may end after the call returns
+    bool async = false;   // copies: the last argument is a stream, the copy may end after the call returns
+    bool memset = false;  // other_work: a cuMemset* (all its arguments are values: range replay re-issues it)
     teardown_of destroys = teardown_of::context;
 };
 
@@ -95,6 +97,7 @@ constexpr wanted_by services_of(role r) noexcept {
         case role::copy: return {.replay = true, .copies = true};
         case role::other_work:
         case role::graph_launch:
+        case role::instantiate:
         case role::global: return {.replay = true};
         case role::unload: return {.replay = true, .kernel_symbols = true};
         case role::teardown: return {.replay = true, .dispatches = true, .copies = true};
@@ -176,6 +179,8 @@ inline constexpr entry entries[] = {
     {op("cuMemcpy3DAsync_v2"), copy(desc_3d, by_address, async)},
 
     {op("cuGraphLaunch"), plain(role::graph_launch)},
+    {op("cuGraphInstantiateWithFlags"), plain(role::instantiate)},
+    {op("cuGraphInstantiateWithParams"), plain(role::instantiate)},
     {op("cuModuleGetGlobal_v2"), global(alloc_form::plain)},
     {op("cuLibraryGetGlobal"), global(alloc_form::plain)},
     {op("cuLibraryGetManaged"), global(alloc_form::managed)},
@@ -205,6 +210,7 @@ inline constexpr std::array<op_role, domains::cuda_driver::size> roles = [] {
         if (out[i].role == role::none)
             for (const std::string_view p : role_table::other_work_prefixes)
                 if (base.starts_with(p)) out[i].role = role::other_work;
+        out[i].memset = out[i].role == role::other_work && base.starts_with("cuMemset");
         out[i].per_thread = base.size() != D::names[i].size();
     }
     return out;

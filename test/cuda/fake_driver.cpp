@@ -9,8 +9,10 @@
 // host memory, copies between them (ranges checked
 // against the allocations; 2-D and 3-D too), stream-ordered allocations, VMM (reserved address
 // ranges, cuMemCreate handles as memfds mapped into them: two mappings of one handle alias, and a
-// mapping is inaccessible until cuMemSetAccess, as on a GPU), modules whose kernels are host functions (fake_driver.h), launches,
-// error strings, and cuGetProcAddress handing out these functions. Errors as the real driver
+// mapping is inaccessible until cuMemSetAccess, as on a GPU), modules whose kernels are host functions (fake_driver.h), launches
+// (cuLaunchKernel, cuLaunchKernelEx, cuLaunchCooperativeKernel) and the parameter sizes CUDA 12.4
+// reports (cuFuncGetParamInfo), graphs captured from a stream's launches (instantiated, launched,
+// their nodes listed), error strings, and cuGetProcAddress handing out these functions. Errors as the real driver
 // returns them: NOT_INITIALIZED before cuInit, INVALID_CONTEXT without a current context,
 // INVALID_VALUE for a copy outside an allocation, OUT_OF_MEMORY past the device's size. Every
 // other driver function is absent (libencore-cuda reports it missing and its calls fail).
@@ -32,6 +34,7 @@
 #include <mutex>
 #include <set>
 #include <string_view>
+#include <vector>
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -55,7 +58,8 @@ struct fake_module {
 };
 struct fake_function {
     fake_cuda_kernel fn;
-    const char* name;  // the module table's (the test program's static strings)
+    const char* name;             // the module table's (the test program's static strings)
+    const unsigned* param_sizes;  // the same (null: not known)
 };
 struct fake_event {
     double ms = -1;  // when it was recorded (every operation before it has completed), or -1
@@ -113,7 +117,7 @@ CUresult copy(void* dst, const void* src, std::size_t n, bool dst_device, bool s
 }
 
 CUresult check_stream(CUstream s) {
-    // The legacy default stream, also by its special handles (the per-thread one is the same here).
+    // The legacy default stream, by 0 or by its handle, and the per-thread default stream.
     if (s == nullptr || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD) return CUDA_SUCCESS;
     std::lock_guard lk(g_mutex);
     return g_streams->count(reinterpret_cast<fake_stream*>(s)) != 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
@@ -549,7 +553,7 @@ FAKE_API CUresult cuModuleGetFunction(CUfunction* hfunc, CUmodule hmod, const ch
             static auto* functions = new std::map<fake_cuda_kernel, fake_function*>;  // one handle per kernel
             std::lock_guard lk(m);
             auto& f = (*functions)[t.kernels[i].fn];
-            if (f == nullptr) f = new fake_function{t.kernels[i].fn, t.kernels[i].name};
+            if (f == nullptr) f = new fake_function{t.kernels[i].fn, t.kernels[i].name, t.kernels[i].param_sizes};
             *hfunc = reinterpret_cast<CUfunction>(f);
             return CUDA_SUCCESS;
         }
@@ -558,6 +562,13 @@ FAKE_API CUresult cuModuleGetFunction(CUfunction* hfunc, CUmodule hmod, const ch
 
 void observe_launch(int phase);  // the launch observer block at the end
 void observe_launch_shape(CUstream s, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz);
+// `extra`'s CU_LAUNCH_PARAM_BUFFER_POINTER / _SIZE as kernelParams pointers into the buffer, at the
+// offsets cuFuncGetParamInfo reports (below); false for a kernel without param_sizes or a buffer
+// too small.
+bool params_of_extra(CUfunction f, void** extra, void* out[8]);
+// The graph block at the end: a launch into a capturing stream becomes a node (true: `r` says how).
+bool capture_launch(CUfunction f, const unsigned grid[3], const unsigned block[3], CUstream s, void** params,
+                    CUresult& r);
 
 FAKE_API CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,
                                  unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,
@@ -567,10 +578,16 @@ FAKE_API CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned i
     observe_launch(0);
     if (CUresult r = ready(); r != CUDA_SUCCESS) return r;
     if (f == nullptr) return CUDA_ERROR_INVALID_HANDLE;
-    if (extra != nullptr) return CUDA_ERROR_NOT_SUPPORTED;
+    void* from_extra[8];
+    if (extra != nullptr) {
+        if (kernelParams != nullptr) return CUDA_ERROR_INVALID_VALUE;  // one or the other, as the driver says
+        if (!params_of_extra(f, extra, from_extra)) return CUDA_ERROR_NOT_SUPPORTED;
+        kernelParams = from_extra;
+    }
     if (gridDimX * gridDimY * gridDimZ == 0 || blockDimX * blockDimY * blockDimZ == 0) return CUDA_ERROR_INVALID_VALUE;
     if (CUresult r = check_stream(hStream); r != CUDA_SUCCESS) return r;
     const unsigned grid[3] = {gridDimX, gridDimY, gridDimZ}, block[3] = {blockDimX, blockDimY, blockDimZ};
+    if (CUresult r; capture_launch(f, grid, block, hStream, kernelParams, r)) return r;
     observe_launch(1);
     reinterpret_cast<fake_function*>(f)->fn(grid, block, kernelParams);
     observe_launch(2);
@@ -983,5 +1000,220 @@ FAKE_API CUresult cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_
     g_memsets.fetch_add(1, std::memory_order_relaxed);
     const std::size_t l2 = l2_bytes();
     if (l2 > 0 && N * 4 >= 2 * l2) g_l2_flushes.fetch_add(1, std::memory_order_relaxed);
+    return CUDA_SUCCESS;
+}
+
+// ---- launches with a config, cooperative launches, parameter sizes ------------------------------
+// cuLaunchKernelEx (its attributes accepted and ignored: the fake has no clusters or priorities)
+// and cuLaunchCooperativeKernel run as cuLaunchKernel does; cuFuncGetParamInfo reports the module
+// table's param_sizes (offsets as a compiler lays them out: each size's own alignment, at most 8).
+FAKE_API CUresult cuLaunchKernelEx(const CUlaunchConfig* config, CUfunction f, void** kernelParams, void** extra) {
+    if (config == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    return cuLaunchKernel(f, config->gridDimX, config->gridDimY, config->gridDimZ, config->blockDimX, config->blockDimY,
+                          config->blockDimZ, config->sharedMemBytes, config->hStream, kernelParams, extra);
+}
+
+FAKE_API CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
+                                            unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
+                                            unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
+                                            void** kernelParams) {
+    return cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream,
+                          kernelParams, nullptr);
+}
+
+FAKE_API CUresult cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t* paramOffset, size_t* paramSize) {
+    if (CUresult r = ready(); r != CUDA_SUCCESS) return r;
+    if (func == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+    const unsigned* sizes = reinterpret_cast<fake_function*>(func)->param_sizes;
+    if (sizes == nullptr) return CUDA_ERROR_NOT_SUPPORTED;
+    std::size_t off = 0;
+    for (std::size_t i = 0; sizes[i] != 0; ++i) {
+        const std::size_t align = sizes[i] >= 8 ? 8 : sizes[i];
+        off = (off + align - 1) / align * align;
+        if (i == paramIndex) {
+            if (paramOffset != nullptr) *paramOffset = off;
+            if (paramSize != nullptr) *paramSize = sizes[i];
+            return CUDA_SUCCESS;
+        }
+        off += sizes[i];
+    }
+    return CUDA_ERROR_INVALID_VALUE;  // past the last parameter, as the driver says
+}
+
+bool params_of_extra(CUfunction f, void** extra, void* out[8]) {
+    unsigned char* buffer = nullptr;
+    std::size_t size = 0;
+    for (void** x = extra; *x != CU_LAUNCH_PARAM_END; x += 2) {
+        if (x[0] == CU_LAUNCH_PARAM_BUFFER_POINTER)
+            buffer = static_cast<unsigned char*>(x[1]);
+        else if (x[0] == CU_LAUNCH_PARAM_BUFFER_SIZE)
+            size = *static_cast<std::size_t*>(x[1]);
+        else
+            return false;
+    }
+    const unsigned* sizes = reinterpret_cast<fake_function*>(f)->param_sizes;
+    if (buffer == nullptr || sizes == nullptr) return false;
+    for (std::size_t i = 0; sizes[i] != 0 && i < 8; ++i) {
+        std::size_t off = 0, n = 0;
+        if (cuFuncGetParamInfo(f, i, &off, &n) != CUDA_SUCCESS || off + n > size) return false;
+        out[i] = buffer + off;
+    }
+    return true;
+}
+
+// ---- graphs: stream capture of kernel launches, instantiation, launch ----------------------------
+// A graph is a list of kernel nodes (a linear chain, as capture on one stream makes them), each
+// with copies of its parameters. cuStreamBeginCapture_v2 / cuStreamEndCapture capture a stream's
+// launches into a new graph (never the legacy stream: CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, as
+// the driver says); cuGraphInstantiateWithFlags copies it into an exec; cuGraphLaunch runs the
+// exec's nodes in order (into a capturing stream: appends them to that capture); cuGraphGetNodes
+// and cuGraphNodeGetType answer as the driver does. Under g_mutex.
+namespace {
+struct fake_node {
+    fake_function* f;
+    unsigned grid[3], block[3];
+    std::vector<unsigned char> args;
+    std::vector<std::size_t> offsets;
+};
+struct fake_graph {
+    std::vector<fake_node> nodes;
+};
+std::map<fake_stream*, fake_graph*>* g_capturing = new std::map<fake_stream*, fake_graph*>;
+std::set<fake_graph*>* g_graphs = new std::set<fake_graph*>;
+std::set<fake_graph*>* g_execs = new std::set<fake_graph*>;
+
+void run_node(const fake_node& n) {
+    std::vector<void*> params;
+    for (std::size_t off : n.offsets) params.push_back(const_cast<unsigned char*>(n.args.data()) + off);
+    observe_launch(1);
+    n.f->fn(n.grid, n.block, params.data());
+    observe_launch(2);
+}
+}  // namespace
+
+bool capture_launch(CUfunction f, const unsigned grid[3], const unsigned block[3], CUstream s, void** params,
+                    CUresult& r) {
+    std::lock_guard lk(g_mutex);
+    const auto it = g_capturing->find(reinterpret_cast<fake_stream*>(s));
+    if (it == g_capturing->end()) return false;
+    auto* fn = reinterpret_cast<fake_function*>(f);
+    if (fn->param_sizes == nullptr) {
+        r = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+        return true;
+    }
+    fake_node n{fn, {grid[0], grid[1], grid[2]}, {block[0], block[1], block[2]}, {}, {}};
+    for (std::size_t i = 0; fn->param_sizes[i] != 0; ++i) {
+        const std::size_t at = (n.args.size() + 15) / 16 * 16;
+        n.args.resize(at + fn->param_sizes[i]);
+        std::memcpy(n.args.data() + at, params[i], fn->param_sizes[i]);
+        n.offsets.push_back(at);
+    }
+    it->second->nodes.push_back(std::move(n));
+    r = CUDA_SUCCESS;
+    return true;
+}
+
+FAKE_API CUresult cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode) {
+    (void)mode;
+    if (CUresult r = ready(); r != CUDA_SUCCESS) return r;
+    if (hStream == nullptr || hStream == CU_STREAM_LEGACY || hStream == CU_STREAM_PER_THREAD)
+        return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+    if (CUresult r = check_stream(hStream); r != CUDA_SUCCESS) return r;
+    std::lock_guard lk(g_mutex);
+    auto& g = (*g_capturing)[reinterpret_cast<fake_stream*>(hStream)];
+    if (g != nullptr) return CUDA_ERROR_ILLEGAL_STATE;
+    g = new fake_graph;
+    return CUDA_SUCCESS;
+}
+
+FAKE_API CUresult cuStreamEndCapture(CUstream hStream, CUgraph* phGraph) {
+    if (CUresult r = ready(); r != CUDA_SUCCESS) return r;
+    if (phGraph == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    std::lock_guard lk(g_mutex);
+    const auto it = g_capturing->find(reinterpret_cast<fake_stream*>(hStream));
+    if (it == g_capturing->end()) return CUDA_ERROR_ILLEGAL_STATE;
+    g_graphs->insert(it->second);
+    *phGraph = reinterpret_cast<CUgraph>(it->second);
+    g_capturing->erase(it);
+    return CUDA_SUCCESS;
+}
+
+FAKE_API CUresult cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus* captureStatus) {
+    if (CUresult r = ready(); r != CUDA_SUCCESS) return r;
+    if (captureStatus == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    if (CUresult r = check_stream(hStream); r != CUDA_SUCCESS) return r;
+    std::lock_guard lk(g_mutex);
+    *captureStatus = g_capturing->count(reinterpret_cast<fake_stream*>(hStream)) != 0 ? CU_STREAM_CAPTURE_STATUS_ACTIVE
+                                                                                      : CU_STREAM_CAPTURE_STATUS_NONE;
+    return CUDA_SUCCESS;
+}
+
+FAKE_API CUresult cuGraphInstantiateWithFlags(CUgraphExec* phGraphExec, CUgraph hGraph, unsigned long long flags) {
+    (void)flags;
+    if (CUresult r = ready(); r != CUDA_SUCCESS) return r;
+    if (phGraphExec == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    std::lock_guard lk(g_mutex);
+    auto* g = reinterpret_cast<fake_graph*>(hGraph);
+    if (g_graphs->count(g) == 0) return CUDA_ERROR_INVALID_VALUE;
+    auto* exec = new fake_graph(*g);
+    g_execs->insert(exec);
+    *phGraphExec = reinterpret_cast<CUgraphExec>(exec);
+    return CUDA_SUCCESS;
+}
+
+FAKE_API CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream) {
+    if (CUresult r = ready(); r != CUDA_SUCCESS) return r;
+    if (CUresult r = check_stream(hStream); r != CUDA_SUCCESS) return r;
+    auto* exec = reinterpret_cast<fake_graph*>(hGraphExec);
+    std::vector<fake_node> nodes;
+    {
+        std::lock_guard lk(g_mutex);
+        if (g_execs->count(exec) == 0) return CUDA_ERROR_INVALID_VALUE;
+        const auto cap = g_capturing->find(reinterpret_cast<fake_stream*>(hStream));
+        if (cap != g_capturing->end()) {  // a child graph of the capture, flattened
+            for (const auto& n : exec->nodes) cap->second->nodes.push_back(n);
+            return CUDA_SUCCESS;
+        }
+        nodes = exec->nodes;  // the kernels run without the lock (they may call the driver)
+    }
+    for (const auto& n : nodes) run_node(n);
+    return CUDA_SUCCESS;
+}
+
+FAKE_API CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode* nodes, size_t* numNodes) {
+    if (numNodes == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    std::lock_guard lk(g_mutex);
+    auto* g = reinterpret_cast<fake_graph*>(hGraph);
+    if (g_graphs->count(g) == 0) return CUDA_ERROR_INVALID_VALUE;
+    if (nodes != nullptr)
+        for (std::size_t i = 0; i < *numNodes; ++i)
+            nodes[i] = i < g->nodes.size() ? reinterpret_cast<CUgraphNode>(&g->nodes[i]) : nullptr;
+    *numNodes = g->nodes.size();
+    return CUDA_SUCCESS;
+}
+
+FAKE_API CUresult cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType* type) {
+    if (hNode == nullptr || type == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    *type = CU_GRAPH_NODE_TYPE_KERNEL;  // the only kind the fake's graphs have
+    return CUDA_SUCCESS;
+}
+
+FAKE_API CUresult cuGraphExecDestroy(CUgraphExec hGraphExec) {
+    auto* exec = reinterpret_cast<fake_graph*>(hGraphExec);
+    {
+        std::lock_guard lk(g_mutex);
+        if (g_execs->erase(exec) == 0) return CUDA_ERROR_INVALID_VALUE;
+    }
+    delete exec;
+    return CUDA_SUCCESS;
+}
+
+FAKE_API CUresult cuGraphDestroy(CUgraph hGraph) {
+    auto* g = reinterpret_cast<fake_graph*>(hGraph);
+    {
+        std::lock_guard lk(g_mutex);
+        if (g_graphs->erase(g) == 0) return CUDA_ERROR_INVALID_VALUE;
+    }
+    delete g;
     return CUDA_SUCCESS;
 }

@@ -5,8 +5,14 @@
  * `const fake_cuda_module table = {2, {{"saxpy", &saxpy}, {"count", &count}}};`, then
  * cuModuleGetFunction(&f, mod, "saxpy") gives a CUfunction, and cuLaunchKernel(f, ...) runs the
  * host function once, synchronously, with the launch's grid and block sizes and its kernelParams
- * array ("device" memory is host memory: a CUdeviceptr is the address). `extra` is not supported
- * (CUDA_ERROR_NOT_SUPPORTED). */
+ * array ("device" memory is host memory: a CUdeviceptr is the address). `extra` is read for a
+ * kernel with param_sizes (CU_LAUNCH_PARAM_BUFFER_POINTER/SIZE, each parameter at the offset
+ * cuFuncGetParamInfo reports); else CUDA_ERROR_NOT_SUPPORTED.
+ *
+ * An entry's `param_sizes` (a list of byte sizes ending with 0; null: not known) is what
+ * cuFuncGetParamInfo reports (CUDA 12.4's, null: CUDA_ERROR_NOT_SUPPORTED, as from a driver that
+ * cannot say) and what stream capture copies of a launch's parameters: a kernel without it cannot
+ * be captured into a graph (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED). */
 #pragma once
 
 typedef void (*fake_cuda_kernel)(const unsigned grid[3], const unsigned block[3], void** params);
@@ -14,6 +20,7 @@ typedef void (*fake_cuda_kernel)(const unsigned grid[3], const unsigned block[3]
 typedef struct fake_cuda_kernel_entry {
     const char* name;
     fake_cuda_kernel fn;
+    const unsigned* param_sizes;
 } fake_cuda_kernel_entry;
 
 typedef struct fake_cuda_module {

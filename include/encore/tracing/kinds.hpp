@@ -140,7 +140,7 @@ using kind_list = api::type_list<
     kind_decl<kind::cuda_driver_api, "CUDA_DRIVER_API", generic_api_data, true,
               produced_by::cuda, operations::at_load>,
     kind_decl<kind::range_replay, "RANGE_REPLAY", rocprofiler_callback_tracing_range_replay_data_t, false,
-              produced_by::hsa, operations::domain>>;
+              produced_by::hsa | produced_by::cuda, operations::domain>>;
 // clang-format on
 
 namespace detail {

@@ -91,7 +91,7 @@ typedef struct rocprofiler_callback_tracing_range_replay_data_t {
  *  CONTEXT_NOT_STARTED: that context is not active. INVALID_ARGUMENT: a range is already open on
  *  this thread (ranges do not nest: the open one is then declined, NESTED_RANGE).
  *  CONTEXT_ERROR (encore): called from a RANGE_REPLAY callback. NOT_IMPLEMENTED (encore): no
- *  loaded backend records ranges (libencore-hsa does; libencore-cuda does not yet). */
+ *  loaded backend records ranges (libencore-hsa and libencore-cuda do). */
 ROCPROFILER_API rocprofiler_status_t rocprofiler_range_replay_begin(uint64_t range_id);
 
 /** Closes the calling thread's range: runs its extra passes (blocking), then CLOSE.

@@ -1,0 +1,99 @@
+// src/cuda/snapshot.hpp — a copy of one context's tracked device memory (tracker.hpp) and its
+// restore: the memory half of replay on CUDA, shared by kernel replay (replay.cpp, one snapshot
+// per replayed launch) and range replay (range_replay.cpp, one at the range's start and one of
+// what pass 0 left). snapshot.cpp says where the copy lives and how a restore finds what changed.
+//
+//   snapshot::memory m;                        // the context held exclusively and drained
+//   if (const char* why = m.take(ctx, snapshot::slot::kernel_replay, opt, stats)) ... // declined
+//   ... m.restore(stats) between passes, m.checksum(h) for verification ...
+//   m.release();                               // its buffers stay with the context for next time
+#pragma once
+
+#include "tracker.hpp"
+
+#include "core/replay.hpp"
+
+#include <cuda.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace encore::cuda::snapshot {
+
+/// Which of a context's kept snapshot buffers a snapshot uses: each owner has its own, so a
+/// range's start snapshot survives another thread's kernel replay on the context meanwhile.
+enum class slot : unsigned char { kernel_replay, range_start, range_end };
+
+struct cache;
+struct host_buffer;
+
+/// One snapshot. Every call with the context current and held exclusively (tracker::exclusive_use).
+class memory {
+public:
+    /// Copies the context's covered memory into the slot's shadow (device memory when the GPU has
+    /// room, else pinned host memory) and, under changed_chunks, hashes its chunks. A reason (a
+    /// static sentence) when it cannot; nothing is kept then.
+    const char* take(CUcontext ctx, slot s, const core::replay::options& opt, core::replay::memory_stats& out) noexcept;
+    /// Writes the snapshot back (changed chunks only where the hashing kernel runs); false when a
+    /// copy failed part-way. Regions freed or unmapped since take() are skipped.
+    bool restore(core::replay::memory_stats& out) noexcept;
+    /// A checksum of the covered bytes now (device hashes where the kernel loads); false when
+    /// memory of the snapshot is gone or nothing could be read.
+    bool checksum(std::uint64_t& out) noexcept;
+    /// How many regions' bytes now differ from the snapshot (read back and compared on the host).
+    std::uint64_t differing_regions() noexcept;
+    /// Whether every region of the snapshot is still covered memory.
+    bool intact() noexcept;
+    /// Evicts the L2 (ENCORE_CUDA_REPLAY_CACHE_CONTROL=all) with a write on stream `s`; false when
+    /// it cannot on this device (warned once).
+    bool flush_l2(CUstream s) noexcept;
+    [[nodiscard]] std::size_t bytes() const noexcept { return total_; }
+    /// Forgets the snapshot; the shadow's memory stays with the context's slot.
+    void release() noexcept;
+
+    struct region {
+        CUdeviceptr base;
+        std::size_t size;
+        std::size_t offset;  // in the shadow
+    };
+
+private:
+    bool regions_intact() noexcept;
+    bool still_covered(const region& r) const noexcept;
+    bool prepare_chunks() noexcept;
+    bool device_checksum(std::uint64_t& out) noexcept;
+    bool launch_chunks(CUfunction fn, bool restore) noexcept;
+    bool restore_chunks(core::replay::memory_stats& out) noexcept;
+    bool read_shadow(const region& r, unsigned char* out) const noexcept;
+
+    CUcontext ctx_ = nullptr;
+    core::replay::options opt_{};
+    cache* cache_ = nullptr;
+    std::vector<region> regions_;
+    std::vector<tracker::range> now_;  // covered memory at the last regions_intact()
+    std::uint64_t shrinks_ = 0;        // tracker::shrinks() at the snapshot
+    std::size_t total_ = 0;
+    CUdeviceptr shadow_ = 0;
+    const host_buffer* host_ = nullptr;
+    bool chunks_ = false;
+    std::size_t n_chunks_ = 0;
+    // device checksum: the descriptors it hashes, their count (0 until the first checksum), the
+    // hashes read back; verify_failed_: the device path is not tried again for this snapshot
+    CUdeviceptr verify_descs_ = 0;
+    std::size_t verify_n_ = 0;
+    std::vector<unsigned long long> verify_host_;
+    bool verify_failed_ = false;
+    bool device_used_ = false;  // a checksum of this snapshot came from the device
+};
+
+/// What keeps a launch on context c, stream s from being replayed (either kind of replay):
+/// memory the tracker does not cover, or a stream that records into a graph instead of running.
+enum class obstacle : unsigned char { none, managed, imported, capturing };
+obstacle obstacle_in(CUcontext c, CUstream s) noexcept;
+/// ENCORE_CUDA_REPLAY_CACHE_CONTROL: whether every pass starts with the L2 flushed.
+bool flush_l2_setting() noexcept;
+/// The context is gone: the snapshot memory kept for it is forgotten.
+void forget(CUcontext c) noexcept;
+
+}  // namespace encore::cuda::snapshot
