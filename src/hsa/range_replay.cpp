@@ -267,8 +267,12 @@ bool range_submit(queue_state& qs, const void* pkts, std::uint64_t count, hsa_am
     }
     // A thread with an open range submits the ordinary way from here on, replayed range or not:
     // its dispatches are pass 0 (never kernel-replayed one by one), recorded while it records.
-    auto* rec = static_cast<hsa_range*>(rr::current());
-    if (dispatches && rr::recording_here()) {
+    rr::recording* const current = rr::current();
+    auto* rec = dynamic_cast<hsa_range*>(current);
+    // A range libencore-cuda started on this thread (both backends loaded): HSA work is a second agent.
+    if (current != nullptr && rec == nullptr) {
+        if (dispatches) rr::decline(multi_agent);
+    } else if (dispatches && rr::recording_here()) {
         if (rec == nullptr) {
             auto r = std::make_unique<hsa_range>(qs.shared_from_this());
             if (const rr::decline_reason* d = r->start(); d != nullptr) {
