@@ -11,25 +11,12 @@ records without --marker-trace."""
 import csv
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
+from frontend_checks import check, failures, run
+
 ADD = "vector_add(float*, float const*, float const*, int)"
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-
-
-def run(args, env_extra=None):
-    env = dict(os.environ)
-    env.update(env_extra or {})
-    p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, timeout=120)
-    return p.returncode, p.stdout, p.stderr
 
 
 def rows(path):

@@ -10,26 +10,9 @@ passes started from its inputs and the end state is pass 0's), and the per-range
 (two kernel launches and a graph of two kernel nodes); "other" is not replayed; the graph launched
 outside any range is a range of its own ("(graph launches)": 1 replayed, 3 passes, 2 dispatches);
 with --verify every pass started from its range's start and every range ended as its pass 0."""
-import os
-import subprocess
 import sys
 
-failures = []
-
-
-def check(cond, what, detail=""):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-        if detail:
-            print(detail[-3000:])
-    return cond
-
-
-def run(args):
-    p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ),
-                       timeout=120)
-    return p.returncode, p.stdout, p.stderr
+from frontend_checks import check, failures, run
 
 
 def main():

@@ -12,30 +12,14 @@ replay_bench library) runs the program without the front end, for libencore-cuda
 ENCORE_CUDA_REPLAY_CACHE_CONTROL."""
 import csv
 import os
-import subprocess
 import sys
 import tempfile
+
+from frontend_checks import check, failures, run
 
 SAXPY = "saxpy(float*, float, float const*, int)"
 COLUMNS = ["dispatch_id", "kernel", "passes", "min_us", "median_us", "max_us", "snapshot_us", "restore_us",
            "checksum_us", "snapshot_bytes", "inputs"]
-failures = []
-
-
-def check(cond, what, detail=""):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-        if detail:
-            print(detail[-3000:])
-    return cond
-
-
-def run(args, env_extra=None):
-    env = dict(os.environ)
-    env.update(env_extra or {})
-    p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, timeout=120)
-    return p.returncode, p.stdout, p.stderr
 
 
 def table(stderr):
