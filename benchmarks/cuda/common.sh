@@ -9,7 +9,17 @@ CUDA=${CUDA_HOME:-/usr/local/cuda}
 inc=(-I include -I "$B/include" -I "$CUDA/include")
 [[ -d .device-deps/include ]] && inc+=(-I .device-deps/include)
 
+# ENCORE_GPU_PREBUILT=1: the build folders came built (benchmarks/cuda/prebuild_gpu.sh, off the GPU
+# machine, carried): what exists is not rebuilt, which saves the ~2 minutes of device time a
+# build costs per folder. Libraries built on Debian run on the GPU machine's host unchanged.
+prebuilt() {  # FILE...: whether every FILE exists in prebuilt mode
+    [[ -n ${ENCORE_GPU_PREBUILT:-} ]] || return 1
+    local f
+    for f in "$@"; do [[ -e $f ]] || return 1; done
+}
+
 build_encore_cuda() {  # libencore and libencore-cuda (libcuda.so.1) with Meson
+    prebuilt "$B/src/cuda/libcuda.so.1" && return 0
     local extra=()
     [[ -d .device-deps/include ]] && extra=(-Dcpp_args="-I$root/.device-deps/include" -Dc_args="-I$root/.device-deps/include")
     [[ -f $B/build.ninja ]] || meson setup "$B" --wrap-mode=nodownload "${extra[@]}" -Dtests=disabled \
@@ -20,6 +30,7 @@ build_encore_cuda() {  # libencore and libencore-cuda (libcuda.so.1) with Meson
 
 build_cuda_only() {  # TARGET...: a CUDA-only build with the examples (-Dhsa=disabled: what an
     # NVIDIA user with cuda.h alone builds; encore-trace, encore-replay) in $B, then the targets
+    prebuilt "${@/#/$B/}" "$B/examples/encore-replay" && return 0
     local extra=()
     [[ -d .device-deps/include ]] && extra=(-Dcpp_args="-I$root/.device-deps/include" -Dc_args="-I$root/.device-deps/include")
     [[ -f $B/build.ninja ]] || meson setup "$B" --wrap-mode=nodownload "${extra[@]}" -Dtests=disabled \
@@ -30,8 +41,15 @@ build_cuda_only() {  # TARGET...: a CUDA-only build with the examples (-Dhsa=dis
 
 build_tool() {  # SOURCE OUTPUT: a tool library linked against libencore (a C++ runtime the
     # compiler links statically kept inside, as for encore's own libraries: docs/cuda.md)
+    prebuilt "$2" && return 0
     g++ -std=c++20 -O2 -shared -fPIC "${inc[@]}" -DAMD_INTERNAL_BUILD "$1" \
         -L "$B/src/core" -lencore -Wl,-rpath,"$root/$B/src/core" -Wl,--exclude-libs,ALL -o "$2"
+}
+
+program() {  # OUTPUT COMMAND...: builds a test program with COMMAND, unless prebuilt
+    local out=$1
+    shift
+    prebuilt "$out" || "$@"
 }
 
 under_encore() {  # TOOL COMMAND...: COMMAND with encore's libcuda.so.1 as the driver and TOOL loaded

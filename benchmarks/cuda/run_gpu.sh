@@ -21,18 +21,25 @@ if ! cmp -s "$B/chunks_ptx.inc" src/cuda/chunks_ptx.inc; then
 fi
 build_encore_cuda
 build_tool test/cuda/cuda_trace_tool.cpp "$B/libcuda_trace_tool.so"
-nvcc -O2 -o "$B/saxpy_static" test/cuda/saxpy_runtime.cu
-nvcc -O2 -cudart shared -o "$B/saxpy_shared" test/cuda/saxpy_runtime.cu
-g++ -O2 -I "$CUDA/include" test/cuda/driver_api.cpp -L "$CUDA/lib64/stubs" -lcuda -o "$B/driver_api"
-nvcc -O2 -o "$B/replay_stateful" test/cuda/replay_stateful.cu
-nvcc -O2 -o "$B/replay_streams" test/cuda/replay_streams.cu
-nvcc -O2 -o "$B/replay_declines" test/cuda/replay_declines.cu
-nvcc -O2 -o "$B/records_program" test/cuda/records_program.cu
-nvcc -O2 -o "$B/bench_launch" benchmarks/cuda/bench_launch.cu
-nvcc -O2 -o "$B/bench_replay" benchmarks/cuda/bench_replay.cu
-g++ -O2 -I "$CUDA/include" benchmarks/cuda/bench_driver_call.cpp -L "$CUDA/lib64/stubs" -lcuda \
+program "$B/saxpy_static" nvcc -O2 -o "$B/saxpy_static" test/cuda/saxpy_runtime.cu
+program "$B/saxpy_shared" nvcc -O2 -cudart shared -o "$B/saxpy_shared" test/cuda/saxpy_runtime.cu
+program "$B/driver_api" g++ -O2 -I "$CUDA/include" test/cuda/driver_api.cpp -L "$CUDA/lib64/stubs" -lcuda -o "$B/driver_api"
+program "$B/replay_stateful" nvcc -O2 -o "$B/replay_stateful" test/cuda/replay_stateful.cu
+program "$B/replay_streams" nvcc -O2 -o "$B/replay_streams" test/cuda/replay_streams.cu
+program "$B/replay_declines" nvcc -O2 -o "$B/replay_declines" test/cuda/replay_declines.cu
+program "$B/records_program" nvcc -O2 -o "$B/records_program" test/cuda/records_program.cu
+program "$B/bench_launch" nvcc -O2 -o "$B/bench_launch" benchmarks/cuda/bench_launch.cu
+program "$B/bench_replay" nvcc -O2 -o "$B/bench_replay" benchmarks/cuda/bench_replay.cu
+program "$B/bench_call" g++ -O2 -I "$CUDA/include" benchmarks/cuda/bench_driver_call.cpp -L "$CUDA/lib64/stubs" -lcuda \
     -L "$CUDA/lib64" -lcupti -Wl,-rpath,"$CUDA/lib64" -ldl -o "$B/bench_call"
+build_tool examples/tools/replay_bench.cpp "$B/libreplay_bench.so"
 set +e
+# CUPTI's headers and library: the toolkit's extras/CUPTI (runfile installs) or beside the rest.
+program "$B/bench_launch_cupti" nvcc -O2 -DBENCH_WITH_CUPTI -I "$CUDA/extras/CUPTI/include" -o "$B/bench_launch_cupti" \
+    benchmarks/cuda/bench_launch.cu -L "$CUDA/extras/CUPTI/lib64" -L "$CUDA/lib64" -lcupti \
+    -Xlinker -rpath -Xlinker "$CUDA/extras/CUPTI/lib64:$CUDA/lib64"
+# prebuild_gpu.sh: the programs are built, nothing is run.
+[[ -n ${ENCORE_GPU_BUILD_ONLY:-} ]] && exit 0
 
 encore() { under_encore "$root/$B/libcuda_trace_tool.so" "$@"; }
 
@@ -105,7 +112,6 @@ done
 # --verify on the device (issue 20 item 6): encore-replay's tool, 1 GiB + 64 MiB tracked, a kernel
 # writing 64 MiB, 10 passes, changed_chunks with a device shadow: the checksum per pass (the
 # hashing kernel, hashes read back) against the restore per pass of the same footprint.
-build_tool examples/tools/replay_bench.cpp "$B/libreplay_bench.so"
 verify_out=$(ENCORE_REPLAY_PASSES=10 ENCORE_REPLAY_VERIFY=1 ENCORE_REPLAY_POLICY=changed_chunks \
     ENCORE_CUDA_REPLAY_SHADOW=device ENCORE_REPLAY_REPORT="$B/verify.csv" \
     under_encore "$root/$B/libreplay_bench.so" "$B/bench_replay" 1024 2>&1)
@@ -188,8 +194,7 @@ timed_of() { grep -o "dispatches enqueue=[0-9]* .* timed=[0-9]*" <<<"$1" | head 
     sed -E 's/dispatches enqueue=([0-9]+) .* timed=([0-9]+)/timed=\2 of \1/'; }
 timing_fallback="dispatch times come from CUDA events"
 have_cupti_bench=0
-if nvcc -O2 -DBENCH_WITH_CUPTI -I "$CUDA/extras/CUPTI/include" -o "$B/bench_launch_cupti" benchmarks/cuda/bench_launch.cu \
-    -L "$CUDA/extras/CUPTI/lib64" -L "$CUDA/lib64" -lcupti -Xlinker -rpath -Xlinker "$CUDA/extras/CUPTI/lib64:$CUDA/lib64"; then
+if [[ -x $B/bench_launch_cupti ]]; then
     have_cupti_bench=1
 else
     echo "FAIL: bench_launch with CUPTI (-DBENCH_WITH_CUPTI -lcupti) does not build"; fails=$((fails + 1))
@@ -299,13 +304,13 @@ fi
 echo "verify on the device, 1 GiB + 64 MiB tracked: $verify_ratio"
 
 # The framework and library checks, each its own script with its own build folder (beside $B):
-# encore-trace and encore-replay on PyTorch, JAX, cuBLAS and Triton programs, replay over VMM
-# memory, NCCL through libencore-rccl. ENCORE_GPU_QUICK=1 skips them (this script alone is about
+# encore-trace and encore-replay on PyTorch, JAX, cuBLAS and Triton programs, range replay of
+# PyTorch steps and CUDA graphs, replay over VMM memory, NCCL through libencore-rccl. ENCORE_GPU_QUICK=1 skips them (this script alone is about
 # 7 minutes on an H200; they add about 10).
 if [[ -z ${ENCORE_GPU_QUICK:-} ]]; then
-    for s in trace_frameworks replay_frameworks replay_vmm nccl_check; do
+    for s in trace_frameworks replay_frameworks range_replay replay_vmm nccl_check; do
         case $s in
-            trace_frameworks | replay_frameworks) dir=$B-frameworks ;;
+            trace_frameworks | replay_frameworks | range_replay) dir=$B-frameworks ;;
             replay_vmm) dir=$B ;;
             nccl_check) dir=$B-nccl ;;
         esac

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Builds what run_gpu.sh and its framework scripts compile, here, off the GPU machine (CUDA 13's
+# nvcc and cuda.h in CUDA_HOME, default /usr/local/cuda: the same path as on the GPU machine, so
+# the rpaths the programs carry hold there), then drops the object files and debug sections so
+# the two folders travel with the working tree (carry limit 64 MiB). On the GPU machine:
+#   device run, carry ["build-gpu", "build-gpu-frameworks"]:
+#       ENCORE_GPU_PREBUILT=1 benchmarks/cuda/run_gpu.sh
+# which then compiles nothing that exists (common.sh's prebuilt()): about 4 minutes of device
+# time saved per machine start. NCCL's check (nccl_check.sh: HIP headers from .device-deps) still
+# builds there. The repository must be at the same path on both machines.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+export CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+unset ENCORE_GPU_PREBUILT
+ENCORE_GPU_BUILD_ONLY=1 bash benchmarks/cuda/run_gpu.sh build-gpu
+# The framework scripts' CUDA-only build (run_gpu.sh gives them build-gpu-frameworks): the union
+# of their targets.
+B=build-gpu-frameworks
+source benchmarks/cuda/common.sh
+build_cuda_only src/cuda/libcuda.so.1 examples/libencore_api_trace.so examples/libencore_replay_bench.so \
+    src/nvtx/libencore-nvtx.so.0.1.0 src/marker/libencore-roctx.so.0.1.0
+for d in build-gpu build-gpu-frameworks; do
+    find "$d" -name '*.p' -type d -prune -exec rm -rf {} +
+    find "$d" -type f \( -name '*.so*' -o -perm -u+x \) -exec sh -c \
+        'file -b "$1" | grep -q "^ELF" && strip --strip-debug "$1"' _ {} \;
+done
+du -sh build-gpu build-gpu-frameworks
