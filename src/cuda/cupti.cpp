@@ -47,6 +47,7 @@
 #include <deque>
 #include <iterator>
 #include <memory>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -125,6 +126,32 @@ auto* g_queues = new std::unordered_map<std::uint64_t, std::unique_ptr<stream_qu
 std::atomic<std::uint64_t> g_seq{0};
 // Resynchronizations (and dropped-record reports), graph kernels skipped (relaxed: statistics).
 std::atomic<std::uint64_t> g_drift{0}, g_graph_kernels{0};
+// For ENCORE_CUPTI_STATS (report()): entries a resynchronization skipped (their launches got no
+// times), kernel records without times, and the first records that matched no entry, with the
+// oldest entry of their stream at that moment (what a user needs to see why pairing failed).
+std::atomic<std::uint64_t> g_lost{0}, g_zero_times{0};
+struct unmatched_sample {
+    std::uint32_t context, stream;
+    std::int32_t grid[3], block[3];
+    std::uint64_t start;
+    std::size_t waiting;  // entries on the stream's queue (0: no queue for the stream)
+    launch_entry head;    // its oldest (when waiting != 0)
+};
+constexpr std::size_t max_samples = 8;
+std::mutex g_samples_mutex;
+unmatched_sample g_samples[max_samples];
+std::size_t g_sample_count = 0;
+
+void sample_unmatched(const kernel_record_prefix& k, std::uint64_t start, const stream_queue* q) noexcept {
+    std::lock_guard lk(g_samples_mutex);
+    if (g_sample_count == max_samples) return;
+    unmatched_sample& u = g_samples[g_sample_count++];
+    u = {k.contextId, k.streamId, {k.gridX, k.gridY, k.gridZ}, {k.blockX, k.blockY, k.blockZ}, start, 0, {}};
+    if (q != nullptr && !q->q.empty()) {  // the caller holds q->m
+        u.waiting = q->q.size();
+        u.head = q->q.front();
+    }
+}
 
 /// The queue of stream key `ids` (created when `create`), or null. Queues are never freed, so a
 /// thread keeps the last one it used without the map's lock.
@@ -159,11 +186,13 @@ void handle_in_order(source* s, const kernel_record_prefix* k, std::uint64_t b, 
     }
     stream_queue* q = queue_of((static_cast<std::uint64_t>(k->contextId) + 1) << 32 | k->streamId, false);
     const bool timed = b != 0 || e != 0;
+    if (!timed) g_zero_times.fetch_add(1, std::memory_order_relaxed);
     std::uint64_t key = 0;
     std::vector<std::uint64_t> lost;  // entries whose records never came (rare: allocated then)
     {
         if (q == nullptr) {
             g_unpaired.fetch_add(1, std::memory_order_relaxed);
+            sample_unmatched(*k, b, nullptr);
             return;  // a stream encore launched nothing on while timing: not encore's kernel
         }
         std::lock_guard lk(q->m);
@@ -172,10 +201,12 @@ void handle_in_order(source* s, const kernel_record_prefix* k, std::uint64_t b, 
         while (at < n && !(same_shape(q->q[at], *k) && (!timed || b + early_start_ns >= q->q[at].before_ns))) ++at;
         if (at == n) {
             g_unpaired.fetch_add(1, std::memory_order_relaxed);
+            sample_unmatched(*k, b, q);
             return;  // matches no launch waiting on the stream: a kernel encore did not launch
         }
         if (at != 0) {
             g_drift.fetch_add(1, std::memory_order_relaxed);
+            g_lost.fetch_add(at, std::memory_order_relaxed);
             for (std::size_t i = 0; i < at; ++i)
                 if (q->q[i].key != 0) lost.push_back(q->q[i].key);  // may throw: caught by the caller
         }
@@ -592,6 +623,48 @@ std::uint64_t drift_events() noexcept { return g_drift.load(std::memory_order_re
 void stop() noexcept {
     if (source* s = g_source.load(std::memory_order_acquire))
         (void)s->fn.activity_disable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+}
+
+void report() noexcept {
+    const char* v = std::getenv("ENCORE_CUPTI_STATS");
+    if (v == nullptr || *v == '\0' || std::strcmp(v, "0") == 0 || g_source.load(std::memory_order_acquire) == nullptr)
+        return;
+    static std::atomic<bool> reported{false};  // drain_all may run twice at exit (records.cpp)
+    if (reported.exchange(true)) return;
+    std::size_t waiting = 0, queues = 0;
+    {
+        std::lock_guard lk(g_queues_mutex);
+        for (const auto& [ids, q] : *g_queues) {
+            std::lock_guard ql(q->m);
+            ++queues;
+            for (const launch_entry& e : q->q) waiting += e.key != 0;
+        }
+    }
+    std::fprintf(stderr,
+                 "[encore] CUPTI pairing (%s): %llu kernel records paired, %llu matched no launch, %llu without times, "
+                 "%llu graph kernels skipped; %llu resynchronizations skipped %llu launches; %zu launches still "
+                 "waiting on %zu stream queues\n",
+                 method() == pairing::stream ? "stream order" : "external ids",
+                 static_cast<unsigned long long>(g_paired.load(std::memory_order_relaxed)),
+                 static_cast<unsigned long long>(g_unpaired.load(std::memory_order_relaxed)),
+                 static_cast<unsigned long long>(g_zero_times.load(std::memory_order_relaxed)),
+                 static_cast<unsigned long long>(g_graph_kernels.load(std::memory_order_relaxed)),
+                 static_cast<unsigned long long>(g_drift.load(std::memory_order_relaxed)),
+                 static_cast<unsigned long long>(g_lost.load(std::memory_order_relaxed)), waiting, queues);
+    std::lock_guard lk(g_samples_mutex);
+    for (std::size_t i = 0; i < g_sample_count; ++i) {
+        const unmatched_sample& u = g_samples[i];
+        std::fprintf(stderr,
+                     "[encore]   unmatched record: context %u stream %u grid %d,%d,%d block %d,%d,%d start %llu; "
+                     "%zu waiting",
+                     u.context, u.stream, u.grid[0], u.grid[1], u.grid[2], u.block[0], u.block[1], u.block[2],
+                     static_cast<unsigned long long>(u.start), u.waiting);
+        if (u.waiting != 0)
+            std::fprintf(stderr, ", oldest grid %u,%u,%u block %u,%u,%u launched at %llu%s", u.head.grid[0],
+                         u.head.grid[1], u.head.grid[2], u.head.block[0], u.head.block[1], u.head.block[2],
+                         static_cast<unsigned long long>(u.head.before_ns), u.head.key == 0 ? " (placeholder)" : "");
+        std::fputc('\n', stderr);
+    }
 }
 
 void flush(bool forced) noexcept {

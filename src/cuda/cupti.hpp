@@ -80,6 +80,10 @@ enum class health : unsigned char { ok, never_paired, drifting };
 health pairing_health(std::size_t waiting, std::size_t threshold) noexcept;
 /// Resynchronizations and dropped-record reports so far (for the fallback's message).
 std::uint64_t drift_events() noexcept;
+/// With ENCORE_CUPTI_STATS=1, at exit: on stderr, how kernel records were paired (paired, matched
+/// no launch, without times, skipped by resynchronizations, still waiting) and the first records
+/// that matched no launch, each with its stream's oldest waiting entry.
+void report() noexcept;
 /// CUPTI is no longer used for times: its kernel records are turned off.
 void stop() noexcept;
 /// Has CUPTI hand over the buffers it completed (`forced`: also the records it has not

@@ -333,6 +333,7 @@ void wait_delivered(const context_timing* t) noexcept {
 
 void drain_all() noexcept {
     wait_delivered(nullptr);
+    if (g_cupti_timing.load(std::memory_order_acquire)) cupti::report();
     std::lock_guard lk(g_queue_mutex);
     g_stop = true;
     g_queue_cv.notify_all();
