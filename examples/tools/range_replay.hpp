@@ -2,8 +2,11 @@
 // every roctx range whose message is NAME (roctxRangePushA/Pop, roctxRangeStartA/Stop, seen as
 // MARKER_CORE_RANGE_API records from libencore-roctx) is replayed as one range: begun at the push
 // (start), ended at the matching pop (stop), and reported per range name: ranges replayed, passes,
-// dispatches per pass, and the GPU time of a pass (the sum of its dispatches' times; pass 0, the
-// program's own run, included) as min / median / max.
+// dispatches per pass, the GPU time of a pass (the sum of its dispatches' times; pass 0, the
+// program's own run, included) as min / median / max, and the median wall time of a replayed pass
+// (PASS ENTER to PASS EXIT on the host: restore, resubmission and the wait for the pass's end; pass
+// 0 has no PASS record). Kernels launched through CUDA graphs have no KERNEL_DISPATCH records, so a
+// graph range's GPU columns are "-" and its wall time is the figure to read.
 //
 // Environment (encore-replay sets it): ENCORE_REPLAY_RANGE=NAME, ENCORE_REPLAY_PASSES (as for
 // kernel replay). While NAME is set, replay_bench's kernel replay opts out of every dispatch.
@@ -44,10 +47,11 @@ struct state {
     std::vector<std::pair<std::uint64_t, std::uint64_t>> pass_ns;  // (agent, ns) per COMPLETE, pass 0 first
     std::vector<std::vector<std::pair<std::uint64_t, std::uint64_t>>> by_pass;
     std::atomic<std::uint64_t> current_pass{0};
+    std::uint64_t pass_enter_ns = 0;  // PASS ENTER of the pass running now
     // The report: [0] the named ranges, [1] graph launches replayed as ranges of their own.
     struct figures {
-        std::uint64_t replayed = 0, passes_run = 0, dispatches = 0;
-        std::vector<double> pass_us;
+        std::uint64_t replayed = 0, passes_run = 0, dispatches = 0, timed_dispatches = 0;
+        std::vector<double> pass_us, wall_us;
     } rows[2];
     bool open_is_graph = false;  // the range being replayed began at a graph launch, not a marker
     std::uint64_t unmatched_stop = 0, passes_seen = 0, passes_diverged = 0, ranges_diverged = 0;
@@ -84,6 +88,16 @@ inline void on_range(const encore::record& r, rocprofiler_user_data_t&) {
         s.current_pass.store(p->current_pass);
         ++s.passes_seen;
         if (p->divergence_count != 0) ++s.passes_diverged;
+        rocprofiler_timestamp_t t = 0;
+        (void)rocprofiler_get_timestamp(&t);
+        s.pass_enter_ns = t;
+    } else if (r.operation == ROCPROFILER_RANGE_REPLAY_PASS && r.phase == ROCPROFILER_CALLBACK_PHASE_EXIT) {
+        rocprofiler_timestamp_t t = 0;
+        (void)rocprofiler_get_timestamp(&t);
+        std::lock_guard lk(s.mu);
+        if (s.pass_enter_ns != 0 && t >= s.pass_enter_ns)
+            s.rows[s.open_is_graph ? 1 : 0].wall_us.push_back(static_cast<double>(t - s.pass_enter_ns) / 1e3);
+        s.pass_enter_ns = 0;
     } else if (r.operation == ROCPROFILER_RANGE_REPLAY_CLOSE && r.phase == ROCPROFILER_CALLBACK_PHASE_EXIT) {
         std::lock_guard lk(s.mu);
         if (p->status == ROCPROFILER_RANGE_REPLAY_STATUS_REPLAYED) {
@@ -95,7 +109,10 @@ inline void on_range(const encore::record& r, rocprofiler_user_data_t&) {
             for (const auto& pass : s.by_pass) {
                 std::uint64_t ns = 0;
                 for (const auto& [agent, t] : pass)
-                    if (agent == p->agent_id.handle) ns += t;
+                    if (agent == p->agent_id.handle) {
+                        ns += t;
+                        ++row.timed_dispatches;
+                    }
                 row.pass_us.push_back(static_cast<double>(ns) / 1e3);
             }
         } else {
@@ -174,16 +191,28 @@ inline void report() {
     std::lock_guard lk(s.mu);
     std::fprintf(stderr, "\n[encore-replay] range \"%s\": %" PRIu64 " passes per range (pass 0 is the program's run)\n",
                  s.name.c_str(), s.passes);
-    std::fprintf(stderr, "%-24s %8s %8s %16s %12s %12s %12s\n", "range", "replayed", "passes", "dispatches/pass",
-                 "min_us", "median_us", "max_us");
+    std::fprintf(stderr, "%-24s %8s %8s %16s %12s %12s %12s %14s\n", "range", "replayed", "passes", "dispatches/pass",
+                 "min_us", "median_us", "max_us", "wall_median_us");
     for (int i = 0; i < 2; ++i) {
         const auto& row = s.rows[i];
         if (i == 1 && row.replayed == 0) continue;  // no graph launch was a range
-        const auto mm = std::minmax_element(row.pass_us.begin(), row.pass_us.end());
-        std::fprintf(stderr, "%-24s %8" PRIu64 " %8" PRIu64 " %16.1f %12.2f %12.2f %12.2f\n",
+        char gpu[3][24], wall[24];
+        if (row.timed_dispatches == 0) {  // no KERNEL_DISPATCH record (graph kernels): no GPU time known
+            for (auto& c : gpu) std::snprintf(c, sizeof c, "-");
+        } else {
+            const auto mm = std::minmax_element(row.pass_us.begin(), row.pass_us.end());
+            std::snprintf(gpu[0], sizeof gpu[0], "%.2f", *mm.first);
+            std::snprintf(gpu[1], sizeof gpu[1], "%.2f", median(row.pass_us));
+            std::snprintf(gpu[2], sizeof gpu[2], "%.2f", *mm.second);
+        }
+        if (row.wall_us.empty())
+            std::snprintf(wall, sizeof wall, "-");
+        else
+            std::snprintf(wall, sizeof wall, "%.2f", median(row.wall_us));
+        std::fprintf(stderr, "%-24s %8" PRIu64 " %8" PRIu64 " %16.1f %12s %12s %12s %14s\n",
                      i == 0 ? s.name.c_str() : "(graph launches)", row.replayed, row.passes_run,
                      row.replayed != 0 ? static_cast<double>(row.dispatches) / static_cast<double>(row.replayed) : 0.0,
-                     row.pass_us.empty() ? 0.0 : *mm.first, median(row.pass_us), row.pass_us.empty() ? 0.0 : *mm.second);
+                     gpu[0], gpu[1], gpu[2], wall);
     }
     const char* v = std::getenv("ENCORE_REPLAY_VERIFY");
     if (v != nullptr && *v != '\0' && std::strcmp(v, "0") != 0)

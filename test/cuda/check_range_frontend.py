@@ -31,6 +31,13 @@ def main():
     graphs = [l.split() for l in err.splitlines() if l.startswith("(graph launches)")]
     check(len(graphs) == 1 and graphs[0][2:5] == ["1", "3", "2.0"],
           "the graph launch outside the ranges: a range of its own, 3 passes, 2 kernel nodes", err)
+    # Graph kernels have no KERNEL_DISPATCH records: no GPU time is made up (the columns are "-");
+    # the wall time of its replayed passes is measured.
+    check(len(graphs) == 1 and graphs[0][5:8] == ["-", "-", "-"] and float(graphs[0][8]) > 0,
+          "the graph range: GPU time columns '-', a wall time per replayed pass", err)
+    if rows:
+        check(len(rows[0]) == 8 and float(rows[0][4]) > 0 and float(rows[0][7]) > 0,
+              "range step: GPU time and wall time per pass", err)
     check("not replayed" not in err, "no range declined", err)
     check("verification: 0 of 8 passes started from memory that differs from their range's start; 0 range(s)" in err,
           "verification: 8 passes (3 ranges x 2 + the graph's 2), none diverged", err)

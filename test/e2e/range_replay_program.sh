@@ -14,13 +14,14 @@ for policy in changed_chunks full_copy; do
     "$replay" --sim -n 4 --verify --policy "$policy" --range step "$program" "$co" 3 >"$tmp/out" 2>"$tmp/err" ||
         { cat "$tmp/err" >&2; fail "program failed under range replay ($policy)"; }
     grep -q '^steps=3 ' "$tmp/out" || fail "program output ($policy)"
-    # range replayed passes dispatches/pass min median max: 3 ranges x 4 passes, 3 dispatches each.
+    # range replayed passes dispatches/pass min median max wall: 3 ranges x 4 passes, 3 dispatches each.
     line=$(grep -E '^step +[0-9]' "$tmp/err") || { cat "$tmp/err" >&2; fail "no report line ($policy)"; }
-    read -r name replayed passes per_pass mn med mx <<<"$line"
+    read -r name replayed passes per_pass mn med mx wall <<<"$line"
     [[ "$name" == step && "$replayed" == 3 && "$passes" == 12 && "$per_pass" == 3.0 ]] ||
         { cat "$tmp/err" >&2; fail "report '$line' ($policy)"; }
     awk -v a="$mn" -v b="$med" -v c="$mx" 'BEGIN { exit !(a > 0 && a <= b && b <= c) }' ||
         fail "pass times min <= median <= max, not 0 ('$line')"
+    awk -v w="$wall" 'BEGIN { exit !(w > 0) }' || fail "a replayed pass's wall time, not 0 ('$line')"
     # No single-dispatch table under --range.
     if grep -q '^saxpy\|passes per dispatch' "$tmp/err"; then fail "kernel replay ran under --range"; fi
 done
