@@ -437,6 +437,7 @@ source* start(times_fn on_times) noexcept {
     bind(lib.handle, f.get_context_id, "cuptiGetContextId");
     bind(lib.handle, f.get_stream_id, "cuptiGetStreamIdEx");
     bind(lib.handle, f.get_dropped, "cuptiActivityGetNumDroppedRecords");
+    bind(lib.handle, f.set_attribute, "cuptiActivitySetAttribute");
     s->how = pairing_mode();
     const char* path = lib.path.c_str();
     bool published = false;  // CUPTI may hold the source from then on: it is never freed after
@@ -475,6 +476,15 @@ source* start(times_fn on_times) noexcept {
     s->on_times = on_times;
     g_source.store(s, std::memory_order_release);  // before CUPTI can call back
     published = true;
+    // Stream order needs one buffer for all threads (see CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER),
+    // set before the callbacks are registered, as CUPTI requires. A CUPTI older than the attribute
+    // rejects it and has a single buffer anyway; a CUPTI that has the attribute and refuses to
+    // turn it off would leave pairing to its resynchronization and the events fallback.
+    if (s->how == pairing::stream && f.set_attribute != nullptr) {
+        std::uint8_t off = 0;
+        std::size_t size = sizeof off;
+        (void)f.set_attribute(CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER, &size, &off);
+    }
     if (CUptiResult r = f.register_callbacks(&request_buffer, &buffer_completed); r != CUPTI_SUCCESS) {
         g_source.store(nullptr, std::memory_order_release);
         return fail("cuptiActivityRegisterCallbacks", r);

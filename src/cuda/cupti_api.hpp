@@ -51,6 +51,14 @@ enum CUpti_ExternalCorrelationKind : int {
 /// CUpti_ActivityFlag's flush flag (cuptiActivityFlushAll).
 constexpr std::uint32_t CUPTI_ACTIVITY_FLAG_FLUSH_FORCED = 1u << 0;
 
+/// CUpti_ActivityAttribute (cuptiActivitySetAttribute): per-thread activity buffers (a uint8_t;
+/// CUDA 12.3's CUPTI added it, default 1). With them, a stream's kernel records are split over
+/// the buffers of the threads that launched them and handed over buffer by buffer, so they no
+/// longer come in the stream's order (PyTorch launches its backward from the autograd thread).
+enum CUpti_ActivityAttribute : int {
+    CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER = 9,
+};
+
 // CUPTI's records are packed and 8-byte aligned (its PACKED_ALIGNMENT).
 #define ENCORE_CUPTI_RECORD __attribute__((__packed__)) __attribute__((aligned(8)))
 
@@ -144,6 +152,7 @@ struct functions {
     using context_id_fn = CUptiResult (*)(CUcontext_t, std::uint32_t*);
     using stream_id_fn = CUptiResult (*)(CUcontext_t, CUstream_t, std::uint8_t per_thread, std::uint32_t*);
     using dropped_fn = CUptiResult (*)(CUcontext_t, std::uint32_t stream_id, std::size_t*);
+    using attribute_fn = CUptiResult (*)(CUpti_ActivityAttribute, std::size_t*, void*);
 
     get_version_fn get_version = nullptr;                // cuptiGetVersion
     result_string_fn get_result_string = nullptr;        // cuptiGetResultString
@@ -160,6 +169,7 @@ struct functions {
     context_id_fn get_context_id = nullptr;              // cuptiGetContextId
     stream_id_fn get_stream_id = nullptr;                // cuptiGetStreamIdEx
     dropped_fn get_dropped = nullptr;                    // cuptiActivityGetNumDroppedRecords
+    attribute_fn set_attribute = nullptr;                // cuptiActivitySetAttribute
 };
 
 }  // namespace encore::cuda::cupti_api

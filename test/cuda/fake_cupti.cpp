@@ -149,6 +149,17 @@ std::uint64_t timestamp() {
     return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<std::uint64_t>(ts.tv_nsec);
 }
 
+// FAKE_CUPTI_PER_THREAD_BUFFERS=1: CUDA 12.3+'s default, per-thread activity buffers, unless
+// cuptiActivitySetAttribute(PER_THREAD_ACTIVITY_BUFFER, 0) came before the callbacks were
+// registered. Each launching thread's kernel records wait in its own buffer; a hand-over gives
+// them back thread by thread, the thread that wrote first last (so one stream's records from two
+// threads come out of the stream's order, as on an H200 under PyTorch's autograd thread).
+std::atomic<bool> g_per_thread_off{false};
+std::atomic<bool> g_callbacks_registered{false};
+std::vector<std::pair<std::thread::id, std::vector<kernel_record>>> g_thread_buffers;  // g_mutex
+
+bool per_thread_buffers() { return FAKE_KNOB("FAKE_CUPTI_PER_THREAD_BUFFERS") && !g_per_thread_off.load(); }
+
 void append(const void* record, std::size_t bytes);
 
 /// Hands the completed buffers and the current one back, oldest first (outside the lock: the
@@ -169,6 +180,13 @@ void complete_current() {
         return std::pair{a.head.contextId, a.head.streamId} > std::pair{b.head.contextId, b.head.streamId};
     });
     for (const auto& r : held) append(&r, sizeof(r));
+    std::vector<std::pair<std::thread::id, std::vector<kernel_record>>> threads;
+    {
+        std::lock_guard lk(g_mutex);
+        threads.swap(g_thread_buffers);
+    }
+    for (auto t = threads.rbegin(); t != threads.rend(); ++t)
+        for (const auto& r : t->second) append(&r, sizeof(r));
     std::vector<buffer> done;
     {
         std::lock_guard lk(g_mutex);
@@ -233,6 +251,15 @@ void observe_shape(CUstream s, const unsigned grid[3], const unsigned block[3]) 
 }
 
 void write_kernel(const kernel_record& r) {
+    if (per_thread_buffers()) {
+        std::lock_guard lk(g_mutex);
+        const auto me = std::this_thread::get_id();
+        auto it = std::find_if(g_thread_buffers.begin(), g_thread_buffers.end(),
+                               [&](const auto& b) { return b.first == me; });
+        if (it == g_thread_buffers.end()) it = g_thread_buffers.insert(g_thread_buffers.end(), {me, {}});
+        it->second.push_back(r);
+        return;
+    }
     if (FAKE_KNOB("FAKE_CUPTI_SHUFFLE")) {
         std::lock_guard lk(g_mutex);
         g_held.push_back(r);
@@ -339,6 +366,19 @@ FAKE_API CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequest
     if (request == nullptr || complete == nullptr) return CUPTI_ERROR_INVALID_PARAMETER;
     g_request.store(request, std::memory_order_release);
     g_complete.store(complete, std::memory_order_release);
+    g_callbacks_registered.store(true);
+    return CUPTI_SUCCESS;
+}
+
+FAKE_API CUptiResult cuptiActivitySetAttribute(CUpti_ActivityAttribute attr, std::size_t* size, void* value) {
+    if (size == nullptr || value == nullptr) return CUPTI_ERROR_INVALID_PARAMETER;
+    // FAKE_CUPTI_NO_ATTRIBUTE: a CUPTI with per-thread buffers that cannot be turned off (what
+    // encore would meet without the attribute: the test that shows why it is set).
+    if (FAKE_KNOB("FAKE_CUPTI_NO_ATTRIBUTE")) return CUPTI_ERROR_INVALID_PARAMETER;
+    if (attr != CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER) return CUPTI_ERROR_INVALID_PARAMETER;  // not modelled
+    if (*size != sizeof(std::uint8_t)) return CUPTI_ERROR_INVALID_PARAMETER;
+    // CUPTI documents a change after the callbacks are registered as undefined: here it is ignored.
+    if (!g_callbacks_registered.load()) g_per_thread_off.store(*static_cast<std::uint8_t*>(value) == 0);
     return CUPTI_SUCCESS;
 }
 
