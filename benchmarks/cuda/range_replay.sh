@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Range replay on CUDA on a GPU (a machine with an NVIDIA GPU and PyTorch; not CI, not run yet):
+# Range replay on CUDA on a GPU (a machine with an NVIDIA GPU and PyTorch; not CI; run on an H200
+# 2026-12-02, last_range_replay.log):
 #   benchmarks/cuda/range_replay.sh [BUILD_DIR]    (default build-trace; exits 1 on any FAIL)
 # encore is built CUDA only (-Dhsa=disabled, as trace_frameworks.sh, whose build folder it shares).
 #   - programs/torch_range_step.py: a training step (SGD with momentum) inside an NVTX range
@@ -14,7 +15,12 @@
 #     (torch.cuda.CUDAGraph), replayed 4 times: each cuGraphLaunch is a range of its own (the
 #     service is configured by --range; no NVTX range there); the same checks, on the
 #     "(graph launches)" row, whose dispatches per pass are the graph's kernel nodes;
-#   - the wall time of each run against the bare run's.
+#   - the wall time of each run against the bare run's;
+#   - Nsight Compute's range replay of the same NVTX ranges (ncu --replay-mode range --nvtx
+#     --nvtx-include step/ --metrics gpu__time_duration.sum: one pass per range, its save and
+#     restore included) against encore-replay -n 2 --range step (one pass after the program's run):
+#     wall times and each tool's GPU time per range, side by side ("info:" lines; a check that the
+#     program's result under ncu is unchanged).
 # Every command is bounded (timeout).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -63,6 +69,27 @@ range_run() {
 
 range_run torch_step benchmarks/cuda/programs/torch_range_step.py step 10
 range_run torch_graph benchmarks/cuda/programs/torch_graph_step.py "(graph launches)" 10
+
+# Against Nsight Compute's range replay, the same 3 ranges, one replayed pass each.
+step=benchmarks/cuda/programs/torch_range_step.py
+if command -v ncu >/dev/null; then
+    t0=$(now)
+    timeout "$limit" ncu --replay-mode range --nvtx --nvtx-include "step/" --metrics gpu__time_duration.sum \
+        --clock-control none --csv python3 "$step" >"$tmp/ncu.out" 2>"$tmp/ncu.err"
+    rc=$? ncu_wall=$(secs "$t0" "$(now)")
+    t0=$(now)
+    timeout "$limit" "$replay" --backend cuda -n 2 --range step python3 "$step" >"$tmp/enc2.out" 2>"$tmp/enc2.err"
+    enc_wall=$(secs "$t0" "$(now)")
+    check "ncu range replay: result unchanged" '[[ $rc == 0 && "$(digest "$tmp/ncu.out")" == "$(digest "$tmp/torch_step.bare.out")" ]]'
+    # ncu's CSV: one row per range and metric; the value is the last field (ns, or usecond/msecond).
+    ncu_rows=$(grep -c '"gpu__time_duration.sum"' "$tmp/ncu.out")
+    echo "info: ncu --replay-mode range: $ncu_rows range results, wall $ncu_wall s; encore-replay -n 2 --range step: wall $enc_wall s"
+    grep '"gpu__time_duration.sum"' "$tmp/ncu.out" | awk -F'","' '{print "info: ncu range", NR, $(NF-1), $NF}' | tr -d '"' | head -5
+    sed -n '/passes per range/,/^step /p' "$tmp/enc2.err" | sed 's/^/info: encore: /'
+    [[ $ncu_rows -gt 0 ]] || { echo "info: ncu gave no range result:"; grep -E "==PROF==|==ERROR==|==WARNING==" "$tmp/ncu.out" "$tmp/ncu.err" | head -8; }
+else
+    echo "SKIP: ncu not found (Nsight Compute range replay comparison)"
+fi
 rm -rf "$tmp"
 echo "range_replay.sh: $fails failure(s)"
 [[ $fails -eq 0 ]]

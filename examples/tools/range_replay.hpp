@@ -197,7 +197,9 @@ inline void report() {
         const auto& row = s.rows[i];
         if (i == 1 && row.replayed == 0) continue;  // no graph launch was a range
         char gpu[3][24], wall[24];
-        if (row.timed_dispatches == 0) {  // no KERNEL_DISPATCH record (graph kernels): no GPU time known
+        // Graph kernels have no KERNEL_DISPATCH records: a graph range's sum would be 0, or the time
+        // of some other launch that happened to land in it (seen on the H200), not the graph's.
+        if (i == 1 || row.timed_dispatches == 0) {
             for (auto& c : gpu) std::snprintf(c, sizeof c, "-");
         } else {
             const auto mm = std::minmax_element(row.pass_us.begin(), row.pass_us.end());
