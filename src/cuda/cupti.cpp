@@ -82,6 +82,7 @@ struct source {
     functions fn;
     pairing how = pairing::stream;
     times_fn on_times = nullptr;
+    batch_fn on_batch = nullptr;
     std::int64_t offset_ns = 0;  // encore's clock minus CUPTI's (0 with the timestamp callback)
     std::mutex m;                // the maps
     // correlation -> the keys paired with it, newest last (CUPTI may write more than one
@@ -98,11 +99,38 @@ std::atomic<source*> g_retired{nullptr};
 
 std::uint64_t encore_clock() { return core::now_ns(); }
 
+// Handed-back buffers kept for CUPTI's next requests: a 4 MiB free and allocation per buffer
+// made glibc consolidate its heap (malloc_consolidate) on the threads that launch.
+std::mutex g_spare_mutex;
+std::uint8_t* g_spare[4] = {};
+
 void request_buffer(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) {
+    *buffer = nullptr;
+    {
+        std::lock_guard lk(g_spare_mutex);
+        for (auto*& b : g_spare)
+            if (b != nullptr) {
+                *buffer = std::exchange(b, nullptr);
+                break;
+            }
+    }
     // CUPTI wants 8-byte aligned buffers.
-    *buffer = static_cast<std::uint8_t*>(std::aligned_alloc(8, buffer_bytes));
+    if (*buffer == nullptr) *buffer = static_cast<std::uint8_t*>(std::aligned_alloc(8, buffer_bytes));
     *size = *buffer != nullptr ? buffer_bytes : 0;
     *max_records = 0;  // as many as fit
+}
+
+/// A buffer CUPTI handed back: kept for a later request, or freed when enough are kept.
+void recycle_buffer(std::uint8_t* buffer) {
+    {
+        std::lock_guard lk(g_spare_mutex);
+        for (auto*& b : g_spare)
+            if (b == nullptr) {
+                b = buffer;
+                return;
+            }
+    }
+    std::free(buffer);
 }
 
 // Kernel records paired with a waiting launch, and those that arrived unpaired (for
@@ -179,7 +207,7 @@ bool same_shape(const launch_entry& e, const kernel_record_prefix& k) {
 }
 
 /// A kernel record, paired in stream order (see the file's comment).
-void handle_in_order(source* s, const kernel_record_prefix* k, std::uint64_t b, std::uint64_t e) {
+void handle_in_order(const kernel_record_prefix* k, std::uint64_t b, std::uint64_t e, std::vector<completion>& out) {
     if (k->graphId != 0) {
         g_graph_kernels.fetch_add(1, std::memory_order_relaxed);
         return;
@@ -188,7 +216,6 @@ void handle_in_order(source* s, const kernel_record_prefix* k, std::uint64_t b, 
     const bool timed = b != 0 || e != 0;
     if (!timed) g_zero_times.fetch_add(1, std::memory_order_relaxed);
     std::uint64_t key = 0;
-    std::vector<std::uint64_t> lost;  // entries whose records never came (rare: allocated then)
     {
         if (q == nullptr) {
             g_unpaired.fetch_add(1, std::memory_order_relaxed);
@@ -207,15 +234,16 @@ void handle_in_order(source* s, const kernel_record_prefix* k, std::uint64_t b, 
         if (at != 0) {
             g_drift.fetch_add(1, std::memory_order_relaxed);
             g_lost.fetch_add(at, std::memory_order_relaxed);
+            // The entries before it lost their records (rare). May throw: caught by the caller,
+            // before anything was taken off the queue.
             for (std::size_t i = 0; i < at; ++i)
-                if (q->q[i].key != 0) lost.push_back(q->q[i].key);  // may throw: caught by the caller
+                if (q->q[i].key != 0) out.push_back({q->q[i].key, 0, 0, false});
         }
         key = q->q[at].key;
+        if (key != 0) out.push_back({key, b, e, timed});  // may throw, as above
         q->q.erase(q->q.begin(), q->q.begin() + static_cast<std::ptrdiff_t>(at) + 1);
     }
     g_paired.fetch_add(1, std::memory_order_relaxed);
-    for (std::uint64_t l : lost) (void)s->on_times(l, 0, 0, false);
-    if (key != 0) (void)s->on_times(key, b, e, timed);
 }
 
 /// Offers CUPTI's times for one correlation id to its candidate keys, newest first, outside the
@@ -230,7 +258,7 @@ bool offer(source* s, const std::vector<std::uint64_t>& keys, std::uint64_t b, s
 }
 
 /// One record of a completed buffer (records are handled in buffer order, each as if alone).
-void handle(source* s, const CUpti_Activity* r) {
+void handle(source* s, const CUpti_Activity* r, std::vector<completion>& in_order) {
     if (s->how == pairing::stream) {
         if (r->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && r->kind != CUPTI_ACTIVITY_KIND_KERNEL) return;
         const auto* k = reinterpret_cast<const kernel_record_prefix*>(r);
@@ -239,7 +267,7 @@ void handle(source* s, const CUpti_Activity* r) {
             b = k->start + static_cast<std::uint64_t>(s->offset_ns);
             e = k->end + static_cast<std::uint64_t>(s->offset_ns);
         }
-        handle_in_order(s, k, b, e);
+        handle_in_order(k, b, e, in_order);
         return;
     }
     std::vector<std::uint64_t> keys;
@@ -304,12 +332,24 @@ std::mutex g_buffers_mutex;
 void buffer_completed(void* ctx, std::uint32_t stream, std::uint8_t* buffer, std::size_t, std::size_t valid) {
     source* s = g_source.load(std::memory_order_acquire);
     std::lock_guard lk(g_buffers_mutex);
+    // Stream order's completions of this buffer, handed over together (cupti.hpp: completion).
+    // Kept between buffers (its capacity: no allocation per buffer); only this thread, under
+    // g_buffers_mutex, uses it.
+    static std::vector<completion>* in_order = new std::vector<completion>;  // never destroyed: CUPTI may call at exit
+    in_order->clear();
     CUpti_Activity* r = nullptr;
     while (s != nullptr && buffer != nullptr && valid != 0 &&
            s->fn.get_next_record(buffer, valid, &r) == CUPTI_SUCCESS && r != nullptr) {
         try {
-            handle(s, r);
+            handle(s, r, *in_order);
         } catch (...) {  // no memory for a map entry: that record is lost (its launch untimed at drain)
+        }
+    }
+    if (s != nullptr && !in_order->empty()) {
+        if (s->on_batch != nullptr) {
+            s->on_batch(in_order->data(), in_order->size());
+        } else {
+            for (const completion& c : *in_order) (void)s->on_times(c.key, c.start_ns, c.end_ns, c.timed);
         }
     }
     // Records CUPTI had no buffer space for: stream order may have a gap (the window resyncs it).
@@ -317,7 +357,7 @@ void buffer_completed(void* ctx, std::uint32_t stream, std::uint8_t* buffer, std
     if (s != nullptr && s->fn.get_dropped != nullptr && s->fn.get_dropped(ctx, stream, &dropped) == CUPTI_SUCCESS &&
         dropped != 0)
         g_drift.fetch_add(1, std::memory_order_relaxed);
-    std::free(buffer);
+    if (buffer != nullptr) recycle_buffer(buffer);
 }
 
 // ---- loading ------------------------------------------------------------------------------------
@@ -405,7 +445,7 @@ pairing pairing_mode() noexcept {
 }
 
 /// Loads and initializes CUPTI; null (having said why, where it should) when it cannot be used.
-source* start(times_fn on_times) noexcept {
+source* start(times_fn on_times, batch_fn on_batch) noexcept {
     const mode m = timing_mode();
     if (m == mode::events) return nullptr;
     opened lib;
@@ -474,6 +514,7 @@ source* start(times_fn on_times) noexcept {
         return nullptr;
     }
     s->on_times = on_times;
+    s->on_batch = on_batch;
     g_source.store(s, std::memory_order_release);  // before CUPTI can call back
     published = true;
     // Stream order needs one buffer for all threads (see CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER),
@@ -542,8 +583,8 @@ source* start(times_fn on_times) noexcept {
 
 }  // namespace
 
-bool active(times_fn on_times) noexcept {
-    static source* const s = start(on_times);
+bool active(times_fn on_times, batch_fn on_batch) noexcept {
+    static source* const s = start(on_times, on_batch);
     return s != nullptr;
 }
 

@@ -28,11 +28,23 @@ namespace encore::cuda::cupti {
 /// calling flush(), never with a lock of this file held.
 using times_fn = bool (*)(std::uint64_t key, std::uint64_t start_ns, std::uint64_t end_ns, bool timed) noexcept;
 
+/// One kernel record's times for `key` (timed false: none), as stream-order pairing hands them
+/// over: all of one CUPTI buffer's at once, so the receiver takes its lock once per buffer and
+/// not twice per record (the launching threads contend for it). Buffers are handed over one at
+/// a time (never two batches at once).
+struct completion {
+    std::uint64_t key, start_ns, end_ns;
+    bool timed;
+};
+using batch_fn = void (*)(const completion* c, std::size_t n) noexcept;
+
 /// Whether dispatch times come from CUPTI. The first call decides, for the process: it reads
 /// ENCORE_CUDA_DISPATCH_TIMING (auto | cupti | events), loads and initializes CUPTI unless
 /// `events`, and says once on stderr why CUPTI is not used when it was found or asked for and
 /// failed. `on_times` is what the first call passes; later calls' are ignored.
-bool active(times_fn on_times) noexcept;
+/// `on_batch` (optional) receives stream-order pairing's completions a buffer at a time; without
+/// it each goes to `on_times`.
+bool active(times_fn on_times, batch_fn on_batch = nullptr) noexcept;
 enum class pairing : unsigned char { stream, external };
 /// The method active() chose (meaningful once it returned true).
 pairing method() noexcept;
