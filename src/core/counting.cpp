@@ -342,7 +342,8 @@ void register_source(const source& s) noexcept {
 bool register_source(std::uint64_t agent, catalogue& cat) noexcept {
     std::lock_guard lk(g_source_mutex);
     const std::size_t n = g_source_count.load(std::memory_order_relaxed);
-    if (agent == 0 || n == max_sources || find_slot(agent) != nullptr) return false;
+    // Agent 0 is valid here: a CUDA device's agent id is its ordinal.
+    if (n == max_sources || find_slot(agent) != nullptr) return false;
     bool known = false;
     const std::size_t cats = g_catalogue_count.load(std::memory_order_relaxed);
     for (std::size_t i = 0; i < cats; ++i) known = known || g_catalogues[i] == &cat;
@@ -520,7 +521,11 @@ std::underlying_type_t<E> bits_of(const E& e) noexcept {
     return v;
 }
 
-bool agent_exists(rocprofiler_agent_id_t id) noexcept { return encore::find_agent(id) != nullptr; }
+// An agent of the runtime's list, or one a backend registered as a counter source without
+// listing agents (CUDA: a device ordinal, the agent id of its KERNEL_DISPATCH records).
+bool agent_exists(rocprofiler_agent_id_t id) noexcept {
+    return encore::find_agent(id) != nullptr || catalogue_of(id.handle) != nullptr;
+}
 
 template <class Info>
 void fill_common(Info& out, std::uint64_t handle, const counter_ref& ref) noexcept {
@@ -709,9 +714,9 @@ rocprofiler_status_t rocprofiler_create_counter_config(rocprofiler_agent_id_t ag
             // hardware cannot count together is refused here, not at the dispatch.
             std::vector<std::uint32_t> index(ids);
             for (auto& x : index) x -= src->cat->first_id();
-            if (const rocprofiler_status_t st = src->cat->check(index.data(), index.size());
-                st != ROCPROFILER_STATUS_SUCCESS)
-                return st;
+            const std::size_t passes = src->cat->passes(index.data(), index.size());
+            if (passes == 0) return ROCPROFILER_STATUS_ERROR_METRIC_NOT_VALID_FOR_AGENT;
+            if (passes > 1) return ROCPROFILER_STATUS_ERROR_EXCEEDS_HW_LIMIT;
         }
         const std::size_t n = g_config_count.load(std::memory_order_relaxed);
         if (n == max_configs) return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
@@ -786,6 +791,125 @@ rocprofiler_status_t rocprofiler_sample_device_counting_service(rocprofiler_cont
                                                                 rocprofiler_counter_flag_t,
                                                                 rocprofiler_counter_record_t*, size_t*) noexcept {
     return ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED;
+}
+
+}  // extern "C"
+
+// ---- encore/counters.h: counters by name, pass scheduling -----------------------------------------
+namespace {
+
+/// The agent's counters `ids` as its catalogue's indices (libencore's counters: their ids), after
+/// the checks every function of encore/counters.h makes.
+rocprofiler_status_t indices_of(rocprofiler_agent_id_t agent_id, const rocprofiler_counter_id_t* ids, size_t n,
+                                const source_slot*& src, std::vector<std::uint32_t>& out) {
+    if (ids == nullptr || n == 0) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    if (!agent_exists(agent_id)) return ROCPROFILER_STATUS_ERROR_AGENT_NOT_FOUND;
+    src = find_slot(agent_id.handle);
+    if (src == nullptr) return ROCPROFILER_STATUS_ERROR_AGENT_ARCH_NOT_SUPPORTED;
+    out.clear();
+    for (size_t i = 0; i < n; ++i) {
+        const counter_ref ref = find_counter(ids[i].handle);
+        if (!ref) return ROCPROFILER_STATUS_ERROR_COUNTER_NOT_FOUND;
+        if (!counts(*src, ref)) return ROCPROFILER_STATUS_ERROR_METRIC_NOT_VALID_FOR_AGENT;
+        out.push_back(ref.cat != nullptr ? ref.index : static_cast<std::uint32_t>(ids[i].handle));
+    }
+    return ROCPROFILER_STATUS_SUCCESS;
+}
+
+/// Passes a set needs: the catalogue's answer (indices sorted and distinct, as it expects); the
+/// software runtime counts everything in one.
+std::size_t passes_of(const source_slot& src, std::vector<std::uint32_t> set) {
+    if (src.cat == nullptr) return 1;
+    std::sort(set.begin(), set.end());
+    set.erase(std::unique(set.begin(), set.end()), set.end());
+    return src.cat->passes(set.data(), set.size());
+}
+
+}  // namespace
+
+extern "C" {
+
+rocprofiler_status_t encore_counter_find_by_name(rocprofiler_agent_id_t agent_id, const char* name,
+                                                 rocprofiler_counter_id_t* counter_id) noexcept {
+    if (name == nullptr || counter_id == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    if (!agent_exists(agent_id)) return ROCPROFILER_STATUS_ERROR_AGENT_NOT_FOUND;
+    const source_slot* src = find_slot(agent_id.handle);
+    if (src == nullptr) return ROCPROFILER_STATUS_ERROR_AGENT_ARCH_NOT_SUPPORTED;
+    if (src->cat == nullptr) {
+        for (std::uint32_t i = 0; i < counter_count; ++i)
+            if (std::strcmp(g_defs[i].name, name) == 0) {
+                counter_id->handle = i + 1;
+                return ROCPROFILER_STATUS_SUCCESS;
+            }
+        return ROCPROFILER_STATUS_ERROR_COUNTER_NOT_FOUND;
+    }
+    const std::int64_t index = src->cat->find(name);
+    if (index < 0) return ROCPROFILER_STATUS_ERROR_COUNTER_NOT_FOUND;
+    counter_id->handle = src->cat->first_id() + static_cast<std::uint64_t>(index);
+    return ROCPROFILER_STATUS_SUCCESS;
+}
+
+rocprofiler_status_t encore_counter_pass_count(rocprofiler_agent_id_t agent_id, const rocprofiler_counter_id_t* counters,
+                                               size_t count, size_t* passes) noexcept {
+    if (passes == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    try {
+        const source_slot* src = nullptr;
+        std::vector<std::uint32_t> index;
+        if (const auto st = indices_of(agent_id, counters, count, src, index); st != ROCPROFILER_STATUS_SUCCESS)
+            return st;
+        const std::size_t n = passes_of(*src, std::move(index));
+        if (n == 0) return ROCPROFILER_STATUS_ERROR_METRIC_NOT_VALID_FOR_AGENT;
+        *passes = n;
+        return ROCPROFILER_STATUS_SUCCESS;
+    } catch (...) {
+        return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
+    }
+}
+
+rocprofiler_status_t encore_counter_schedule_passes(rocprofiler_agent_id_t agent_id,
+                                                    const rocprofiler_counter_id_t* counters, size_t count,
+                                                    size_t* group_of, size_t* groups) noexcept {
+    if (group_of == nullptr || groups == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    try {
+        const source_slot* src = nullptr;
+        std::vector<std::uint32_t> index;
+        if (const auto st = indices_of(agent_id, counters, count, src, index); st != ROCPROFILER_STATUS_SUCCESS)
+            return st;
+        // Greedy first fit: each counter joins the first group it fits with (one library query
+        // per group tried), else opens a new one. A counter that alone needs several passes
+        // cannot be in any one-pass group.
+        std::vector<std::vector<std::uint32_t>> sets;
+        bool too_big = false;
+        for (size_t i = 0; i < count; ++i) {
+            group_of[i] = SIZE_MAX;
+            const auto first = std::find(index.begin(), index.begin() + static_cast<std::ptrdiff_t>(i), index[i]);
+            if (first != index.begin() + static_cast<std::ptrdiff_t>(i)) {  // listed twice: its first group
+                group_of[i] = group_of[first - index.begin()];
+                continue;
+            }
+            for (size_t g = 0; g < sets.size() && group_of[i] == SIZE_MAX; ++g) {
+                auto candidate = sets[g];
+                candidate.push_back(index[i]);
+                if (passes_of(*src, candidate) == 1) {
+                    sets[g] = std::move(candidate);
+                    group_of[i] = g;
+                }
+            }
+            if (group_of[i] != SIZE_MAX) continue;
+            const std::size_t alone = passes_of(*src, {index[i]});
+            if (alone == 0) return ROCPROFILER_STATUS_ERROR_METRIC_NOT_VALID_FOR_AGENT;
+            if (alone > 1) {
+                too_big = true;
+                continue;
+            }
+            group_of[i] = sets.size();
+            sets.push_back({index[i]});
+        }
+        *groups = sets.size();
+        return too_big ? ROCPROFILER_STATUS_ERROR_EXCEEDS_HW_LIMIT : ROCPROFILER_STATUS_SUCCESS;
+    } catch (...) {
+        return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
+    }
 }
 
 }  // extern "C"

@@ -61,9 +61,9 @@ public:
     virtual std::size_t size() const noexcept = 0;
     virtual std::size_t capacity() const noexcept = 0;
     virtual counter_desc describe(std::size_t index) const noexcept = 0;
-    /// Whether these counters (distinct indices, ascending) can be collected in one pass:
-    /// SUCCESS, EXCEEDS_HW_LIMIT, or the status of what failed.
-    virtual rocprofiler_status_t check(const std::uint32_t* index, std::size_t n) noexcept = 0;
+    /// How many passes the hardware needs to collect these counters (distinct indices,
+    /// ascending) together; 0: they cannot be collected at all (the library refused them).
+    virtual std::size_t passes(const std::uint32_t* index, std::size_t n) noexcept = 0;
     /// The index of the counter named `name` (added when the backend knows it valid), or -1.
     virtual std::int64_t find(const char* name) noexcept = 0;
     std::uint32_t first_id() const noexcept { return first_id_; }
