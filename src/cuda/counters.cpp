@@ -1,19 +1,7 @@
 // src/cuda/counters.cpp — NVIDIA GPUs' hardware counters through CUPTI's profiling API (see
 // counters.hpp, docs/counters.md "NVIDIA GPUs").
 //
-// The catalogue of a chip (one per chip name, shared by the devices of that chip, so they share
-// counter ids): CUPTI's base metrics of the chip (cuptiProfilerHostGetBaseMetrics), listed with
-// the suffixes that make a collectable metric — counters with each rollup (.sum .avg .min .max),
-// ratios as .ratio and .pct, throughputs as .avg.pct_of_peak_sustained_elapsed — and any other
-// valid metric name (a submetric such as .sum.per_second) added when a tool asks for it by name
-// (encore_counter_find_by_name), up to 4096 of them. Descriptions come from
-// cuptiProfilerHostGetMetricProperties when first asked.
-//
-// Which counters fit one pass: a host object gets the metrics (ConfigAddMetrics), makes the
-// config image, and cuptiProfilerHostGetNumOfPasses says how many passes it needs. Each distinct
-// metric set gets its own host object (ConfigAddMetrics accumulates into one), kept with its
-// config image when the set fits one pass: it is the config a counted launch runs with and the
-// host object that evaluates its counter data.
+// The catalogue of each device's chip and the metric sets' config images: cupti_profiler.cpp.
 //
 // Counting one launch: on its context's range profiler object (cuptiRangeProfilerEnable, once per
 // context), a counter data image for one range, SetConfig with the user range and user replay
@@ -27,15 +15,13 @@
 #include "counters.hpp"
 
 #include "cupti.hpp"
-#include "cupti_profiler_api.hpp"
+#include "cupti_profiler.hpp"
 #include "real.hpp"
 #include "records.hpp"
 
 #include "core/clock.hpp"
 #include "core/counting.hpp"
 #include "core/warn.hpp"
-
-#include <dlfcn.h>
 
 #include <atomic>
 #include <cstdio>
@@ -52,45 +38,11 @@ namespace encore::cuda::counters {
 namespace {
 
 using namespace cupti_api;
-
-// ---- the library --------------------------------------------------------------------------------
-struct library {
-    profiler_functions f;
-    functions::result_string_fn result_string = nullptr;
-    std::string path;
-    bool debug = false;
-};
-library* g_lib = nullptr;  // set once by load(); never freed (CUPTI's objects outlive everything)
-
-const char* text_of(CUptiResult r) noexcept {
-    const char* t = nullptr;
-    if (g_lib == nullptr || g_lib->result_string == nullptr || g_lib->result_string(r, &t) != CUPTI_SUCCESS) return "";
-    return t != nullptr ? t : "";
-}
-
-/// One profiling call: logged with ENCORE_CUPTI_PROFILER_DEBUG; a missing function is NOT_SUPPORTED.
-template <class P>
-CUptiResult call(const char* name, CUptiResult (*f)(P*), P& p) noexcept {
-    const CUptiResult r = f != nullptr ? f(&p) : CUPTI_ERROR_NOT_SUPPORTED;
-    if (g_lib != nullptr && g_lib->debug)
-        std::fprintf(stderr, "[encore] cupti-profiler: %s%s -> %d %s\n", name, f == nullptr ? " (missing)" : "",
-                     static_cast<int>(r), text_of(r));
-    return r;
-}
-
-template <class P>
-P params(std::size_t size) noexcept {
-    P p{};
-    p.structSize = size;
-    return p;
-}
-#define ENCORE_PARAMS(T) params<T>(T##_STRUCT_SIZE)
-
-template <class F>
-void bind(void* h, F& f, const char* name) noexcept {
-    void* p = ::dlsym(h, name);
-    std::memcpy(&f, &p, sizeof(f));
-}
+using cupti_profiler::call;
+using cupti_profiler::chip_catalogue;
+using cupti_profiler::group;
+using cupti_profiler::library;
+using cupti_profiler::text_of;
 
 /// Loads CUPTI and initializes its profiler: null (warned once, with the reason) when counting is
 /// not possible in this process.
@@ -105,57 +57,21 @@ library* load() noexcept {
                        timing);
             return nullptr;
         }
-        auto* l = new (std::nothrow) library;
-        if (l == nullptr) return nullptr;
-        const char* dbg = std::getenv("ENCORE_CUPTI_PROFILER_DEBUG");
-        l->debug = dbg != nullptr && *dbg != '\0' && std::strcmp(dbg, "0") != 0;
-        void* h = cupti::open_library(l->path);
+        std::string path;
+        void* h = cupti::open_library(path);
         if (h == nullptr) {
             core::warn("libencore-cuda: CUPTI (libcupti.so) was not found (set ENCORE_CUPTI_LIBRARY or CUDA_HOME): "
                        "CUDA devices have no hardware counters");
-            delete l;
             return nullptr;
         }
-        profiler_functions& f = l->f;
-        bind(h, l->result_string, "cuptiGetResultString");
-        bind(h, f.initialize, "cuptiProfilerInitialize");
-        bind(h, f.deinitialize, "cuptiProfilerDeInitialize");
-        bind(h, f.chip_name, "cuptiDeviceGetChipName");
-        bind(h, f.device_supported, "cuptiProfilerDeviceSupported");
-        bind(h, f.host_initialize, "cuptiProfilerHostInitialize");
-        bind(h, f.host_deinitialize, "cuptiProfilerHostDeinitialize");
-        bind(h, f.base_metrics, "cuptiProfilerHostGetBaseMetrics");
-        bind(h, f.sub_metrics, "cuptiProfilerHostGetSubMetrics");
-        bind(h, f.metric_properties, "cuptiProfilerHostGetMetricProperties");
-        bind(h, f.evaluate, "cuptiProfilerHostEvaluateToGpuValues");
-        bind(h, f.config_add, "cuptiProfilerHostConfigAddMetrics");
-        bind(h, f.config_image_size, "cuptiProfilerHostGetConfigImageSize");
-        bind(h, f.config_image, "cuptiProfilerHostGetConfigImage");
-        bind(h, f.passes, "cuptiProfilerHostGetNumOfPasses");
-        bind(h, f.enable, "cuptiRangeProfilerEnable");
-        bind(h, f.disable, "cuptiRangeProfilerDisable");
-        bind(h, f.set_config, "cuptiRangeProfilerSetConfig");
-        bind(h, f.start, "cuptiRangeProfilerStart");
-        bind(h, f.stop, "cuptiRangeProfilerStop");
-        bind(h, f.push_range, "cuptiRangeProfilerPushRange");
-        bind(h, f.pop_range, "cuptiRangeProfilerPopRange");
-        bind(h, f.decode, "cuptiRangeProfilerDecodeData");
-        bind(h, f.counter_data_size, "cuptiRangeProfilerGetCounterDataSize");
-        bind(h, f.counter_data_init, "cuptiRangeProfilerCounterDataImageInitialize");
-        bind(h, f.counter_data_info, "cuptiRangeProfilerGetCounterDataInfo");
-        if (f.initialize == nullptr || f.chip_name == nullptr || f.host_initialize == nullptr ||
-            f.base_metrics == nullptr || f.config_add == nullptr || f.config_image == nullptr ||
-            f.config_image_size == nullptr || f.passes == nullptr || f.evaluate == nullptr || f.enable == nullptr ||
-            f.set_config == nullptr || f.start == nullptr || f.stop == nullptr || f.push_range == nullptr ||
-            f.pop_range == nullptr || f.decode == nullptr || f.counter_data_size == nullptr ||
-            f.counter_data_init == nullptr) {
+        library* l = cupti_profiler::bind(h, path);
+        if (l == nullptr) {
             core::warn("libencore-cuda: %s has no range profiler (CUDA 12.6 or later's CUPTI is needed): CUDA devices "
                        "have no hardware counters",
-                       l->path.c_str());
-            delete l;
+                       path.c_str());
             return nullptr;
         }
-        g_lib = l;  // from here on, calls are logged
+        const profiler_functions& f = l->f;
         auto p = ENCORE_PARAMS(CUpti_Profiler_Initialize_Params);
         if (const CUptiResult r = call("cuptiProfilerInitialize", f.initialize, p); r != CUPTI_SUCCESS) {
             core::warn("libencore-cuda: CUPTI (%s) cannot profile: cuptiProfilerInitialize returned %d %s%s: CUDA "
@@ -165,222 +81,12 @@ library* load() noexcept {
                            ? " (the driver restricts profiling to administrators: NVreg_RestrictProfilingToAdminUsers=0, "
                              "or run as root)"
                            : "");
-            return nullptr;  // g_lib stays: its result strings are still needed by nobody, but it is harmless
+            return nullptr;
         }
         return l;
     }();
     return lib;
 }
-
-// ---- metric sets --------------------------------------------------------------------------------
-/// One metric set: its host object and config image when it fits one pass.
-struct group {
-    std::vector<const char*> names;  // the catalogue's strings
-    std::size_t passes = 0;          // 0: CUPTI refused the set
-    CUpti_Profiler_Host_Object* host = nullptr;
-    std::vector<std::uint8_t> image;
-};
-
-void drop_host(CUpti_Profiler_Host_Object*& host) noexcept {
-    if (host == nullptr) return;
-    auto p = ENCORE_PARAMS(CUpti_Profiler_Host_Deinitialize_Params);
-    p.pHostObject = host;
-    (void)call("cuptiProfilerHostDeinitialize", g_lib->f.host_deinitialize, p);
-    host = nullptr;
-}
-
-CUpti_Profiler_Host_Object* new_host(const std::string& chip) noexcept {
-    auto p = ENCORE_PARAMS(CUpti_Profiler_Host_Initialize_Params);
-    p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
-    p.pChipName = chip.c_str();
-    return call("cuptiProfilerHostInitialize", g_lib->f.host_initialize, p) == CUPTI_SUCCESS ? p.pHostObject : nullptr;
-}
-
-/// Builds g's host object and config image and counts its passes (g.passes 0 on failure).
-void make_group(group& g, const std::string& chip) noexcept {
-    const profiler_functions& f = g_lib->f;
-    g.host = new_host(chip);
-    if (g.host == nullptr) return;
-    auto add = ENCORE_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params);
-    add.pHostObject = g.host;
-    add.ppMetricNames = g.names.data();
-    add.numMetrics = g.names.size();
-    auto size = ENCORE_PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params);
-    size.pHostObject = g.host;
-    if (call("cuptiProfilerHostConfigAddMetrics", f.config_add, add) != CUPTI_SUCCESS ||
-        call("cuptiProfilerHostGetConfigImageSize", f.config_image_size, size) != CUPTI_SUCCESS ||
-        size.configImageSize == 0)
-        return drop_host(g.host);
-    try {
-        g.image.resize(size.configImageSize);
-    } catch (...) {
-        return drop_host(g.host);
-    }
-    auto img = ENCORE_PARAMS(CUpti_Profiler_Host_GetConfigImage_Params);
-    img.pHostObject = g.host;
-    img.configImageSize = g.image.size();
-    img.pConfigImage = g.image.data();
-    auto passes = ENCORE_PARAMS(CUpti_Profiler_Host_GetNumOfPasses_Params);
-    passes.configImageSize = g.image.size();
-    passes.pConfigImage = g.image.data();
-    if (call("cuptiProfilerHostGetConfigImage", f.config_image, img) != CUPTI_SUCCESS ||
-        call("cuptiProfilerHostGetNumOfPasses", f.passes, passes) != CUPTI_SUCCESS)
-        return drop_host(g.host);
-    g.passes = passes.numOfPasses;
-    if (g.passes != 1) {
-        drop_host(g.host);  // never run: only the count is kept
-        g.image.clear();
-        g.image.shrink_to_fit();
-    }
-}
-
-// ---- a chip's catalogue -------------------------------------------------------------------------
-class chip_catalogue final : public core::counting::catalogue {
-public:
-    static constexpr std::size_t extra = 4096;  // names added by find()
-
-    explicit chip_catalogue(std::string chip) : chip_(std::move(chip)) {}
-
-    /// Lists the chip's metrics; false (nothing listed) when CUPTI cannot.
-    bool list() noexcept {
-        CUpti_Profiler_Host_Object* host = new_host(chip_);
-        if (host == nullptr) return false;
-        std::vector<std::string> names;
-        try {
-            const struct {
-                CUpti_MetricType type;
-                std::vector<const char*> suffixes;
-            } kinds[] = {{CUPTI_METRIC_TYPE_COUNTER, {".sum", ".avg", ".min", ".max"}},
-                         {CUPTI_METRIC_TYPE_RATIO, {".ratio", ".pct"}},
-                         {CUPTI_METRIC_TYPE_THROUGHPUT, {".avg.pct_of_peak_sustained_elapsed"}}};
-            for (const auto& k : kinds) {
-                auto p = ENCORE_PARAMS(CUpti_Profiler_Host_GetBaseMetrics_Params);
-                p.pHostObject = host;
-                p.metricType = k.type;
-                if (call("cuptiProfilerHostGetBaseMetrics", g_lib->f.base_metrics, p) != CUPTI_SUCCESS) continue;
-                for (std::size_t i = 0; i < p.numMetrics; ++i)
-                    if (p.ppMetricNames != nullptr && p.ppMetricNames[i] != nullptr)
-                        for (const char* s : k.suffixes) names.push_back(std::string(p.ppMetricNames[i]) + s);
-            }
-            entries_ = std::make_unique<entry[]>(names.size() + extra);
-            capacity_ = names.size() + extra;
-            for (std::size_t i = 0; i < names.size(); ++i) {
-                entries_[i].name = std::move(names[i]);
-                by_name_.emplace(entries_[i].name, i);
-            }
-        } catch (...) {
-            drop_host(host);
-            return false;
-        }
-        host_ = host;
-        size_.store(names.size(), std::memory_order_release);  // pairs with size()
-        return !names.empty();
-    }
-
-    const std::string& chip() const noexcept { return chip_; }
-    std::size_t size() const noexcept override { return size_.load(std::memory_order_acquire); }
-    std::size_t capacity() const noexcept override { return capacity_; }
-
-    core::counting::counter_desc describe(std::size_t index) const noexcept override {
-        std::lock_guard lk(m_);
-        entry& e = entries_[index];
-        if (!e.described) {
-            e.described = true;
-            // The base name (before the first '.') carries the properties; the unit of the
-            // hardware ("sm", "dram", "gpu") is the block.
-            auto p = ENCORE_PARAMS(CUpti_Profiler_Host_GetMetricProperties_Params);
-            p.pHostObject = host_;
-            p.pMetricName = e.name.c_str();
-            try {
-                if (host_ != nullptr &&
-                    call("cuptiProfilerHostGetMetricProperties", g_lib->f.metric_properties, p) == CUPTI_SUCCESS) {
-                    e.description = p.pDescription != nullptr ? p.pDescription : "";
-                    e.block = p.pHwUnit != nullptr ? p.pHwUnit : "";
-                }
-                if (e.block.empty()) e.block = e.name.substr(0, e.name.find("__"));
-            } catch (...) {
-            }
-        }
-        return {e.name.c_str(), e.description.c_str(), e.block.c_str()};
-    }
-
-    std::size_t passes(const std::uint32_t* index, std::size_t n) noexcept override {
-        const std::shared_ptr<group> g = group_of(index, n);
-        return g ? g->passes : 0;
-    }
-
-    std::int64_t find(const char* name) noexcept override {
-        if (name == nullptr || *name == '\0') return -1;
-        std::lock_guard lk(grow_);
-        try {
-            {
-                std::lock_guard l2(m_);
-                if (auto it = by_name_.find(name); it != by_name_.end()) return static_cast<std::int64_t>(it->second);
-            }
-            const std::size_t n = size_.load(std::memory_order_relaxed);
-            if (n == capacity_) return -1;
-            // Valid when CUPTI makes a config of it alone (any pass count: a metric needing more
-            // than one pass is a valid name that no one-pass config can hold).
-            entry& e = entries_[n];
-            e.name = name;
-            group probe;
-            probe.names = {e.name.c_str()};
-            make_group(probe, chip_);
-            const bool valid = probe.passes != 0;
-            drop_host(probe.host);
-            if (!valid) {
-                e.name.clear();
-                return -1;
-            }
-            {
-                std::lock_guard l2(m_);
-                by_name_.emplace(e.name, n);
-            }
-            size_.store(n + 1, std::memory_order_release);  // pairs with size()
-            return static_cast<std::int64_t>(n);
-        } catch (...) {
-            return -1;
-        }
-    }
-
-    /// The metric set of these indices (made once, kept), or null when out of memory.
-    std::shared_ptr<group> group_of(const std::uint32_t* index, std::size_t n) noexcept {
-        try {
-            std::string key;
-            for (std::size_t i = 0; i < n; ++i) key += std::to_string(index[i]) + ',';
-            std::lock_guard lk(groups_m_);
-            auto& g = groups_[key];
-            if (!g) {
-                auto made = std::make_shared<group>();
-                for (std::size_t i = 0; i < n; ++i) made->names.push_back(entries_[index[i]].name.c_str());
-                make_group(*made, chip_);
-                g = std::move(made);
-            }
-            return g;
-        } catch (...) {
-            return nullptr;
-        }
-    }
-
-    const char* name_of(std::uint32_t index) const noexcept { return entries_[index].name.c_str(); }
-
-private:
-    struct entry {
-        std::string name, description, block;
-        bool described = false;
-    };
-    std::string chip_;
-    std::unique_ptr<entry[]> entries_;
-    std::size_t capacity_ = 0;
-    std::atomic<std::size_t> size_{0};
-    mutable std::mutex m_;  // entries' descriptions, by_name_
-    std::mutex grow_;       // find()'s appends, one at a time
-    std::unordered_map<std::string, std::size_t> by_name_;
-    CUpti_Profiler_Host_Object* host_ = nullptr;  // listing and properties
-    std::mutex groups_m_;
-    std::map<std::string, std::shared_ptr<group>> groups_;
-};
-
 // ---- sources --------------------------------------------------------------------------------------
 std::map<std::uint64_t, chip_catalogue*>* g_device_catalogue = nullptr;  // device -> its chip's; never freed
 
@@ -395,11 +101,11 @@ void register_devices() noexcept {
         int n = 0;
         if (count_fn == nullptr || count_fn(&n) != CUDA_SUCCESS) n = 0;
         for (int d = 0; d < n; ++d) {
-            if (g_lib->f.device_supported != nullptr) {
+            if (cupti_profiler::bound()->f.device_supported != nullptr) {
                 auto s = ENCORE_PARAMS(CUpti_Profiler_DeviceSupported_Params);
                 s.cuDevice = d;
                 s.api = CUPTI_PROFILER_RANGE_PROFILING;
-                if (call("cuptiProfilerDeviceSupported", g_lib->f.device_supported, s) == CUPTI_SUCCESS &&
+                if (call("cuptiProfilerDeviceSupported", cupti_profiler::bound()->f.device_supported, s) == CUPTI_SUCCESS &&
                     s.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
                     core::warn("libencore-cuda: CUPTI cannot profile device %d (support levels, 1 unsupported 2 "
                                "disabled 3 supported: architecture %d, SLI %d, vGPU %d, confidential computing %d, "
@@ -410,7 +116,8 @@ void register_devices() noexcept {
             }
             auto c = ENCORE_PARAMS(CUpti_Device_GetChipName_Params);
             c.deviceIndex = static_cast<std::size_t>(d);
-            if (call("cuptiDeviceGetChipName", g_lib->f.chip_name, c) != CUPTI_SUCCESS || c.pChipName == nullptr) {
+            if (call("cuptiDeviceGetChipName", cupti_profiler::bound()->f.chip_name, c) != CUPTI_SUCCESS ||
+                c.pChipName == nullptr) {
                 core::warn("libencore-cuda: CUPTI cannot name device %d's chip: it has no hardware counters", d);
                 continue;
             }
@@ -451,7 +158,7 @@ CUpti_RangeProfiler_Object* profiler_of(CUcontext ctx) noexcept {
         if (obj == nullptr) {
             auto p = ENCORE_PARAMS(CUpti_RangeProfiler_Enable_Params);
             p.ctx = ctx;
-            const CUptiResult r = call("cuptiRangeProfilerEnable", g_lib->f.enable, p);
+            const CUptiResult r = call("cuptiRangeProfilerEnable", cupti_profiler::bound()->f.enable, p);
             if (r != CUPTI_SUCCESS) {
                 static core::warn_once failed;
                 failed("libencore-cuda: cuptiRangeProfilerEnable returned %d %s%s: launches are not counted", r,
@@ -481,7 +188,7 @@ void failed_step(const char* step, CUptiResult r) noexcept {
 /// evaluates the range into `out` (g.names' order). false: no values (warned once).
 template <class Run>
 bool collect(CUcontext ctx, const group& g, std::vector<double>& out, Run&& run) noexcept {
-    const profiler_functions& f = g_lib->f;
+    const profiler_functions& f = cupti_profiler::bound()->f;
     CUpti_RangeProfiler_Object* obj = profiler_of(ctx);
     if (obj == nullptr) {
         run();

@@ -68,7 +68,7 @@ constexpr const char* counters[] = {"sm__inst_executed",  "smsp__inst_executed",
                                     "dram__bytes_read",   "dram__bytes_write",   "gpu__time_duration",
                                     "sm__cycles_elapsed", "lts__t_sectors"};
 constexpr const char* throughputs[] = {"sm__throughput"};
-constexpr const char* counter_rollups[] = {".sum", ".avg", ".min", ".max", ".sum.per_second"};
+constexpr const char* counter_rollups[] = {".sum", ".avg", ".min", ".max", ".sum.per_second", ".avg.per_second"};
 constexpr const char* throughput_suffix = ".avg.pct_of_peak_sustained_elapsed";
 
 bool knob(const char* value) {
