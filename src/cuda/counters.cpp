@@ -87,13 +87,25 @@ library* load() noexcept {
     }();
     return lib;
 }
+// Set while this thread counts a launch or sets CUPTI up: a launch CUPTI itself makes meanwhile
+// (through encore's libcuda.so.1) runs plainly instead of waiting for what this thread holds.
+thread_local bool t_counting = false;
+struct counting_scope {
+    counting_scope() noexcept { t_counting = true; }
+    ~counting_scope() { t_counting = false; }
+    counting_scope(const counting_scope&) = delete;
+    counting_scope& operator=(const counting_scope&) = delete;
+};
+
 // ---- sources --------------------------------------------------------------------------------------
 std::map<std::uint64_t, chip_catalogue*>* g_device_catalogue = nullptr;  // device -> its chip's; never freed
 
 /// Every device becomes a counter source (once per process, at the first counted launch).
 void register_devices() noexcept {
     static std::once_flag once;
+    if (t_counting) return;
     std::call_once(once, [] {
+        counting_scope scope;
         if (load() == nullptr) return;
         static auto* by_chip = new std::map<std::string, chip_catalogue*>;  // never freed: ids stay valid
         g_device_catalogue = new std::map<std::uint64_t, chip_catalogue*>;
@@ -333,12 +345,17 @@ void count(core::counting::session& s, const rocprofiler_kernel_dispatch_info_t&
 
 bool configured() noexcept { return core::counting::configured(); }
 
+void forget(CUcontext c) noexcept {
+    std::lock_guard lk(g_counting);
+    g_objects->erase(c);
+}
+
 void prepare() noexcept {
     if (core::counting::active()) register_devices();
 }
 
 bool launch(const launch_call& c, std::uint64_t dispatch_id, CUresult& r) noexcept {
-    if (!core::counting::active()) return false;
+    if (t_counting || !core::counting::active()) return false;
     register_devices();
     const CUcontext ctx = current_context();
     if (ctx == nullptr || g_device_catalogue == nullptr) return false;
@@ -350,6 +367,7 @@ bool launch(const launch_call& c, std::uint64_t dispatch_id, CUresult& r) noexce
         return true;
     }
     std::lock_guard lk(g_counting);
+    counting_scope scope;
     // Alone on the context: what ran before is done, and the range ends after the launch did.
     if (real().ctx_synchronize != nullptr) (void)real().ctx_synchronize();
     count(s, info, ctx, [&] {
@@ -362,7 +380,7 @@ bool launch(const launch_call& c, std::uint64_t dispatch_id, CUresult& r) noexce
 CUresult launch_pass(const launch_call& c, std::uint64_t dispatch_id, std::uint64_t contexts, bool& completed,
                      std::uint64_t timeout_ns) noexcept {
     const CUcontext ctx = current_context();
-    if (!core::counting::active() || ctx == nullptr)
+    if (t_counting || !core::counting::active() || ctx == nullptr)
         return records::launch_pass(c, dispatch_id, contexts, completed, timeout_ns);
     register_devices();
     const rocprofiler_kernel_dispatch_info_t info = records::dispatch_info(c, current_device(), dispatch_id);
@@ -371,6 +389,7 @@ CUresult launch_pass(const launch_call& c, std::uint64_t dispatch_id, std::uint6
         return records::launch_pass(c, dispatch_id, contexts, completed, timeout_ns);
     // The replay holds the context exclusively and drained it: the pass is alone in the range.
     std::lock_guard lk(g_counting);
+    counting_scope scope;
     CUresult r = CUDA_SUCCESS;
     count(s, info, ctx, [&] {
         r = records::launch_pass(c, dispatch_id, contexts, completed, timeout_ns);

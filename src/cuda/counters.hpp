@@ -32,6 +32,9 @@ CUresult launch_pass(const launch_call& c, std::uint64_t dispatch_id, std::uint6
 /// once; a no-op after the first call), so that a replay's CONFIG ENTER already sees the agent's
 /// counters.
 void prepare() noexcept;
+/// The context is gone: its range profiler object is forgotten (a later context may get the same
+/// handle; CUPTI releases the object with the context).
+void forget(CUcontext c) noexcept;
 /// Whether launches go through launch() / launch_pass() for counting (a counting service is
 /// configured; fixed once tools are initialized).
 bool configured() noexcept;

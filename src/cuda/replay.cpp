@@ -136,7 +136,10 @@ bool enabled() noexcept {
     return core::replay::service_configured() || range::configured();
 }
 
-void forget(CUcontext c) noexcept { snapshot::forget(c); }
+void forget(CUcontext c) noexcept {
+    snapshot::forget(c);
+    counters::forget(c);
+}
 
 CUresult launch(const launch_call& c) noexcept {
     if (CUresult r{}; range::launch(c, r)) return r;  // the calling thread's range records it
