@@ -55,6 +55,9 @@ struct dispatch_run {
     std::uint64_t agent = 0;
     std::vector<double> value;  // per metric; NaN: not delivered
     std::chrono::steady_clock::time_point started;
+    double us = 0;        // CONFIG ENTER to CONFIG EXIT
+    bool exited = false;  // CONFIG EXIT seen: written as soon as its values are in
+    std::uint64_t passes = 0;
 };
 
 struct kernel_total {
@@ -155,11 +158,12 @@ void on_code_object(const encore::record& r, rocprofiler_user_data_t&) {
                             (p->kernel_name != nullptr ? p->kernel_name : "");
 }
 
-void finish(std::uint64_t id, std::uint64_t passes) {
+void finish(std::uint64_t id) {
     const auto it = g_runs.find(id);
     if (it == g_runs.end()) return;
     const dispatch_run& run = it->second;
-    const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - run.started).count();
+    const double us = run.us;
+    const std::uint64_t passes = run.passes;
     const plan& p = g_plans[run.agent];
     kernel_total& k = g_totals[run.kernel];
     if (k.first.empty()) {
@@ -211,9 +215,18 @@ void on_replay(const encore::record& r, rocprofiler_user_data_t&) {
     } else if (r.operation == ROCPROFILER_KERNEL_REPLAY_CONFIG && r.phase == ROCPROFILER_CALLBACK_PHASE_EXIT) {
         t_pass = 0;
         std::lock_guard lk(g_mutex);
-        if (p->decline_reason != nullptr && g_runs.count(id) != 0)
+        const auto it = g_runs.find(id);
+        if (it == g_runs.end()) return;
+        if (p->decline_reason != nullptr)
             std::fprintf(stderr, "[encore-replay] dispatch %" PRIu64 " was not replayed: %s\n", id, p->decline_reason);
-        finish(id, p->passes_run);
+        dispatch_run& run = it->second;
+        run.us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - run.started).count();
+        run.passes = p->passes_run;
+        run.exited = true;
+        // A dispatch that ran once (one group) may be counted after this, on the runtime's
+        // completion thread (HSA): it is written when its values arrive, or at exit.
+        const bool all_in = std::none_of(run.value.begin(), run.value.end(), [](double v) { return std::isnan(v); });
+        if (all_in || p->passes_run > 1) finish(id);
     }
 }
 
@@ -238,6 +251,7 @@ void on_record(rocprofiler_dispatch_counting_service_data_t data, rocprofiler_co
         for (std::size_t m = 0; m < pl->second.ids.size(); ++m)
             if (pl->second.ids[m].handle == c.handle) run->second.value[m] = records[i].counter_value;
     }
+    if (run->second.exited) finish(run->first);
 }
 
 bool decimal_at_least(const char* v, std::uint64_t least, std::uint64_t& out) {
@@ -289,6 +303,7 @@ int initialize(rocprofiler_client_finalize_t, void*) {
 
 void finalize(void*) {
     std::lock_guard lk(g_mutex);
+    while (!g_runs.empty()) finish(g_runs.begin()->first);  // those whose values never came
     std::fprintf(stderr, "\n[encore-replay] metrics per kernel (value: of the first dispatch; mean over %s)\n",
                  "the dispatches");
     std::fprintf(stderr, "%10s %12s %20s %20s  %-40s %s\n", "dispatches", "ms/dispatch", "first", "mean", "metric",
