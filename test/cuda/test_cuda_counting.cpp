@@ -85,8 +85,7 @@ void on_dispatch(rocprofiler_dispatch_counting_service_data_t data, rocprofiler_
         std::vector<rocprofiler_counter_id_t> ids;
         for (const auto& m : p.metrics) {
             rocprofiler_counter_id_t id{};
-            expect(encore_counter_find_by_name(data.dispatch_info.agent_id, m.c_str(), &id) ==
-                       ROCPROFILER_STATUS_SUCCESS,
+            expect(encore_counter_find_by_name(data.dispatch_info.agent_id, m.c_str(), &id) == ROCPROFILER_STATUS_SUCCESS,
                    "the device's counter " + m);
             ids.push_back(id);
         }
@@ -121,8 +120,8 @@ void on_kernel_dispatch(rocprofiler_callback_tracing_record_t r, rocprofiler_use
 
 int tool_init(rocprofiler_client_finalize_t, void*) {
     g_plans[0].metrics = {"sm__inst_executed.sum", "dram__bytes_read.sum"};
-    if (g_mode == "two") g_plans[1].metrics = {"sm__inst_executed.max"};       // same base metric: one pass
-    if (g_mode == "split") g_plans[1].metrics = {"sm__warps_launched.sum"};    // a third base metric: two
+    if (g_mode == "two") g_plans[1].metrics = {"sm__inst_executed.max"};     // same base metric: one pass
+    if (g_mode == "split") g_plans[1].metrics = {"sm__warps_launched.sum"};  // a third base metric: two
     const int contexts = g_mode == "two" || g_mode == "split" ? 2 : 1;
     for (int c = 0; c < contexts; ++c) {
         rocprofiler_context_id_t ctx{};
@@ -196,8 +195,8 @@ int run() {
         return test_support::finish();
     }
     const int contexts = g_mode == "two" || g_mode == "split" ? 2 : 1;
-    expect(g_dispatch_calls == 6 * contexts, "the dispatch callback for each launch and context: " +
-                                                 std::to_string(g_dispatch_calls));
+    expect(g_dispatch_calls == 6 * contexts,
+           "the dispatch callback for each launch and context: " + std::to_string(g_dispatch_calls));
     expect(static_cast<int>(g_records.size()) == 3 * contexts,
            "a record per counted launch and context: " + std::to_string(g_records.size()));
     expect(g_completes == 6, "every launch's KERNEL_DISPATCH COMPLETE: " + std::to_string(g_completes));
