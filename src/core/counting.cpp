@@ -19,8 +19,10 @@
 #include <rocprofiler-sdk/device_counting_service.h>
 #include <rocprofiler-sdk/dispatch_profile.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <type_traits>
 
@@ -74,42 +76,105 @@ struct counter_layout {
     rocprofiler_counter_record_dimension_instance_info_t instance;
     const rocprofiler_counter_record_dimension_instance_info_t* instances[1];
 };
-counter_layout g_layout[counter_count];
-std::once_flag g_layout_once;
+void build_layout(counter_layout& l, std::uint32_t handle) noexcept {
+    l.dimension = {instance_dimension_name, 1, instance_dimension};
+    l.dimensions[0] = &l.dimension;
+    l.position = {sizeof(l.position), instance_dimension_name, 0};
+    l.positions[0] = &l.position;
+    l.instance = {sizeof(l.instance), instance_id(handle), handle, 1, l.positions};
+    l.instances[0] = &l.instance;
+}
 
-void build_layout() noexcept {
-    for (std::uint32_t i = 0; i < counter_count; ++i) {
-        auto& l = g_layout[i];
-        l.dimension = {instance_dimension_name, 1, instance_dimension};
-        l.dimensions[0] = &l.dimension;
-        l.position = {sizeof(l.position), instance_dimension_name, 0};
-        l.positions[0] = &l.position;
-        l.instance = {sizeof(l.instance), instance_id(i + 1), i + 1, 1, l.positions};
-        l.instances[0] = &l.instance;
+/// The layout of counter `handle` (an existing counter): static for libencore's counters; for a
+/// catalogue's, made at the first query and kept for the process (the info points into it).
+/// Null when out of memory.
+counter_layout* layout_of(std::uint32_t handle) noexcept {
+    static counter_layout builtin[counter_count];
+    static std::once_flag once;
+    if (handle <= counter_count) {
+        std::call_once(once, [] {
+            for (std::uint32_t i = 0; i < counter_count; ++i) build_layout(builtin[i], i + 1);
+        });
+        return &builtin[handle - 1];
+    }
+    static std::mutex m;
+    static auto* made = new std::map<std::uint32_t, counter_layout*>;  // never destroyed: infos point here
+    std::lock_guard lk(m);
+    try {
+        counter_layout*& l = (*made)[handle];
+        if (l == nullptr) {
+            l = new counter_layout;
+            build_layout(*l, handle);
+        }
+        return l;
+    } catch (...) {
+        return nullptr;
     }
 }
 
-const counter_def* find_counter(std::uint64_t handle) noexcept {
-    return handle >= 1 && handle <= counter_count ? &g_defs[handle - 1] : nullptr;
+// ---- catalogues: the backends' own counters -----------------------------------------------------
+// Each registered catalogue owns the ids [first_id, first_id + capacity), handed out in order of
+// registration after the software runtime's; an id is at most 0xffff (the instance id's top 16
+// bits). Never unregistered: ids stay valid for the process.
+constexpr std::uint32_t max_counter_id = 0xffff;
+constexpr std::size_t max_catalogues = 64;
+catalogue* g_catalogues[max_catalogues];
+std::atomic<std::size_t> g_catalogue_count{0};
+std::uint32_t g_next_id = counter_count + 1;  // under g_source_mutex
+
+/// What a counter id names: one of libencore's counters (def), or index `index` of `cat`.
+struct counter_ref {
+    const counter_def* def = nullptr;
+    catalogue* cat = nullptr;
+    std::uint32_t index = 0;
+    explicit operator bool() const noexcept { return def != nullptr || cat != nullptr; }
+};
+
+counter_ref find_counter(std::uint64_t handle) noexcept {
+    if (handle >= 1 && handle <= counter_count) return {&g_defs[handle - 1], nullptr, 0};
+    const std::size_t n = g_catalogue_count.load(std::memory_order_acquire);  // pairs with register_source
+    for (std::size_t i = 0; i < n; ++i) {
+        catalogue* c = g_catalogues[i];
+        if (handle >= c->first_id() && handle - c->first_id() < c->size())
+            return {nullptr, c, static_cast<std::uint32_t>(handle - c->first_id())};
+    }
+    return {};
 }
 
 // ---- sources ----------------------------------------------------------------------------------
 constexpr std::size_t max_sources = 64;
-source g_sources[max_sources];
+struct source_slot {
+    source builtin;            // the software runtime's (cat null)
+    catalogue* cat = nullptr;  // a backend's own
+};
+source_slot g_sources[max_sources];
 std::atomic<std::size_t> g_source_count{0};
 std::mutex g_source_mutex;
 
-const source* find_source(std::uint64_t agent) noexcept {
+const source_slot* find_slot(std::uint64_t agent) noexcept {
     const std::size_t n = g_source_count.load(std::memory_order_acquire);  // pairs with register_source
     for (std::size_t i = 0; i < n; ++i)
-        if (g_sources[i].agent == agent) return &g_sources[i];
+        if (g_sources[i].builtin.agent == agent) return &g_sources[i];
     return nullptr;
+}
+/// The software runtime's source of `agent` (null: none, or a backend's catalogue).
+const source* find_source(std::uint64_t agent) noexcept {
+    const source_slot* s = find_slot(agent);
+    return s != nullptr && s->cat == nullptr ? &s->builtin : nullptr;
+}
+/// Whether `ref` is a counter `agent` can count.
+bool counts(const source_slot& s, const counter_ref& ref) noexcept {
+    return s.cat != nullptr ? ref.cat == s.cat : ref.def != nullptr;
 }
 
 // ---- configs ----------------------------------------------------------------------------------
+// A config's counters are fixed when it is created: ids, distinct and ascending, in an array
+// that is never freed (a destroyed config's slot stays, so a session that copied its handle
+// still reads them).
 struct config_slot {
     std::atomic<std::uint64_t> agent{0};
-    std::atomic<std::uint32_t> counters{0};  // bit i-1: counter i
+    std::atomic<const std::uint32_t*> ids{nullptr};
+    std::atomic<std::uint32_t> count{0};
     std::atomic<bool> alive{false};
 };
 constexpr std::size_t max_configs = 4096;
@@ -269,9 +334,37 @@ rocprofiler_dispatch_counting_service_data_t data_of(const rocprofiler_kernel_di
 void register_source(const source& s) noexcept {
     std::lock_guard lk(g_source_mutex);
     const std::size_t n = g_source_count.load(std::memory_order_relaxed);
-    if (s.agent == 0 || n == max_sources || find_source(s.agent) != nullptr) return;
-    g_sources[n] = s;
-    g_source_count.store(n + 1, std::memory_order_release);  // pairs with find_source
+    if (s.agent == 0 || n == max_sources || find_slot(s.agent) != nullptr) return;
+    g_sources[n] = {s, nullptr};
+    g_source_count.store(n + 1, std::memory_order_release);  // pairs with find_slot
+}
+
+bool register_source(std::uint64_t agent, catalogue& cat) noexcept {
+    std::lock_guard lk(g_source_mutex);
+    const std::size_t n = g_source_count.load(std::memory_order_relaxed);
+    // Agent 0 is valid here: a CUDA device's agent id is its ordinal.
+    if (n == max_sources || find_slot(agent) != nullptr) return false;
+    bool known = false;
+    const std::size_t cats = g_catalogue_count.load(std::memory_order_relaxed);
+    for (std::size_t i = 0; i < cats; ++i) known = known || g_catalogues[i] == &cat;
+    if (!known) {
+        // Its block of ids: all of its capacity, so that a catalogue that grows keeps its ids
+        // contiguous and never meets the next one's.
+        const std::size_t cap = cat.capacity();
+        if (cats == max_catalogues || cap == 0 || cap > max_counter_id + 1u - g_next_id) return false;
+        cat.first_id_ = g_next_id;
+        g_next_id += static_cast<std::uint32_t>(cap);
+        g_catalogues[cats] = &cat;
+        g_catalogue_count.store(cats + 1, std::memory_order_release);  // pairs with find_counter
+    }
+    g_sources[n] = {source{agent, 0, 0}, &cat};
+    g_source_count.store(n + 1, std::memory_order_release);  // pairs with find_slot
+    return true;
+}
+
+catalogue* catalogue_of(std::uint64_t agent) noexcept {
+    const source_slot* s = find_slot(agent);
+    return s != nullptr ? s->cat : nullptr;
 }
 
 bool configured() noexcept { return g_configured.load(std::memory_order_acquire) != 0; }
@@ -287,7 +380,7 @@ bool active() noexcept {
 bool begin(session& s, const rocprofiler_kernel_dispatch_info_t& info, std::uint64_t contexts) noexcept {
     s.mask = 0;
     const std::uint64_t candidates = g_configured.load(std::memory_order_acquire) & contexts;
-    if (candidates == 0 || find_source(info.agent_id.handle) == nullptr) return false;
+    if (candidates == 0 || find_slot(info.agent_id.handle) == nullptr) return false;
     auto* t = tracing::detail::this_thread();
     // The call that submitted the dispatch (the doorbell store, or the replay's submitting call).
     s.internal = t->current != 0 ? t->current : tracing::detail::next_id(t);
@@ -322,7 +415,7 @@ bool begin(session& s, const rocprofiler_kernel_dispatch_info_t& info, std::uint
             other_agent("a dispatch counting callback returned a config of another agent: that dispatch is not counted");
             continue;
         }
-        s.counters[c] = slot->counters.load(std::memory_order_relaxed);
+        s.config[c] = static_cast<std::uint32_t>(cfg.handle);
         s.external[c] = external;
         s.user_data[c] = ud;
         s.mask |= std::uint64_t{1} << c;
@@ -337,10 +430,13 @@ void complete(const session& s, const rocprofiler_kernel_dispatch_info_t& info, 
     const geometry g = count_geometry(info.grid_size, info.workgroup_size, src->wave_size);
     for (std::uint64_t mask = s.mask; mask != 0; mask &= mask - 1) {
         const auto c = static_cast<unsigned>(__builtin_ctzll(mask));
+        const config_slot& cfg = g_configs[s.config[c] - 1];
+        const std::uint32_t* ids = cfg.ids.load(std::memory_order_relaxed);
+        const std::uint32_t count = cfg.count.load(std::memory_order_relaxed);
         rocprofiler_counter_record_t records[counter_count];
         std::size_t n = 0;
-        for (std::uint32_t i = 1; i <= counter_count; ++i) {
-            if ((s.counters[c] & (1u << (i - 1))) == 0) continue;
+        for (std::uint32_t k = 0; k < count && n < counter_count; ++k) {
+            const std::uint32_t i = ids[k];  // a config of this agent: one of libencore's counters
             records[n++] = {instance_id(i), value_of(static_cast<counter>(i), g, *src, m), info.dispatch_id,
                             s.user_data[c], info.agent_id};
         }
@@ -351,11 +447,61 @@ void complete(const session& s, const rocprofiler_kernel_dispatch_info_t& info, 
     }
 }
 
+std::vector<std::uint32_t> wanted(const session& s, const rocprofiler_kernel_dispatch_info_t& info) {
+    std::vector<std::uint32_t> out;
+    catalogue* cat = catalogue_of(info.agent_id.handle);
+    if (cat == nullptr) return out;
+    for (std::uint64_t mask = s.mask; mask != 0; mask &= mask - 1) {
+        const config_slot& cfg = g_configs[s.config[__builtin_ctzll(mask)] - 1];
+        const std::uint32_t* ids = cfg.ids.load(std::memory_order_relaxed);
+        for (std::uint32_t k = 0, n = cfg.count.load(std::memory_order_relaxed); k < n; ++k)
+            out.push_back(ids[k] - cat->first_id());
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
+void complete(const session& s, const rocprofiler_kernel_dispatch_info_t& info, rocprofiler_timestamp_t start_ns,
+              rocprofiler_timestamp_t end_ns, const values& v) noexcept {
+    if (s.mask == 0) return;
+    catalogue* cat = catalogue_of(info.agent_id.handle);
+    if (cat == nullptr) return;
+    try {
+        std::vector<rocprofiler_counter_record_t> records;
+        for (std::uint64_t mask = s.mask; mask != 0; mask &= mask - 1) {
+            const auto c = static_cast<unsigned>(__builtin_ctzll(mask));
+            const config_slot& cfg = g_configs[s.config[c] - 1];
+            const std::uint32_t* ids = cfg.ids.load(std::memory_order_relaxed);
+            records.clear();
+            // Both lists ascend: one merge.
+            std::size_t j = 0;
+            for (std::uint32_t k = 0, n = cfg.count.load(std::memory_order_relaxed); k < n; ++k) {
+                const std::uint32_t index = ids[k] - cat->first_id();
+                while (j < v.n && v.index[j] < index) ++j;
+                if (j == v.n || v.index[j] != index) continue;  // not collected
+                records.push_back({instance_id(ids[k]), v.value[j], info.dispatch_id, s.user_data[c], info.agent_id});
+            }
+            auto data = data_of(info, s.internal, s.external[c]);
+            data.start_timestamp = start_ns;
+            data.end_timestamp = end_ns;
+            deliver(c, data, records.data(), records.size(), s.user_data[c]);
+        }
+    } catch (...) {
+        static warn_once oom;
+        oom("out of memory delivering a dispatch's counter records: they are lost");
+    }
+}
+
 void reset_for_testing() noexcept {
     g_configured.store(0, std::memory_order_relaxed);
     for (auto& svc : g_services) svc = {};
     std::lock_guard lk(g_config_mutex);
-    for (auto& c : g_configs) c.alive.store(false, std::memory_order_relaxed);
+    for (auto& c : g_configs) {
+        c.alive.store(false, std::memory_order_relaxed);
+        delete[] c.ids.exchange(nullptr, std::memory_order_relaxed);  // no session outlives a test's reset
+        c.count.store(0, std::memory_order_relaxed);
+    }
     g_config_count.store(0, std::memory_order_release);
 }
 
@@ -375,11 +521,19 @@ std::underlying_type_t<E> bits_of(const E& e) noexcept {
     return v;
 }
 
-bool agent_exists(rocprofiler_agent_id_t id) noexcept { return encore::find_agent(id) != nullptr; }
+// An agent of the runtime's list, or one a backend registered as a counter source without
+// listing agents (CUDA: a device ordinal, the agent id of its KERNEL_DISPATCH records).
+bool agent_exists(rocprofiler_agent_id_t id) noexcept {
+    return encore::find_agent(id) != nullptr || catalogue_of(id.handle) != nullptr;
+}
 
 template <class Info>
-void fill_common(Info& out, std::uint64_t handle) noexcept {
-    const counter_def& d = g_defs[handle - 1];
+void fill_common(Info& out, std::uint64_t handle, const counter_ref& ref) noexcept {
+    counter_desc d;
+    if (ref.def != nullptr)
+        d = {ref.def->name, ref.def->description, ref.def->block};
+    else
+        d = ref.cat->describe(ref.index);
     out.id.handle = handle;
     out.name = d.name;
     out.description = d.description;
@@ -421,13 +575,20 @@ rocprofiler_status_t rocprofiler_iterate_agent_supported_counters(rocprofiler_ag
                                                                   void* user_data) noexcept {
     if (cb == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
     if (!agent_exists(agent_id)) return ROCPROFILER_STATUS_ERROR_AGENT_NOT_FOUND;
-    rocprofiler_counter_id_t ids[counter_count];
     // An agent without a counter source has none: the callback still runs, with 0 counters, so a
     // tool sees the agent answered.
-    const std::size_t n = find_source(agent_id.handle) != nullptr ? counter_count : 0;
-    for (std::size_t i = 0; i < n; ++i) ids[i].handle = i + 1;
+    const source_slot* src = find_slot(agent_id.handle);
     try {
-        return cb(agent_id, ids, n, user_data);
+        std::vector<rocprofiler_counter_id_t> ids;
+        if (src != nullptr && src->cat != nullptr) {
+            const std::size_t n = src->cat->size();
+            ids.resize(n);
+            for (std::size_t i = 0; i < n; ++i) ids[i].handle = src->cat->first_id() + i;
+        } else if (src != nullptr) {
+            ids.resize(counter_count);
+            for (std::size_t i = 0; i < counter_count; ++i) ids[i].handle = i + 1;
+        }
+        return cb(agent_id, ids.data(), ids.size(), user_data);
     } catch (...) {
         return ROCPROFILER_STATUS_ERROR;
     }
@@ -436,12 +597,13 @@ rocprofiler_status_t rocprofiler_iterate_agent_supported_counters(rocprofiler_ag
 rocprofiler_status_t rocprofiler_query_counter_info(rocprofiler_counter_id_t counter_id,
                                                     rocprofiler_counter_info_version_id_t version, void* info) noexcept {
     if (info == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
-    if (find_counter(counter_id.handle) == nullptr) return ROCPROFILER_STATUS_ERROR_COUNTER_NOT_FOUND;
+    const counter_ref ref = find_counter(counter_id.handle);
+    if (!ref) return ROCPROFILER_STATUS_ERROR_COUNTER_NOT_FOUND;
     switch (bits_of(version)) {
         case ROCPROFILER_COUNTER_INFO_VERSION_0: {
             auto* out = static_cast<rocprofiler_counter_info_v0_t*>(info);
             *out = {};
-            fill_common(*out, counter_id.handle);
+            fill_common(*out, counter_id.handle, ref);
             return ROCPROFILER_STATUS_SUCCESS;
         }
         case ROCPROFILER_COUNTER_INFO_VERSION_1: {
@@ -449,15 +611,15 @@ rocprofiler_status_t rocprofiler_query_counter_info(rocprofiler_counter_id_t cou
             // The caller states the size it allocated; one older than this struct cannot hold it.
             if (out->size != 0 && out->size < sizeof(rocprofiler_counter_info_v1_t))
                 return ROCPROFILER_STATUS_ERROR_INCOMPATIBLE_ABI;
-            std::call_once(g_layout_once, build_layout);
-            auto& l = g_layout[counter_id.handle - 1];
+            counter_layout* l = layout_of(static_cast<std::uint32_t>(counter_id.handle));
+            if (l == nullptr) return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
             *out = {};
             out->size = sizeof(*out);
-            fill_common(*out, counter_id.handle);
+            fill_common(*out, counter_id.handle, ref);
             out->dimensions_count = 1;
-            out->dimensions = l.dimensions;
+            out->dimensions = l->dimensions;
             out->dimensions_instances_count = 1;
-            out->dimensions_instances = l.instances;
+            out->dimensions_instances = l->instances;
             return ROCPROFILER_STATUS_SUCCESS;
         }
         default: return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
@@ -469,8 +631,10 @@ rocprofiler_status_t rocprofiler_query_counter_instance_count(rocprofiler_agent_
                                                               size_t* instance_count) noexcept {
     if (instance_count == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
     if (!agent_exists(agent_id)) return ROCPROFILER_STATUS_ERROR_AGENT_NOT_FOUND;
-    if (find_counter(counter_id.handle) == nullptr) return ROCPROFILER_STATUS_ERROR_COUNTER_NOT_FOUND;
-    if (find_source(agent_id.handle) == nullptr) return ROCPROFILER_STATUS_ERROR_METRIC_NOT_VALID_FOR_AGENT;
+    const counter_ref ref = find_counter(counter_id.handle);
+    if (!ref) return ROCPROFILER_STATUS_ERROR_COUNTER_NOT_FOUND;
+    const source_slot* src = find_slot(agent_id.handle);
+    if (src == nullptr || !counts(*src, ref)) return ROCPROFILER_STATUS_ERROR_METRIC_NOT_VALID_FOR_AGENT;
     *instance_count = 1;
     return ROCPROFILER_STATUS_SUCCESS;
 }
@@ -479,10 +643,11 @@ rocprofiler_status_t rocprofiler_iterate_counter_dimensions(rocprofiler_counter_
                                                             rocprofiler_available_dimensions_cb_t info_cb,
                                                             void* user_data) noexcept {
     if (info_cb == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
-    if (find_counter(id.handle) == nullptr) return ROCPROFILER_STATUS_ERROR_COUNTER_NOT_FOUND;
-    std::call_once(g_layout_once, build_layout);
+    if (!find_counter(id.handle)) return ROCPROFILER_STATUS_ERROR_COUNTER_NOT_FOUND;
+    counter_layout* l = layout_of(static_cast<std::uint32_t>(id.handle));
+    if (l == nullptr) return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
     try {
-        return info_cb(id, &g_layout[id.handle - 1].dimension, 1, user_data);
+        return info_cb(id, &l->dimension, 1, user_data);
     } catch (...) {
         return ROCPROFILER_STATUS_ERROR;
     }
@@ -492,7 +657,7 @@ rocprofiler_status_t rocprofiler_query_record_counter_id(rocprofiler_counter_ins
                                                          rocprofiler_counter_id_t* counter_id) noexcept {
     if (counter_id == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
     const std::uint64_t handle = id >> counter_shift;
-    if (find_counter(handle) == nullptr) return ROCPROFILER_STATUS_ERROR_COUNTER_NOT_FOUND;
+    if (!find_counter(handle)) return ROCPROFILER_STATUS_ERROR_COUNTER_NOT_FOUND;
     counter_id->handle = handle;
     return ROCPROFILER_STATUS_SUCCESS;
 }
@@ -501,7 +666,7 @@ rocprofiler_status_t rocprofiler_query_record_dimension_position(rocprofiler_cou
                                                                  rocprofiler_counter_dimension_id_t dim,
                                                                  size_t* pos) noexcept {
     if (pos == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
-    if (find_counter(id >> counter_shift) == nullptr) return ROCPROFILER_STATUS_ERROR_COUNTER_NOT_FOUND;
+    if (!find_counter(id >> counter_shift)) return ROCPROFILER_STATUS_ERROR_COUNTER_NOT_FOUND;
     if (dim != instance_dimension) return ROCPROFILER_STATUS_ERROR_DIM_NOT_FOUND;
     *pos = static_cast<size_t>(id & position_mask);
     return ROCPROFILER_STATUS_SUCCESS;
@@ -519,30 +684,55 @@ rocprofiler_status_t rocprofiler_create_counter_config(rocprofiler_agent_id_t ag
     if (config_id == nullptr || (counters_list == nullptr && counters_count != 0))
         return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
     if (!agent_exists(agent_id)) return ROCPROFILER_STATUS_ERROR_AGENT_NOT_FOUND;
-    if (find_source(agent_id.handle) == nullptr) return ROCPROFILER_STATUS_ERROR_AGENT_ARCH_NOT_SUPPORTED;
-    std::uint32_t mask = 0;
-    for (size_t i = 0; i < counters_count; ++i) {
-        if (find_counter(counters_list[i].handle) == nullptr) return ROCPROFILER_STATUS_ERROR_COUNTER_NOT_FOUND;
-        mask |= 1u << (counters_list[i].handle - 1);  // a counter listed twice is counted once
+    const source_slot* src = find_slot(agent_id.handle);
+    if (src == nullptr) return ROCPROFILER_STATUS_ERROR_AGENT_ARCH_NOT_SUPPORTED;
+    try {
+        std::vector<std::uint32_t> ids;
+        ids.reserve(counters_count);
+        for (size_t i = 0; i < counters_count; ++i) {
+            const counter_ref ref = find_counter(counters_list[i].handle);
+            if (!ref) return ROCPROFILER_STATUS_ERROR_COUNTER_NOT_FOUND;
+            // Another catalogue's counter (another chip's metric): not this agent's.
+            if (!counts(*src, ref)) return ROCPROFILER_STATUS_ERROR_METRIC_NOT_VALID_FOR_AGENT;
+            ids.push_back(static_cast<std::uint32_t>(counters_list[i].handle));
+        }
+        std::lock_guard lk(g_config_mutex);
+        if (config_id->handle != 0) {  // a base config: its counters join the new one
+            const config_slot* base = find_config(config_id->handle);
+            if (base == nullptr) return ROCPROFILER_STATUS_ERROR_PROFILE_NOT_FOUND;
+            if (base->agent.load(std::memory_order_relaxed) != agent_id.handle)
+                return ROCPROFILER_STATUS_ERROR_AGENT_MISMATCH;
+            const std::uint32_t* b = base->ids.load(std::memory_order_relaxed);
+            ids.insert(ids.end(), b, b + base->count.load(std::memory_order_relaxed));
+        }
+        // A counter listed twice is counted once.
+        std::sort(ids.begin(), ids.end());
+        ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+        if (ids.empty()) return ROCPROFILER_STATUS_ERROR_NO_HARDWARE_COUNTERS;
+        if (src->cat != nullptr) {
+            // One config is collected in one pass (as the reference's configs are): a set the
+            // hardware cannot count together is refused here, not at the dispatch.
+            std::vector<std::uint32_t> index(ids);
+            for (auto& x : index) x -= src->cat->first_id();
+            const std::size_t passes = src->cat->passes(index.data(), index.size());
+            if (passes == 0) return ROCPROFILER_STATUS_ERROR_METRIC_NOT_VALID_FOR_AGENT;
+            if (passes > 1) return ROCPROFILER_STATUS_ERROR_EXCEEDS_HW_LIMIT;
+        }
+        const std::size_t n = g_config_count.load(std::memory_order_relaxed);
+        if (n == max_configs) return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
+        auto* kept = new std::uint32_t[ids.size()];  // never freed: config_slot says why
+        std::copy(ids.begin(), ids.end(), kept);
+        config_slot& c = g_configs[n];
+        c.agent.store(agent_id.handle, std::memory_order_relaxed);
+        c.ids.store(kept, std::memory_order_relaxed);
+        c.count.store(static_cast<std::uint32_t>(ids.size()), std::memory_order_relaxed);
+        c.alive.store(true, std::memory_order_relaxed);
+        g_config_count.store(n + 1, std::memory_order_release);  // pairs with find_config
+        config_id->handle = n + 1;
+        return ROCPROFILER_STATUS_SUCCESS;
+    } catch (...) {
+        return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
     }
-    std::lock_guard lk(g_config_mutex);
-    if (config_id->handle != 0) {  // a base config: its counters join the new one
-        const config_slot* base = find_config(config_id->handle);
-        if (base == nullptr) return ROCPROFILER_STATUS_ERROR_PROFILE_NOT_FOUND;
-        if (base->agent.load(std::memory_order_relaxed) != agent_id.handle)
-            return ROCPROFILER_STATUS_ERROR_AGENT_MISMATCH;
-        mask |= base->counters.load(std::memory_order_relaxed);
-    }
-    if (mask == 0) return ROCPROFILER_STATUS_ERROR_NO_HARDWARE_COUNTERS;
-    const std::size_t n = g_config_count.load(std::memory_order_relaxed);
-    if (n == max_configs) return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
-    config_slot& c = g_configs[n];
-    c.agent.store(agent_id.handle, std::memory_order_relaxed);
-    c.counters.store(mask, std::memory_order_relaxed);
-    c.alive.store(true, std::memory_order_relaxed);
-    g_config_count.store(n + 1, std::memory_order_release);  // pairs with find_config
-    config_id->handle = n + 1;
-    return ROCPROFILER_STATUS_SUCCESS;
 }
 
 rocprofiler_status_t rocprofiler_destroy_counter_config(rocprofiler_counter_config_id_t config_id) noexcept {
@@ -601,6 +791,125 @@ rocprofiler_status_t rocprofiler_sample_device_counting_service(rocprofiler_cont
                                                                 rocprofiler_counter_flag_t,
                                                                 rocprofiler_counter_record_t*, size_t*) noexcept {
     return ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED;
+}
+
+}  // extern "C"
+
+// ---- encore/counters.h: counters by name, pass scheduling -----------------------------------------
+namespace {
+
+/// The agent's counters `ids` as its catalogue's indices (libencore's counters: their ids), after
+/// the checks every function of encore/counters.h makes.
+rocprofiler_status_t indices_of(rocprofiler_agent_id_t agent_id, const rocprofiler_counter_id_t* ids, size_t n,
+                                const source_slot*& src, std::vector<std::uint32_t>& out) {
+    if (ids == nullptr || n == 0) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    if (!agent_exists(agent_id)) return ROCPROFILER_STATUS_ERROR_AGENT_NOT_FOUND;
+    src = find_slot(agent_id.handle);
+    if (src == nullptr) return ROCPROFILER_STATUS_ERROR_AGENT_ARCH_NOT_SUPPORTED;
+    out.clear();
+    for (size_t i = 0; i < n; ++i) {
+        const counter_ref ref = find_counter(ids[i].handle);
+        if (!ref) return ROCPROFILER_STATUS_ERROR_COUNTER_NOT_FOUND;
+        if (!counts(*src, ref)) return ROCPROFILER_STATUS_ERROR_METRIC_NOT_VALID_FOR_AGENT;
+        out.push_back(ref.cat != nullptr ? ref.index : static_cast<std::uint32_t>(ids[i].handle));
+    }
+    return ROCPROFILER_STATUS_SUCCESS;
+}
+
+/// Passes a set needs: the catalogue's answer (indices sorted and distinct, as it expects); the
+/// software runtime counts everything in one.
+std::size_t passes_of(const source_slot& src, std::vector<std::uint32_t> set) {
+    if (src.cat == nullptr) return 1;
+    std::sort(set.begin(), set.end());
+    set.erase(std::unique(set.begin(), set.end()), set.end());
+    return src.cat->passes(set.data(), set.size());
+}
+
+}  // namespace
+
+extern "C" {
+
+rocprofiler_status_t encore_counter_find_by_name(rocprofiler_agent_id_t agent_id, const char* name,
+                                                 rocprofiler_counter_id_t* counter_id) noexcept {
+    if (name == nullptr || counter_id == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    if (!agent_exists(agent_id)) return ROCPROFILER_STATUS_ERROR_AGENT_NOT_FOUND;
+    const source_slot* src = find_slot(agent_id.handle);
+    if (src == nullptr) return ROCPROFILER_STATUS_ERROR_AGENT_ARCH_NOT_SUPPORTED;
+    if (src->cat == nullptr) {
+        for (std::uint32_t i = 0; i < counter_count; ++i)
+            if (std::strcmp(g_defs[i].name, name) == 0) {
+                counter_id->handle = i + 1;
+                return ROCPROFILER_STATUS_SUCCESS;
+            }
+        return ROCPROFILER_STATUS_ERROR_COUNTER_NOT_FOUND;
+    }
+    const std::int64_t index = src->cat->find(name);
+    if (index < 0) return ROCPROFILER_STATUS_ERROR_COUNTER_NOT_FOUND;
+    counter_id->handle = src->cat->first_id() + static_cast<std::uint64_t>(index);
+    return ROCPROFILER_STATUS_SUCCESS;
+}
+
+rocprofiler_status_t encore_counter_pass_count(rocprofiler_agent_id_t agent_id, const rocprofiler_counter_id_t* counters,
+                                               size_t count, size_t* passes) noexcept {
+    if (passes == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    try {
+        const source_slot* src = nullptr;
+        std::vector<std::uint32_t> index;
+        if (const auto st = indices_of(agent_id, counters, count, src, index); st != ROCPROFILER_STATUS_SUCCESS)
+            return st;
+        const std::size_t n = passes_of(*src, std::move(index));
+        if (n == 0) return ROCPROFILER_STATUS_ERROR_METRIC_NOT_VALID_FOR_AGENT;
+        *passes = n;
+        return ROCPROFILER_STATUS_SUCCESS;
+    } catch (...) {
+        return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
+    }
+}
+
+rocprofiler_status_t encore_counter_schedule_passes(rocprofiler_agent_id_t agent_id,
+                                                    const rocprofiler_counter_id_t* counters, size_t count,
+                                                    size_t* group_of, size_t* groups) noexcept {
+    if (group_of == nullptr || groups == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    try {
+        const source_slot* src = nullptr;
+        std::vector<std::uint32_t> index;
+        if (const auto st = indices_of(agent_id, counters, count, src, index); st != ROCPROFILER_STATUS_SUCCESS)
+            return st;
+        // Greedy first fit: each counter joins the first group it fits with (one library query
+        // per group tried), else opens a new one. A counter that alone needs several passes
+        // cannot be in any one-pass group.
+        std::vector<std::vector<std::uint32_t>> sets;
+        bool too_big = false;
+        for (size_t i = 0; i < count; ++i) {
+            group_of[i] = SIZE_MAX;
+            const auto first = std::find(index.begin(), index.begin() + static_cast<std::ptrdiff_t>(i), index[i]);
+            if (first != index.begin() + static_cast<std::ptrdiff_t>(i)) {  // listed twice: its first group
+                group_of[i] = group_of[first - index.begin()];
+                continue;
+            }
+            for (size_t g = 0; g < sets.size() && group_of[i] == SIZE_MAX; ++g) {
+                auto candidate = sets[g];
+                candidate.push_back(index[i]);
+                if (passes_of(*src, candidate) == 1) {
+                    sets[g] = std::move(candidate);
+                    group_of[i] = g;
+                }
+            }
+            if (group_of[i] != SIZE_MAX) continue;
+            const std::size_t alone = passes_of(*src, {index[i]});
+            if (alone == 0) return ROCPROFILER_STATUS_ERROR_METRIC_NOT_VALID_FOR_AGENT;
+            if (alone > 1) {
+                too_big = true;
+                continue;
+            }
+            group_of[i] = sets.size();
+            sets.push_back({index[i]});
+        }
+        *groups = sets.size();
+        return too_big ? ROCPROFILER_STATUS_ERROR_EXCEEDS_HW_LIMIT : ROCPROFILER_STATUS_SUCCESS;
+    } catch (...) {
+        return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
+    }
 }
 
 }  // extern "C"

@@ -723,4 +723,14 @@ void flush(bool forced) noexcept {
         (void)s->fn.flush_all(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
 }
 
+void* open_library(std::string& path) noexcept {
+    try {
+        opened lib = open_cupti();
+        path = lib.path;
+        return lib.handle;
+    } catch (...) {
+        return nullptr;
+    }
+}
+
 }  // namespace encore::cuda::cupti

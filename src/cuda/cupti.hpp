@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace encore::cuda::cupti {
 
@@ -98,6 +99,10 @@ std::uint64_t drift_events() noexcept;
 void report() noexcept;
 /// CUPTI is no longer used for times: its kernel records are turned off.
 void stop() noexcept;
+/// libcupti, found as for dispatch times (ENCORE_CUPTI_LIBRARY, one already loaded, CUDA_HOME,
+/// beside libcudart, the loader's path), for the counter source (counters.cpp); null when none
+/// loads. `path`: what was loaded (or asked for).
+void* open_library(std::string& path) noexcept;
 /// Has CUPTI hand over the buffers it completed (`forced`: also the records it has not
 /// completed); their records reach `on_times` before this returns. No-op unless active.
 void flush(bool forced) noexcept;

@@ -26,7 +26,8 @@ CUcontext primary_context(CUdevice device) noexcept {
 
 bool layered(role r) noexcept {
     const wanted_by w = services_of(r);
-    return (w.replay && replay::enabled()) || (w.dispatches && records::dispatches_configured()) ||
+    return (w.replay && replay::enabled()) ||
+           (w.dispatches && (records::dispatches_configured() || counters::configured())) ||
            (w.copies && records::copies_configured()) || (w.allocations && records::allocations_configured()) ||
            (w.kernel_symbols && kernels::configured());
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "calls.hpp"
+#include "counters.hpp"
 #include "kernels.hpp"
 #include "range_replay.hpp"
 #include "records.hpp"
@@ -72,7 +73,10 @@ struct role_layer<role::launch> {
                 c.cooperative = true;
         }
         kernels::announce(c.f);  // its name before its first dispatch record
-        return replay::enabled() ? replay::launch(c) : records::launch(c);
+        if (replay::enabled()) return replay::launch(c);
+        // Counted launches (a counting service without replay) run alone, counted (counters.hpp).
+        if (CUresult r; counters::configured() && counters::launch(c, 0, r)) return r;
+        return records::launch(c);
     }
 };
 

@@ -32,6 +32,7 @@
 // exports.
 #include "replay.hpp"
 
+#include "counters.hpp"
 #include "range_replay.hpp"
 #include "real.hpp"
 #include "records.hpp"
@@ -55,6 +56,7 @@ public:
 
     void run_once() noexcept override {
         tracker::work_hold hold(ctx_);
+        if (counters::configured() && counters::launch(call_, dispatch_id_, result_)) return;
         result_ = records::launch(call_, dispatch_id_);
     }
 
@@ -94,7 +96,9 @@ public:
         const bool intact = mem_.intact();
         if (flush_l2_ && !mem_.flush_l2(call_.work_stream())) flush_l2_ = false;  // warned once; the passes go on warm
         bool completed = false;
-        result_ = records::launch_pass(call_, dispatch_id_, contexts, completed, opt_.wait_timeout_ns);
+        result_ = counters::configured()
+                      ? counters::launch_pass(call_, dispatch_id_, contexts, completed, opt_.wait_timeout_ns)
+                      : records::launch_pass(call_, dispatch_id_, contexts, completed, opt_.wait_timeout_ns);
         if (result_ != CUDA_SUCCESS) return "a pass's launch failed: no further passes";
         if (!completed)
             return "a pass did not complete within the wait bound (ENCORE_REPLAY_TIMEOUT_MS): no further passes";
@@ -132,7 +136,10 @@ bool enabled() noexcept {
     return core::replay::service_configured() || range::configured();
 }
 
-void forget(CUcontext c) noexcept { snapshot::forget(c); }
+void forget(CUcontext c) noexcept {
+    snapshot::forget(c);
+    counters::forget(c);
+}
 
 CUresult launch(const launch_call& c) noexcept {
     if (CUresult r{}; range::launch(c, r)) return r;  // the calling thread's range records it
@@ -143,8 +150,10 @@ CUresult launch(const launch_call& c) noexcept {
         core::replay::warn_once("a launch from a replay callback runs once (nested replays are declined)");
     if (!core::replay::service_active() || ctx == nullptr || nested) {
         tracker::work_hold hold(ctx);
+        if (CUresult r; counters::configured() && !nested && counters::launch(c, 0, r)) return r;
         return records::launch(c);
     }
+    if (counters::configured()) counters::prepare();  // the tool's CONFIG ENTER may ask for the counters
     const std::uint64_t id = records::next_dispatch_id();
     launch_replay b(c, ctx, id);
     const rocprofiler_kernel_dispatch_info_t info = records::dispatch_info(c, current_device(), id);

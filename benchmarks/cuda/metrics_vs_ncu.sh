@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# Hardware counters through encore's replay passes against Nsight Compute (a machine with an
+# NVIDIA GPU, PyTorch with Triton and ncu; not CI):
+#   benchmarks/cuda/metrics_vs_ncu.sh [BUILD_DIR]    (default build-trace; exits 1 on any FAIL)
+# encore is built CUDA only (common.sh's build_cuda_only), as the other framework scripts.
+#
+# For a PyTorch training loop (programs/torch_train_nvtx.py), a cuBLAS GEMM (programs/torch_gemm.py),
+# a Triton kernel (programs/triton_add.py) and a Triton kernel streaming a known buffer in a
+# program holding 8 GiB of device memory (programs/torch_stream_big.py), on the same kernel and
+# the same first COUNT launches of it:
+#   ncu --replay-mode kernel --clock-control none --cache-control all --print-units base
+#       --metrics M -k regex:K -c COUNT --csv
+#   encore-replay --metrics M --cache-control all -k K -c COUNT -o CSV
+# and per metric (metrics_compare.py): instructions executed (sm__inst_executed.sum,
+# smsp__inst_executed.sum) equal for every launch; dram bytes within 1 % of ncu's, and for the
+# streaming kernel dram__bytes_read.sum within 2 % of the bytes it reads; gpu__time_duration.sum's
+# median within 15 % (clocks: ncu's --clock-control none, as encore, which never touches them).
+# Each program's result must be the same bare, under ncu and under encore-replay. The speed
+# comparison: on the 8 GiB program, with a metric list CUPTI needs 2 passes for (M2), the wall
+# time of each tool's run and of the program alone; the goal is ncu's profiling time (its wall
+# time minus the program's) at least 10 x encore's. What both tools said goes to $OUT/metrics/ when
+# OUT is set; encore runs with ENCORE_CUPTI_PROFILER_DEBUG=1 and its CUPTI calls that failed are
+# printed when a check fails. Every command is bounded (timeout); the whole takes a few minutes.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+B=${1:-build-trace}
+source benchmarks/cuda/common.sh
+build_cuda_only src/cuda/libcuda.so.1 examples/libencore_replay_metrics.so || exit 1
+replay=$B/examples/encore-replay
+[[ -x $replay ]] || { echo "FAIL: $replay was not configured"; exit 1; }
+export CUBLAS_WORKSPACE_CONFIG=:4096:8
+cmp=benchmarks/cuda/metrics_compare.py
+limit=240  # seconds per command
+count=5
+M=sm__inst_executed.sum,smsp__inst_executed.sum,dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum
+M2=$M,lts__t_sectors_op_read.sum,lts__t_sectors_op_write.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,sm__sass_thread_inst_executed_op_ffma_pred_on.sum,smsp__sass_inst_executed_op_global_ld.sum
+result() { grep -E '^(final_loss|sum|digest)=' "$1" | tail -1; }
+now() { date +%s.%N; }
+secs() { awk "BEGIN{printf \"%.2f\", $2 - $1}"; }
+keep() { [[ -n ${OUT:-} ]] && mkdir -p "$OUT/metrics/$1" && cp "${@:2}" "$OUT/metrics/$1/" 2>/dev/null; true; }
+started=$(now)
+
+# ---- what the machine is (printed first: one run must be enough to diagnose) ---------------------
+echo "=== machine"
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv,noheader 2>&1 | head -2
+grep -H . /proc/driver/nvidia/params 2>/dev/null | grep -i -E 'RmProfilingAdminOnly|RestrictProfiling' | head -2
+command -v ncu >/dev/null && ncu --version 2>&1 | tail -1 || echo "ncu: not found"
+python3 -c 'import torch, triton; print("torch", torch.__version__, "cuda", torch.version.cuda, "triton", triton.__version__)' 2>&1 | tail -1
+# The CUPTI encore loads: the CUDA toolkit's (ncu ships its own), unless ENCORE_CUPTI_LIBRARY says.
+if [[ -z ${ENCORE_CUPTI_LIBRARY:-} ]]; then
+    for c in "$CUDA/extras/CUPTI/lib64/libcupti.so" "$CUDA/lib64/libcupti.so" "$CUDA/targets/x86_64-linux/lib/libcupti.so"; do
+        [[ -e $c ]] && { export ENCORE_CUPTI_LIBRARY=$c; break; }
+    done
+fi
+echo "CUPTI for encore: ${ENCORE_CUPTI_LIBRARY:-(searched at run time)} $(readlink -f "${ENCORE_CUPTI_LIBRARY:-/nonexistent}" 2>/dev/null)"
+command -v ncu >/dev/null || { echo "FAIL: ncu (Nsight Compute) not found: nothing to compare with"; exit 1; }
+
+# encore_run TAG METRICS K SCRIPT: encore-replay --metrics on the script; $wall, $tmp/TAG.{csv,out,err}
+encore_run() {
+    local tag=$1 metrics=$2 k=$3 script=$4 t0
+    t0=$(now)
+    local select=()
+    [[ -n $k ]] && select=(-k "$k")
+    ENCORE_CUPTI_PROFILER_DEBUG=1 timeout "$limit" "$replay" --backend cuda --metrics "$metrics" --cache-control all \
+        "${select[@]}" -c "$count" -o "$tmp/$tag.csv" python3 "$script" >"$tmp/$tag.out" 2>"$tmp/$tag.err"
+    echo "encore rc=$?" >>"$tmp/$tag.err"
+    wall=$(secs "$t0" "$(now)")
+}
+# ncu_run TAG METRICS K SCRIPT: ncu on the script; $wall, $tmp/TAG.{out,err}
+ncu_run() {
+    local tag=$1 metrics=$2 k=$3 script=$4 t0
+    t0=$(now)
+    timeout "$limit" ncu --replay-mode kernel --clock-control none --cache-control all --print-units base \
+        --metrics "$metrics" -k "regex:$k" -c "$count" --csv python3 "$script" >"$tmp/$tag.out" 2>"$tmp/$tag.err"
+    echo "ncu rc=$?" >>"$tmp/$tag.err"
+    wall=$(secs "$t0" "$(now)")
+}
+# diagnose TAG: what encore and CUPTI said, when a check failed
+diagnose() {
+    echo "--- diagnosis ($1): encore's messages, CUPTI profiling calls that failed, the tail"
+    grep -E '^\[encore' "$tmp/$1.err" | grep -v 'cupti-profiler: .* -> 0 ' | head -20
+    tail -8 "$tmp/$1.err"
+}
+
+# program NAME SCRIPT PREFER [KNOWN_BYTES]: the agreement checks on the script's most frequent kernel
+program() {
+    local name=$1 script=$2 prefer=$3 known=${4:-} bare k f0=$fails
+    tmp=$(mktemp -d)
+    timeout "$limit" python3 "$script" >"$tmp/bare.out" 2>"$tmp/bare.err"
+    bare=$(result "$tmp/bare.out")
+    echo "=== $name: bare $bare"
+    check "$name runs bare" '[[ -n "$bare" ]]'
+    [[ -n "$bare" ]] || { tail -5 "$tmp/bare.err"; rm -rf "$tmp"; return; }
+    # Which kernel: the one counted most often in a first run (gpu__time_duration.sum on every kernel).
+    local keep_count=$count
+    count=400
+    encore_run list gpu__time_duration.sum "" "$script"
+    count=$keep_count
+    k=$(python3 "$cmp" pick "$tmp/list.csv" "$prefer" 2>/dev/null)
+    check "$name: encore-replay --metrics counted launches ($(($(wc -l <"$tmp/list.csv" 2>/dev/null || echo 1) - 1)) rows)" '[[ -n "$k" ]]'
+    [[ -n "$k" ]] || { diagnose list; keep "$name" "$tmp"/list.*; rm -rf "$tmp"; return; }
+    echo "--- $name: kernel $k, the first $count launches"
+    ncu_run ncu "$M" "$k" "$script"
+    local ncu_wall=$wall
+    encore_run enc "$M" "$k" "$script"
+    local enc_wall=$wall
+    check "$name under ncu: result unchanged" '[[ "$(result "$tmp/ncu.out")" == "$bare" ]]'
+    check "$name under encore-replay --metrics: result unchanged" '[[ "$(result "$tmp/enc.out")" == "$bare" ]]'
+    grep -E '^\[encore-replay\] agent' "$tmp/enc.err" | head -2
+    python3 "$cmp" compare "$name" "$tmp/enc.csv" "$tmp/ncu.out" ${known:+--bytes "$known"}
+    local bad=$?
+    fails=$((fails + bad))
+    echo "--- $name: wall ncu $ncu_wall s, encore-replay $enc_wall s"
+    if [[ $fails -ne $f0 ]]; then
+        diagnose enc
+        grep -E '^==(ERROR|WARNING|PROF)==' "$tmp/ncu.err" "$tmp/ncu.out" | head -5
+    fi
+    keep "$name" "$tmp"/*.csv "$tmp"/*.err "$tmp"/ncu.out
+    rm -rf "$tmp"
+}
+
+program torch_train benchmarks/cuda/programs/torch_train_nvtx.py ""
+program torch_gemm benchmarks/cuda/programs/torch_gemm.py gemm
+program triton_add benchmarks/cuda/programs/triton_add.py add_kernel
+# 2 reads of 256 MiB a launch (src and dst)
+program stream_8gib benchmarks/cuda/programs/torch_stream_big.py stream_kernel $((2 * 256 * 1024 * 1024))
+
+# ---- speed: the 8 GiB program, a metric list of 2 CUPTI passes, 20 launches --------------------
+echo "=== speed: torch_stream_big.py (8 GiB held), $M2"
+tmp=$(mktemp -d)
+script=benchmarks/cuda/programs/torch_stream_big.py
+count=20
+t0=$(now)
+timeout "$limit" python3 "$script" >"$tmp/bare.out" 2>"$tmp/bare.err"
+bare_wall=$(secs "$t0" "$(now)")
+ncu_run ncu2 "$M2" stream_kernel "$script"
+ncu_wall=$wall
+encore_run enc2 "$M2" stream_kernel "$script"
+enc_wall=$wall
+passes=$(grep -oE 'in [0-9]+ pass(es)? \(the counter library.s own multi-pass config: [0-9]+\)' "$tmp/enc2.err" | head -1)
+echo "program alone $bare_wall s; ncu $ncu_wall s; encore-replay $enc_wall s; encore's schedule: ${passes:-?}"
+rows=$(($(wc -l <"$tmp/enc2.csv" 2>/dev/null || echo 1) - 1))
+check "speed run: encore counted $count launches x 10 metrics ($rows rows)" '[[ $rows -eq $((count * 10)) ]]'
+check "speed run: results unchanged under both" \
+    '[[ "$(result "$tmp/ncu2.out")" == "$(result "$tmp/bare.out")" && "$(result "$tmp/enc2.out")" == "$(result "$tmp/bare.out")" ]]'
+ratio=$(awk "BEGIN{e=$enc_wall-$bare_wall; n=$ncu_wall-$bare_wall; if (e < 0.05) e = 0.05; printf \"%.1f\", n / e}")
+echo "profiling time (wall minus the program alone): ncu $(secs "$bare_wall" "$ncu_wall") s, encore $(secs "$bare_wall" "$enc_wall") s: ncu / encore = $ratio (whole runs: $(awk "BEGIN{printf \"%.1f\", $ncu_wall / $enc_wall}"))"
+check "speed: ncu's profiling time at least 10 x encore's on the 8 GiB program ($ratio x)" \
+    "awk 'BEGIN{exit !($ratio >= 10)}'"
+grep -E 'snapshot|restore' "$tmp/enc2.err" | head -3
+[[ $fails -eq 0 ]] || diagnose enc2
+keep speed "$tmp"/*.csv "$tmp"/*.err "$tmp"/*.out
+rm -rf "$tmp"
+echo "metrics_vs_ncu: $(secs "$started" "$(now)") s in all"
+echo "$fails check(s) failed"
+[[ $fails -eq 0 ]]
