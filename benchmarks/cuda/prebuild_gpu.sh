@@ -18,7 +18,7 @@ ENCORE_GPU_BUILD_ONLY=1 bash benchmarks/cuda/run_gpu.sh build-gpu
 # of their targets.
 B=build-gpu-frameworks
 source benchmarks/cuda/common.sh
-build_cuda_only src/cuda/libcuda.so.1 examples/libencore_api_trace.so examples/libencore_replay_bench.so \
+build_cuda_only src/cuda/libcuda.so.1 examples/libencore_api_trace.so examples/libencore_replay_bench.so examples/libencore_replay_metrics.so \
     src/nvtx/libencore-nvtx.so.0.1.0 src/marker/libencore-roctx.so.0.1.0
 for d in build-gpu build-gpu-frameworks; do
     find "$d" -name '*.p' -type d -prune -exec rm -rf {} +
