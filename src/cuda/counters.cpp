@@ -163,6 +163,7 @@ chip_catalogue* catalogue_of(std::uint64_t device) noexcept {
 // ---- counting one launch --------------------------------------------------------------------------
 std::mutex g_counting;  // one counted launch at a time, process-wide
 std::map<CUcontext, CUpti_RangeProfiler_Object*>* g_objects = new std::map<CUcontext, CUpti_RangeProfiler_Object*>;
+std::vector<CUpti_RangeProfiler_Object*>* g_retired = new std::vector<CUpti_RangeProfiler_Object*>;  // forget()'s
 
 CUpti_RangeProfiler_Object* profiler_of(CUcontext ctx) noexcept {
     try {
@@ -347,7 +348,15 @@ bool configured() noexcept { return core::counting::configured(); }
 
 void forget(CUcontext c) noexcept {
     std::lock_guard lk(g_counting);
-    g_objects->erase(c);
+    const auto it = g_objects->find(c);
+    if (it == g_objects->end()) return;
+    // Not disabled: its context is gone, and CUPTI's Disable wants a live one. Kept (never used
+    // again) rather than dropped, as CUPTI owns it.
+    try {
+        g_retired->push_back(it->second);
+    } catch (...) {
+    }
+    g_objects->erase(it);
 }
 
 void prepare() noexcept {
