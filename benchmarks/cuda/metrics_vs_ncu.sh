@@ -47,13 +47,16 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm 
 grep -H . /proc/driver/nvidia/params 2>/dev/null | grep -i -E 'RmProfilingAdminOnly|RestrictProfiling' | head -2
 command -v ncu >/dev/null && ncu --version 2>&1 | tail -1 || echo "ncu: not found"
 python3 -c 'import torch, triton; print("torch", torch.__version__, "cuda", torch.version.cuda, "triton", triton.__version__)' 2>&1 | tail -1
-# The CUPTI encore loads: the CUDA toolkit's (ncu ships its own), unless ENCORE_CUPTI_LIBRARY says.
-if [[ -z ${ENCORE_CUPTI_LIBRARY:-} ]]; then
-    for c in "$CUDA/extras/CUPTI/lib64/libcupti.so" "$CUDA/lib64/libcupti.so" "$CUDA/targets/x86_64-linux/lib/libcupti.so"; do
-        [[ -e $c ]] && { export ENCORE_CUPTI_LIBRARY=$c; break; }
-    done
-fi
-echo "CUPTI for encore: ${ENCORE_CUPTI_LIBRARY:-(searched at run time)} $(readlink -f "${ENCORE_CUPTI_LIBRARY:-/nonexistent}" 2>/dev/null)"
+# The CUPTI encore loads: ENCORE_CUPTI_LIBRARY if set, else one already in the process (PyTorch's
+# libtorch_cuda may link its own: a second CUPTI in one process would fight it), else the
+# toolkit's. The run's debug output names the one used ("cupti-profiler: using ...").
+echo "CUPTI: ENCORE_CUPTI_LIBRARY=${ENCORE_CUPTI_LIBRARY:-(unset)}; the toolkit's: $(ls "$CUDA"/extras/CUPTI/lib64/libcupti.so.* "$CUDA"/lib64/libcupti.so.* 2>/dev/null | tr '\n' ' ')"
+python3 - <<'PY' 2>/dev/null || true
+import glob, os, torch
+lib = os.path.join(os.path.dirname(torch.__file__), "lib")
+print("PyTorch's CUPTI:", " ".join(sorted(glob.glob(os.path.join(lib, "..", "..", "nvidia", "*", "lib", "libcupti.so*")) +
+                                        glob.glob(os.path.join(lib, "libcupti.so*")))) or "(none beside it)")
+PY
 command -v ncu >/dev/null || { echo "FAIL: ncu (Nsight Compute) not found: nothing to compare with"; exit 1; }
 
 # encore_run TAG METRICS K SCRIPT: encore-replay --metrics on the script; $wall, $tmp/TAG.{csv,out,err}
@@ -80,6 +83,7 @@ ncu_run() {
 diagnose() {
     echo "--- diagnosis ($1): encore's messages, CUPTI profiling calls that failed, the tail"
     grep -E '^\[encore' "$tmp/$1.err" | grep -v 'cupti-profiler: .* -> 0 ' | head -20
+    grep -m1 'cupti-profiler: using' "$tmp/$1.err"
     tail -8 "$tmp/$1.err"
 }
 
@@ -107,7 +111,7 @@ program() {
     local enc_wall=$wall
     check "$name under ncu: result unchanged" '[[ "$(result "$tmp/ncu.out")" == "$bare" ]]'
     check "$name under encore-replay --metrics: result unchanged" '[[ "$(result "$tmp/enc.out")" == "$bare" ]]'
-    grep -E '^\[encore-replay\] agent' "$tmp/enc.err" | head -2
+    grep -E '^\[encore-replay\] agent|cupti-profiler: using' "$tmp/enc.err" | head -3
     python3 "$cmp" compare "$name" "$tmp/enc.csv" "$tmp/ncu.out" ${known:+--bytes "$known"}
     local bad=$?
     fails=$((fails + bad))

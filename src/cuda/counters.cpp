@@ -71,6 +71,7 @@ library* load() noexcept {
                        path.c_str());
             return nullptr;
         }
+        if (l->debug) std::fprintf(stderr, "[encore] cupti-profiler: using %s\n", path.c_str());
         const profiler_functions& f = l->f;
         auto p = ENCORE_PARAMS(CUpti_Profiler_Initialize_Params);
         if (const CUptiResult r = call("cuptiProfilerInitialize", f.initialize, p); r != CUPTI_SUCCESS) {
@@ -87,6 +88,7 @@ library* load() noexcept {
     }();
     return lib;
 }
+
 // Set while this thread counts a launch or sets CUPTI up: a launch CUPTI itself makes meanwhile
 // (through encore's libcuda.so.1) runs plainly instead of waiting for what this thread holds.
 thread_local bool t_counting = false;
