@@ -385,8 +385,7 @@ FAKE_API CUptiResult cuptiRangeProfilerSetConfig(CUpti_RangeProfiler_SetConfig_P
     std::vector<std::string> names;
     if (!sized(p, CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE) || p->pRangeProfilerObject == nullptr ||
         p->pConfig == nullptr || !names_of(p->pConfig, p->configSize, names) || p->pCounterDataImage == nullptr ||
-        p->counterDataImageSize < sizeof(counter_data) ||
-        (p->range != CUPTI_UserRange && p->range != CUPTI_AutoRange) ||
+        p->counterDataImageSize < sizeof(counter_data) || (p->range != CUPTI_UserRange && p->range != CUPTI_AutoRange) ||
         p->replayMode != CUPTI_UserReplay || p->pRangeProfilerObject->started)
         return CUPTI_ERROR_INVALID_PARAMETER;
     auto* o = p->pRangeProfilerObject;
@@ -415,8 +414,7 @@ FAKE_API CUptiResult cuptiRangeProfilerStart(CUpti_RangeProfiler_Start_Params* p
 }
 FAKE_API CUptiResult cuptiRangeProfilerPushRange(CUpti_RangeProfiler_PushRange_Params* p) {
     if (!sized(p, CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE) || p->pRangeProfilerObject == nullptr ||
-        !p->pRangeProfilerObject->started || p->pRangeProfilerObject->in_range ||
-        p->pRangeProfilerObject->automatic)
+        !p->pRangeProfilerObject->started || p->pRangeProfilerObject->in_range || p->pRangeProfilerObject->automatic)
         return CUPTI_ERROR_INVALID_PARAMETER;
     std::lock_guard lk(g_mutex);
     g_live = {};
