@@ -4,9 +4,9 @@
 // The catalogue of each device's chip and the metric sets' config images: cupti_profiler.cpp.
 //
 // Counting one launch: on its context's range profiler object (cuptiRangeProfilerEnable, once per
-// context), a counter data image for one range, SetConfig with the user range and user replay
-// (encore's replay passes are the passes, so a one-pass config only), Start, PushRange, the
-// launch, its completion, PopRange, Stop, DecodeData, and EvaluateToGpuValues. The profiler
+// context), a counter data image for one range, SetConfig with the auto range (one range per
+// kernel) and user replay (encore's replay passes are the passes, so a one-pass config only),
+// Start, the launch, its completion, Stop, DecodeData, and EvaluateToGpuValues. The profiler
 // counts everything the context's streams run inside the range, so a counted launch runs alone:
 // the context is drained before it (a replay has drained it already) and waited for after it,
 // and counted launches of all contexts take one lock (counting serializes, as Nsight Compute's).
@@ -18,6 +18,7 @@
 #include "cupti_profiler.hpp"
 #include "real.hpp"
 #include "records.hpp"
+#include "snapshot.hpp"
 
 #include "core/clock.hpp"
 #include "core/counting.hpp"
@@ -71,6 +72,7 @@ library* load() noexcept {
                        path.c_str());
             return nullptr;
         }
+        if (l->debug) std::fprintf(stderr, "[encore] cupti-profiler: using %s\n", path.c_str());
         const profiler_functions& f = l->f;
         auto p = ENCORE_PARAMS(CUpti_Profiler_Initialize_Params);
         if (const CUptiResult r = call("cuptiProfilerInitialize", f.initialize, p); r != CUPTI_SUCCESS) {
@@ -87,6 +89,7 @@ library* load() noexcept {
     }();
     return lib;
 }
+
 // Set while this thread counts a launch or sets CUPTI up: a launch CUPTI itself makes meanwhile
 // (through encore's libcuda.so.1) runs plainly instead of waiting for what this thread holds.
 thread_local bool t_counting = false;
@@ -163,6 +166,7 @@ chip_catalogue* catalogue_of(std::uint64_t device) noexcept {
 // ---- counting one launch --------------------------------------------------------------------------
 std::mutex g_counting;  // one counted launch at a time, process-wide
 std::map<CUcontext, CUpti_RangeProfiler_Object*>* g_objects = new std::map<CUcontext, CUpti_RangeProfiler_Object*>;
+std::vector<CUpti_RangeProfiler_Object*>* g_retired = new std::vector<CUpti_RangeProfiler_Object*>;  // forget()'s
 
 CUpti_RangeProfiler_Object* profiler_of(CUcontext ctx) noexcept {
     try {
@@ -235,13 +239,19 @@ bool collect(CUcontext ctx, const group& g, std::vector<double>& out, Run&& run)
     set.pConfig = g.image.data();
     set.counterDataImageSize = data.size();
     set.pCounterDataImage = data.data();
-    set.range = CUPTI_UserRange;
+    // One range per kernel, from its start to its end (AutoRange), as Nsight Compute's kernel
+    // replay measures: a user range around the launch call would also span the launch's host
+    // side (gpu__time_duration 2-5x the kernel's on an H200).
+    set.range = CUPTI_AutoRange;
     set.replayMode = CUPTI_UserReplay;
     set.maxRangesPerPass = 1;
     set.numNestingLevels = 1;
     set.minNestingLevel = 1;
     set.passIndex = 0;
     set.targetNestingLevel = 1;
+    // What ran before (the L2 flush of --cache-control all, a restore) is done before the range
+    // opens: only the launch is in it.
+    if (real().ctx_synchronize != nullptr) (void)real().ctx_synchronize();
     const char* step = "cuptiRangeProfilerCounterDataImageInitialize";
     r = call(step, f.counter_data_init, init);
     if (r == CUPTI_SUCCESS) r = call(step = "cuptiRangeProfilerSetConfig", f.set_config, set);
@@ -257,24 +267,12 @@ bool collect(CUcontext ctx, const group& g, std::vector<double>& out, Run&& run)
         failed_step("cuptiRangeProfilerStart", r);
         return false;
     }
-    auto push = ENCORE_PARAMS(CUpti_RangeProfiler_PushRange_Params);
-    push.pRangeProfilerObject = obj;
-    push.pRangeName = "encore";
-    const CUptiResult pushed = call("cuptiRangeProfilerPushRange", f.push_range, push);
     const bool ran = run();
-    auto pop = ENCORE_PARAMS(CUpti_RangeProfiler_PopRange_Params);
-    pop.pRangeProfilerObject = obj;
-    const CUptiResult popped = pushed == CUPTI_SUCCESS ? call("cuptiRangeProfilerPopRange", f.pop_range, pop) : pushed;
     auto stop = ENCORE_PARAMS(CUpti_RangeProfiler_Stop_Params);
     stop.pRangeProfilerObject = obj;
-    const CUptiResult stopped = call("cuptiRangeProfilerStop", f.stop, stop);  // always: the profiler must not stay started
-    if (pushed != CUPTI_SUCCESS || popped != CUPTI_SUCCESS || stopped != CUPTI_SUCCESS) {
-        failed_step(pushed != CUPTI_SUCCESS   ? "cuptiRangeProfilerPushRange"
-                    : popped != CUPTI_SUCCESS ? "cuptiRangeProfilerPopRange"
-                                              : "cuptiRangeProfilerStop",
-                    pushed != CUPTI_SUCCESS   ? pushed
-                    : popped != CUPTI_SUCCESS ? popped
-                                              : stopped);
+    // Always: the profiler must not stay started.
+    if ((r = call("cuptiRangeProfilerStop", f.stop, stop)) != CUPTI_SUCCESS) {
+        failed_step("cuptiRangeProfilerStop", r);
         return false;
     }
     if (!ran) return false;
@@ -314,6 +312,46 @@ bool collect(CUcontext ctx, const group& g, std::vector<double>& out, Run&& run)
     return true;
 }
 
+// ---- cache control for a launch counted outside replay ---------------------------------------------
+// ENCORE_CUDA_REPLAY_CACHE_CONTROL=all (encore-replay --cache-control all): a launch counted
+// outside replay (one group of metrics: the dispatch runs once) starts with the L2 written over,
+// as replay's passes do (snapshot.cpp's flush: twice the L2 with a memset), so that its counters
+// (dram bytes) are of a cold cache too. One scratch buffer per context, under g_counting.
+struct l2_scratch {
+    CUdeviceptr p = 0;
+    std::size_t size = 0;
+    unsigned value = 0;
+    bool failed = false;
+};
+std::map<CUcontext, l2_scratch>* g_scratch = new std::map<CUcontext, l2_scratch>;
+
+void flush_l2(CUcontext ctx, CUstream s) noexcept {
+    static const bool on = snapshot::flush_l2_setting();
+    if (!on) return;
+    try {
+        l2_scratch& sc = (*g_scratch)[ctx];
+        if (sc.size == 0 && !sc.failed) {
+            int l2 = 0;
+            CUdevice dev = 0;
+            sc.failed = real().device_get_attribute == nullptr || real().mem_alloc == nullptr ||
+                        real().memset_d32_async == nullptr || real().ctx_get_device == nullptr ||
+                        real().ctx_get_device(&dev) != CUDA_SUCCESS ||
+                        real().device_get_attribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, dev) != CUDA_SUCCESS ||
+                        l2 <= 0 || real().mem_alloc(&sc.p, 2 * static_cast<std::size_t>(l2)) != CUDA_SUCCESS;
+            if (!sc.failed) sc.size = 2 * static_cast<std::size_t>(l2);
+        }
+        if (sc.failed) {
+            static core::warn_once cannot;
+            cannot("libencore-cuda: cache control all: the L2 cannot be flushed before a counted launch on this "
+                   "device (no L2 size or no memory): it is counted with whatever the L2 holds");
+            return;
+        }
+        if (real().ctx_reset_persisting_l2 != nullptr) real().ctx_reset_persisting_l2();
+        (void)real().memset_d32_async(sc.p, ++sc.value, sc.size / 4, s);
+    } catch (...) {
+    }
+}
+
 /// Counts one launch for session `s` (begun): runs `run` inside the range and hands the values to
 /// the counting contexts (none, when collecting failed: never made-up numbers).
 template <class Run>
@@ -347,7 +385,16 @@ bool configured() noexcept { return core::counting::configured(); }
 
 void forget(CUcontext c) noexcept {
     std::lock_guard lk(g_counting);
-    g_objects->erase(c);
+    g_scratch->erase(c);  // its memory went with the context
+    const auto it = g_objects->find(c);
+    if (it == g_objects->end()) return;
+    // Not disabled: its context is gone, and CUPTI's Disable wants a live one. Kept (never used
+    // again) rather than dropped, as CUPTI owns it.
+    try {
+        g_retired->push_back(it->second);
+    } catch (...) {
+    }
+    g_objects->erase(it);
 }
 
 void prepare() noexcept {
@@ -368,8 +415,9 @@ bool launch(const launch_call& c, std::uint64_t dispatch_id, CUresult& r) noexce
     }
     std::lock_guard lk(g_counting);
     counting_scope scope;
-    // Alone on the context: what ran before is done, and the range ends after the launch did.
-    if (real().ctx_synchronize != nullptr) (void)real().ctx_synchronize();
+    // Alone on the context: what ran before is done (collect() waits for it), and the range ends
+    // after the launch did.
+    flush_l2(ctx, c.work_stream());
     count(s, info, ctx, [&] {
         r = records::launch(c, id);
         return r == CUDA_SUCCESS && real().ctx_synchronize != nullptr && real().ctx_synchronize() == CUDA_SUCCESS;

@@ -33,7 +33,7 @@ CUresult launch_pass(const launch_call& c, std::uint64_t dispatch_id, std::uint6
 /// counters.
 void prepare() noexcept;
 /// The context is gone: its range profiler object is forgotten (a later context may get the same
-/// handle; CUPTI releases the object with the context).
+/// handle and gets an object of its own).
 void forget(CUcontext c) noexcept;
 /// Whether launches go through launch() / launch_pass() for counting (a counting service is
 /// configured; fixed once tools are initialized).

@@ -69,6 +69,20 @@ def main():
         check(any(x["metric"] == "dram__bytes_write.sum" and float(x["value"]) == 4 * 32 * 256 for x in r),
               "dram__bytes_write.sum = 4 bytes a thread", str(r))
 
+        # --cache-control all: the L2 written over before every counted pass (the fake counts the
+        # memsets of twice its L2): 3 dispatches x 2 passes replayed; 1 counted outside replay.
+        rc, out, err = run([replay, "--backend", "cuda", "--metrics", FOUR, "--cache-control", "all", "-k", "stream",
+                            "-o", report, program], {"FAKE_CUDA_REPORT": "1"})
+        check(rc == 0 and out == bare and "l2_flushes=6\n" in err, "--cache-control all: an L2 flush before each of 6 passes",
+              err)
+        rc, out, err = run([replay, "--backend", "cuda", "--metrics", "sm__inst_executed.sum", "--cache-control", "all",
+                            "-k", "stream", "-c", "1", "-o", report, program], {"FAKE_CUDA_REPORT": "1"})
+        check(rc == 0 and out == bare and "l2_flushes=1\n" in err and len(rows(report)) == 1,
+              "--cache-control all, one group (no replay): the counted launch is flushed before too", err)
+        rc, out, err = run([replay, "--backend", "cuda", "--metrics", FOUR, "-k", "stream", "-o", report, program],
+                           {"FAKE_CUDA_REPORT": "1"})
+        check(rc == 0 and "l2_flushes=0\n" in err, "--cache-control none (the default): no flush", err)
+
         # Failure paths: stated once, no numbers.
         for env, words in (({"ENCORE_CUPTI_LIBRARY": "/nonexistent/libcupti.so"}, "CUDA devices have no hardware counters"),
                            ({"FAKE_CUPTI_PROFILER_FAIL": "initialize"}, "NVreg_RestrictProfilingToAdminUsers"),

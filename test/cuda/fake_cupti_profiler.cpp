@@ -13,6 +13,8 @@
 // alone needs two passes. So {sm__inst_executed.sum, sm__inst_executed.max, dram__bytes_read.sum}
 // fits one pass and {sm__inst_executed.sum, sm__warps_launched.sum, sm__cycles_elapsed.max} needs two.
 //
+// Ranges: CUPTI_UserRange (PushRange to PopRange) or CUPTI_AutoRange (what encore uses: the
+// kernels between Start and Stop, one range, as encore launches one kernel there).
 // Values of one range (one kernel launched inside it): threads = the grid's and block's product,
 // warps = ceil(threads / 32) per block; sm__inst_executed.sum = smsp__inst_executed.sum =
 // 10 x warps; sm__warps_launched.sum = warps; dram__bytes_read.sum = what the kernel reported with
@@ -59,6 +61,7 @@ struct encore::cuda::cupti_api::CUpti_RangeProfiler_Object {
     std::uint8_t* data = nullptr;
     std::size_t data_size = 0;
     bool configured = false, started = false, in_range = false, ranged = false;
+    bool automatic = false;  // CUPTI_AutoRange: each kernel between Start and Stop is a range
 };
 
 namespace {
@@ -382,7 +385,7 @@ FAKE_API CUptiResult cuptiRangeProfilerSetConfig(CUpti_RangeProfiler_SetConfig_P
     std::vector<std::string> names;
     if (!sized(p, CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE) || p->pRangeProfilerObject == nullptr ||
         p->pConfig == nullptr || !names_of(p->pConfig, p->configSize, names) || p->pCounterDataImage == nullptr ||
-        p->counterDataImageSize < sizeof(counter_data) || p->range != CUPTI_UserRange ||
+        p->counterDataImageSize < sizeof(counter_data) || (p->range != CUPTI_UserRange && p->range != CUPTI_AutoRange) ||
         p->replayMode != CUPTI_UserReplay || p->pRangeProfilerObject->started)
         return CUPTI_ERROR_INVALID_PARAMETER;
     auto* o = p->pRangeProfilerObject;
@@ -391,6 +394,7 @@ FAKE_API CUptiResult cuptiRangeProfilerSetConfig(CUpti_RangeProfiler_SetConfig_P
     o->data = p->pCounterDataImage;
     o->data_size = p->counterDataImageSize;
     o->configured = true;
+    o->automatic = p->range == CUPTI_AutoRange;
     g_set_configs.fetch_add(1);
     return CUPTI_SUCCESS;
 }
@@ -400,11 +404,17 @@ FAKE_API CUptiResult cuptiRangeProfilerStart(CUpti_RangeProfiler_Start_Params* p
         return CUPTI_ERROR_INVALID_PARAMETER;
     p->pRangeProfilerObject->started = true;
     p->pRangeProfilerObject->ranged = false;
+    if (p->pRangeProfilerObject->automatic) {  // the kernels from here to Stop (one range: encore launches one)
+        std::lock_guard lk(g_mutex);
+        g_live = {};
+        g_live.reported_bytes = -1;
+        g_live_open = true;
+    }
     return CUPTI_SUCCESS;
 }
 FAKE_API CUptiResult cuptiRangeProfilerPushRange(CUpti_RangeProfiler_PushRange_Params* p) {
     if (!sized(p, CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE) || p->pRangeProfilerObject == nullptr ||
-        !p->pRangeProfilerObject->started || p->pRangeProfilerObject->in_range)
+        !p->pRangeProfilerObject->started || p->pRangeProfilerObject->in_range || p->pRangeProfilerObject->automatic)
         return CUPTI_ERROR_INVALID_PARAMETER;
     std::lock_guard lk(g_mutex);
     g_live = {};
@@ -429,6 +439,11 @@ FAKE_API CUptiResult cuptiRangeProfilerStop(CUpti_RangeProfiler_Stop_Params* p) 
         return CUPTI_ERROR_INVALID_PARAMETER;
     auto* o = p->pRangeProfilerObject;
     o->started = false;
+    if (o->automatic) {
+        std::lock_guard lk(g_mutex);
+        g_live_open = false;
+        o->ranged = g_live.threads != 0;  // a range only if a kernel ran
+    }
     std::vector<std::string> names;
     (void)names_of(o->config, o->config_size, names);
     // User replay: all of a one-pass config's passes are submitted after this one.

@@ -112,6 +112,27 @@ TEST_CASE("the chip's metrics are the agent's counters, under NVIDIA's names") {
         CHECK(rocprofiler_query_counter_instance_count(other, id, &instances) ==
               ROCPROFILER_STATUS_ERROR_METRIC_NOT_VALID_FOR_AGENT);
     }
+    // Registering an agent twice is refused; ids past the listed ones (the catalogue's room for
+    // names found later) name no counter yet.
+    CHECK_FALSE(encore::core::counting::register_source(agent.handle, cat));
+    const rocprofiler_counter_id_t past{ids.back().handle + 1};
+    rocprofiler_counter_info_v0_t none{};
+    CHECK(rocprofiler_query_counter_info(past, ROCPROFILER_COUNTER_INFO_VERSION_0, &none) ==
+          ROCPROFILER_STATUS_ERROR_COUNTER_NOT_FOUND);
+    CHECK(rocprofiler_query_counter_info(ids[0], ROCPROFILER_COUNTER_INFO_VERSION_0, nullptr) ==
+          ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT);
+    size_t dims = 0;
+    CHECK(rocprofiler_iterate_counter_dimensions(
+              ids[0],
+              [](rocprofiler_counter_id_t, const rocprofiler_counter_record_dimension_info_t* d, size_t n, void* out) {
+                  *static_cast<size_t*>(out) = n == 1 && std::strcmp(d[0].name, "DIMENSION_INSTANCE") == 0 ? 1 : 0;
+                  return ROCPROFILER_STATUS_SUCCESS;
+              },
+              &dims) == ROCPROFILER_STATUS_SUCCESS);
+    CHECK(dims == 1);
+    CHECK(rocprofiler_iterate_counter_dimensions(
+              past, [](auto, auto, auto, auto) { return ROCPROFILER_STATUS_SUCCESS; }, nullptr) ==
+          ROCPROFILER_STATUS_ERROR_COUNTER_NOT_FOUND);
     // The software runtime's counters are not this agent's.
     size_t instances = 0;
     CHECK(rocprofiler_query_counter_instance_count(agent, {1}, &instances) ==

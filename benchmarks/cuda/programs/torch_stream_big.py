@@ -1,5 +1,5 @@
 # A program holding several GiB of device memory (BALLAST_GIB, default 8, written once so its
-# pages exist) that launches a Triton kernel streaming a known buffer, STEPS times (default 20):
+# pages exist) that launches a Triton kernel streaming a known buffer, STEPS times (default 12):
 # dst = src * 2 + dst over STREAM_MIB MiB of fp32 (default 256: five times an H200's L2), so each
 # launch reads 2 x STREAM_MIB MiB and writes STREAM_MIB MiB from and to DRAM
 # (benchmarks/cuda/metrics_vs_ncu.sh: dram bytes against the buffer's size, and the wall time of
@@ -21,7 +21,7 @@ def stream_kernel(src_ptr, dst_ptr, n, BLOCK: tl.constexpr):
 
 
 ballast_gib = float(os.environ.get("BALLAST_GIB", "8"))
-steps = int(os.environ.get("STEPS", "20"))
+steps = int(os.environ.get("STEPS", "12"))
 n = int(os.environ.get("STREAM_MIB", "256")) * (1 << 20) // 4
 ballast = torch.ones(int(ballast_gib * (1 << 30)) // 4, dtype=torch.float32, device="cuda")
 torch.manual_seed(0)
