@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Not run yet (written 2026-12-02 when no device time was left); prints results, checks nothing itself.
+# Run on an H200 on 2026-12-02 (its figures are in docs/cuda.md and benchmarks/RESULTS.md); prints results, checks nothing itself.
 # A quick GPU check (~2 minutes, no build on the device) with the libraries stage_prebuilt.sh built
 # off the device (build-dev, linked as build-carry, the paths its front ends name): CUDA graph range replay, NVTX-range replay, CUPTI
 # stream-order pairing and cost per op on PyTorch.
