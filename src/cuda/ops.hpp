@@ -16,9 +16,13 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
 #include <optional>
 #include <tuple>
 #include <type_traits>
+#include <vector>
 
 namespace encore::cuda {
 
@@ -283,6 +287,36 @@ struct role_layer<role::copy> {
             c.bytes = std::get<2>(t);
         }
         if (!replay::enabled()) return records::copy(c);
+        if constexpr (op.shape == copy_shape::linear) {
+            // In an open range a copy into device memory is an entry, issued again in each pass
+            // (docs/cuda.md, range replay): from device memory with the program's arguments (the
+            // snapshot restores the source), from host memory with the bytes it holds now.
+            if (range::any_open()) {
+                const range::copy_kind k = range::classify(c);
+                const auto own = [&] { return records::copy(c); };
+                if (k == range::copy_kind::device_from_device)
+                    return range::copy_call_in_range(
+                        c.work_stream(), [f, t] { return std::apply(f, t); }, thunk::of(own));
+                if (k == range::copy_kind::device_from_host) {
+                    std::shared_ptr<std::vector<unsigned char>> staged;
+                    try {
+                        staged = std::make_shared<std::vector<unsigned char>>(c.bytes);
+                    } catch (...) {
+                    }
+                    if (staged) {
+                        std::memcpy(staged->data(), reinterpret_cast<const void*>(c.src), c.bytes);
+                        auto again = t;
+                        using src_t = std::tuple_element_t<1, std::tuple<A...>>;
+                        if constexpr (std::is_pointer_v<src_t>)
+                            std::get<1>(again) = static_cast<src_t>(static_cast<void*>(staged->data()));
+                        else
+                            std::get<1>(again) = static_cast<src_t>(reinterpret_cast<std::uintptr_t>(staged->data()));
+                        return range::copy_call_in_range(
+                            c.work_stream(), [f, again, staged] { return std::apply(f, again); }, thunk::of(own));
+                    }
+                }
+            }
+        }
         range::on_copy(&c);
         tracker::work_hold hold;
         return records::copy(c);

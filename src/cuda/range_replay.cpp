@@ -600,19 +600,36 @@ void on_instantiate(CUgraphExec exec, CUgraph graph) noexcept {
     }
 }
 
+namespace {
+/// Whether one side of a copy is host memory (`by_address`: asked of the driver; pageable host
+/// memory is unknown to it).
+bool host_side(copy_side side, CUdeviceptr at) noexcept {
+    if (side != copy_side::by_address) return side == copy_side::host;
+    unsigned type = 0;
+    return real().pointer_attribute == nullptr ||
+           real().pointer_attribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, at) != CUDA_SUCCESS ||
+           type == CU_MEMORYTYPE_HOST;
+}
+}  // namespace
+
+copy_kind classify(const copy_call& c) noexcept {
+    switch (c.direction) {
+        case ROCPROFILER_MEMORY_COPY_DEVICE_TO_DEVICE: return copy_kind::device_from_device;
+        case ROCPROFILER_MEMORY_COPY_HOST_TO_DEVICE: return copy_kind::device_from_host;
+        case ROCPROFILER_MEMORY_COPY_NONE:
+            if (host_side(c.dst_side, c.dst)) return copy_kind::other;
+            return host_side(c.src_side, c.src) ? copy_kind::device_from_host : copy_kind::device_from_device;
+        default: return copy_kind::other;
+    }
+}
+
 void on_copy(const copy_call* c) noexcept {
     if (!rr::any_open()) return;
     if (c != nullptr) {
-        const auto host = [](copy_side side, CUdeviceptr at) {
-            if (side != copy_side::by_address) return side == copy_side::host;
-            unsigned type = 0;
-            return real().pointer_attribute == nullptr ||
-                   real().pointer_attribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, at) != CUDA_SUCCESS ||
-                   type == CU_MEMORYTYPE_HOST;  // pageable host memory is unknown to the driver
-        };
         // Only a host-to-host copy leaves device memory alone.
         if (c->direction == ROCPROFILER_MEMORY_COPY_HOST_TO_HOST ||
-            (c->direction == ROCPROFILER_MEMORY_COPY_NONE && host(c->src_side, c->src) && host(c->dst_side, c->dst)))
+            (c->direction == ROCPROFILER_MEMORY_COPY_NONE && host_side(c->src_side, c->src) &&
+             host_side(c->dst_side, c->dst)))
             return;
     }
     if (rr::open_here())
@@ -624,6 +641,10 @@ void on_copy(const copy_call* c) noexcept {
 bool any_open() noexcept { return rr::any_open(); }
 
 CUresult memset_call(CUstream stream, std::function<CUresult()> redo) noexcept {
+    return copy_call_in_range(stream, redo, thunk::of(redo));
+}
+
+CUresult copy_call_in_range(CUstream stream, std::function<CUresult()> redo, thunk own) noexcept {
     const CUcontext ctx = current_context();
     if (ctx != nullptr && rr::open_here()) {
         if (rr::recording_here()) {
@@ -647,7 +668,7 @@ CUresult memset_call(CUstream stream, std::function<CUresult()> redo) noexcept {
         });
     }
     tracker::work_hold hold(ctx);
-    const CUresult r = redo();
+    const CUresult r = own();
     if (r != CUDA_SUCCESS && rr::open_here()) rr::decline(launch_failed);
     return r;
 }

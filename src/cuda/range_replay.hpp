@@ -29,6 +29,15 @@ bool any_open() noexcept;
 /// A memset (cuMemset*) while some range is open: issued (`redo` with the program's arguments)
 /// and, on the range's thread, recorded to be issued again in each pass; its result.
 CUresult memset_call(CUstream stream, std::function<CUresult()> redo) noexcept;
+/// What a 1-D copy `c` writes and reads, for range replay: device memory from device memory or
+/// from host memory can be re-issued in a range's passes; any other copy declines the range.
+enum class copy_kind : unsigned char { device_from_device, device_from_host, other };
+copy_kind classify(const copy_call& c) noexcept;
+/// A copy into device memory (`classify` says which) while some range is open: `own` is the
+/// program's copy, issued now (with its records); on the range's thread `redo` is recorded to
+/// be issued again in each pass (a host source: `redo` reads the bytes the source held at the
+/// call, copied by the caller). Its result.
+CUresult copy_call_in_range(CUstream stream, std::function<CUresult()> redo, thunk own) noexcept;
 /// Device memory allocated, freed, mapped, unmapped or given other access on the current context.
 void on_memory_change() noexcept;
 

@@ -11,8 +11,10 @@
 //             range of its own (range_id = the exec's handle, dispatch_count = its kernel nodes),
 //             replayed with identical inputs and an unreplayed end state; inside an open range a
 //             graph launch is one entry beside a kernel
-//   declines  (and a memset between kernels, recorded and re-issued) every reason a range is not replayed, each with its status and the program's own
-//             run intact: an allocation or a free, copies, a second stream, a second
+//   declines  (and a memset and copies into device memory between kernels, recorded and re-issued)
+//             every reason a range is not replayed, each with its status and the program's own
+//             run intact: an allocation or a free, a copy to the host, a synchronous copy (the
+//             legacy stream), a second stream, a second
 //             context, another thread's launch, a kernel without parameter sizes, a nested begin,
 //             imported memory, a capturing stream, no launch, a pass count of 1
 //   misuse    end without begin, begin twice, end on a thread without the range, begin/end from
@@ -477,12 +479,25 @@ int run_declines() {
         CHECK(cuMemFree(spare));
     });
     expect(read(d) == once, "free: the program's run only");
-    decline_case(d, ROCPROFILER_RANGE_REPLAY_STATUS_MEMORY_COPY_IN_RANGE, "a copy to the device in the range", [&] {
+    // A synchronous copy runs on the legacy stream: a second stream for a range on d.s.
+    decline_case(d, ROCPROFILER_RANGE_REPLAY_STATUS_MULTI_QUEUE, "a synchronous copy to the device in the range", [&] {
         launch_rmw(d, d.s);
         const unsigned v = 1;
         CHECK(cuMemcpyHtoD(d.x + 4 * (n_elems - 1), &v, 4));
         launch_bump(d, d.bump, d.s, 1);
     });
+    expect(
+        read(d) ==
+            [&] {
+                reset(d);
+                launch_rmw(d, d.s);
+                const unsigned v = 1;
+                CHECK(cuMemcpyHtoD(d.x + 4 * (n_elems - 1), &v, 4));
+                launch_bump(d, d.bump, d.s, 1);
+                CHECK(cuCtxSynchronize());
+                return read(d);
+            }(),
+        "synchronous copy: the program's run only");
     decline_case(d, ROCPROFILER_RANGE_REPLAY_STATUS_MEMORY_COPY_IN_RANGE, "a copy to the host in the range", [&] {
         two();
         unsigned v = 0;
@@ -504,6 +519,30 @@ int run_declines() {
     expect(!g_t.closes.empty() && g_t.closes.back().dispatch_count == 2, "a memset is an entry, not a dispatch");
     expect(read(d) == with_memset && identical_per_pass(g_inputs, 2, 4),
            "memset in the range: every pass's bump read the memset's values, unreplayed end");
+    // Copies into device memory on the range's stream are recorded and issued again in each
+    // pass: host to device with the bytes the host held at the call (changed right after it,
+    // as a program reusing a staging buffer does), device to device with the program's
+    // arguments (its source restored by the snapshot), through cuMemcpyHtoDAsync and
+    // cuMemcpyDtoDAsync (the fake has no unified cuMemcpy nor pointer attributes).
+    unsigned host_v[4] = {7, 8, 9, 10};
+    const auto copies = [&] {
+        launch_rmw(d, d.s);
+        CHECK(cuMemcpyHtoDAsync(d.y, host_v, sizeof host_v, d.s));
+        CHECK(cuMemcpyDtoDAsync(d.y + 64, d.x, 64, d.s));
+        CHECK(cuStreamSynchronize(d.s));     // the fake's async copies are done here anyway
+        host_v[0] = 1000, host_v[1] = 1001;  // after the calls: the passes must not see it
+        launch_bump(d, d.bump, d.s, 1);
+    };
+    reset(d);
+    copies();
+    CHECK(cuCtxSynchronize());
+    const state with_copies = read(d);
+    host_v[0] = 7, host_v[1] = 8;
+    decline_case(d, ROCPROFILER_RANGE_REPLAY_STATUS_REPLAYED, "copies into device memory between kernels", copies);
+    expect(!g_t.closes.empty() && g_t.closes.back().dispatch_count == 2, "copies are entries, not dispatches");
+    expect(read(d) == with_copies && identical_per_pass(g_inputs, 2, 4),
+           "copies in the range: every pass's bump read what pass 0's read, unreplayed end");
+    host_v[0] = 7, host_v[1] = 8;
     decline_case(d, ROCPROFILER_RANGE_REPLAY_STATUS_MULTI_QUEUE, "a second stream", [&] {
         launch_rmw(d, d.s);
         launch_bump(d, d.bump, d.s2, 1);
