@@ -13,9 +13,10 @@
                                           the number of failed checks.
 """
 import csv
-import re
 import statistics
 import sys
+
+from replay_csv import base  # a kernel's name without namespaces, templates and parameters
 
 EXACT = ("sm__inst_executed.sum", "smsp__inst_executed.sum", "sm__warps_launched.sum")
 BYTES_TOLERANCE = 0.01
@@ -24,19 +25,6 @@ UNITS = {"": 1, "byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "KB": 1e3, 
          "nsecond": 1, "ns": 1, "usecond": 1e3, "us": 1e3, "msecond": 1e6, "ms": 1e6, "second": 1e9, "s": 1e9,
          "inst": 1, "Kinst": 1e3, "Minst": 1e6, "Ginst": 1e9, "warp": 1, "cycle": 1, "Kcycle": 1e3, "Mcycle": 1e6,
          "sector": 1, "request": 1, "%": 1}
-
-
-def base(name):
-    n = re.sub(r"^void ", "", name.strip())
-    depth, out = 0, ""
-    for c in n:
-        if c in "<(":
-            depth += 1
-        elif c in ">)":
-            depth -= 1
-        elif depth == 0:
-            out += c
-    return out.split("::")[-1].strip() or name
 
 
 def encore(path):
