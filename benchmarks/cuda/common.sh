@@ -58,6 +58,12 @@ under_encore() {  # TOOL COMMAND...: COMMAND with encore's libcuda.so.1 as the d
     LD_LIBRARY_PATH="$root/$B/src/cuda${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ROCP_TOOL_LIBRARIES="$tool" "$@"
 }
 
+# Wall-clock helpers of the framework scripts: now (seconds, ns resolution); secs START END (the
+# difference, with $secs_digits decimals, default 1); result FILE (a program's last result line).
+now() { date +%s.%N; }
+secs() { awk "BEGIN{printf \"%.${secs_digits:-1}f\", $2 - $1}"; }
+result() { grep -E '^(final_loss|sum|digest)=' "$1" | tail -1; }
+
 fails=0
 check() {  # DESCRIPTION CONDITION: PASS or FAIL (counted in $fails)
     if eval "$2"; then echo "PASS: $1"; else echo "FAIL: $1"; fails=$((fails + 1)); fi

@@ -37,9 +37,7 @@ M=sm__inst_executed.sum,smsp__inst_executed.sum,dram__bytes_read.sum,dram__bytes
 # Two passes for CUPTI on GH100 (checked with its host API offline); no SASS-patched metric
 # (`*__sass_*`: the range profiler gives them no value, docs/counters.md).
 M2=$M,lts__t_sectors_op_read.sum,lts__t_sectors_op_write.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,smsp__cycles_active.avg,sm__pipe_fma_cycles_active.avg
-result() { grep -E '^(final_loss|sum|digest)=' "$1" | tail -1; }
-now() { date +%s.%N; }
-secs() { awk "BEGIN{printf \"%.2f\", $2 - $1}"; }
+secs_digits=2  # common.sh's secs
 keep() { [[ -n ${OUT:-} ]] && mkdir -p "$OUT/metrics/$1" && cp "${@:2}" "$OUT/metrics/$1/" 2>/dev/null; true; }
 started=$(now)
 

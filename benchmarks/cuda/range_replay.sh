@@ -33,8 +33,6 @@ replay=$B/examples/encore-replay
 [[ -x $replay ]] || { echo "FAIL: $replay was not configured"; exit 1; }
 export CUBLAS_WORKSPACE_CONFIG=:4096:8 ENCORE_RANGE_REPLAY_THREADS=context
 limit=300
-now() { date +%s.%N; }
-secs() { awk "BEGIN{printf \"%.1f\", $2 - $1}"; }
 digest() { grep -E '^digest=' "$1" | tail -1; }
 tmp=$(mktemp -d)
 

@@ -28,9 +28,6 @@ export XLA_PYTHON_CLIENT_PREALLOCATE=false XLA_FLAGS=--xla_gpu_deterministic_ops
 export CUBLAS_WORKSPACE_CONFIG=:4096:8
 csvtool=benchmarks/cuda/replay_csv.py
 limit=150  # seconds per command
-result() { grep -E '^(final_loss|sum|digest)=' "$1" | tail -1; }
-now() { date +%s.%N; }
-secs() { awk "BEGIN{printf \"%.1f\", $2 - $1}"; }
 keep() { [[ -n ${OUT:-} ]] && mkdir -p "$OUT/replay/$1" && cp "${@:2}" "$OUT/replay/$1/" 2>/dev/null; true; }
 started=$(now)
 
