@@ -380,6 +380,22 @@ void reap_cupti() noexcept {
     for (pending* p : dead) delete p;
 }
 
+/// CUPTI's times (`timed` false: none) reached launch `p`, taken off the pending map: the second
+/// of the launching thread and CUPTI's delivery finishes it (`bury`: as finish_cupti's).
+void times_arrived(std::unique_ptr<pending> p, std::uint64_t start, std::uint64_t end, bool timed,
+                   std::vector<pending*>* bury = nullptr) noexcept {
+    if (timed) {
+        p->cupti_start = start;
+        p->cupti_end = end < start ? start : end;
+    }
+    // acq_rel: the launching thread's ENQUEUE EXIT happened before, or it sees these times.
+    if (p->arrivals.fetch_add(1, std::memory_order_acq_rel) == 0) {
+        (void)p.release();  // the launching thread is still in its ENQUEUE EXIT: it finishes
+        return;
+    }
+    finish_cupti(p.release(), bury);
+}
+
 bool on_cupti_times(std::uint64_t key, std::uint64_t start, std::uint64_t end, bool timed) noexcept {
     std::unique_ptr<pending> p;
     {
@@ -389,21 +405,12 @@ bool on_cupti_times(std::uint64_t key, std::uint64_t start, std::uint64_t end, b
         p = std::move(it->second);
         g_cupti_pending->erase(it);
     }
-    if (timed) {
-        p->cupti_start = start;
-        p->cupti_end = end < start ? start : end;
-    }
-    // acq_rel: the launching thread's ENQUEUE EXIT happened before, or it sees these times.
-    if (p->arrivals.fetch_add(1, std::memory_order_acq_rel) == 0) {
-        (void)p.release();  // the launching thread is still in its ENQUEUE EXIT: it finishes
-        return true;
-    }
-    finish_cupti(p.release());
+    times_arrived(std::move(p), start, end, timed);
     return true;
 }
 
 /// A CUPTI buffer's completions in stream order: the map's lock taken once for all of them (the
-/// launching threads take it too, at every launch), then each delivered as on_cupti_times does.
+/// launching threads take it too, at every launch), then each as on_cupti_times does.
 void on_cupti_batch(const cupti::completion* c, std::size_t n) noexcept {
     // What was taken from the map; kept between buffers so a buffer costs no allocation. One
     // buffer at a time calls this (cupti.cpp hands buffers over under its own lock), so one list
@@ -432,18 +439,7 @@ void on_cupti_batch(const cupti::completion* c, std::size_t n) noexcept {
         if (dead != nullptr) dead->reserve(n);
     } catch (...) {
     }
-    for (auto& [p, t] : *taken) {
-        if (t->timed) {
-            p->cupti_start = t->start_ns;
-            p->cupti_end = t->end_ns < t->start_ns ? t->start_ns : t->end_ns;
-        }
-        // As in on_cupti_times: the second of the launching thread and this one finishes it.
-        if (p->arrivals.fetch_add(1, std::memory_order_acq_rel) == 0) {
-            (void)p.release();
-            continue;
-        }
-        finish_cupti(p.release(), dead);
-    }
+    for (auto& [p, t] : *taken) times_arrived(std::move(p), t->start_ns, t->end_ns, t->timed, dead);
     taken->clear();
     if (dead == nullptr || dead->empty()) return;
     {
