@@ -97,10 +97,6 @@ struct cache {
     bool module_failed = false;
     // verification on the device: chunk descriptors (when changed_chunks has none) and the hashes
     device_buffer verify_descs, verify_hashes;
-    // cache control: the buffer whose write evicts the L2 (twice its size), and how often it ran
-    device_buffer l2_scratch;
-    bool l2_failed = false;
-    unsigned flushes = 0;
 };
 namespace {
 
@@ -349,23 +345,71 @@ bool memory::device_checksum(std::uint64_t& out) noexcept {
     return true;
 }
 
-/// Evicts the L2 before a pass: resets persisting lines, then writes the scratch buffer (twice
-/// the L2, allocated once per context) on the pass's stream, ahead of the pass's start event,
-/// so the write is outside the pass's GPU time. A memset over a buffer larger than the cache
-/// is how nvbench flushes (l2flush.cuh); the driver has no call that flushes the L2. False
-/// when the device reports no L2 size or the buffer cannot be had (warned once).
-bool memory::flush_l2(CUstream s) noexcept {
-    if (cache_ == nullptr) return false;
-    cache& c = *cache_;
-    if (c.l2_scratch.size == 0 && !c.l2_failed) {
+bool memory::flush_l2(CUstream s) noexcept { return ctx_ != nullptr && snapshot::flush_l2(ctx_, s); }
+
+// ---- cache control ---------------------------------------------------------------------------
+namespace {
+/// A context's means to flush its device's L2: a scratch buffer of twice the L2, its chunk
+/// descriptors for the read sweep, and the hashing kernel (loaded for this use).
+struct l2_flusher {
+    device_buffer scratch, descs, hashes;
+    cache kernels;  // only its module and hashing kernel are used
+    unsigned long long n = 0;
+    unsigned value = 0;
+    bool failed = false, no_sweep = false;
+};
+std::mutex g_l2_mutex;
+auto* g_l2 = new std::map<CUcontext, l2_flusher>;  // never destroyed: the driver frees at exit
+constexpr std::size_t sweep_chunk = 256 * 1024;    // ~400 thread blocks for an H200's 2 x 50 MiB
+
+/// The read sweep's descriptors and kernel, once per context (false: write only, warned once).
+bool prepare_sweep(l2_flusher& f) noexcept {
+    if (f.n != 0) return true;
+    if (f.no_sweep) return false;
+    f.no_sweep = true;  // until it is ready
+    std::vector<chunk_desc> d;
+    const memory::region whole[] = {{f.scratch.p, f.scratch.size, 0}};
+    if (!load_chunk_kernels(f.kernels) || !chunk_descs(whole, 0, sweep_chunk, d) ||
+        !f.descs.reserve(d.size() * sizeof(chunk_desc)) || !f.hashes.reserve(d.size() * 8) ||
+        real().htod(f.descs.p, d.data(), d.size() * sizeof(chunk_desc)) != CUDA_SUCCESS) {
+        core::replay::warn_once("cache control all (ENCORE_CUDA_REPLAY_CACHE_CONTROL): encore's hashing kernel did not "
+                                "load, so the L2 is flushed by a write alone: the dirty lines it leaves are written "
+                                "back during the pass (DRAM writes over-counted, a little time added)");
+        return false;
+    }
+    f.n = d.size();
+    f.no_sweep = false;
+    return true;
+}
+}  // namespace
+
+/// Evicts the L2 before a pass or a counted launch, on its stream (ahead of the pass's start
+/// event, so outside its GPU time): resets persisting lines, writes a scratch buffer of twice the
+/// L2 (a memset over a buffer larger than the cache is how nvbench flushes, l2flush.cuh; the
+/// driver has no call that flushes the L2), then reads it back with the hashing kernel. The write
+/// alone leaves the L2 full of dirty lines, which the pass then writes back to DRAM as it evicts
+/// them: an H200 run counted 16 KiB of dram__bytes_write for a PyTorch kernel Nsight Compute
+/// (which invalidates the L2) counts 0 for, and 10 % over on a streaming kernel. The read sweep
+/// evicts those lines before the pass and leaves clean ones, which go without a write-back.
+/// False when the device reports no L2 size or the buffer cannot be had (warned once).
+bool flush_l2(CUcontext ctx, CUstream s) noexcept {
+    std::lock_guard lk(g_l2_mutex);  // a flush is two asynchronous submissions: held briefly
+    l2_flusher* fp = nullptr;
+    try {
+        fp = &(*g_l2)[ctx];
+    } catch (...) {
+        return false;
+    }
+    l2_flusher& f = *fp;
+    if (f.scratch.size == 0 && !f.failed) {
         int l2 = 0;
         CUdevice dev = 0;
-        c.l2_failed = real().device_get_attribute == nullptr || real().memset_d32_async == nullptr ||
-                      real().ctx_get_device == nullptr || real().ctx_get_device(&dev) != CUDA_SUCCESS ||
-                      real().device_get_attribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, dev) != CUDA_SUCCESS ||
-                      l2 <= 0 || !c.l2_scratch.reserve(2 * static_cast<std::size_t>(l2));
+        f.failed = real().device_get_attribute == nullptr || real().memset_d32_async == nullptr ||
+                   real().ctx_get_device == nullptr || real().ctx_get_device(&dev) != CUDA_SUCCESS ||
+                   real().device_get_attribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, dev) != CUDA_SUCCESS ||
+                   l2 <= 0 || !f.scratch.reserve(2 * static_cast<std::size_t>(l2));
     }
-    if (c.l2_failed) {
+    if (f.failed) {
         core::replay::warn_once("cache control all (ENCORE_CUDA_REPLAY_CACHE_CONTROL): the L2 cannot be flushed "
                                 "on this device/driver (no L2 size or no memory for the scratch buffer): passes "
                                 "run with whatever the L2 holds");
@@ -373,11 +417,23 @@ bool memory::flush_l2(CUstream s) noexcept {
     }
     if (real().ctx_reset_persisting_l2 != nullptr) real().ctx_reset_persisting_l2();
     // A value that changes every flush: every line is rewritten, whatever the memory held.
-    ++c.flushes;
-    if (real().memset_d32_async(c.l2_scratch.p, c.flushes, c.l2_scratch.size / 4, s) == CUDA_SUCCESS) return true;
-    core::replay::warn_once("cache control all (ENCORE_CUDA_REPLAY_CACHE_CONTROL): writing the L2 scratch buffer "
-                            "failed: the passes of this launch run with whatever the L2 holds");
-    return false;
+    if (real().memset_d32_async(f.scratch.p, ++f.value, f.scratch.size / 4, s) != CUDA_SUCCESS) {
+        core::replay::warn_once("cache control all (ENCORE_CUDA_REPLAY_CACHE_CONTROL): writing the L2 scratch buffer "
+                                "failed: the passes of this launch run with whatever the L2 holds");
+        return false;
+    }
+    if (!prepare_sweep(f)) return true;  // flushed, dirty
+    CUdeviceptr descs = f.descs.p, hashes = f.hashes.p;
+    unsigned long long n = f.n;
+    void* args[] = {&descs, &n, &hashes};
+    if (real().launch_kernel(f.kernels.hash_fn, static_cast<unsigned>(n), 1, 1, chunk_threads, 1, 1, 0, s, args,
+                             nullptr) != CUDA_SUCCESS) {
+        core::replay::warn_once("cache control all (ENCORE_CUDA_REPLAY_CACHE_CONTROL): the read sweep after the L2 "
+                                "flush failed to launch: the L2 is left dirty (DRAM writes over-counted)");
+        f.no_sweep = true;
+        f.n = 0;
+    }
+    return true;
 }
 
 bool memory::launch_chunks(CUfunction fn, bool restore) noexcept {
@@ -504,6 +560,10 @@ obstacle obstacle_in(CUcontext c, CUstream s) noexcept {
 }
 
 void forget(CUcontext c) noexcept {
+    {
+        std::lock_guard l2(g_l2_mutex);
+        g_l2->erase(c);  // its memory went with the context
+    }
     std::lock_guard lk(g_cache_mutex);
     for (auto it = g_cache->begin(); it != g_cache->end();)
         it = it->first.first == c ? g_cache->erase(it) : std::next(it);  // its buffers and module went with it

@@ -45,8 +45,7 @@ public:
     std::uint64_t differing_regions() noexcept;
     /// Whether every region of the snapshot is still covered memory.
     bool intact() noexcept;
-    /// Evicts the L2 (ENCORE_CUDA_REPLAY_CACHE_CONTROL=all) with a write on stream `s`; false when
-    /// it cannot on this device (warned once).
+    /// flush_l2(ctx, s) below for the snapshot's context.
     bool flush_l2(CUstream s) noexcept;
     [[nodiscard]] std::size_t bytes() const noexcept { return total_; }
     /// Forgets the snapshot; the shadow's memory stays with the context's slot.
@@ -93,6 +92,10 @@ enum class obstacle : unsigned char { none, managed, imported, capturing };
 obstacle obstacle_in(CUcontext c, CUstream s) noexcept;
 /// ENCORE_CUDA_REPLAY_CACHE_CONTROL: whether every pass starts with the L2 flushed.
 bool flush_l2_setting() noexcept;
+/// Evicts the L2 of ctx's device on stream `s` and leaves it clean (a write over twice its size,
+/// then a read of it; snapshot.cpp says why both); false when it cannot on this device (warned
+/// once). Kernel and range replay's passes and counted launches outside replay use it.
+bool flush_l2(CUcontext ctx, CUstream s) noexcept;
 /// The context is gone: the snapshot memory kept for it is forgotten.
 void forget(CUcontext c) noexcept;
 
