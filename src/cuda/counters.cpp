@@ -167,6 +167,20 @@ chip_catalogue* catalogue_of(std::uint64_t device) noexcept {
 std::mutex g_counting;  // one counted launch at a time, process-wide
 std::map<CUcontext, CUpti_RangeProfiler_Object*>* g_objects = new std::map<CUcontext, CUpti_RangeProfiler_Object*>;
 std::vector<CUpti_RangeProfiler_Object*>* g_retired = new std::vector<CUpti_RangeProfiler_Object*>;  // forget()'s
+// Counter data images by profiler object and metric set, kept (re-initialized at each use):
+// CUPTI's size query costs 2.5-3 ms a call on an H200 host, once per counted pass otherwise.
+// Groups live as long as their catalogue (forever), so their addresses are stable keys.
+auto* g_images = new std::map<std::pair<CUpti_RangeProfiler_Object*, const group*>, std::vector<std::uint8_t>>;
+
+/// ENCORE_CUPTI_PROFILER_RANGE=user: one user range pushed around the launch instead of CUPTI's
+/// auto range (an experiment on where cuptiRangeProfilerStart's time goes; docs/counters.md).
+bool user_range() noexcept {
+    static const bool on = [] {
+        const char* v = std::getenv("ENCORE_CUPTI_PROFILER_RANGE");
+        return v != nullptr && std::strcmp(v, "user") == 0;
+    }();
+    return on;
+}
 
 CUpti_RangeProfiler_Object* profiler_of(CUcontext ctx) noexcept {
     try {
@@ -210,24 +224,34 @@ bool collect(CUcontext ctx, const group& g, std::vector<double>& out, Run&& run)
         run();
         return false;
     }
-    std::vector<std::uint8_t> data;
-    auto size = ENCORE_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params);
-    size.pRangeProfilerObject = obj;
-    size.pMetricNames = const_cast<const char**>(g.names.data());
-    size.numMetrics = g.names.size();
-    size.maxNumOfRanges = 1;
-    size.maxNumRangeTreeNodes = 1;
-    CUptiResult r = call("cuptiRangeProfilerGetCounterDataSize", f.counter_data_size, size);
-    if (r != CUPTI_SUCCESS) {
-        run();
-        failed_step("cuptiRangeProfilerGetCounterDataSize", r);
-        return false;
-    }
+    std::vector<std::uint8_t>* image = nullptr;
     try {
-        data.resize(size.counterDataSize);
+        image = &(*g_images)[{obj, &g}];
     } catch (...) {
         run();
         return false;
+    }
+    std::vector<std::uint8_t>& data = *image;
+    CUptiResult r = CUPTI_SUCCESS;
+    if (data.empty()) {
+        auto size = ENCORE_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params);
+        size.pRangeProfilerObject = obj;
+        size.pMetricNames = const_cast<const char**>(g.names.data());
+        size.numMetrics = g.names.size();
+        size.maxNumOfRanges = 1;
+        size.maxNumRangeTreeNodes = 1;
+        r = call("cuptiRangeProfilerGetCounterDataSize", f.counter_data_size, size);
+        if (r != CUPTI_SUCCESS) {
+            run();
+            failed_step("cuptiRangeProfilerGetCounterDataSize", r);
+            return false;
+        }
+        try {
+            data.resize(size.counterDataSize);
+        } catch (...) {
+            run();
+            return false;
+        }
     }
     auto init = ENCORE_PARAMS(CUpti_RangeProfiler_CounterDataImage_Initialize_Params);
     init.pRangeProfilerObject = obj;
@@ -242,7 +266,7 @@ bool collect(CUcontext ctx, const group& g, std::vector<double>& out, Run&& run)
     // One range per kernel, from its start to its end (AutoRange), as Nsight Compute's kernel
     // replay measures: a user range around the launch call would also span the launch's host
     // side (gpu__time_duration 2-5x the kernel's on an H200).
-    set.range = CUPTI_AutoRange;
+    set.range = user_range() ? CUPTI_UserRange : CUPTI_AutoRange;
     set.replayMode = CUPTI_UserReplay;
     set.maxRangesPerPass = 1;
     set.numNestingLevels = 1;
@@ -267,7 +291,19 @@ bool collect(CUcontext ctx, const group& g, std::vector<double>& out, Run&& run)
         failed_step("cuptiRangeProfilerStart", r);
         return false;
     }
+    bool pushed = false;
+    if (user_range()) {
+        auto push = ENCORE_PARAMS(CUpti_RangeProfiler_PushRange_Params);
+        push.pRangeProfilerObject = obj;
+        push.pRangeName = "encore";
+        pushed = call("cuptiRangeProfilerPushRange", f.push_range, push) == CUPTI_SUCCESS;
+    }
     const bool ran = run();
+    if (pushed) {
+        auto pop = ENCORE_PARAMS(CUpti_RangeProfiler_PopRange_Params);
+        pop.pRangeProfilerObject = obj;
+        (void)call("cuptiRangeProfilerPopRange", f.pop_range, pop);
+    }
     auto stop = ENCORE_PARAMS(CUpti_RangeProfiler_Stop_Params);
     stop.pRangeProfilerObject = obj;
     // Always: the profiler must not stay started.
@@ -309,47 +345,19 @@ bool collect(CUcontext ctx, const group& g, std::vector<double>& out, Run&& run)
         failed_step("cuptiProfilerHostEvaluateToGpuValues", r);
         return false;
     }
+    if (cupti_profiler::bound()->debug)
+        for (std::size_t i = 0; i < g.names.size(); ++i)
+            std::fprintf(stderr, "[encore] cupti-profiler: value %s = %.17g\n", g.names[i], out[i]);
     return true;
 }
 
 // ---- cache control for a launch counted outside replay ---------------------------------------------
 // ENCORE_CUDA_REPLAY_CACHE_CONTROL=all (encore-replay --cache-control all): a launch counted
-// outside replay (one group of metrics: the dispatch runs once) starts with the L2 written over,
-// as replay's passes do (snapshot.cpp's flush: twice the L2 with a memset), so that its counters
-// (dram bytes) are of a cold cache too. One scratch buffer per context, under g_counting.
-struct l2_scratch {
-    CUdeviceptr p = 0;
-    std::size_t size = 0;
-    unsigned value = 0;
-    bool failed = false;
-};
-std::map<CUcontext, l2_scratch>* g_scratch = new std::map<CUcontext, l2_scratch>;
-
+// outside replay (one group of metrics: the dispatch runs once) starts with the L2 flushed as
+// replay's passes do (snapshot::flush_l2), so that its counters (dram bytes) are of a cold cache too.
 void flush_l2(CUcontext ctx, CUstream s) noexcept {
     static const bool on = snapshot::flush_l2_setting();
-    if (!on) return;
-    try {
-        l2_scratch& sc = (*g_scratch)[ctx];
-        if (sc.size == 0 && !sc.failed) {
-            int l2 = 0;
-            CUdevice dev = 0;
-            sc.failed = real().device_get_attribute == nullptr || real().mem_alloc == nullptr ||
-                        real().memset_d32_async == nullptr || real().ctx_get_device == nullptr ||
-                        real().ctx_get_device(&dev) != CUDA_SUCCESS ||
-                        real().device_get_attribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, dev) != CUDA_SUCCESS ||
-                        l2 <= 0 || real().mem_alloc(&sc.p, 2 * static_cast<std::size_t>(l2)) != CUDA_SUCCESS;
-            if (!sc.failed) sc.size = 2 * static_cast<std::size_t>(l2);
-        }
-        if (sc.failed) {
-            static core::warn_once cannot;
-            cannot("libencore-cuda: cache control all: the L2 cannot be flushed before a counted launch on this "
-                   "device (no L2 size or no memory): it is counted with whatever the L2 holds");
-            return;
-        }
-        if (real().ctx_reset_persisting_l2 != nullptr) real().ctx_reset_persisting_l2();
-        (void)real().memset_d32_async(sc.p, ++sc.value, sc.size / 4, s);
-    } catch (...) {
-    }
+    if (on) (void)snapshot::flush_l2(ctx, s);  // warned once when it cannot
 }
 
 /// Counts one launch for session `s` (begun): runs `run` inside the range and hands the values to
@@ -385,9 +393,10 @@ bool configured() noexcept { return core::counting::configured(); }
 
 void forget(CUcontext c) noexcept {
     std::lock_guard lk(g_counting);
-    g_scratch->erase(c);  // its memory went with the context
     const auto it = g_objects->find(c);
     if (it == g_objects->end()) return;
+    for (auto im = g_images->begin(); im != g_images->end();)
+        im = im->first.first == it->second ? g_images->erase(im) : std::next(im);
     // Not disabled: its context is gone, and CUPTI's Disable wants a live one. Kept (never used
     // again) rather than dropped, as CUPTI owns it.
     try {

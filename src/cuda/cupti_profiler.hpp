@@ -11,6 +11,7 @@
 #include "core/counting.hpp"
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -41,10 +42,15 @@ const char* text_of(CUptiResult r) noexcept;
 /// One profiling call: logged when debugging; a missing function is NOT_SUPPORTED.
 template <class P>
 CUptiResult call(const char* name, CUptiResult (*f)(P*), P& p) noexcept {
+    const library* l = bound();
+    const bool debug = l != nullptr && l->debug;
+    // The call's host time too: where a counted launch's time goes is what users ask first.
+    const auto t0 = debug ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     const CUptiResult r = f != nullptr ? f(&p) : CUPTI_ERROR_NOT_SUPPORTED;
-    if (const library* l = bound(); l != nullptr && l->debug)
-        std::fprintf(stderr, "[encore] cupti-profiler: %s%s -> %d %s\n", name, f == nullptr ? " (missing)" : "",
-                     static_cast<int>(r), text_of(r));
+    if (debug)
+        std::fprintf(stderr, "[encore] cupti-profiler: %s%s -> %d %s (%.1f us)\n", name,
+                     f == nullptr ? " (missing)" : "", static_cast<int>(r), text_of(r),
+                     std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
     return r;
 }
 
