@@ -54,15 +54,17 @@ struct dispatch_run {
     std::string kernel;
     std::uint64_t agent = 0;
     std::vector<double> value;  // per metric; NaN: not delivered
-    std::chrono::steady_clock::time_point started;
-    double us = 0;        // CONFIG ENTER to CONFIG EXIT
+    std::chrono::steady_clock::time_point started, pass_started;
+    double us = 0;  // CONFIG ENTER to CONFIG EXIT
+    // where that time went: the snapshot, the passes (launch, counting, its wait), the restores
+    double snapshot_us = 0, passes_us = 0, restores_us = 0;
     bool exited = false;  // CONFIG EXIT seen: written as soon as its values are in
     std::uint64_t passes = 0;
 };
 
 struct kernel_total {
     std::uint64_t dispatches = 0;
-    double us = 0;
+    double us = 0, snapshot_us = 0, passes_us = 0, restores_us = 0;
     std::vector<double> first, sum;  // per metric
     std::vector<std::uint64_t> got;
 };
@@ -173,6 +175,9 @@ void finish(std::uint64_t id) {
     }
     ++k.dispatches;
     k.us += us;
+    k.snapshot_us += run.snapshot_us;
+    k.passes_us += run.passes_us;
+    k.restores_us += run.restores_us;
     for (std::size_t i = 0; i < run.value.size(); ++i) {
         if (!std::isnan(run.value[i])) {
             k.sum[i] += run.value[i];
@@ -210,8 +215,26 @@ void on_replay(const encore::record& r, rocprofiler_user_data_t&) {
         run.agent = p->dispatch_info.agent_id.handle;
         run.value.assign(g_metrics.size(), std::nan(""));
         run.started = std::chrono::steady_clock::now();
-    } else if (r.operation == ROCPROFILER_KERNEL_REPLAY_PASS && r.phase == ROCPROFILER_CALLBACK_PHASE_ENTER) {
-        t_pass = p->current_pass;
+    } else if (r.operation == ROCPROFILER_KERNEL_REPLAY_PASS) {
+        const auto now = std::chrono::steady_clock::now();
+        if (r.phase == ROCPROFILER_CALLBACK_PHASE_ENTER) t_pass = p->current_pass;
+        std::lock_guard lk(g_mutex);
+        const auto it = g_runs.find(id);
+        if (it == g_runs.end()) return;
+        if (r.phase == ROCPROFILER_CALLBACK_PHASE_ENTER)
+            it->second.pass_started = now;
+        else
+            it->second.passes_us += std::chrono::duration<double, std::micro>(now - it->second.pass_started).count();
+    } else if ((r.operation == ROCPROFILER_KERNEL_REPLAY_SNAPSHOT || r.operation == ROCPROFILER_KERNEL_REPLAY_RESTORE) &&
+               r.phase == ROCPROFILER_CALLBACK_PHASE_EXIT) {
+        // The backend's host times of the copy (on CUDA including the wait for it).
+        const double us = p->end_timestamp >= p->start_timestamp
+                              ? static_cast<double>(p->end_timestamp - p->start_timestamp) / 1000.0
+                              : 0.0;
+        std::lock_guard lk(g_mutex);
+        const auto it = g_runs.find(id);
+        if (it == g_runs.end()) return;
+        (r.operation == ROCPROFILER_KERNEL_REPLAY_SNAPSHOT ? it->second.snapshot_us : it->second.restores_us) += us;
     } else if (r.operation == ROCPROFILER_KERNEL_REPLAY_CONFIG && r.phase == ROCPROFILER_CALLBACK_PHASE_EXIT) {
         t_pass = 0;
         std::lock_guard lk(g_mutex);
@@ -318,6 +341,16 @@ void finalize(void*) {
                          name.c_str());
         }
     if (g_totals.empty()) std::fprintf(stderr, "  (no dispatch was counted)\n");
+    // Where a dispatch's time went (host times, ms per dispatch): the rest is draining the
+    // agent before the snapshot and the tool's own callbacks.
+    if (!g_totals.empty())
+        std::fprintf(stderr, "[encore-replay] time per dispatch, ms: %10s %10s %10s %10s  %s\n", "all", "snapshot",
+                     "passes", "restores", "kernel");
+    for (const auto& [name, k] : g_totals) {
+        const double n = static_cast<double>(k.dispatches) * 1000.0;
+        std::fprintf(stderr, "[encore-replay] time per dispatch, ms: %10.3f %10.3f %10.3f %10.3f  %s\n", k.us / n,
+                     k.snapshot_us / n, k.passes_us / n, k.restores_us / n, name.c_str());
+    }
     if (g_csv != nullptr) std::fclose(g_csv);
     g_csv = nullptr;
 }
