@@ -7,8 +7,10 @@
   metrics_compare.py compare NAME ENC_CSV NCU_OUT [--bytes B]
                                           per metric, encore's value against ncu's for the same
                                           launches in the same order, and PASS:/FAIL: lines:
-                                          instruction counts equal; dram bytes within 1 % of ncu's
-                                          (and, with --bytes, dram__bytes_read.sum within 2 % of B);
+                                          instruction counts equal; dram bytes within 1 % of the
+                                          launch's DRAM traffic by ncu (reads + writes) or 4 KiB,
+                                          whichever is larger (and, with --bytes,
+                                          dram__bytes_read.sum within 2 % of B);
                                           gpu__time_duration.sum's median within 15 %. Exit status:
                                           the number of failed checks.
 """
@@ -19,7 +21,14 @@ import sys
 from replay_csv import base  # a kernel's name without namespaces, templates and parameters
 
 EXACT = ("sm__inst_executed.sum", "smsp__inst_executed.sum", "sm__warps_launched.sum")
+# DRAM bytes: what a kernel moves is deterministic, but how much of its writes the L2 holds back,
+# and a few sectors of parameters and code, depend on the cache's state, which the two tools leave
+# differently (ncu invalidates the L2; encore evicts it with a write and a read sweep): a short
+# kernel's written bytes are a residue of eviction (an H200 run: 0.06-0.63 MB under encore, 0.74 MB
+# under ncu, for a Triton add moving 50 MB). So the tolerance is a share of the launch's whole
+# DRAM traffic, and at least 4 KiB (128 sectors) for kernels that move a few KiB.
 BYTES_TOLERANCE = 0.01
+BYTES_FLOOR = 4096
 TIME_TOLERANCE = 0.15
 UNITS = {"": 1, "byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "KB": 1e3, "MB": 1e6, "GB": 1e9,
          "nsecond": 1, "ns": 1, "usecond": 1e3, "us": 1e3, "msecond": 1e6, "ms": 1e6, "second": 1e9, "s": 1e9,
@@ -86,7 +95,13 @@ def compare(name, enc_path, ncu_path, known_bytes):
         if m in EXACT:
             check(all(a == b for a, b in pairs), f"{m} equal to ncu's for every launch")
         elif m.startswith("dram__bytes"):
-            check(rel <= BYTES_TOLERANCE, f"{m} within {BYTES_TOLERANCE:.0%} of ncu's for every launch (max {rel:.2%})")
+            def traffic(i):
+                parts = [nc[i][2].get(x) for x in ("dram__bytes_read.sum", "dram__bytes_write.sum")]
+                return sum(p for p in parts if p is not None) or abs(v[i] or 0)
+            worst = max((abs(e[i] - v[i]) / max(BYTES_TOLERANCE * traffic(i), BYTES_FLOOR)
+                         for i in range(n) if e[i] is not None and v[i] is not None), default=0)
+            check(worst <= 1, f"{m} within {BYTES_TOLERANCE:.0%} of the launch's DRAM traffic (or {BYTES_FLOOR} bytes) "
+                  f"of ncu's for every launch (worst: {worst:.2f} of the tolerance)")
         elif m == "gpu__time_duration.sum":
             me, mn = statistics.median(a for a, _ in pairs), statistics.median(b for _, b in pairs)
             r = abs(me - mn) / mn if mn else 1

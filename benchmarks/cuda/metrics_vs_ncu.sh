@@ -16,9 +16,11 @@
 # streaming kernel dram__bytes_read.sum within 2 % of the bytes it reads; gpu__time_duration.sum's
 # median within 15 % (clocks: ncu's --clock-control none, as encore, which never touches them).
 # Each program's result must be the same bare, under ncu and under encore-replay. The speed
-# comparison: on the 8 GiB program (10 launches), with a metric list CUPTI needs 2 passes for (M2), the wall
-# time of each tool's run and of the program alone; the goal is ncu's profiling time (its wall
-# time minus the program's) at least 10 x encore's. What both tools said goes to $OUT/metrics/ when
+# comparison: on the 8 GiB program (10 launches) and on bench_replay.cu (8 GiB, no framework, 3
+# launches), with a metric list CUPTI needs 2 passes for (M2), the wall time of each tool's run and
+# of the program alone; the goal is ncu's profiling time (its wall time minus the program's) at
+# least 10 x encore's. Where encore's time went is printed after each (per dispatch: snapshot,
+# passes, restores; CUPTI's calls by function). What both tools said goes to $OUT/metrics/ when
 # OUT is set; encore runs with ENCORE_CUPTI_PROFILER_DEBUG=1 and its CUPTI calls that failed are
 # printed when a check fails. 12 program runs, each bounded (timeout); about 2-3 minutes on an H200.
 set -uo pipefail
@@ -59,23 +61,23 @@ print("PyTorch's CUPTI:", " ".join(sorted(glob.glob(os.path.join(lib, "..", ".."
 PY
 command -v ncu >/dev/null || { echo "FAIL: ncu (Nsight Compute) not found: nothing to compare with"; exit 1; }
 
-# encore_run TAG METRICS K SCRIPT: encore-replay --metrics on the script; $wall, $tmp/TAG.{csv,out,err}
+# encore_run TAG METRICS K COMMAND...: encore-replay --metrics on COMMAND; $wall, $tmp/TAG.{csv,out,err}
 encore_run() {
-    local tag=$1 metrics=$2 k=$3 script=$4 t0
+    local tag=$1 metrics=$2 k=$3 t0
     t0=$(now)
     local select=()
     [[ -n $k ]] && select=(-k "$k")
     ENCORE_CUPTI_PROFILER_DEBUG=1 timeout "$limit" "$replay" --backend cuda --metrics "$metrics" --cache-control all \
-        "${select[@]}" -c "$count" -o "$tmp/$tag.csv" python3 "$script" >"$tmp/$tag.out" 2>"$tmp/$tag.err"
+        "${select[@]}" -c "$count" -o "$tmp/$tag.csv" "${@:4}" >"$tmp/$tag.out" 2>"$tmp/$tag.err"
     echo "encore rc=$?" >>"$tmp/$tag.err"
     wall=$(secs "$t0" "$(now)")
 }
-# ncu_run TAG METRICS K SCRIPT: ncu on the script; $wall, $tmp/TAG.{out,err}
+# ncu_run TAG METRICS K COMMAND...: ncu on COMMAND; $wall, $tmp/TAG.{out,err}
 ncu_run() {
-    local tag=$1 metrics=$2 k=$3 script=$4 t0
+    local tag=$1 metrics=$2 k=$3 t0
     t0=$(now)
     timeout "$limit" ncu --replay-mode kernel --clock-control none --cache-control all --print-units base \
-        --metrics "$metrics" -k "regex:$k" -c "$count" --csv python3 "$script" >"$tmp/$tag.out" 2>"$tmp/$tag.err"
+        --metrics "$metrics" -k "regex:$k" -c "$count" --csv "${@:4}" >"$tmp/$tag.out" 2>"$tmp/$tag.err"
     echo "ncu rc=$?" >>"$tmp/$tag.err"
     wall=$(secs "$t0" "$(now)")
 }
@@ -96,9 +98,9 @@ program() {
     echo "=== $name: bare $bare; kernel $k, the first $count launches"
     check "$name runs bare" '[[ -n "$bare" ]]'
     [[ -n "$bare" ]] || { tail -5 "$tmp/bare.err"; rm -rf "$tmp"; return; }
-    ncu_run ncu "$M" "$k" "$script"
+    ncu_run ncu "$M" "$k" python3 "$script"
     local ncu_wall=$wall
-    encore_run enc "$M" "$k" "$script"
+    encore_run enc "$M" "$k" python3 "$script"
     local enc_wall=$wall
     check "$name under ncu: result unchanged" '[[ "$(result "$tmp/ncu.out")" == "$bare" ]]'
     check "$name under encore-replay --metrics: result unchanged" '[[ "$(result "$tmp/enc.out")" == "$bare" ]]'
@@ -120,6 +122,22 @@ program torch_train benchmarks/cuda/programs/torch_train_nvtx.py elementwise
 program torch_gemm benchmarks/cuda/programs/torch_gemm.py gemm
 program triton_add benchmarks/cuda/programs/triton_add.py add_kernel
 
+# speed NAME: the speed check from $bare_wall, $ncu_wall and $enc_wall
+speed() {
+    local ratio
+    ratio=$(awk "BEGIN{e=$enc_wall-$bare_wall; n=$ncu_wall-$bare_wall; if (e < 0.05) e = 0.05; printf \"%.1f\", n / e}")
+    echo "wall: program alone $bare_wall s, ncu $ncu_wall s, encore-replay $enc_wall s; profiling time (wall minus the program's): ncu $(secs "$bare_wall" "$ncu_wall") s, encore $(secs "$bare_wall" "$enc_wall") s: ncu / encore = $ratio (whole runs: $(awk "BEGIN{printf \"%.1f\", $ncu_wall / $enc_wall}"))"
+    check "speed: ncu's profiling time at least 10 x encore's on $1 ($ratio x)" "awk 'BEGIN{exit !($ratio >= 10)}'"
+}
+# cost TAG: where encore's time went (its per-dispatch breakdown, and CUPTI's profiling calls: the
+# host time of each, from ENCORE_CUPTI_PROFILER_DEBUG's lines, summed by function)
+cost() {
+    grep -E '^\[encore-replay\] time per dispatch' "$tmp/$1.err"
+    echo "--- encore's CUPTI profiling calls ($1): calls, total ms, by function"
+    awk '/cupti-profiler: .* us\)$/ { t = $(NF - 1); sub(/\(/, "", t); n[$3]++; ms[$3] += t / 1000 }
+         END { for (f in n) printf "  %-48s %6d %10.1f\n", f, n[f], ms[f] }' "$tmp/$1.err" | sort -k3 -n -r | head -8
+}
+
 # ---- speed and a known buffer: the 8 GiB program, a metric list of 2 CUPTI passes ----------------
 echo "=== torch_stream_big.py (8 GiB held), 10 launches of stream_kernel, $M2"
 tmp=$(mktemp -d)
@@ -128,9 +146,9 @@ count=10
 t0=$(now)
 timeout "$limit" python3 "$script" >"$tmp/bare.out" 2>"$tmp/bare.err"
 bare_wall=$(secs "$t0" "$(now)")
-ncu_run ncu2 "$M2" stream_kernel "$script"
+ncu_run ncu2 "$M2" stream_kernel python3 "$script"
 ncu_wall=$wall
-encore_run enc2 "$M2" stream_kernel "$script"
+encore_run enc2 "$M2" stream_kernel python3 "$script"
 enc_wall=$wall
 grep -E '^\[encore-replay\] agent' "$tmp/enc2.err" | head -1
 rows=$(($(wc -l <"$tmp/enc2.csv" 2>/dev/null || echo 1) - 1))
@@ -140,12 +158,32 @@ check "stream_8gib: results unchanged under both" \
 # Two reads of 256 MiB a launch (src and dst).
 python3 "$cmp" compare stream_8gib "$tmp/enc2.csv" "$tmp/ncu2.out" --bytes $((2 * 256 * 1024 * 1024))
 fails=$((fails + $?))
-ratio=$(awk "BEGIN{e=$enc_wall-$bare_wall; n=$ncu_wall-$bare_wall; if (e < 0.05) e = 0.05; printf \"%.1f\", n / e}")
-echo "wall: program alone $bare_wall s, ncu $ncu_wall s, encore-replay $enc_wall s; profiling time (wall minus the program's): ncu $(secs "$bare_wall" "$ncu_wall") s, encore $(secs "$bare_wall" "$enc_wall") s: ncu / encore = $ratio (whole runs: $(awk "BEGIN{printf \"%.1f\", $ncu_wall / $enc_wall}"))"
-check "speed: ncu's profiling time at least 10 x encore's on the 8 GiB program ($ratio x)" \
-    "awk 'BEGIN{exit !($ratio >= 10)}'"
+speed torch_stream_big
+cost enc2
 [[ $fails -eq 0 ]] || diagnose enc2
 keep speed "$tmp"/*.csv "$tmp"/*.err "$tmp"/*.out
+rm -rf "$tmp"
+
+# ---- speed on a CUDA program without a framework: bench_replay (8 GiB, 3 launches of write64) ---
+# The program of the issue's "~151 ms per ncu pass" (bench_replay.cu); the same 2-pass list.
+echo "=== bench_replay (8 GiB allocated), 3 launches of write64, $M2"
+tmp=$(mktemp -d)
+program "$B/bench_replay" nvcc -O2 -o "$B/bench_replay" benchmarks/cuda/bench_replay.cu
+count=3
+t0=$(now)
+timeout "$limit" "$B/bench_replay" >"$tmp/bare.out" 2>&1
+bare_wall=$(secs "$t0" "$(now)")
+ncu_run ncu3 "$M2" write64 "$B/bench_replay"
+ncu_wall=$wall
+encore_run enc3 "$M2" write64 "$B/bench_replay"
+enc_wall=$wall
+check "bench_replay: correct bare, under ncu and under encore-replay" \
+    'grep -q "value=3 ok" "$tmp/bare.out" && grep -q "value=3 ok" "$tmp/ncu3.out" && grep -q "value=3 ok" "$tmp/enc3.out"'
+rows=$(($(wc -l <"$tmp/enc3.csv" 2>/dev/null || echo 1) - 1))
+check "bench_replay: encore counted $count launches x 10 metrics ($rows rows)" '[[ $rows -eq $((count * 10)) ]]'
+speed bench_replay
+cost enc3
+keep bench_replay "$tmp"/*.csv "$tmp"/*.err "$tmp"/*.out
 rm -rf "$tmp"
 echo "metrics_vs_ncu: $(secs "$started" "$(now)") s in all"
 echo "$fails check(s) failed"

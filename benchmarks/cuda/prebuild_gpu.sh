@@ -20,6 +20,8 @@ B=build-gpu-frameworks
 source benchmarks/cuda/common.sh
 build_cuda_only src/cuda/libcuda.so.1 examples/libencore_api_trace.so examples/libencore_replay_bench.so examples/libencore_replay_metrics.so \
     src/nvtx/libencore-nvtx.so.0.1.0 src/marker/libencore-roctx.so.0.1.0
+# metrics_vs_ncu.sh's program without a framework
+"$CUDA_HOME/bin/nvcc" -O2 -o "$B/bench_replay" benchmarks/cuda/bench_replay.cu
 for d in build-gpu build-gpu-frameworks; do
     find "$d" -name '*.p' -type d -prune -exec rm -rf {} +
     find "$d" -type f \( -name '*.so*' -o -perm -u+x \) -exec sh -c \
