@@ -531,6 +531,9 @@ int rules(const char* co) {
 constexpr float fill_value = 3.0f;
 std::vector<float> g_host, g_host2;  // the program's host buffers of its host-to-device copies
 
+// H: what the host-to-device copy of the copy phase brings.
+float host_value(uint32_t i) { return 5.0f + 0.25f * static_cast<float>(i % 7); }
+
 std::uint32_t fill_word() {
     std::uint32_t w = 0;
     std::memcpy(&w, &fill_value, sizeof(w));
@@ -566,7 +569,7 @@ struct copier {
 void copy_body(device_state& d, const copier& copy) {
     run(d, d.queue, d.k_add, d.args, {d.x, d.y, n});
     g_host.resize(n);
-    for (uint32_t i = 0; i < n; ++i) g_host[i] = 5.0f + 0.25f * static_cast<float>(i % 7);
+    for (uint32_t i = 0; i < n; ++i) g_host[i] = host_value(i);
     copy(d.x, d.gpu, g_host.data(), d.cpu);
     std::fill(g_host.begin(), g_host.end(), -7.0f);  // the program reuses its buffer
     run(d, d.queue, d.k_add, d.args, {d.x, g_probe[0], n});
@@ -632,7 +635,7 @@ int copies(const char* co) {
     auto s = copies_range(d, 50, [&] { copy_body(d, sync); });
     bool formula = true;
     for (uint32_t i = 0; i < n; ++i) {
-        const float h = 5.0f + 0.25f * static_cast<float>(i % 7);
+        const float h = host_value(i);
         formula = formula && g_ref_x[i] == 2 * h && g_ref_y[i] == fill_value + 2 * h &&
                   g_ref_z[i] == g_y0[i] + g_x0[i] && g_probe0[0][i] == h && g_probe0[1][i] == fill_value;
     }
