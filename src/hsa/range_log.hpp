@@ -32,7 +32,7 @@ struct range_copy {
     /// reuse its buffer as soon as the call returned (or its async copy completed).
     const void* src = nullptr;
     bool from_host = false;
-    std::size_t bytes = 0;  // a fill: `count`, in 32-bit words
+    std::size_t bytes = 0;    // a fill: `count`, in 32-bit words
     std::uint32_t value = 0;  // a fill's word
     hsa_agent_t dst_agent{};  // an async copy's agents, as the program gave them
     hsa_agent_t src_agent{};
