@@ -85,6 +85,8 @@ struct Env {
     hsa_signal_t done{};
     pair_args* args = nullptr;
     float *x = nullptr, *y = nullptr;
+    std::vector<float> ones = std::vector<float>(n, 1.0f);  // range_copies: x's bytes, y's fill word
+    std::uint32_t one_word = 0x3f800000u;                   // 1.0f
     bool ok = false;
 
     Env() {
@@ -121,8 +123,6 @@ struct Env {
             dispatch(i % 2 == 0 ? k_add : k_double);
         }
     }
-    std::vector<float> ones = std::vector<float>(n, 1.0f);
-    std::uint32_t one_word = 0x3f800000u;  // 1.0f
 };
 
 Env& env() {
