@@ -6,6 +6,8 @@
 //   kernel/K   each of the K dispatches kernel-replayed with N passes: K snapshots
 //   range/K    the K dispatches as one range replayed with N passes: one start snapshot (pass 0's
 //              end kept as the chunks that differ from it), N-1 re-executions of all K
+//   range_copies/K  the same range with a host-to-device copy (hsa_memory_copy of x's 16 KiB) and
+//              a fill (hsa_amd_memory_fill of y) before each dispatch: 3K entries re-issued per pass
 // for K = 1, 2, 4, 8 and N = 5. benchmarks/RESULTS.md has the figures, the ratio kernel/range per
 // K, and the command.
 #include <benchmark/benchmark.h>
@@ -19,6 +21,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 namespace {
 
@@ -82,6 +85,8 @@ struct Env {
     hsa_signal_t done{};
     pair_args* args = nullptr;
     float *x = nullptr, *y = nullptr;
+    std::vector<float> ones = std::vector<float>(n, 1.0f);  // range_copies: x's bytes, y's fill word
+    std::uint32_t one_word = 0x3f800000u;                   // 1.0f
     bool ok = false;
 
     Env() {
@@ -109,8 +114,14 @@ struct Env {
         example::wait_done(done);
     }
 
-    void phase(std::int64_t k) {
-        for (std::int64_t i = 0; i < k; ++i) dispatch(i % 2 == 0 ? k_add : k_double);
+    void phase(std::int64_t k, bool copies = false) {
+        for (std::int64_t i = 0; i < k; ++i) {
+            if (copies) {
+                HSA_CHECK(hsa_memory_copy(x, ones.data(), n * sizeof(float)));
+                HSA_CHECK(hsa_amd_memory_fill(y, one_word, n));
+            }
+            dispatch(i % 2 == 0 ? k_add : k_double);
+        }
     }
 };
 
@@ -143,18 +154,20 @@ void BM_kernel(benchmark::State& state) {
     finish(state);
 }
 
-void BM_range(benchmark::State& state) {
+void range_of(benchmark::State& state, bool copies) {
     auto& e = env();
     if (!e.ok) return state.SkipWithError("HSA setup failed");
     g_range = true;
     std::uint64_t id = 0;
     for (auto _ : state) {
         if (rocprofiler_range_replay_begin(++id) != ROCPROFILER_STATUS_SUCCESS) return state.SkipWithError("begin");
-        e.phase(state.range(0));
+        e.phase(state.range(0), copies);
         if (rocprofiler_range_replay_end() != ROCPROFILER_STATUS_SUCCESS) return state.SkipWithError("end");
     }
     finish(state);
 }
+void BM_range(benchmark::State& state) { range_of(state, false); }
+void BM_range_copies(benchmark::State& state) { range_of(state, true); }
 
 // Side by side per K: plain, kernel, range.
 void args(benchmark::internal::Benchmark* b) {
@@ -163,6 +176,7 @@ void args(benchmark::internal::Benchmark* b) {
 BENCHMARK(BM_plain)->Apply(args);
 BENCHMARK(BM_kernel)->Apply(args);
 BENCHMARK(BM_range)->Apply(args);
+BENCHMARK(BM_range_copies)->Apply(args);
 
 }  // namespace
 

@@ -66,7 +66,7 @@ int main(int argc, char** argv) {
                 hz[i] += hx[i];
             }
         }
-        // A phase the host takes part in: replaying it is declined (a copy inside).
+        // A phase the host takes part in: replaying it is declined (a copy to the host inside).
         float first = 0;
         const roctx_range_id_t cp = roctxRangeStartA("checkpoint");
         run(k_add, {x, y, n});

@@ -13,11 +13,16 @@
 // only after EXIT), then destroys encore's signal. The operation is the copy's direction, from
 // hsa_amd_pointer_info of each side: memory the runtime knows (HSA or LOCKED) whose owner is a
 // GPU agent is "device", anything else "host".
+// While a replay service exists the copies and hsa_amd_memory_fill touching device memory are
+// gated (replay_gate: they wait while a replay owns the agent), and those a range's thread makes
+// into its agent's memory are entries of the range's log (range_log.hpp), re-issued by its passes;
+// a copy to the host, a rectangular copy, or one involving a second agent declines the range.
 //
 // Arguments and statuses always pass through unchanged; every call goes to the runtime's own
 // functions (runtime()), never through the exported hsa_* symbols.
 #include "memory.hpp"
 
+#include "range_log.hpp"
 #include "replay_gate.hpp"
 #include "replay_memory.hpp"
 #include "runtime.hpp"
@@ -288,19 +293,56 @@ op_id direction(const side& src, const side& dst) noexcept {
 
 hsa_status_t traced_memory_copy(void* dst, const void* src, size_t size, const side& s, const side& d) noexcept;
 
-// A copy into or out of device memory while a range is open: the range's passes could not repeat
-// it (the host work around it is not replayed), so the range of this thread, or of a thread whose
-// range is bound to one of the agents, is declined.
-void note_range_copy(std::uint64_t gpu_a, std::uint64_t gpu_b) noexcept {
-    namespace rr = core::range_replay;
-    if (!rr::any_open() || (gpu_a == 0 && gpu_b == 0)) return;
-    static constexpr rr::decline_reason why{ROCPROFILER_RANGE_REPLAY_STATUS_MEMORY_COPY_IN_RANGE,
-                                            "a copy into or out of device memory while a range was open (the "
-                                            "passes cannot repeat host work between dispatches): the range is not "
-                                            "replayed"};
-    if (rr::recording_here()) rr::decline(why);
-    for (const std::uint64_t a : {gpu_a, gpu_b})
-        if (a != 0) rr::decline_agent(a, why);
+namespace rr = core::range_replay;
+
+constexpr rr::decline_reason to_host{ROCPROFILER_RANGE_REPLAY_STATUS_MEMORY_COPY_IN_RANGE,
+                                     "a range copied device memory to the host (the host would act on values its "
+                                     "passes cannot show it): the range is not replayed"};
+constexpr rr::decline_reason rect_copy{ROCPROFILER_RANGE_REPLAY_STATUS_MEMORY_COPY_IN_RANGE,
+                                       "a range made a rectangular copy (hsa_amd_memory_async_copy_rect) into or out "
+                                       "of device memory, which its passes do not re-issue: the range is not replayed"};
+constexpr rr::decline_reason other_agent{ROCPROFILER_RANGE_REPLAY_STATUS_MULTI_AGENT,
+                                         "a range copied into or filled memory of an agent other than its dispatches' "
+                                         "(or copied between two agents): the range is not replayed"};
+constexpr rr::decline_reason other_thread{ROCPROFILER_RANGE_REPLAY_STATUS_MEMORY_COPY_IN_RANGE,
+                                          "another thread copied into or out of, or filled, a range's agent's memory "
+                                          "while the range was open: the range is not replayed"};
+constexpr rr::decline_reason copy_refused{ROCPROFILER_RANGE_REPLAY_STATUS_MEMORY_COPY_IN_RANGE,
+                                          "a copy or fill of a range failed (the runtime's status went to the "
+                                          "program): the range is not replayed"};
+
+// A copy or fill touching device memory (`gpu_src` / `gpu_dst`: the agents of its device sides, 0
+// for host memory) while some range may be open. Another thread's ranges on those agents are
+// declined (their snapshots no longer hold what their passes need). On a thread whose range
+// records, `c` (null: a form the passes cannot re-issue) becomes an entry of its log, to be
+// re-issued in every pass; true then, so that a call the runtime refuses declines the range.
+// Before the range's first dispatch there is no log yet and nothing to record: the start snapshot,
+// taken at that dispatch once the agent's copies completed, holds what the copy or fill wrote.
+bool note_range_work(std::uint64_t gpu_src, std::uint64_t gpu_dst, const range_copy* c) noexcept {
+    if (!rr::any_open() || (gpu_src == 0 && gpu_dst == 0)) return false;
+    for (const std::uint64_t a : {gpu_src, gpu_dst})
+        if (a != 0) rr::decline_agent(a, other_thread);
+    if (!rr::recording_here()) return false;
+    if (c == nullptr) {
+        rr::decline(rect_copy);
+        return false;
+    }
+    if (gpu_dst == 0) {
+        rr::decline(to_host);
+        return false;
+    }
+    rr::recording* const current = rr::current();
+    if (current == nullptr) return false;
+    auto* log = dynamic_cast<range_log*>(current);  // null: libencore-cuda's range (a second agent)
+    if (log == nullptr || gpu_dst != log->agent() || (gpu_src != 0 && gpu_src != gpu_dst)) {
+        rr::decline(other_agent);
+        return false;
+    }
+    if (const rr::decline_reason* d = log->add(*c); d != nullptr) {
+        rr::decline(*d);
+        return false;
+    }
+    return true;
 }
 
 bool copies_wanted() noexcept {
@@ -313,9 +355,12 @@ hsa_status_t memory_copy(void* dst, const void* src, size_t size) noexcept {
     if (replay_gate::enabled()) {
         // A synchronous copy into or out of an agent's memory never overlaps a replay there.
         const side s = classify(src), d = classify(dst);
-        note_range_copy(s.device ? s.agent : 0, d.device ? d.agent : 0);
+        const range_copy entry{range_copy::form::copy, dst, src, !s.device, size};
+        const bool recorded = note_range_work(s.device ? s.agent : 0, d.device ? d.agent : 0, &entry);
         replay_gate::shared_hold hold(s.device ? s.agent : 0, d.device ? d.agent : 0);
-        return traced_memory_copy(dst, src, size, s, d);
+        const hsa_status_t status = traced_memory_copy(dst, src, size, s, d);
+        if (recorded && status != HSA_STATUS_SUCCESS) rr::decline(copy_refused);
+        return status;
     }
     if (!copies_wanted()) return runtime().core.hsa_memory_copy_fn(dst, src, size);
     return traced_memory_copy(dst, src, size, classify(src), classify(dst));
@@ -386,19 +431,24 @@ bool on_copy_done(hsa_signal_value_t, void* arg) {
 }
 
 /// One asynchronous copy between ENTER (here) and EXIT (when it completes). `call(signal)`
-/// submits it with that completion signal; `s`/`d` are its sides, `dir` its direction.
+/// submits it with that completion signal; `s`/`d` are its sides, `dir` its direction; `entry` what
+/// an open range on this thread records of it (null: a copy its passes cannot re-issue).
 template <class Call>
 hsa_status_t traced_async(Call&& call, const side& s, const side& d, op_id dir, void* dst, const void* src,
                           std::uint64_t bytes, std::uint64_t dst_agent, std::uint64_t src_agent,
-                          hsa_signal_t completion_signal) noexcept {
+                          hsa_signal_t completion_signal, const range_copy* entry) noexcept {
     const auto& rt = runtime();
     const bool gated = replay_gate::enabled();
+    const std::uint64_t gpu_a = s.device ? s.agent : 0, gpu_b = d.device ? d.agent : 0;
+    const bool recorded = gated && note_range_work(gpu_a, gpu_b, entry);
+    const auto refused = [&](hsa_status_t status) {
+        if (recorded && status != HSA_STATUS_SUCCESS) rr::decline(copy_refused);
+        return status;
+    };
     std::unique_ptr<copy_record> r(new (std::nothrow) copy_record{});
-    if (r == nullptr) return call(completion_signal);
+    if (r == nullptr) return refused(call(completion_signal));
     r->ev = event::capture_heap(kind::memory_copy, dir);
     if (!r->ev && !gated) return call(completion_signal);
-    const std::uint64_t gpu_a = s.device ? s.agent : 0, gpu_b = d.device ? d.agent : 0;
-    note_range_copy(gpu_a, gpu_b);
     replay_gate::shared_hold hold(gpu_a, gpu_b);
     if (gated) {
         r->gpu[0] = gpu_a;
@@ -418,13 +468,13 @@ hsa_status_t traced_async(Call&& call, const side& s, const side& d, op_id dir, 
     // Without a signal of its own (or without a program signal to forward to: the runtime rejects
     // the call then), the copy is submitted as is and EXIT follows the submission.
     if (completion_signal.handle == 0 || rt.core.hsa_signal_create_fn(1, 0, nullptr, &r->mine) != HSA_STATUS_SUCCESS) {
-        const hsa_status_t status = call(completion_signal);
+        const hsa_status_t status = refused(call(completion_signal));
         p.start_timestamp = r->submit_ns;
         p.end_timestamp = core::now_ns();
         if (r->ev) r->ev->deliver(ROCPROFILER_CALLBACK_PHASE_EXIT, &p);
         return status;
     }
-    const hsa_status_t status = call(r->mine);
+    const hsa_status_t status = refused(call(r->mine));
     if (status != HSA_STATUS_SUCCESS) {
         // Not submitted: EXIT now, and encore's signal goes away.
         rt.core.hsa_signal_destroy_fn(r->mine);
@@ -461,8 +511,9 @@ hsa_status_t async_copy(void* dst, hsa_agent_t dst_agent, const void* src, hsa_a
     // there, and a replay waits for the copy to complete (the seed's open async-copy race).
     if (!copies_wanted() && !replay_gate::enabled()) return call(completion_signal);
     const side s = classify(src), d = classify(dst);
+    const range_copy entry{range_copy::form::async_copy, dst, src, !s.device, size, 0, dst_agent, src_agent};
     return traced_async(call, s, d, direction(s, d), dst, src, size, dst_agent.handle, src_agent.handle,
-                        completion_signal);
+                        completion_signal, &entry);
 }
 
 /// A rectangular copy: `dir` says which sides are device memory; bytes = x * y * z of the range
@@ -493,7 +544,22 @@ hsa_status_t async_copy_rect(const hsa_pitched_ptr_t* dst, const hsa_dim3_t* dst
     const side s = side_of(from, dir == hsaDeviceToHost || dir == hsaDeviceToDevice);
     const side d = side_of(to, dir == hsaHostToDevice || dir == hsaDeviceToDevice);
     const std::uint64_t bytes = std::uint64_t{range->x} * range->y * range->z;
-    return traced_async(call, s, d, direction(s, d), to, from, bytes, d.agent, s.agent, completion_signal);
+    return traced_async(call, s, d, direction(s, d), to, from, bytes, d.agent, s.agent, completion_signal, nullptr);
+}
+
+/// hsa_amd_memory_fill (synchronous; `count` 32-bit words), replaced while a replay service exists:
+/// a fill into an agent's memory waits while a replay owns the agent, and is an entry of the
+/// calling thread's range. No record of its own: the reference has no kind for fills (the
+/// HSA_AMD_EXT_API kind traces the call).
+hsa_status_t memory_fill(void* ptr, uint32_t value, size_t count) noexcept {
+    const side d = classify(ptr);
+    if (!d.device) return runtime().amd.hsa_amd_memory_fill_fn(ptr, value, count);
+    const range_copy entry{range_copy::form::fill, ptr, nullptr, false, count, value};
+    const bool recorded = note_range_work(0, d.agent, &entry);
+    replay_gate::shared_hold hold(d.agent);
+    const hsa_status_t status = runtime().amd.hsa_amd_memory_fill_fn(ptr, value, count);
+    if (recorded && status != HSA_STATUS_SUCCESS) rr::decline(copy_refused);
+    return status;
 }
 
 }  // namespace
@@ -516,6 +582,7 @@ bool install_memory_tracing(::HsaApiTable& table) noexcept {
         any |= hook<&AmdExtTable::hsa_amd_memory_async_copy_fn>(table.amd_ext_, &async_copy);
         any |= hook<&AmdExtTable::hsa_amd_memory_async_copy_rect_fn>(table.amd_ext_, &async_copy_rect);
     }
+    if (replay_gate::enabled()) any |= hook<&AmdExtTable::hsa_amd_memory_fill_fn>(table.amd_ext_, &memory_fill);
     return any;
 }
 
@@ -536,6 +603,7 @@ void uninstall_memory_tracing(::HsaApiTable& table) noexcept {
     unhook<&AmdExtTable::hsa_amd_memory_async_copy_fn>(table.amd_ext_, &async_copy, rt.amd.hsa_amd_memory_async_copy_fn);
     unhook<&AmdExtTable::hsa_amd_memory_async_copy_rect_fn>(table.amd_ext_, &async_copy_rect,
                                                             rt.amd.hsa_amd_memory_async_copy_rect_fn);
+    unhook<&AmdExtTable::hsa_amd_memory_fill_fn>(table.amd_ext_, &memory_fill, rt.amd.hsa_amd_memory_fill_fn);
     // Nothing left allocated once the runtime closes the library (the maps are plain pointers, not
     // objects with destructors: a program that exits without hsa_shut_down keeps them valid).
     {

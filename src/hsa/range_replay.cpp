@@ -2,7 +2,9 @@
 // core::range_replay::recording of one range. Recording happens in the intercept handler of the
 // range's thread; at end the agent is held exclusively (replay_gate), pass 0's end state is
 // captured, and each pass writes the recorded packets (arguments staged in kernarg memory of
-// encore's) to a private queue of the agent, one at a time, each waited for.
+// encore's) to a private queue of the agent, one at a time, each waited for. The copies and fills
+// the range's thread made into the agent's memory (memory.cpp, through range_log.hpp) are entries
+// of the same log, re-issued in their place between the dispatches, each waited for too.
 //
 // Memory: the start snapshot is a host copy taken without write tracking (the application runs
 // between it and the passes, and another thread's kernel replay on the agent may arm tracking on
@@ -16,6 +18,7 @@
 #include "code_object.hpp"
 #include "dispatch_records.hpp"
 #include "packets.hpp"
+#include "range_log.hpp"
 #include "replay.hpp"
 #include "replay_gate.hpp"
 #include "replay_memory.hpp"
@@ -49,7 +52,8 @@ constexpr rr::decline_reason odd_packet{ROCPROFILER_RANGE_REPLAY_STATUS_UNSUPPOR
                                         "a range submitted a packet that is neither a kernel dispatch nor a barrier: "
                                         "the range is not replayed"};
 constexpr rr::decline_reason too_large{ROCPROFILER_RANGE_REPLAY_STATUS_PROGRAM_TOO_LARGE,
-                                       "a range of more than 65536 dispatches is not replayed"};
+                                       "a range of more than 65536 entries (dispatches, copies, fills) is not "
+                                       "replayed"};
 constexpr rr::decline_reason snapshot_failed{ROCPROFILER_RANGE_REPLAY_STATUS_SNAPSHOT_FAILED,
                                              "the range's start snapshot could not be taken (budget, host memory, "
                                              "a copy, or the drain timed out): the range is not replayed"};
@@ -62,15 +66,23 @@ constexpr rr::decline_reason timed_out{ENCORE_RANGE_REPLAY_STATUS_TIMED_OUT,
 constexpr rr::decline_reason pass_stuck{ENCORE_RANGE_REPLAY_STATUS_TIMED_OUT,
                                         "a dispatch of a range's pass did not complete within ENCORE_REPLAY_TIMEOUT_MS: "
                                         "no further passes"};
+constexpr rr::decline_reason copy_stuck{ENCORE_RANGE_REPLAY_STATUS_TIMED_OUT,
+                                        "an async copy of a range's pass did not complete within "
+                                        "ENCORE_REPLAY_TIMEOUT_MS: no further passes"};
+constexpr rr::decline_reason copy_failed{ROCPROFILER_RANGE_REPLAY_STATUS_MEMORY_COPY_IN_RANGE,
+                                         "the runtime refused a copy or fill of a range's pass: no further passes"};
 
-constexpr std::size_t max_dispatches = 65536;
-constexpr std::size_t kernarg_align = 64;
+constexpr std::size_t max_entries = 65536;
+constexpr std::size_t staged_align = 64;
 
+// One entry of a range's log: a kernel dispatch, or a copy or fill (`copy`, when `is_copy`).
 struct recorded {
-    hsa_kernel_dispatch_packet_t pkt;
-    std::uint64_t dispatch_id;
-    std::size_t kernarg_offset;  // into the staged arguments
-    std::size_t kernarg_size;
+    bool is_copy = false;
+    hsa_kernel_dispatch_packet_t pkt{};
+    std::uint64_t dispatch_id = 0;
+    range_copy copy{};
+    std::size_t staged_offset = 0;  // into the staged bytes: the kernel arguments, a host copy's bytes
+    std::size_t staged_size = 0;
 };
 
 // The first CPU agent's kernarg pool (where the passes' arguments are staged).
@@ -111,7 +123,7 @@ hsa_amd_memory_pool_t kernarg_pool() noexcept {
     return pool;
 }
 
-class hsa_range final : public rr::recording {
+class hsa_range final : public range_log {
 public:
     explicit hsa_range(std::shared_ptr<queue_state> qs) noexcept : qs_(std::move(qs)) {}
     ~hsa_range() override { finish(); }
@@ -134,24 +146,32 @@ public:
 
     // One kernel dispatch of pass 0, before it is submitted.
     const rr::decline_reason* add(const hsa_kernel_dispatch_packet_t& pkt, std::uint64_t dispatch_id) noexcept {
-        if (log_.size() >= max_dispatches) return &too_large;
+        if (log_.size() >= max_entries) return &too_large;
         std::uint64_t size = 0;
         if (!kernarg_size_of(pkt.kernel_object, size) || (size != 0 && pkt.kernarg_address == nullptr))
             return &unknown_kernarg;
-        try {
-            const std::size_t off = (args_.size() + kernarg_align - 1) / kernarg_align * kernarg_align;
-            args_.resize(off + size);
-            if (size != 0) std::memcpy(args_.data() + off, pkt.kernarg_address, size);
-            log_.push_back(recorded{pkt, dispatch_id, off, size});
-        } catch (...) {
-            return &staging_failed;
-        }
+        recorded r;
+        r.pkt = pkt;
+        r.dispatch_id = dispatch_id;
+        if (!stage(pkt.kernarg_address, size, r) || !keep(r)) return &staging_failed;
+        ++dispatches_;
         return nullptr;
+    }
+
+    // A copy or fill of pass 0, before it is issued (memory.cpp checked it is the agent's).
+    const rr::decline_reason* add(const range_copy& c) noexcept override {
+        if (log_.size() >= max_entries) return &too_large;
+        recorded r;
+        r.is_copy = true;
+        r.copy = c;
+        if (c.what != range_copy::form::fill && c.from_host && !stage(c.src, c.bytes, r)) return &staging_failed;
+        if (c.what == range_copy::form::async_copy) async_copies_ = true;
+        return keep(r) ? nullptr : &staging_failed;
     }
 
     [[nodiscard]] const queue_state* queue() const noexcept { return qs_.get(); }
     [[nodiscard]] std::uint64_t agent() const noexcept override { return qs_->agent.handle; }
-    [[nodiscard]] std::uint64_t dispatch_count() const noexcept override { return log_.size(); }
+    [[nodiscard]] std::uint64_t dispatch_count() const noexcept override { return dispatches_; }
     [[nodiscard]] std::uint64_t snapshot_bytes() const noexcept override { return snapshot_bytes_; }
 
     const rr::decline_reason* prepare() noexcept override {
@@ -167,15 +187,19 @@ public:
             return &staging_failed;
         }
         (void)rt.amd.hsa_amd_profiling_set_profiler_enabled_fn(queue_, 1);
-        if (!args_.empty()) {
+        if (!staging_.empty()) {
             const hsa_amd_memory_pool_t pool = kernarg_pool();
             if (pool.handle == 0 ||
-                rt.amd.hsa_amd_memory_pool_allocate_fn(pool, args_.size(), 0, &staged_) != HSA_STATUS_SUCCESS) {
+                rt.amd.hsa_amd_memory_pool_allocate_fn(pool, staging_.size(), 0, &staged_) != HSA_STATUS_SUCCESS) {
                 staged_ = nullptr;
                 return &staging_failed;
             }
             (void)rt.amd.hsa_amd_agents_allow_access_fn(1, &qs_->agent, nullptr, staged_);
-            std::memcpy(staged_, args_.data(), args_.size());
+            std::memcpy(staged_, staging_.data(), staging_.size());
+        }
+        if (async_copies_ && rt.core.hsa_signal_create_fn(1, 0, nullptr, &copy_done_) != HSA_STATUS_SUCCESS) {
+            copy_done_ = {};
+            return &staging_failed;
         }
         return nullptr;
     }
@@ -197,8 +221,12 @@ public:
 
     const rr::decline_reason* run_pass(std::uint64_t, std::uint64_t contexts) noexcept override {
         for (const auto& r : log_) {
+            if (r.is_copy) {
+                if (const rr::decline_reason* d = reissue(r); d != nullptr) return d;
+                continue;
+            }
             hsa_kernel_dispatch_packet_t pkt = r.pkt;
-            pkt.kernarg_address = r.kernarg_size != 0 ? static_cast<std::byte*>(staged_) + r.kernarg_offset : nullptr;
+            pkt.kernarg_address = r.staged_size != 0 ? static_cast<std::byte*>(staged_) + r.staged_offset : nullptr;
             pkt.completion_signal = {};
             hsa_kernel_dispatch_packet_t out;
             dispatch_record* d = begin_pass(*qs_, pkt, r.dispatch_id, contexts, out);
@@ -220,6 +248,9 @@ public:
         queue_ = nullptr;
         if (staged_ != nullptr && !stuck_) rt.amd.hsa_amd_memory_pool_free_fn(staged_);
         staged_ = nullptr;
+        // A copy that timed out may still signal it: then it stays the runtime's.
+        if (copy_done_.handle != 0 && !stuck_) rt.core.hsa_signal_destroy_fn(copy_done_);
+        copy_done_ = {};
         start_.release();
         final_.release();
         if (held_) replay_gate::release_exclusive(agent());
@@ -227,6 +258,57 @@ public:
     }
 
 private:
+    // Copies `size` bytes at `from` into the staged bytes, at an aligned offset noted in `r`.
+    bool stage(const void* from, std::size_t size, recorded& r) noexcept {
+        try {
+            const std::size_t off = (staging_.size() + staged_align - 1) / staged_align * staged_align;
+            staging_.resize(off + size);
+            if (size != 0) std::memcpy(staging_.data() + off, from, size);
+            r.staged_offset = off;
+            r.staged_size = size;
+        } catch (...) {
+            return false;
+        }
+        return true;
+    }
+    bool keep(const recorded& r) noexcept {
+        try {
+            log_.push_back(r);
+        } catch (...) {
+            return false;
+        }
+        return true;
+    }
+
+    // A copy or fill of the log, issued again (the agent is this thread's: no gate) and complete
+    // when this returns. An async copy waits for nothing of the program's (the pass is serial: what
+    // it depended on ran before it) and signals encore's signal, not the program's (which pass 0
+    // fired once).
+    const rr::decline_reason* reissue(const recorded& r) noexcept {
+        const auto& rt = runtime();
+        const range_copy& c = r.copy;
+        if (c.bytes == 0) return nullptr;  // pass 0's call did nothing either
+        const void* src = c.from_host ? static_cast<const std::byte*>(staged_) + r.staged_offset : c.src;
+        switch (c.what) {
+            case range_copy::form::fill:
+                return rt.amd.hsa_amd_memory_fill_fn(c.dst, c.value, c.bytes) == HSA_STATUS_SUCCESS ? nullptr
+                                                                                                    : &copy_failed;
+            case range_copy::form::copy:
+                return rt.core.hsa_memory_copy_fn(c.dst, src, c.bytes) == HSA_STATUS_SUCCESS ? nullptr : &copy_failed;
+            case range_copy::form::async_copy:
+                rt.core.hsa_signal_store_screlease_fn(copy_done_, 1);
+                if (rt.amd.hsa_amd_memory_async_copy_fn(c.dst, c.dst_agent, src, c.src_agent, c.bytes, 0, nullptr,
+                                                        copy_done_) != HSA_STATUS_SUCCESS)
+                    return &copy_failed;
+                if (!wait_signal(copy_done_, opt_.wait_timeout_ns)) {
+                    stuck_ = true;  // the runtime may still read the staged bytes and signal copy_done_
+                    return &copy_stuck;
+                }
+                return nullptr;
+        }
+        return &copy_failed;
+    }
+
     // One packet on the private queue (the AQL protocol: slot, body, header last, doorbell).
     void write(const hsa_kernel_dispatch_packet_t& pkt) noexcept {
         const auto& rt = runtime();
@@ -247,8 +329,11 @@ private:
     replay_memory::delta final_;  // what pass 0 left, as changes over start_
     std::uint64_t snapshot_bytes_ = 0;
     std::vector<recorded> log_;
-    std::vector<std::byte> args_;
+    std::uint64_t dispatches_ = 0;
+    std::vector<std::byte> staging_;  // kernel arguments and host-to-device copies' bytes, staged_ at prepare
     void* staged_ = nullptr;
+    hsa_signal_t copy_done_{};  // the passes' async copies' completion (one at a time)
+    bool async_copies_ = false;
     hsa_queue_t* queue_ = nullptr;
     bool held_ = false;
     bool stuck_ = false;

@@ -26,10 +26,10 @@ for policy in changed_chunks full_copy; do
     if grep -q '^saxpy\|passes per dispatch' "$tmp/err"; then fail "kernel replay ran under --range"; fi
 done
 
-# A range that is declined: the checkpoint (a host copy inside), with the reason.
+# A range that is declined: the checkpoint (a copy to the host inside), with the reason.
 "$replay" --sim -n 3 --range checkpoint "$program" "$co" 2 >"$tmp/out" 2>"$tmp/err" ||
     { cat "$tmp/err" >&2; fail "program failed (checkpoint)"; }
-grep -q 'range(s) not replayed: a copy into or out of device memory' "$tmp/err" ||
+grep -q 'range(s) not replayed: a range copied device memory to the host' "$tmp/err" ||
     { cat "$tmp/err" >&2; fail "checkpoint not reported as declined"; }
 grep -Eq '^checkpoint +0 ' "$tmp/err" || { cat "$tmp/err" >&2; fail "checkpoint replayed"; }
 

@@ -10,9 +10,17 @@
 //               unreplayed run, user_data, local context toggles (and their illegal uses),
 //               begin/end from callbacks, dispatch records per pass, divergence counts, many
 //               ranges one after another, the RAII scope.
+//   copies      ranges whose dispatches have a host-to-device copy (the host buffer overwritten
+//               right after the call), a device-to-device copy and a fill between them, as
+//               hsa_memory_copy and as hsa_amd_memory_async_copy (a dependency signal the program
+//               reuses afterwards): every pass reads what pass 0 read (two dispatches write what
+//               they read to uncovered memory, compared per pass) and ends where pass 0 ended, no
+//               divergence, and the memory after the range is byte for byte an unreplayed run's.
 //   declines    every decline with its status: no dispatch, opt-outs, nested begin, end without
-//               begin, allocation and free, a copy, a second queue, a second agent, another
-//               thread dispatching to the agent; the memory each time as one run.
+//               begin, allocation and free, a copy to the host, a rectangular copy, a copy or fill
+//               into a second agent's memory, a copy or fill the runtime refuses, another thread's
+//               copy or fill on the agent, a second queue, a second agent, another thread
+//               dispatching to the agent; the memory each time as one run.
 //   mixed       KERNEL_REPLAY configured too: a dispatch outside a range is kernel-replayed, none
 //               inside one (nor its passes); a thread that ends with its range open drops it.
 //   no_service  no context configured RANGE_REPLAY: begin CONTEXT_NOT_FOUND, end INVALID_ARGUMENT.
@@ -105,7 +113,18 @@ bool one_run_left(const float* x, const float* y, const float* z) {
 }
 
 // The policy of the next range (what CONFIG ENTER does), by range id.
-enum class plan { fixed4, optout_null, one, zero_no_continue, until3, fixed5_stop2, toggles, callbacks, diverge };
+enum class plan {
+    fixed4,
+    optout_null,
+    one,
+    zero_no_continue,
+    until3,
+    fixed5_stop2,
+    toggles,
+    callbacks,
+    diverge,
+    copies
+};
 std::map<std::uint64_t, plan> g_plan;
 
 std::uint64_t count_4(std::uint64_t id, rocprofiler_user_data_t ud) {
@@ -136,6 +155,17 @@ std::atomic<rocprofiler_status_t (*)(rocprofiler_context_id_t)> g_kept_toggle{nu
 // The divergence plan: a fine-grained (uncovered) input the tool changes before each pass.
 float* g_uncovered = nullptr;
 
+// The copies plan: two dispatches of the range add what they read into these uncovered
+// (fine-grained) buffers, zeroed before each pass; at PASS EXIT they must hold what they held after
+// pass 0 (identical inputs), and x, y, z what an unreplayed run left (identical outputs).
+float* g_probe[2] = {nullptr, nullptr};
+std::vector<float> g_probe0[2];                // after pass 0
+std::vector<float> g_ref_x, g_ref_y, g_ref_z;  // after an unreplayed run
+int g_inputs_ok = 0;                           // PASS EXITs whose probes equal pass 0's (guarded by g_mutex)
+bool same_floats(const float* a, const std::vector<float>& b) {
+    return b.size() == n && std::memcmp(a, b.data(), n * sizeof(float)) == 0;
+}
+
 void on_range(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t* ud, void*) {
     auto* p = static_cast<rocprofiler_callback_tracing_range_replay_data_t*>(r.payload);
     expect(r.kind == ROCPROFILER_CALLBACK_TRACING_RANGE_REPLAY, "record kind");
@@ -154,7 +184,8 @@ void on_range(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t* 
         switch (pl) {
             case plan::fixed4:
             case plan::toggles:
-            case plan::diverge: p->pass_count_cb = &count_4; break;
+            case plan::diverge:
+            case plan::copies: p->pass_count_cb = &count_4; break;
             case plan::optout_null: break;
             case plan::one: p->pass_count_cb = &count_1; break;
             case plan::zero_no_continue: p->pass_count_cb = &count_0; break;
@@ -202,10 +233,17 @@ void on_range(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t* 
         }
         if (pl == plan::diverge)
             for (uint32_t i = 0; i < n; ++i) g_uncovered[i] = static_cast<float>(p->current_pass);
+        if (pl == plan::copies)
+            for (float* probe : g_probe) std::fill(probe, probe + n, 0.0f);
     } else if (r.operation == ROCPROFILER_RANGE_REPLAY_PASS) {
         ++s.pass_exit;
         s.ud_pass_exit.push_back(ud->value);
-        if (pl != plan::diverge && g_x != nullptr && one_run_left(g_x, g_y, g_z)) ++s.outputs_ok;
+        if (pl == plan::copies) {
+            if (same_floats(g_x, g_ref_x) && same_floats(g_y, g_ref_y) && same_floats(g_z, g_ref_z)) ++s.outputs_ok;
+            if (same_floats(g_probe[0], g_probe0[0]) && same_floats(g_probe[1], g_probe0[1])) ++g_inputs_ok;
+        } else if (pl != plan::diverge && g_x != nullptr && one_run_left(g_x, g_y, g_z)) {
+            ++s.outputs_ok;
+        }
         auto keep = g_kept_toggle.load();
         expect(keep != nullptr && keep(g_trace) == ROCPROFILER_STATUS_ERROR_CONTEXT_ERROR,
                "a toggle kept from PASS ENTER and called at PASS EXIT");
@@ -489,6 +527,141 @@ int rules(const char* co) {
     return 0;
 }
 
+// ---- copies and fills inside a range ------------------------------------------------------------
+constexpr float fill_value = 3.0f;
+std::vector<float> g_host, g_host2;  // the program's host buffers of its host-to-device copies
+
+// H: what the host-to-device copy of the copy phase brings.
+float host_value(uint32_t i) { return 5.0f + 0.25f * static_cast<float>(i % 7); }
+
+std::uint32_t fill_word() {
+    std::uint32_t w = 0;
+    std::memcpy(&w, &fill_value, sizeof(w));
+    return w;
+}
+
+std::vector<float> read_back(const float* dev) {
+    std::vector<float> v(n);
+    HSA_CHECK(hsa_memory_copy(v.data(), dev, n * sizeof(float)));
+    return v;
+}
+
+// One copy of n floats as the program makes it: hsa_memory_copy, or hsa_amd_memory_async_copy
+// with a dependency signal (satisfied at the call) and a completion signal it waits for.
+struct copier {
+    bool async;
+    hsa_signal_t done, dep;
+    void operator()(void* dst, hsa_agent_t dst_agent, const void* src, hsa_agent_t src_agent) const {
+        if (!async) {
+            HSA_CHECK(hsa_memory_copy(dst, src, n * sizeof(float)));
+            return;
+        }
+        hsa_signal_store_screlease(done, 1);
+        hsa_signal_store_screlease(dep, 0);
+        HSA_CHECK(hsa_amd_memory_async_copy(dst, dst_agent, src, src_agent, n * sizeof(float), 1, &dep, done));
+        example::wait_done(done);
+    }
+};
+
+// y = y0 + x0; x = H (from the host); probe 0 += x (= H); x = 2H; z = y (= y0 + x0, device to
+// device); y = 3 (a fill); probe 1 += y (= 3); y += x (= 3 + 2H). Skipping any entry in a pass, or
+// re-reading the program's host buffer (overwritten right after the copy), changes a probe or x, y, z.
+void copy_body(device_state& d, const copier& copy) {
+    run(d, d.queue, d.k_add, d.args, {d.x, d.y, n});
+    g_host.resize(n);
+    for (uint32_t i = 0; i < n; ++i) g_host[i] = host_value(i);
+    copy(d.x, d.gpu, g_host.data(), d.cpu);
+    std::fill(g_host.begin(), g_host.end(), -7.0f);  // the program reuses its buffer
+    run(d, d.queue, d.k_add, d.args, {d.x, g_probe[0], n});
+    run(d, d.queue, d.k_double, d.args, {d.x, d.y, n});
+    copy(d.z, d.gpu, d.y, d.gpu);
+    HSA_CHECK(hsa_amd_memory_fill(d.y, fill_word(), n));
+    expect(hsa_amd_memory_fill(nullptr, fill_word(), n) != HSA_STATUS_SUCCESS,
+           "a fill at a null pointer gets the runtime's error");
+    run(d, d.queue, d.k_add, d.args, {d.y, g_probe[1], n});
+    run(d, d.queue, d.k_add, d.args, {d.x, d.y, n});
+    // The program reuses its dependency signal: a pass that waited for it would never start its copy.
+    if (copy.async) hsa_signal_store_screlease(copy.dep, 1);
+}
+
+// `body` run once unreplayed (its memory and probes kept as the reference), then as range `id`
+// (four passes): what the tool saw. Checks pass 0 and the memory after the range.
+range_seen copies_range(device_state& d, std::uint64_t id, const std::function<void()>& body) {
+    {
+        std::lock_guard lk(g_mutex);
+        g_plan[id] = plan::copies;
+        g_inputs_ok = 0;
+    }
+    reset(d);
+    for (float* p : g_probe) std::fill(p, p + n, 0.0f);
+    body();
+    g_ref_x = read_back(d.x);
+    g_ref_y = read_back(d.y);
+    g_ref_z = read_back(d.z);
+    const std::vector<float> probe_ref[2] = {{g_probe[0], g_probe[0] + n}, {g_probe[1], g_probe[1] + n}};
+    reset(d);
+    for (float* p : g_probe) std::fill(p, p + n, 0.0f);
+    expect(rocprofiler_range_replay_begin(id) == ROCPROFILER_STATUS_SUCCESS, "begin (copies)");
+    body();
+    for (int i = 0; i < 2; ++i) g_probe0[i].assign(g_probe[i], g_probe[i] + n);
+    expect(g_probe0[0] == probe_ref[0] && g_probe0[1] == probe_ref[1], "pass 0 read what the unreplayed run read");
+    expect(rocprofiler_range_replay_end() == ROCPROFILER_STATUS_SUCCESS, "end (copies)");
+    expect(same_floats(read_back(d.x).data(), g_ref_x) && same_floats(read_back(d.y).data(), g_ref_y) &&
+               same_floats(read_back(d.z).data(), g_ref_z),
+           "range " + std::to_string(id) + ": the memory after the range is byte for byte the unreplayed run's");
+    return seen(id);
+}
+
+int copies(const char* co) {
+    device_state d{};
+    setup(d, co);
+    for (float*& p : g_probe) p = static_cast<float*>(example::alloc_shared(d.cpu, d.gpu, n * sizeof(float)));
+    hsa_signal_t done{}, dep{};
+    HSA_CHECK(hsa_signal_create(1, 0, nullptr, &done));
+    HSA_CHECK(hsa_signal_create(0, 0, nullptr, &dep));
+    const copier sync{false, done, dep}, async{true, done, dep};
+    auto replayed = [&](const range_seen& s, const char* what) {
+        const std::string w = what;
+        expect(s.status == ROCPROFILER_RANGE_REPLAY_STATUS_REPLAYED && s.reason == nullptr && s.passes_run == 4,
+               w + ": replayed, four passes");
+        expect(s.dispatches == 5, w + ": five dispatches (copies and fills are entries, not dispatches)");
+        expect(s.outputs_ok == 3, w + ": every pass left what the unreplayed run left");
+        std::lock_guard lk(g_mutex);
+        expect(g_inputs_ok == 3, w + ": every pass's dispatches read what pass 0's read");
+        expect(s.pass_divergence == 0 && s.divergence == 0, w + ": verify, no divergence");
+    };
+
+    // The unreplayed run itself does what copy_body says (so the reference is the right one).
+    auto s = copies_range(d, 50, [&] { copy_body(d, sync); });
+    bool formula = true;
+    for (uint32_t i = 0; i < n; ++i) {
+        const float h = host_value(i);
+        formula = formula && g_ref_x[i] == 2 * h && g_ref_y[i] == fill_value + 2 * h &&
+                  g_ref_z[i] == g_y0[i] + g_x0[i] && g_probe0[0][i] == h && g_probe0[1][i] == fill_value;
+    }
+    expect(formula, "one run of the copy phase: x = 2H, y = 3 + 2H, z = y0 + x0");
+    replayed(s, "hsa_memory_copy and a fill");
+
+    s = copies_range(d, 51, [&] { copy_body(d, async); });
+    replayed(s, "hsa_amd_memory_async_copy and a fill");
+    expect(hsa_signal_load_scacquire(done) == 0, "the program's completion signal fired once per copy (pass 0's)");
+
+    // A copy before the range's first dispatch: no entry, the start snapshot holds what it wrote.
+    s = copies_range(d, 52, [&] {
+        g_host2.assign(n, 11.0f);
+        sync(d.y, d.gpu, g_host2.data(), d.cpu);
+        std::fill(g_host2.begin(), g_host2.end(), -9.0f);
+        copy_body(d, async);
+    });
+    replayed(s, "a copy before the first dispatch");
+    expect(g_ref_z[0] == 11.0f + g_x0[0], "the copy before the first dispatch is in the unreplayed run");
+
+    HSA_CHECK(hsa_signal_destroy(done));
+    HSA_CHECK(hsa_signal_destroy(dep));
+    teardown(d);
+    return 0;
+}
+
 range_seen declined(device_state& d, std::uint64_t id, const std::function<void()>& inside, plan pl = plan::fixed4) {
     {
         std::lock_guard lk(g_mutex);
@@ -543,6 +716,86 @@ int declines(const char* co) {
         run(d, d.queue, d.k_double, d.args, {d.x, d.y, n});
         run(d, d.queue, d.k_add, d.args, {d.x, d.z, n});
     });
+    // The same read as an async copy.
+    check(48, ROCPROFILER_RANGE_REPLAY_STATUS_MEMORY_COPY_IN_RANGE, [&] {
+        run(d, d.queue, d.k_add, d.args, {d.x, d.y, n});
+        std::vector<float> host(n);
+        hsa_signal_store_screlease(d.done, 1);
+        HSA_CHECK(hsa_amd_memory_async_copy(host.data(), d.cpu, d.y, d.gpu, n * sizeof(float), 0, nullptr, d.done));
+        example::wait_done(d.done);
+        run(d, d.queue, d.k_double, d.args, {d.x, d.y, n});
+        run(d, d.queue, d.k_add, d.args, {d.x, d.z, n});
+    });
+    {
+        // A rectangular copy (of the bytes x already holds) is not re-issued by the passes.
+        const auto s40 = declined(d, 40, [&] {
+            run(d, d.queue, d.k_add, d.args, {d.x, d.y, n});
+            run(d, d.queue, d.k_double, d.args, {d.x, d.y, n});
+            std::vector<float> twice(n);
+            for (uint32_t i = 0; i < n; ++i) twice[i] = 2 * g_x0[i];
+            hsa_pitched_ptr_t to{d.x, n * sizeof(float), n * sizeof(float)};
+            hsa_pitched_ptr_t from{twice.data(), n * sizeof(float), n * sizeof(float)};
+            const hsa_dim3_t origin{0, 0, 0}, extent{n * sizeof(float), 1, 1};
+            hsa_signal_store_screlease(d.done, 1);
+            HSA_CHECK(hsa_amd_memory_async_copy_rect(&to, &origin, &from, &origin, &extent, d.gpu, hsaHostToDevice, 0,
+                                                     nullptr, d.done));
+            example::wait_done(d.done);
+            run(d, d.queue, d.k_add, d.args, {d.x, d.z, n});
+        });
+        expect(s40.status == ROCPROFILER_RANGE_REPLAY_STATUS_MEMORY_COPY_IN_RANGE && s40.reason != nullptr &&
+                   std::strstr(s40.reason, "rectangular") != nullptr,
+               "a rectangular copy declines the range, saying so");
+        expect(memory_as_one_run(d), "range 40: memory as one run");
+    }
+    // Entries must be on the range's agent: copies and fills into a second agent's memory.
+    float* other = static_cast<float*>(example::alloc_device(d.gpu2, n * sizeof(float)));
+    check(41, ROCPROFILER_RANGE_REPLAY_STATUS_MULTI_AGENT, [&] {
+        body(d);
+        HSA_CHECK(hsa_memory_copy(other, g_x0.data(), n * sizeof(float)));
+    });
+    check(42, ROCPROFILER_RANGE_REPLAY_STATUS_MULTI_AGENT, [&] {
+        body(d);
+        HSA_CHECK(hsa_memory_copy(other, d.x, n * sizeof(float)));
+    });
+    check(43, ROCPROFILER_RANGE_REPLAY_STATUS_MULTI_AGENT, [&] {
+        body(d);
+        HSA_CHECK(hsa_amd_memory_fill(other, 0, n));
+    });
+    // A copy or fill the runtime refuses is the program's error, and the range's passes could not
+    // repeat it: declined.
+    float* scratch = static_cast<float*>(example::alloc_device(d.gpu, n * sizeof(float)));
+    auto refused = [&](std::uint64_t id, const std::function<hsa_status_t()>& call) {
+        const auto sr = declined(d, id, [&] {
+            body(d);
+            expect(call() != HSA_STATUS_SUCCESS, "range " + std::to_string(id) + ": the runtime refuses the call");
+        });
+        expect(sr.status == ROCPROFILER_RANGE_REPLAY_STATUS_MEMORY_COPY_IN_RANGE && sr.reason != nullptr &&
+                   std::strstr(sr.reason, "failed") != nullptr,
+               "range " + std::to_string(id) + ": a refused copy or fill declines the range");
+        expect(memory_as_one_run(d), "range " + std::to_string(id) + ": memory as one run");
+    };
+    refused(44, [&] {
+        hsa_signal_store_screlease(d.done, 1);
+        return hsa_amd_memory_async_copy(scratch, hsa_agent_t{1}, g_x0.data(), d.cpu, n * sizeof(float), 0, nullptr,
+                                         d.done);
+    });
+    refused(45, [&] { return hsa_amd_memory_fill(reinterpret_cast<char*>(scratch) + 2, 0, 4); });
+    // Another thread's copy or fill into the range's agent's memory.
+    auto other_thread = [&](std::uint64_t id, const std::function<void()>& work) {
+        const auto so = declined(d, id, [&] {
+            run(d, d.queue, d.k_add, d.args, {d.x, d.y, n});
+            std::thread t(work);
+            t.join();
+            run(d, d.queue, d.k_double, d.args, {d.x, d.y, n});
+            run(d, d.queue, d.k_add, d.args, {d.x, d.z, n});
+        });
+        expect(so.status == ROCPROFILER_RANGE_REPLAY_STATUS_MEMORY_COPY_IN_RANGE && so.reason != nullptr &&
+                   std::strstr(so.reason, "another thread") != nullptr,
+               "range " + std::to_string(id) + ": another thread's work on the agent declines the range");
+        expect(memory_as_one_run(d), "range " + std::to_string(id) + ": memory as one run");
+    };
+    other_thread(46, [&] { HSA_CHECK(hsa_amd_memory_fill(scratch, 0, n)); });
+    other_thread(47, [&] { HSA_CHECK(hsa_memory_copy(scratch, g_x0.data(), n * sizeof(float))); });
     check(17, ROCPROFILER_RANGE_REPLAY_STATUS_MULTI_QUEUE, [&] {
         run(d, d.queue, d.k_add, d.args, {d.x, d.y, n});
         run(d, d.queue2, d.k_double, d.args, {d.x, d.y, n});
@@ -638,7 +891,7 @@ extern "C" __attribute__((visibility("default"))) rocprofiler_tool_configure_res
 
 int main(int argc, char** argv) {
     if (argc < 3) {
-        std::fprintf(stderr, "usage: %s <range code object> rules|declines|no_service|stopped\n", argv[0]);
+        std::fprintf(stderr, "usage: %s <range code object> rules|copies|declines|mixed|no_service|stopped\n", argv[0]);
         return 2;
     }
     g_mode = argv[2];
@@ -648,6 +901,7 @@ int main(int argc, char** argv) {
     int rc = 2;
     if (g_mode == "rules") rc = rules(argv[1]);
     if (g_mode == "declines") rc = declines(argv[1]);
+    if (g_mode == "copies") rc = copies(argv[1]);
     if (g_mode == "mixed") rc = mixed(argv[1]);
     if (g_mode == "no_service" || g_mode == "stopped") {
         const auto want = g_mode == "no_service" ? ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND

@@ -11,6 +11,8 @@
 //   restore_fail  runs itself as a child with a restore failure injected: the child aborts
 //                 with the message (the seed's rule).
 //   async_copy    an async copy submitted during a replay waits for it
+//   fill          an hsa_amd_memory_fill into the replayed agent's memory from another thread
+//                 during a replay waits for it (the replay gate), then lands
 //   stop_midway   the replay context stopped during a sequence
 //   declines      a drain that times out, a pass that does not complete in time, a
 //                 multi-packet submission
@@ -203,8 +205,8 @@ void on_replay(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*
             expect(p->replay_stop_context(rocprofiler_context_id_t{999}) == ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND,
                    "local stop of an unknown context");
         }
-        if (g_mode == "async_copy" && p->current_pass == 0) {
-            // Hold the replay open while another thread submits an async copy into its memory.
+        if ((g_mode == "async_copy" || g_mode == "fill") && p->current_pass == 0) {
+            // Hold the replay open while another thread copies or fills into its memory.
             g_replay_started.store(true);
             std::this_thread::sleep_for(std::chrono::milliseconds(100));
         }
@@ -508,39 +510,44 @@ int budget(const char* co) {
     return 0;
 }
 
-// An async copy into device memory submitted by another thread while a replay of a kernel
-// reading that memory is in progress: it waits for the replay (every pass saw the old bytes) and
-// completes after it; the program sees the copy's bytes afterwards.
-int async_copy(const char* co) {
+// Another thread writes device memory while a replay of a kernel reading that memory is in
+// progress, with an async copy (async_copy) or hsa_amd_memory_fill (fill): the write waits for the
+// replay (it would otherwise land during pass 0 and be undone by the restore before pass 1) and
+// completes after it; the program sees the written bytes afterwards.
+int write_during_replay(const char* co, bool fill) {
     device_state d{};
     setup(d, co, 0, 1);
     std::vector<float> twos(n, 2.0f);
+    std::uint32_t two_word = 0;
+    std::memcpy(&two_word, twos.data(), sizeof(two_word));
     hsa_signal_t copied{};
     HSA_CHECK(hsa_signal_create(1, 0, nullptr, &copied));
-    rocprofiler_timestamp_t copy_done_ts = 0;
-    std::thread copier([&] {
+    rocprofiler_timestamp_t written_ts = 0;
+    std::thread writer([&] {
         while (!g_replay_started.load()) std::this_thread::yield();
-        HSA_CHECK(hsa_amd_memory_async_copy(d.y, d.gpu, twos.data(), d.cpu, n * sizeof(float), 0, nullptr, copied));
-        example::wait_done(copied);
-        rocprofiler_get_timestamp(&copy_done_ts);
+        if (fill) {
+            HSA_CHECK(hsa_amd_memory_fill(d.y, two_word, n));
+        } else {
+            HSA_CHECK(hsa_amd_memory_async_copy(d.y, d.gpu, twos.data(), d.cpu, n * sizeof(float), 0, nullptr, copied));
+            example::wait_done(copied);
+        }
+        rocprofiler_get_timestamp(&written_ts);
     });
     run_one(d, 0, 0);  // saxpy, replayed 3 times
-    copier.join();
+    writer.join();
     std::vector<float> hy(n);
     HSA_CHECK(hsa_memory_copy(hy.data(), d.y, n * sizeof(float)));
-    bool all_two = true;
-    for (float v : hy) all_two = all_two && v == 2.0f;
-    expect(all_two, "the copy's bytes are what the program sees afterwards");
+    expect(hy == twos, "the written bytes are what the program sees afterwards");
     HSA_CHECK(hsa_signal_destroy(copied));
     teardown(d);
     std::lock_guard lk(g_mutex);
     expect(g_order.size() == 1, "one replayed dispatch");
     if (g_order.empty()) return 1;
     const auto& s = g_seen[g_order[0]];
-    expect(s.pass_enter == 3, "three passes");
+    expect(s.pass_enter == 3 && s.declined == nullptr, "three passes");
     for (std::size_t i = 1; i < s.checksums.size(); ++i)
-        expect(s.checksums[i] == s.checksums[0], "the copy did not land between passes");
-    expect(copy_done_ts > s.config_exit_ts, "the copy completed after the replay");
+        expect(s.checksums[i] == s.checksums[0], "the write did not land between passes");
+    expect(written_ts > s.config_exit_ts, "the write completed after the replay");
     return 0;
 }
 
@@ -857,7 +864,7 @@ int main(int argc, char** argv) {
     if (g_mode == "rules") rc = rules(argv[1]);
     if (g_mode == "budget") rc = budget(argv[1]);
     if (g_mode == "stress") rc = stress(argv[1]);
-    if (g_mode == "async_copy") rc = async_copy(argv[1]);
+    if (g_mode == "async_copy" || g_mode == "fill") rc = write_during_replay(argv[1], g_mode == "fill");
     if (g_mode == "nested") rc = nested(argv[1]);
     if (g_mode == "declines") rc = declines(argv[1]);
     if (g_mode == "stop_midway") rc = stop_midway(argv[1]);
