@@ -32,8 +32,12 @@ for ((r = 1; r <= rounds; ++r)); do
     t[subscriber]+=" $(BENCH_CUPTI_ACTIVITY=1 "$B/bench_launch_cupti" 2>&1 | median)"
     t[events]+=" $(ENCORE_CUDA_DISPATCH_TIMING=events ENCORE_CUDA_TOOL_MODE=dispatch_noop \
         under_encore "$root/$B/libcuda_trace_tool.so" "$B/bench_launch" 2>&1 | median)"
-    t[old]+=" $(cupti_of "$old")"
-    t[new]+=" $(cupti_of "$B")"
+    # OLD and NEW in turn first (a position effect in the round would otherwise favour one)
+    if ((r % 2)); then
+        t[old]+=" $(cupti_of "$old")"; t[new]+=" $(cupti_of "$B")"
+    else
+        t[new]+=" $(cupti_of "$B")"; t[old]+=" $(cupti_of "$old")"
+    fi
 done
 bare=$(mid <<<"${t[bare]}")
 echo "empty-kernel launch, us per launch (submission; each round the median of 7 x 20000), $rounds rounds"

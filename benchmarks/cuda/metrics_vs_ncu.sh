@@ -168,7 +168,7 @@ rm -rf "$tmp"
 # The program of the "~151 ms per ncu pass" (bench_replay.cu); the same 2-pass list.
 echo "=== bench_replay (8 GiB allocated), 3 launches of write64, $M2"
 tmp=$(mktemp -d)
-program "$B/bench_replay" nvcc -O2 -o "$B/bench_replay" benchmarks/cuda/bench_replay.cu
+prebuilt "$B/bench_replay" || nvcc -O2 -o "$B/bench_replay" benchmarks/cuda/bench_replay.cu  # (program() is this script's)
 count=3
 t0=$(now)
 timeout "$limit" "$B/bench_replay" >"$tmp/bare.out" 2>&1

@@ -207,6 +207,56 @@ CUpti_RangeProfiler_Object* profiler_of(CUcontext ctx) noexcept {
     }
 }
 
+// The metric set each profiler object was last configured with. On an H200 (CUDA 13's CUPTI) an
+// object that had run one config evaluated every metric of any other config as NaN, and of its
+// first one too once it went back to it (benchmarks/cuda/metrics_vs_ncu.sh, two groups): so an
+// object is disabled and a new one enabled when the set changes (ENCORE_CUPTI_PROFILER_SWITCH=keep:
+// reconfigured in place, for comparison).
+auto* g_last_set = new std::map<CUpti_RangeProfiler_Object*, const group*>;
+
+bool reenable_on_switch() noexcept {
+    static const bool on = [] {
+        const char* v = std::getenv("ENCORE_CUPTI_PROFILER_SWITCH");
+        return v == nullptr || std::strcmp(v, "keep") != 0;
+    }();
+    return on;
+}
+
+/// ctx's profiler object, ready for metric set `g` (g_counting held): a new object when the one
+/// there last ran another set. Null when none can be had (warned once).
+CUpti_RangeProfiler_Object* profiler_for(CUcontext ctx, const group& g) noexcept {
+    CUpti_RangeProfiler_Object* obj = profiler_of(ctx);
+    if (obj == nullptr) return nullptr;
+    try {
+        const group*& last = (*g_last_set)[obj];
+        if (last == nullptr || last == &g || !reenable_on_switch()) {
+            last = &g;
+            return obj;
+        }
+        g_last_set->erase(obj);
+        for (auto im = g_images->begin(); im != g_images->end();)
+            im = im->first.first == obj ? g_images->erase(im) : std::next(im);
+        g_objects->erase(ctx);
+        auto d = ENCORE_PARAMS(CUpti_RangeProfiler_Disable_Params);
+        d.pRangeProfilerObject = obj;
+        if (const CUptiResult r = call("cuptiRangeProfilerDisable", cupti_profiler::bound()->f.disable, d);
+            r != CUPTI_SUCCESS) {
+            static core::warn_once failed;
+            failed("libencore-cuda: cuptiRangeProfilerDisable returned %d %s: the next metric set is configured on "
+                   "the same profiler object (its values may be missing)",
+                   static_cast<int>(r), text_of(r));
+            (*g_objects)[ctx] = obj;
+            (*g_last_set)[obj] = &g;
+            return obj;
+        }
+        obj = profiler_of(ctx);
+        if (obj != nullptr) (*g_last_set)[obj] = &g;
+        return obj;
+    } catch (...) {
+        return obj;
+    }
+}
+
 void failed_step(const char* step, CUptiResult r) noexcept {
     static core::warn_once once;
     once("libencore-cuda: counting a launch failed: %s returned %d %s (set ENCORE_CUPTI_PROFILER_DEBUG=1 for every "
@@ -219,7 +269,7 @@ void failed_step(const char* step, CUptiResult r) noexcept {
 template <class Run>
 bool collect(CUcontext ctx, const group& g, std::vector<double>& out, Run&& run) noexcept {
     const profiler_functions& f = cupti_profiler::bound()->f;
-    CUpti_RangeProfiler_Object* obj = profiler_of(ctx);
+    CUpti_RangeProfiler_Object* obj = profiler_for(ctx, g);
     if (obj == nullptr) {
         run();
         return false;
@@ -395,6 +445,7 @@ void forget(CUcontext c) noexcept {
     std::lock_guard lk(g_counting);
     const auto it = g_objects->find(c);
     if (it == g_objects->end()) return;
+    g_last_set->erase(it->second);
     for (auto im = g_images->begin(); im != g_images->end();)
         im = im->first.first == it->second ? g_images->erase(im) : std::next(im);
     // Not disabled: its context is gone, and CUPTI's Disable wants a live one. Kept (never used
