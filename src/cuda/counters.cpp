@@ -172,15 +172,6 @@ std::vector<CUpti_RangeProfiler_Object*>* g_retired = new std::vector<CUpti_Rang
 // Groups live as long as their catalogue (forever), so their addresses are stable keys.
 auto* g_images = new std::map<std::pair<CUpti_RangeProfiler_Object*, const group*>, std::vector<std::uint8_t>>;
 
-/// ENCORE_CUPTI_PROFILER_RANGE=user: one user range pushed around the launch instead of CUPTI's
-/// auto range (an experiment on where cuptiRangeProfilerStart's time goes; docs/counters.md).
-bool user_range() noexcept {
-    static const bool on = [] {
-        const char* v = std::getenv("ENCORE_CUPTI_PROFILER_RANGE");
-        return v != nullptr && std::strcmp(v, "user") == 0;
-    }();
-    return on;
-}
 
 CUpti_RangeProfiler_Object* profiler_of(CUcontext ctx) noexcept {
     try {
@@ -211,7 +202,8 @@ CUpti_RangeProfiler_Object* profiler_of(CUcontext ctx) noexcept {
 // object that had run one config evaluated every metric of any other config as NaN, and of its
 // first one too once it went back to it (benchmarks/cuda/metrics_vs_ncu.sh, two groups): so an
 // object is disabled and a new one enabled when the set changes (ENCORE_CUPTI_PROFILER_SWITCH=keep:
-// reconfigured in place, for comparison).
+// reconfigured in place, for comparison). A second object on one context is refused by CUPTI
+// (its Start returned INVALID_PARAMETER on the H200), so the sets cannot each keep their own.
 auto* g_last_set = new std::map<CUpti_RangeProfiler_Object*, const group*>;
 
 bool reenable_on_switch() noexcept {
@@ -316,7 +308,7 @@ bool collect(CUcontext ctx, const group& g, std::vector<double>& out, Run&& run)
     // One range per kernel, from its start to its end (AutoRange), as Nsight Compute's kernel
     // replay measures: a user range around the launch call would also span the launch's host
     // side (gpu__time_duration 2-5x the kernel's on an H200).
-    set.range = user_range() ? CUPTI_UserRange : CUPTI_AutoRange;
+    set.range = CUPTI_AutoRange;
     set.replayMode = CUPTI_UserReplay;
     set.maxRangesPerPass = 1;
     set.numNestingLevels = 1;
@@ -341,19 +333,7 @@ bool collect(CUcontext ctx, const group& g, std::vector<double>& out, Run&& run)
         failed_step("cuptiRangeProfilerStart", r);
         return false;
     }
-    bool pushed = false;
-    if (user_range()) {
-        auto push = ENCORE_PARAMS(CUpti_RangeProfiler_PushRange_Params);
-        push.pRangeProfilerObject = obj;
-        push.pRangeName = "encore";
-        pushed = call("cuptiRangeProfilerPushRange", f.push_range, push) == CUPTI_SUCCESS;
-    }
     const bool ran = run();
-    if (pushed) {
-        auto pop = ENCORE_PARAMS(CUpti_RangeProfiler_PopRange_Params);
-        pop.pRangeProfilerObject = obj;
-        (void)call("cuptiRangeProfilerPopRange", f.pop_range, pop);
-    }
     auto stop = ENCORE_PARAMS(CUpti_RangeProfiler_Stop_Params);
     stop.pRangeProfilerObject = obj;
     // Always: the profiler must not stay started.

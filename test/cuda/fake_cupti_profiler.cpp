@@ -27,6 +27,8 @@
 // CUPTI_ERROR_INSUFFICIENT_PRIVILEGES, as without profiling permission), =enable
 // (cuptiRangeProfilerEnable does), =decode (cuptiRangeProfilerDecodeData fails), =unsupported
 // (cuptiProfilerDeviceSupported reports vGPU profiling disabled), =chip (no chip name).
+// An object set with a second, different config evaluates every range it measures from then on as
+// NaN (what CUDA 13's CUPTI did on an H200; encore enables a new object per metric set change).
 // fake_cupti_profiler_counts() gives the counts tests check.
 #include "cuda/cupti_profiler_api.hpp"
 
@@ -62,6 +64,10 @@ struct encore::cuda::cupti_api::CUpti_RangeProfiler_Object {
     std::size_t data_size = 0;
     bool configured = false, started = false, in_range = false, ranged = false;
     bool automatic = false;  // CUPTI_AutoRange: each kernel between Start and Stop is a range
+    // The first config it was set with, and whether another one followed: as CUDA 13's CUPTI on an
+    // H200, an object reconfigured with another metric set evaluates every later range as NaN.
+    std::vector<std::uint8_t> first_config;
+    bool switched = false;
 };
 
 namespace {
@@ -136,7 +142,8 @@ struct counter_data {
     char magic[8];
     std::uint64_t ranges;  // decoded ranges (0 or 1)
     std::uint64_t threads, warps, duration_ns;
-    double reported_bytes;  // < 0: the kernel reported none
+    double reported_bytes;   // < 0: the kernel reported none
+    std::uint64_t poisoned;  // measured by an object reconfigured with another set: NaN values
 };
 constexpr char data_magic[8] = {'F', 'A', 'K', 'E', 'C', 'D', 'I', '\0'};
 
@@ -342,7 +349,8 @@ FAKE_API CUptiResult cuptiProfilerHostEvaluateToGpuValues(CUpti_Profiler_Host_Ev
     std::memcpy(&d, p->pCounterDataImage, sizeof(d));
     if (std::memcmp(d.magic, data_magic, sizeof(data_magic)) != 0 || p->rangeIndex >= d.ranges)
         return CUPTI_ERROR_INVALID_PARAMETER;
-    for (std::size_t i = 0; i < p->numMetrics; ++i) p->pMetricValues[i] = value_of(p->ppMetricNames[i], d);
+    for (std::size_t i = 0; i < p->numMetrics; ++i)
+        p->pMetricValues[i] = d.poisoned != 0 ? std::nan("") : value_of(p->ppMetricNames[i], d);
     g_evaluations.fetch_add(1);
     return CUPTI_SUCCESS;
 }
@@ -389,6 +397,11 @@ FAKE_API CUptiResult cuptiRangeProfilerSetConfig(CUpti_RangeProfiler_SetConfig_P
         p->replayMode != CUPTI_UserReplay || p->pRangeProfilerObject->started)
         return CUPTI_ERROR_INVALID_PARAMETER;
     auto* o = p->pRangeProfilerObject;
+    if (o->first_config.empty())
+        o->first_config.assign(p->pConfig, p->pConfig + p->configSize);
+    else if (o->first_config.size() != p->configSize ||
+             !std::equal(o->first_config.begin(), o->first_config.end(), p->pConfig))
+        o->switched = true;
     o->config = p->pConfig;
     o->config_size = p->configSize;
     o->data = p->pCounterDataImage;
@@ -460,6 +473,7 @@ FAKE_API CUptiResult cuptiRangeProfilerDecodeData(CUpti_RangeProfiler_DecodeData
     counter_data d = g_live;
     std::memcpy(d.magic, data_magic, sizeof(data_magic));
     d.ranges = o->ranged ? 1 : 0;
+    d.poisoned = o->switched ? 1 : 0;
     std::memcpy(o->data, &d, sizeof(d));
     p->numOfRangeDropped = 0;
     if (o->ranged) g_ranges.fetch_add(1);
