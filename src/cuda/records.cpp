@@ -357,57 +357,8 @@ std::atomic<std::uint64_t> g_cupti_key{0};
 std::mutex g_graveyard_mutex;
 auto* g_graveyard = new std::vector<pending*>;  // never destroyed (what it holds is reachable)
 
-// Finished CUPTI-timed launches kept for the thread's next ones, with their event's storage: a
-// launch's record is ~1.1 KB (the event holds every context's user_data and external id), above
-// glibc's per-thread cache, so each new one went to the arena (_int_malloc led the fake driver's
-// perf profile of a CUPTI-timed launch). Bounded; what does not fit is freed.
-struct spare_records {
-    std::vector<pending*> list;
-    ~spare_records() {
-        for (pending* p : list) delete p;
-    }
-};
-// What is in flight between two CUPTI deliveries (every 10 ms: ~2 000 launches on an H200 host,
-// ~10 000 on the fake driver) comes back at once; at most ~18 MB a launching thread.
-constexpr std::size_t max_spare = 16384;
-thread_local spare_records t_spare;
-
-/// Keeps `p` (finished: delivered and off the map) for this thread's next launch, or frees it.
-void recycle(pending* p) noexcept {
-    if (t_spare.list.size() < max_spare) {
-        try {
-            p->t.reset();  // the context's timing state is not held by a spare
-            t_spare.list.push_back(p);
-            return;
-        } catch (...) {
-        }
-    }
-    delete p;
-}
-
-/// A launch record for this thread, with an event's storage: a spare one (reset) or a new one;
-/// null when out of memory.
-pending* fresh_record() noexcept {
-    pending* p = nullptr;
-    if (!t_spare.list.empty()) {
-        p = t_spare.list.back();
-        t_spare.list.pop_back();
-        std::unique_ptr<event> ev = std::move(p->ev);
-        p->~pending();
-        new (p) pending();
-        p->ev = std::move(ev);
-        return p;
-    }
-    p = new (std::nothrow) pending();
-    if (p != nullptr && !(p->ev = std::unique_ptr<event>(new (std::nothrow) event))) {
-        delete p;
-        return nullptr;
-    }
-    return p;
-}
-
 /// The second of the launching thread and CUPTI's delivery: COMPLETE with the times CUPTI gave.
-/// `bury`: where the record goes after (reserved by the caller), else it is kept by this thread.
+/// `bury`: where the record goes after (reserved by the caller), else it is freed here.
 void finish_cupti(pending* p, std::vector<pending*>* bury = nullptr) noexcept {
     p->dispatch.start_timestamp = p->cupti_start;
     p->dispatch.end_timestamp = p->cupti_end;
@@ -416,17 +367,17 @@ void finish_cupti(pending* p, std::vector<pending*>* bury = nullptr) noexcept {
     if (bury != nullptr && bury->size() < bury->capacity())
         bury->push_back(p);
     else
-        recycle(p);
+        delete p;
 }
 
-/// Takes what CUPTI's delivery completed as this (launching) thread's spares, every so many launches.
+/// Frees what CUPTI's delivery completed (on a launching thread, every so many launches).
 void reap_cupti() noexcept {
     std::vector<pending*> dead;
     {
         std::lock_guard lk(g_graveyard_mutex);
         dead.swap(*g_graveyard);
     }
-    for (pending* p : dead) recycle(p);
+    for (pending* p : dead) delete p;
 }
 
 /// CUPTI's times (`timed` false: none) reached launch `p`, taken off the pending map: the second
@@ -743,12 +694,10 @@ CUresult launch(const launch_call& c, std::uint64_t dispatch_id) noexcept {
         return c.submit();
     }
     if (capturing(s)) return c.submit();  // recorded into a graph, not run now
-    std::unique_ptr<pending> p(fresh_record());
-    if (!p || !event::capture_into_for(*p->ev, kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE,
-                                       enqueue_mask | complete_mask)) {
-        if (p) recycle(p.release());
-        return cupti_queueing() ? submit_placeholder(c) : c.submit();
-    }
+    auto p = std::make_unique<pending>();
+    p->ev = event::capture_heap_for(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE,
+                                    enqueue_mask | complete_mask);
+    if (!p->ev) return cupti_queueing() ? submit_placeholder(c) : c.submit();
     p->mask = complete_mask & p->ev->mask;
     // The context once, its device from the timing state (one driver call per launch fewer: with
     // CUPTI's API records on, each of encore's own driver calls costs a record too).
