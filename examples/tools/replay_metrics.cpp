@@ -60,7 +60,16 @@ struct dispatch_run {
     double snapshot_us = 0, passes_us = 0, restores_us = 0;
     bool exited = false;  // CONFIG EXIT seen: written as soon as its values are in
     std::uint64_t passes = 0;
+    // Groups in reverse pass order (every other dispatch): consecutive passes then share a metric
+    // set across dispatches, and CUDA's counter source, which needs a new profiler object per change
+    // of set (~170 ms each on an H200, docs/counters.md), changes once per dispatch instead of twice.
+    bool reversed = false;
 };
+
+/// The group that pass `pass` of `run` counts (groups: the plan's).
+std::size_t group_in_pass(const dispatch_run& run, std::size_t pass, std::size_t groups) {
+    return run.reversed && pass < groups ? groups - 1 - pass : pass;
+}
 
 struct kernel_total {
     std::uint64_t dispatches = 0;
@@ -140,6 +149,7 @@ plan& plan_of(std::uint64_t agent) {
         for (std::size_t i = 0; i < p.ids.size(); ++i)
             if (p.group_of[i] == g) std::fprintf(stderr, " %s", g_metrics[i].c_str());
     }
+    if (groups > 1) std::fprintf(stderr, " (every other dispatch runs them in reverse order)");
     std::fprintf(stderr, "\n");
     p.ok = true;
     return p;
@@ -189,7 +199,8 @@ void finish(std::uint64_t id) {
             std::fprintf(g_csv, ",");
         else
             std::fprintf(g_csv, "%.17g,", run.value[i]);
-        std::fprintf(g_csv, "%zu,%" PRIu64 ",%.3f\n", p.group_of[i], passes, us);
+        // The pass that counted it (group_in_pass is its own inverse).
+        std::fprintf(g_csv, "%zu,%" PRIu64 ",%.3f\n", group_in_pass(run, p.group_of[i], p.configs.size()), passes, us);
     }
     if (g_csv != nullptr) std::fflush(g_csv);
     g_runs.erase(it);
@@ -211,6 +222,7 @@ void on_replay(const encore::record& r, rocprofiler_user_data_t&) {
         ++g_selected;
         p->replay_pass_count = &pass_count;
         dispatch_run& run = g_runs[id];
+        run.reversed = g_selected % 2 == 0;
         run.kernel = readable;
         run.agent = p->dispatch_info.agent_id.handle;
         run.value.assign(g_metrics.size(), std::nan(""));
@@ -256,10 +268,11 @@ void on_replay(const encore::record& r, rocprofiler_user_data_t&) {
 void on_dispatch(rocprofiler_dispatch_counting_service_data_t data, rocprofiler_counter_config_id_t* config,
                  rocprofiler_user_data_t*, void*) {
     std::lock_guard lk(g_mutex);
-    if (g_runs.count(data.dispatch_info.dispatch_id) == 0) return;  // not selected: not counted
+    const auto run = g_runs.find(data.dispatch_info.dispatch_id);
+    if (run == g_runs.end()) return;  // not selected: not counted
     const auto it = g_plans.find(data.dispatch_info.agent_id.handle);
     if (it == g_plans.end() || !it->second.ok || t_pass >= it->second.configs.size()) return;
-    *config = it->second.configs[t_pass];
+    *config = it->second.configs[group_in_pass(run->second, t_pass, it->second.configs.size())];
 }
 
 void on_record(rocprofiler_dispatch_counting_service_data_t data, rocprofiler_counter_record_t* records, size_t n,
