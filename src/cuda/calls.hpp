@@ -7,6 +7,8 @@
 #include <cuda.h>
 
 #include <cstddef>
+#include <cstring>
+#include <vector>
 #include <type_traits>
 
 namespace encore::cuda {
@@ -99,6 +101,36 @@ inline void describe(copy_call& c, const CUDA_MEMCPY3D& d) noexcept {
     describe_side(d.dstMemoryType, d.dstHost, d.dstDevice, d.dstArray,
                   (d.dstZ * d.dstHeight + d.dstY) * d.dstPitch + d.dstXInBytes, c.dst_side, c.dst);
     c.bytes = d.WidthInBytes * d.Height * d.Depth;
+}
+
+/// A 2-D/3-D copy from host memory made to read `rows` instead: the region it reads, copied there
+/// densely (rows of WidthInBytes), and the descriptor pointed at it (range replay re-issues such a
+/// copy after the program may have reused its buffer). Throws std::bad_alloc.
+inline void stage_rows(CUDA_MEMCPY2D& d, std::vector<unsigned char>& rows) {
+    rows.resize(d.WidthInBytes * d.Height);
+    for (std::size_t r = 0; r < d.Height; ++r)
+        std::memcpy(rows.data() + r * d.WidthInBytes,
+                    static_cast<const unsigned char*>(d.srcHost) + (d.srcY + r) * d.srcPitch + d.srcXInBytes,
+                    d.WidthInBytes);
+    d.srcHost = rows.data();
+    d.srcPitch = d.WidthInBytes;
+    d.srcXInBytes = 0;
+    d.srcY = 0;
+}
+inline void stage_rows(CUDA_MEMCPY3D& d, std::vector<unsigned char>& rows) {
+    rows.resize(d.WidthInBytes * d.Height * d.Depth);
+    for (std::size_t z = 0; z < d.Depth; ++z)
+        for (std::size_t y = 0; y < d.Height; ++y)
+            std::memcpy(rows.data() + (z * d.Height + y) * d.WidthInBytes,
+                        static_cast<const unsigned char*>(d.srcHost) +
+                            ((d.srcZ + z) * d.srcHeight + d.srcY + y) * d.srcPitch + d.srcXInBytes,
+                        d.WidthInBytes);
+    d.srcHost = rows.data();
+    d.srcPitch = d.WidthInBytes;
+    d.srcHeight = d.Height;
+    d.srcXInBytes = 0;
+    d.srcY = 0;
+    d.srcZ = 0;
 }
 
 }  // namespace encore::cuda

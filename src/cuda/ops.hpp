@@ -317,6 +317,38 @@ struct role_layer<role::copy> {
                 }
             }
         }
+        if constexpr (op.shape == copy_shape::desc_2d || op.shape == copy_shape::desc_3d) {
+            // A 2-D/3-D copy into device memory is an entry too, from device memory or from host
+            // memory (its rows copied now, densely); arrays and unified-memory sources decline.
+            if (range::any_open()) {
+                using desc_t = std::remove_cvref_t<decltype(*std::get<0>(t))>;
+                const desc_t& d = *std::get<0>(t);
+                const bool arrays = d.srcMemoryType == CU_MEMORYTYPE_ARRAY || d.dstMemoryType == CU_MEMORYTYPE_ARRAY;
+                const range::copy_kind k = arrays ? range::copy_kind::other : range::classify(c);
+                const bool from_host = k == range::copy_kind::device_from_host;
+                if (k == range::copy_kind::device_from_device || (from_host && d.srcMemoryType == CU_MEMORYTYPE_HOST)) {
+                    struct held {
+                        desc_t desc;
+                        std::vector<unsigned char> rows;
+                    };
+                    std::shared_ptr<held> h;
+                    try {
+                        h = std::make_shared<held>();
+                        h->desc = d;
+                        if (from_host) stage_rows(h->desc, h->rows);
+                    } catch (...) {
+                        h.reset();
+                    }
+                    if (h) {
+                        auto again = t;
+                        std::get<0>(again) = &h->desc;
+                        const auto own = [&] { return records::copy(c); };
+                        return range::copy_call_in_range(
+                            c.work_stream(), [f, again, h] { return std::apply(f, again); }, thunk::of(own));
+                    }
+                }
+            }
+        }
         range::on_copy(&c);
         tracker::work_hold hold;
         return records::copy(c);

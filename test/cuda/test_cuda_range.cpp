@@ -542,6 +542,69 @@ int run_declines() {
     expect(!g_t.closes.empty() && g_t.closes.back().dispatch_count == 2, "copies are entries, not dispatches");
     expect(read(d) == with_copies && identical_per_pass(g_inputs, 2, 4),
            "copies in the range: every pass's bump read what pass 0's read, unreplayed end");
+    // 2-D and 3-D copies into device memory are entries too: from host memory with the rows the
+    // host held at the call (a pitched source, the rows copied densely), from device memory with
+    // the program's descriptor (copied: the program may reuse it after the call).
+    unsigned host_rows[4][8] = {};  // 4 rows of 32 bytes; each copy reads 16 bytes from each row
+    for (unsigned r = 0; r < 4; ++r)
+        for (unsigned i = 0; i < 8; ++i) host_rows[r][i] = 100 * r + i;
+    const auto copies_2d = [&] {
+        launch_rmw(d, d.s);
+        CUDA_MEMCPY2D h2d{};
+        h2d.srcMemoryType = CU_MEMORYTYPE_HOST;
+        h2d.srcHost = host_rows;
+        h2d.srcPitch = sizeof host_rows[0];
+        h2d.srcXInBytes = 8;  // from the third word of each row
+        h2d.srcY = 1;
+        h2d.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+        h2d.dstDevice = d.y;
+        h2d.dstPitch = 16;
+        h2d.WidthInBytes = 16;
+        h2d.Height = 2;
+        CHECK(cuMemcpy2DAsync(&h2d, d.s));
+        CUDA_MEMCPY3D h3d{};
+        h3d.srcMemoryType = CU_MEMORYTYPE_HOST;
+        h3d.srcHost = host_rows;
+        h3d.srcPitch = sizeof host_rows[0];
+        h3d.srcHeight = 2;
+        h3d.srcY = 1;  // rows 1 and 3 of the two 2-row slices
+        h3d.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+        h3d.dstDevice = d.y + 32;
+        h3d.dstPitch = 8;
+        h3d.dstHeight = 1;
+        h3d.WidthInBytes = 8;
+        h3d.Height = 1;
+        h3d.Depth = 2;
+        CHECK(cuMemcpy3DAsync(&h3d, d.s));
+        CUDA_MEMCPY2D d2d{};
+        d2d.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+        d2d.srcDevice = d.x;
+        d2d.srcPitch = 64;
+        d2d.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+        d2d.dstDevice = d.y + 64;
+        d2d.dstPitch = 32;
+        d2d.WidthInBytes = 32;
+        d2d.Height = 2;
+        CHECK(cuMemcpy2DAsync(&d2d, d.s));
+        h2d = {};  // the program's descriptors and host rows change after the calls
+        d2d = {};
+        CHECK(cuStreamSynchronize(d.s));
+        for (auto& row : host_rows) row[2] = row[3] = 5000;
+        launch_bump(d, d.bump, d.s, 1);
+    };
+    const auto refill = [&] {
+        for (unsigned r = 0; r < 4; ++r)
+            for (unsigned i = 0; i < 8; ++i) host_rows[r][i] = 100 * r + i;
+    };
+    reset(d);
+    copies_2d();
+    CHECK(cuCtxSynchronize());
+    const state with_2d = read(d);
+    refill();
+    decline_case(d, ROCPROFILER_RANGE_REPLAY_STATUS_REPLAYED, "2-D and 3-D copies into device memory", copies_2d);
+    expect(read(d) == with_2d && identical_per_pass(g_inputs, 2, 4),
+           "2-D/3-D copies in the range: every pass's bump read what pass 0's read, unreplayed end");
+    refill();
     host_v[0] = 7, host_v[1] = 8;
     decline_case(d, ROCPROFILER_RANGE_REPLAY_STATUS_MULTI_QUEUE, "a second stream", [&] {
         launch_rmw(d, d.s);
