@@ -160,6 +160,12 @@ python3 "$cmp" compare stream_8gib "$tmp/enc2.csv" "$tmp/ncu2.out" --bytes $((2 
 fails=$((fails + $?))
 speed torch_stream_big
 cost enc2
+# The same with encore's one-pass groups (--pass-schedule groups: a config per pass, so CUDA's
+# profiler object changes set every dispatch), side by side: what the library's schedule saves.
+lib_wall=$enc_wall
+ENCORE_METRICS_SCHEDULE=groups encore_run enc2g "$M2" stream_kernel python3 "$script"
+echo "stream_8gib: wall with --pass-schedule groups $wall s, with the library's schedule $lib_wall s, bare $bare_wall s"
+cost enc2g
 [[ $fails -eq 0 ]] || diagnose enc2
 keep speed "$tmp"/*.csv "$tmp"/*.err "$tmp"/*.out
 rm -rf "$tmp"

@@ -3,18 +3,26 @@
 //
 // A rocprofiler_configure tool (ROCP_TOOL_LIBRARIES). At a dispatch's CONFIG ENTER it finds the
 // metrics by name on the dispatch's agent (encore_counter_find_by_name: NVIDIA's metric names on
-// CUDA, the software runtime's counters on HSA), splits them into one-pass groups
-// (encore_counter_schedule_passes), makes one counter config per group, and asks for as many
-// passes as there are groups; the dispatch counting callback gives pass p the config of group p
-// (PASS ENTER says which pass runs on this thread); the record callback keeps each value; CONFIG
-// EXIT writes one row per metric. Every pass starts from the same memory (replay restores it),
-// so each group sees the same inputs.
+// CUDA, the software runtime's counters on HSA) and plans the passes, one of two ways
+// (ENCORE_METRICS_SCHEDULE):
+//   library (default)  one multi-pass config of every metric (encore_create_multipass_counter_config):
+//                      as many passes as the counter library's own schedule needs, the same config
+//                      in each, every value delivered with the last pass. On CUDA the passes after
+//                      the first cost CUPTI ~2 ms instead of a new profiler object each (~180 ms).
+//   groups             one-pass groups (encore_counter_schedule_passes, greedy), one config per
+//                      group and one pass per group: pass p is counted with group p's config.
+// The dispatch counting callback gives each pass its config (PASS ENTER says which pass runs on
+// this thread); the record callback keeps each value; CONFIG EXIT writes one row per metric.
+// Every pass starts from the same memory (replay restores it), so each pass sees the same inputs.
 //
 // Environment:
 //   ENCORE_METRICS=a,b,c       the metrics (required)
 //   ENCORE_REPLAY_KERNEL=TEXT  only kernels whose name (demangled or as the runtime gave it) contains TEXT
 //   ENCORE_REPLAY_COUNT=N      only the first N selected dispatches (as Nsight Compute's -c)
 //   ENCORE_REPLAY_REPORT=FILE  also a CSV: dispatch_id,kernel,metric,value,pass,passes,replay_us
+//                              (pass: the pass that counted it; empty with the library's schedule,
+//                              which does not say)
+//   ENCORE_METRICS_SCHEDULE=library|groups  (above; default library)
 #include "kernel_names.hpp"
 
 #include <encore/counters.h>
@@ -41,13 +49,16 @@ namespace {
 
 namespace d = encore::domains;
 
-/// What is collected on one agent: the metrics' ids, their groups and one config per group.
+/// What is collected on one agent: the metrics' ids, their groups and one config per group (or
+/// one multi-pass config for all).
 struct plan {
     bool ok = false;
     std::vector<rocprofiler_counter_id_t> ids;  // in ENCORE_METRICS' order
     std::vector<std::size_t> group_of;
-    std::vector<rocprofiler_counter_config_id_t> configs;  // per group
+    std::vector<rocprofiler_counter_config_id_t> configs;  // per group; the multi-pass config
     std::size_t library_passes = 0;                        // the counter library's own count
+    bool multipass = false;                                // configs[0] runs in every pass
+    std::size_t passes() const { return multipass ? library_passes : configs.size(); }
 };
 
 struct dispatch_run {
@@ -85,6 +96,7 @@ std::map<std::uint64_t, std::string> g_names;
 std::map<std::uint64_t, dispatch_run> g_runs;  // dispatch id -> values so far
 std::map<std::string, kernel_total> g_totals;
 std::string g_pattern;
+bool g_groups = false;  // ENCORE_METRICS_SCHEDULE=groups
 std::uint64_t g_count = 0, g_selected = 0;
 FILE* g_csv = nullptr;
 thread_local std::uint64_t t_pass = 0;
@@ -111,6 +123,30 @@ plan& plan_of(std::uint64_t agent) {
             return p;
         }
         p.ids.push_back(id);
+    }
+    if (!g_groups) {
+        rocprofiler_counter_config_id_t cfg{0};
+        std::size_t passes = 0;
+        if (const auto st = encore_create_multipass_counter_config(a, p.ids.data(), p.ids.size(), &cfg, &passes);
+            st != ROCPROFILER_STATUS_SUCCESS) {
+            std::fprintf(stderr, "[encore-replay] a config of the metrics failed (%s): not collecting\n",
+                         rocprofiler_get_status_string(st));
+            return p;
+        }
+        p.configs.push_back(cfg);
+        p.group_of.assign(p.ids.size(), 0);
+        p.library_passes = passes;
+        p.multipass = passes > 1;
+        if (p.multipass)
+            std::fprintf(stderr,
+                         "[encore-replay] agent %" PRIu64 ": %zu metrics in %zu passes (the counter library's own "
+                         "multi-pass schedule: one config in every pass, the values with the last)\n",
+                         agent, p.ids.size(), passes);
+        else
+            std::fprintf(stderr, "[encore-replay] agent %" PRIu64 ": %zu metric%s in 1 pass\n", agent, p.ids.size(),
+                         p.ids.size() == 1 ? "" : "s");
+        p.ok = true;
+        return p;
     }
     p.group_of.resize(p.ids.size());
     std::size_t groups = 0;
@@ -158,7 +194,7 @@ plan& plan_of(std::uint64_t agent) {
 std::uint64_t pass_count(rocprofiler_kernel_dispatch_info_t info, rocprofiler_user_data_t) {
     std::lock_guard lk(g_mutex);
     const auto it = g_plans.find(info.agent_id.handle);
-    return it != g_plans.end() && it->second.ok ? it->second.configs.size() : 1;
+    return it != g_plans.end() && it->second.ok ? it->second.passes() : 1;
 }
 
 void on_code_object(const encore::record& r, rocprofiler_user_data_t&) {
@@ -199,8 +235,13 @@ void finish(std::uint64_t id) {
             std::fprintf(g_csv, ",");
         else
             std::fprintf(g_csv, "%.17g,", run.value[i]);
-        // The pass that counted it (group_in_pass is its own inverse).
-        std::fprintf(g_csv, "%zu,%" PRIu64 ",%.3f\n", group_in_pass(run, p.group_of[i], p.configs.size()), passes, us);
+        // The pass that counted it (group_in_pass is its own inverse); the library's multi-pass
+        // schedule does not say which of its passes counted what.
+        if (p.multipass)
+            std::fprintf(g_csv, ",%" PRIu64 ",%.3f\n", passes, us);
+        else
+            std::fprintf(g_csv, "%zu,%" PRIu64 ",%.3f\n", group_in_pass(run, p.group_of[i], p.configs.size()), passes,
+                         us);
     }
     if (g_csv != nullptr) std::fflush(g_csv);
     g_runs.erase(it);
@@ -271,8 +312,9 @@ void on_dispatch(rocprofiler_dispatch_counting_service_data_t data, rocprofiler_
     const auto run = g_runs.find(data.dispatch_info.dispatch_id);
     if (run == g_runs.end()) return;  // not selected: not counted
     const auto it = g_plans.find(data.dispatch_info.agent_id.handle);
-    if (it == g_plans.end() || !it->second.ok || t_pass >= it->second.configs.size()) return;
-    *config = it->second.configs[group_in_pass(run->second, t_pass, it->second.configs.size())];
+    if (it == g_plans.end() || !it->second.ok || t_pass >= it->second.passes()) return;
+    *config = it->second.multipass ? it->second.configs[0]
+                                   : it->second.configs[group_in_pass(run->second, t_pass, it->second.configs.size())];
 }
 
 void on_record(rocprofiler_dispatch_counting_service_data_t data, rocprofiler_counter_record_t* records, size_t n,
@@ -313,6 +355,12 @@ int initialize(rocprofiler_client_finalize_t, void*) {
         s = comma == std::string::npos ? "" : s.substr(comma + 1);
     }
     if (const char* v = std::getenv("ENCORE_REPLAY_KERNEL"); v != nullptr) g_pattern = v;
+    if (const char* v = std::getenv("ENCORE_METRICS_SCHEDULE"); v != nullptr && *v != '\0') {
+        if (std::strcmp(v, "groups") == 0)
+            g_groups = true;
+        else if (std::strcmp(v, "library") != 0)
+            std::fprintf(stderr, "[encore-replay] ignoring ENCORE_METRICS_SCHEDULE=%s (library or groups)\n", v);
+    }
     if (const char* v = std::getenv("ENCORE_REPLAY_COUNT");
         v != nullptr && *v != '\0' && !decimal_at_least(v, 1, g_count))
         std::fprintf(stderr, "[encore-replay] ignoring ENCORE_REPLAY_COUNT=%s\n", v);

@@ -175,6 +175,9 @@ struct config_slot {
     std::atomic<std::uint64_t> agent{0};
     std::atomic<const std::uint32_t*> ids{nullptr};
     std::atomic<std::uint32_t> count{0};
+    // Passes the counter library needs for the set: 1, or more for a config made by
+    // encore_create_multipass_counter_config (collected over that many replay passes).
+    std::atomic<std::uint32_t> passes{1};
     std::atomic<bool> alive{false};
 };
 constexpr std::size_t max_configs = 4096;
@@ -462,6 +465,17 @@ std::vector<std::uint32_t> wanted(const session& s, const rocprofiler_kernel_dis
     return out;
 }
 
+std::size_t passes_of(const session& s) noexcept {
+    std::size_t most = 0;
+    bool every = s.mask != 0;
+    for (std::uint64_t mask = s.mask; mask != 0; mask &= mask - 1) {
+        const std::uint32_t p = g_configs[s.config[__builtin_ctzll(mask)] - 1].passes.load(std::memory_order_relaxed);
+        every = every && p > 1;
+        most = std::max<std::size_t>(most, p);
+    }
+    return every ? most : 1;
+}
+
 void complete(const session& s, const rocprofiler_kernel_dispatch_info_t& info, rocprofiler_timestamp_t start_ns,
               rocprofiler_timestamp_t end_ns, const values& v) noexcept {
     if (s.mask == 0) return;
@@ -501,6 +515,7 @@ void reset_for_testing() noexcept {
         c.alive.store(false, std::memory_order_relaxed);
         delete[] c.ids.exchange(nullptr, std::memory_order_relaxed);  // no session outlives a test's reset
         c.count.store(0, std::memory_order_relaxed);
+        c.passes.store(1, std::memory_order_relaxed);
     }
     g_config_count.store(0, std::memory_order_release);
 }
@@ -564,6 +579,71 @@ rocprofiler_status_t configure_service(rocprofiler_context_id_t context_id, bool
     g_services[context_id.handle] = svc;
     g_configured.fetch_or(bit, std::memory_order_release);  // pairs with begin's acquire
     return ROCPROFILER_STATUS_SUCCESS;
+}
+
+/// rocprofiler_create_counter_config, and with `passes` (non-null) encore's multi-pass configs:
+/// a set needing several passes is then accepted and *passes says how many.
+rocprofiler_status_t create_config(rocprofiler_agent_id_t agent_id, const rocprofiler_counter_id_t* counters_list,
+                                   size_t counters_count, rocprofiler_counter_config_id_t* config_id,
+                                   size_t* multipass) noexcept {
+    if (config_id == nullptr || (counters_list == nullptr && counters_count != 0))
+        return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    if (!agent_exists(agent_id)) return ROCPROFILER_STATUS_ERROR_AGENT_NOT_FOUND;
+    const source_slot* src = find_slot(agent_id.handle);
+    if (src == nullptr) return ROCPROFILER_STATUS_ERROR_AGENT_ARCH_NOT_SUPPORTED;
+    try {
+        std::vector<std::uint32_t> ids;
+        ids.reserve(counters_count);
+        for (size_t i = 0; i < counters_count; ++i) {
+            const counter_ref ref = find_counter(counters_list[i].handle);
+            if (!ref) return ROCPROFILER_STATUS_ERROR_COUNTER_NOT_FOUND;
+            // Another catalogue's counter (another chip's metric): not this agent's.
+            if (!counts(*src, ref)) return ROCPROFILER_STATUS_ERROR_METRIC_NOT_VALID_FOR_AGENT;
+            ids.push_back(static_cast<std::uint32_t>(counters_list[i].handle));
+        }
+        std::lock_guard lk(g_config_mutex);
+        if (config_id->handle != 0) {  // a base config: its counters join the new one
+            const config_slot* base = find_config(config_id->handle);
+            if (base == nullptr) return ROCPROFILER_STATUS_ERROR_PROFILE_NOT_FOUND;
+            if (base->agent.load(std::memory_order_relaxed) != agent_id.handle)
+                return ROCPROFILER_STATUS_ERROR_AGENT_MISMATCH;
+            const std::uint32_t* b = base->ids.load(std::memory_order_relaxed);
+            ids.insert(ids.end(), b, b + base->count.load(std::memory_order_relaxed));
+        }
+        // A counter listed twice is counted once.
+        std::sort(ids.begin(), ids.end());
+        ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+        if (ids.empty()) return ROCPROFILER_STATUS_ERROR_NO_HARDWARE_COUNTERS;
+        std::uint32_t set_passes = 1;  // the software runtime counts everything in one
+        if (src->cat != nullptr) {
+            // One config is collected in one pass (as the reference's configs are): a set the
+            // hardware cannot count together is refused here, not at the dispatch.
+            std::vector<std::uint32_t> index(ids);
+            for (auto& x : index) x -= src->cat->first_id();
+            const std::size_t passes = src->cat->passes(index.data(), index.size());
+            if (passes == 0) return ROCPROFILER_STATUS_ERROR_METRIC_NOT_VALID_FOR_AGENT;
+            if (passes > 1 && multipass == nullptr) return ROCPROFILER_STATUS_ERROR_EXCEEDS_HW_LIMIT;
+            // Past what a config's pass counter holds: no library schedules that many.
+            if (passes > UINT32_MAX) return ROCPROFILER_STATUS_ERROR_EXCEEDS_HW_LIMIT;
+            set_passes = static_cast<std::uint32_t>(passes);
+        }
+        const std::size_t n = g_config_count.load(std::memory_order_relaxed);
+        if (n == max_configs) return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
+        auto* kept = new std::uint32_t[ids.size()];  // never freed: config_slot says why
+        std::copy(ids.begin(), ids.end(), kept);
+        config_slot& c = g_configs[n];
+        c.agent.store(agent_id.handle, std::memory_order_relaxed);
+        c.ids.store(kept, std::memory_order_relaxed);
+        c.count.store(static_cast<std::uint32_t>(ids.size()), std::memory_order_relaxed);
+        c.passes.store(set_passes, std::memory_order_relaxed);
+        c.alive.store(true, std::memory_order_relaxed);
+        g_config_count.store(n + 1, std::memory_order_release);  // pairs with find_config
+        config_id->handle = n + 1;
+        if (multipass != nullptr) *multipass = set_passes;
+        return ROCPROFILER_STATUS_SUCCESS;
+    } catch (...) {
+        return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
+    }
 }
 
 }  // namespace
@@ -681,58 +761,15 @@ rocprofiler_status_t rocprofiler_create_counter(const char* name, size_t, const 
 rocprofiler_status_t rocprofiler_create_counter_config(rocprofiler_agent_id_t agent_id,
                                                        rocprofiler_counter_id_t* counters_list, size_t counters_count,
                                                        rocprofiler_counter_config_id_t* config_id) noexcept {
-    if (config_id == nullptr || (counters_list == nullptr && counters_count != 0))
-        return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
-    if (!agent_exists(agent_id)) return ROCPROFILER_STATUS_ERROR_AGENT_NOT_FOUND;
-    const source_slot* src = find_slot(agent_id.handle);
-    if (src == nullptr) return ROCPROFILER_STATUS_ERROR_AGENT_ARCH_NOT_SUPPORTED;
-    try {
-        std::vector<std::uint32_t> ids;
-        ids.reserve(counters_count);
-        for (size_t i = 0; i < counters_count; ++i) {
-            const counter_ref ref = find_counter(counters_list[i].handle);
-            if (!ref) return ROCPROFILER_STATUS_ERROR_COUNTER_NOT_FOUND;
-            // Another catalogue's counter (another chip's metric): not this agent's.
-            if (!counts(*src, ref)) return ROCPROFILER_STATUS_ERROR_METRIC_NOT_VALID_FOR_AGENT;
-            ids.push_back(static_cast<std::uint32_t>(counters_list[i].handle));
-        }
-        std::lock_guard lk(g_config_mutex);
-        if (config_id->handle != 0) {  // a base config: its counters join the new one
-            const config_slot* base = find_config(config_id->handle);
-            if (base == nullptr) return ROCPROFILER_STATUS_ERROR_PROFILE_NOT_FOUND;
-            if (base->agent.load(std::memory_order_relaxed) != agent_id.handle)
-                return ROCPROFILER_STATUS_ERROR_AGENT_MISMATCH;
-            const std::uint32_t* b = base->ids.load(std::memory_order_relaxed);
-            ids.insert(ids.end(), b, b + base->count.load(std::memory_order_relaxed));
-        }
-        // A counter listed twice is counted once.
-        std::sort(ids.begin(), ids.end());
-        ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-        if (ids.empty()) return ROCPROFILER_STATUS_ERROR_NO_HARDWARE_COUNTERS;
-        if (src->cat != nullptr) {
-            // One config is collected in one pass (as the reference's configs are): a set the
-            // hardware cannot count together is refused here, not at the dispatch.
-            std::vector<std::uint32_t> index(ids);
-            for (auto& x : index) x -= src->cat->first_id();
-            const std::size_t passes = src->cat->passes(index.data(), index.size());
-            if (passes == 0) return ROCPROFILER_STATUS_ERROR_METRIC_NOT_VALID_FOR_AGENT;
-            if (passes > 1) return ROCPROFILER_STATUS_ERROR_EXCEEDS_HW_LIMIT;
-        }
-        const std::size_t n = g_config_count.load(std::memory_order_relaxed);
-        if (n == max_configs) return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
-        auto* kept = new std::uint32_t[ids.size()];  // never freed: config_slot says why
-        std::copy(ids.begin(), ids.end(), kept);
-        config_slot& c = g_configs[n];
-        c.agent.store(agent_id.handle, std::memory_order_relaxed);
-        c.ids.store(kept, std::memory_order_relaxed);
-        c.count.store(static_cast<std::uint32_t>(ids.size()), std::memory_order_relaxed);
-        c.alive.store(true, std::memory_order_relaxed);
-        g_config_count.store(n + 1, std::memory_order_release);  // pairs with find_config
-        config_id->handle = n + 1;
-        return ROCPROFILER_STATUS_SUCCESS;
-    } catch (...) {
-        return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
-    }
+    return create_config(agent_id, counters_list, counters_count, config_id, nullptr);
+}
+
+rocprofiler_status_t encore_create_multipass_counter_config(rocprofiler_agent_id_t agent_id,
+                                                            const rocprofiler_counter_id_t* counters, size_t count,
+                                                            rocprofiler_counter_config_id_t* config_id,
+                                                            size_t* passes) noexcept {
+    if (passes == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    return create_config(agent_id, counters, count, config_id, passes);
 }
 
 rocprofiler_status_t rocprofiler_destroy_counter_config(rocprofiler_counter_config_id_t config_id) noexcept {

@@ -118,6 +118,11 @@ ENCORE_API void complete(const session& s, const rocprofiler_kernel_dispatch_inf
 /// Own catalogues: the counters the contexts of `s` asked for, as catalogue indices, each once,
 /// ascending (what the pass must collect). Empty for the software runtime's counters.
 ENCORE_API std::vector<std::uint32_t> wanted(const session& s, const rocprofiler_kernel_dispatch_info_t& info);
+/// Passes the session's configs were made for: more than 1 only when every counting context gave
+/// a multi-pass config (encore_create_multipass_counter_config), which then asks the backend to
+/// collect the union over that many replay passes of the dispatch with the library's own schedule
+/// (a context that gave a one-pass config expects values from each pass alone).
+ENCORE_API std::size_t passes_of(const session& s) noexcept;
 /// Own catalogues: the dispatch completed with these values (value[i] of catalogue index
 /// index[i], ascending); a counter a context asked for that is not among them (not collected) is
 /// left out of its records. Times in encore's clock (0: unknown).

@@ -5,8 +5,12 @@
 //
 // Counting one launch: on its context's range profiler object (cuptiRangeProfilerEnable, once per
 // context), a counter data image for one range, SetConfig with the auto range (one range per
-// kernel) and user replay (encore's replay passes are the passes, so a one-pass config only),
-// Start, the launch, its completion, Stop, DecodeData, and EvaluateToGpuValues. The profiler
+// kernel) and user replay (encore's replay passes are CUPTI's passes), Start, the launch, its
+// completion, Stop, DecodeData, and EvaluateToGpuValues. A multi-pass config (several CUPTI
+// passes: encore_create_multipass_counter_config) runs Start/launch/Stop once per replay pass of
+// the dispatch on one SetConfig, and decodes after the last: on an H200 its later passes' Start
+// cost ~1.7 ms where a new profiler object per metric set (the one-pass groups' way) cost
+// ~180 ms (docs/counters.md, benchmarks/cuda/cupti_costs.cu). The profiler
 // counts everything the context's streams run inside the range, so a counted launch runs alone:
 // the context is drained before it (a replay has drained it already) and waited for after it,
 // and counted launches of all contexts take one lock (counting serializes, as Nsight Compute's).
@@ -206,6 +210,18 @@ CUpti_RangeProfiler_Object* profiler_of(CUcontext ctx) noexcept {
 // (its Start returned INVALID_PARAMETER on the H200), so the sets cannot each keep their own.
 auto* g_last_set = new std::map<CUpti_RangeProfiler_Object*, const group*>;
 
+// A multi-pass set under way on a profiler object: CUPTI's user replay counts pass k of the
+// config at the k-th Start/Stop after SetConfig, so the passes of one dispatch run back to back
+// (the replay's passes) and only the last one's Stop says all were submitted. `done`: the
+// passes run so far (0: none under way).
+struct progress {
+    const group* set = nullptr;
+    std::uint64_t dispatch = 0;
+    std::size_t done = 0;
+    bool broken = false;  // a Start or Stop failed (warned): CUPTI's pass state is unknown
+};
+auto* g_progress = new std::map<CUpti_RangeProfiler_Object*, progress>;
+
 bool reenable_on_switch() noexcept {
     static const bool on = [] {
         const char* v = std::getenv("ENCORE_CUPTI_PROFILER_SWITCH");
@@ -215,17 +231,20 @@ bool reenable_on_switch() noexcept {
 }
 
 /// ctx's profiler object, ready for metric set `g` (g_counting held): a new object when the one
-/// there last ran another set. Null when none can be had (warned once).
-CUpti_RangeProfiler_Object* profiler_for(CUcontext ctx, const group& g) noexcept {
+/// there last ran another set, or left a multi-pass set unfinished (`abandon`: CUPTI's pass
+/// index is then mid-way, and a SetConfig there is not something encore has seen work). Null when
+/// none can be had (warned once).
+CUpti_RangeProfiler_Object* profiler_for(CUcontext ctx, const group& g, bool abandon = false) noexcept {
     CUpti_RangeProfiler_Object* obj = profiler_of(ctx);
     if (obj == nullptr) return nullptr;
     try {
         const group*& last = (*g_last_set)[obj];
-        if (last == nullptr || last == &g || !reenable_on_switch()) {
+        if (!abandon && (last == nullptr || last == &g || !reenable_on_switch())) {
             last = &g;
             return obj;
         }
         g_last_set->erase(obj);
+        g_progress->erase(obj);
         for (auto im = g_images->begin(); im != g_images->end();)
             im = im->first.first == obj ? g_images->erase(im) : std::next(im);
         g_objects->erase(ctx);
@@ -256,23 +275,48 @@ void failed_step(const char* step, CUptiResult r) noexcept {
          step, static_cast<int>(r), text_of(r));
 }
 
+void abandoned(const group& g, std::size_t done) noexcept {
+    static core::warn_once once;
+    once("libencore-cuda: a dispatch counted with a multi-pass config ran %zu of the %zu passes its counters need "
+         "(counted outside replay, or its replay stopped early): it gets no counter values",
+         done, g.passes);
+}
+
 /// Runs `run` (the launch, waited for) inside one range of `g`'s config on ctx's profiler and
-/// evaluates the range into `out` (g.names' order). false: no values (warned once).
+/// evaluates the range into `out` (g.names' order). false: no values (warned once), or, for a set
+/// of several passes (`g.passes` > 1, CUPTI's multi-pass user replay), none yet: this was pass k
+/// of dispatch `dispatch`, and the values come with its last pass.
 template <class Run>
-bool collect(CUcontext ctx, const group& g, std::vector<double>& out, Run&& run) noexcept {
+bool collect(CUcontext ctx, const group& g, std::uint64_t dispatch, std::vector<double>& out, Run&& run) noexcept {
     const profiler_functions& f = cupti_profiler::bound()->f;
-    CUpti_RangeProfiler_Object* obj = profiler_for(ctx, g);
+    // Pass k > 0 of this dispatch's multi-pass set goes on where pass k-1 left CUPTI; anything
+    // else first ends (abandons) a set left unfinished on the object.
+    bool next_pass = false, abandon = false;
+    if (const auto it = g_objects->find(ctx); it != g_objects->end()) {
+        const auto pr = g_progress->find(it->second);
+        if (pr != g_progress->end() && (pr->second.done != 0 || pr->second.broken)) {
+            next_pass = !pr->second.broken && pr->second.set == &g && pr->second.dispatch == dispatch;
+            if (!next_pass) {
+                if (!pr->second.broken) abandoned(*pr->second.set, pr->second.done);
+                abandon = true;
+            }
+        }
+    }
+    CUpti_RangeProfiler_Object* obj = profiler_for(ctx, g, abandon);
     if (obj == nullptr) {
         run();
         return false;
     }
     std::vector<std::uint8_t>* image = nullptr;
+    progress* state = nullptr;
     try {
         image = &(*g_images)[{obj, &g}];
+        state = &(*g_progress)[obj];
     } catch (...) {
         run();
         return false;
     }
+    progress& pr = *state;
     std::vector<std::uint8_t>& data = *image;
     CUptiResult r = CUPTI_SUCCESS;
     if (data.empty()) {
@@ -318,19 +362,22 @@ bool collect(CUcontext ctx, const group& g, std::vector<double>& out, Run&& run)
     // What ran before (the L2 flush of --cache-control all, a restore) is done before the range
     // opens: only the launch is in it.
     if (real().ctx_synchronize != nullptr) (void)real().ctx_synchronize();
-    const char* step = "cuptiRangeProfilerCounterDataImageInitialize";
-    r = call(step, f.counter_data_init, init);
-    if (r == CUPTI_SUCCESS) r = call(step = "cuptiRangeProfilerSetConfig", f.set_config, set);
-    if (r != CUPTI_SUCCESS) {
-        run();
-        failed_step(step, r);
-        return false;
+    if (!next_pass) {  // a multi-pass set's later passes keep the image and config of its first
+        const char* step = "cuptiRangeProfilerCounterDataImageInitialize";
+        r = call(step, f.counter_data_init, init);
+        if (r == CUPTI_SUCCESS) r = call(step = "cuptiRangeProfilerSetConfig", f.set_config, set);
+        if (r != CUPTI_SUCCESS) {
+            run();
+            failed_step(step, r);
+            return false;
+        }
     }
     auto start = ENCORE_PARAMS(CUpti_RangeProfiler_Start_Params);
     start.pRangeProfilerObject = obj;
     if ((r = call("cuptiRangeProfilerStart", f.start, start)) != CUPTI_SUCCESS) {
         run();
         failed_step("cuptiRangeProfilerStart", r);
+        pr.broken = true;  // the next count begins on a new object
         return false;
     }
     const bool ran = run();
@@ -339,15 +386,22 @@ bool collect(CUcontext ctx, const group& g, std::vector<double>& out, Run&& run)
     // Always: the profiler must not stay started.
     if ((r = call("cuptiRangeProfilerStop", f.stop, stop)) != CUPTI_SUCCESS) {
         failed_step("cuptiRangeProfilerStop", r);
+        pr.broken = true;
         return false;
     }
-    if (!ran) return false;
     if (stop.isAllPassSubmitted == 0) {
+        if (g.passes > 1 && pr.done + 1 < g.passes) {  // pass k of several: the values come with the last
+            pr = {&g, dispatch, pr.done + 1};
+            return false;
+        }
         static core::warn_once more;
-        more("libencore-cuda: CUPTI wanted more than one pass for a one-pass config (cuptiRangeProfilerStop): that "
+        more("libencore-cuda: CUPTI wanted more passes than its pass count said (cuptiRangeProfilerStop): that "
              "launch gets no counter values");
+        pr.broken = true;
         return false;
     }
+    pr = {};
+    if (!ran) return false;
     auto decode = ENCORE_PARAMS(CUpti_RangeProfiler_DecodeData_Params);
     decode.pRangeProfilerObject = obj;
     if ((r = call("cuptiRangeProfilerDecodeData", f.decode, decode)) != CUPTI_SUCCESS) {
@@ -401,15 +455,16 @@ void count(core::counting::session& s, const rocprofiler_kernel_dispatch_info_t&
     } catch (...) {
     }
     std::shared_ptr<group> g = cat != nullptr && !want.empty() ? cat->group_of(want.data(), want.size()) : nullptr;
-    if (g && g->passes != 1) {
+    if (g && (g->passes == 0 || (g->passes > 1 && core::counting::passes_of(s) <= 1))) {
         static core::warn_once split;
         split("libencore-cuda: the counting contexts together asked for counters that need more than one pass: those "
-              "launches get no counter values (give each context a one-pass config, or one context)");
+              "launches get no counter values (give each context a one-pass config, or one context, or multi-pass "
+              "configs: encore_create_multipass_counter_config)");
         g.reset();
     }
     std::vector<double> values;
     const rocprofiler_timestamp_t t0 = core::now_ns();
-    const bool ok = g && collect(ctx, *g, values, run);
+    const bool ok = g && collect(ctx, *g, info.dispatch_id, values, run);
     if (!g) run();
     const rocprofiler_timestamp_t t1 = core::now_ns();
     core::counting::values v;
@@ -426,6 +481,7 @@ void forget(CUcontext c) noexcept {
     const auto it = g_objects->find(c);
     if (it == g_objects->end()) return;
     g_last_set->erase(it->second);
+    g_progress->erase(it->second);
     for (auto im = g_images->begin(); im != g_images->end();)
         im = im->first.first == it->second ? g_images->erase(im) : std::next(im);
     // Not disabled: its context is gone, and CUPTI's Disable wants a live one. Kept (never used

@@ -11,8 +11,9 @@
 // Which counters fit one pass: a host object gets the metrics (ConfigAddMetrics), makes the
 // config image, and cuptiProfilerHostGetNumOfPasses says how many passes it needs. Each distinct
 // metric set gets its own host object (ConfigAddMetrics accumulates into one), kept with its
-// config image when the set fits one pass: it is the config a counted launch runs with and the
-// host object that evaluates its counter data.
+// config image: it is the config a counted launch runs with (over CUPTI's passes when the set
+// needs several: a multi-pass config, counters.cpp) and the host object that evaluates its
+// counter data.
 #include "cupti_profiler.hpp"
 
 #include <dlfcn.h>
@@ -76,12 +77,9 @@ void make_group(group& g, const std::string& chip) noexcept {
     if (call("cuptiProfilerHostGetConfigImage", f.config_image, img) != CUPTI_SUCCESS ||
         call("cuptiProfilerHostGetNumOfPasses", f.passes, passes) != CUPTI_SUCCESS)
         return drop_host(g.host);
+    // A set of several passes keeps its image and host object too: a multi-pass config counts it
+    // with CUPTI's own schedule over that many replay passes (counters.cpp).
     g.passes = passes.numOfPasses;
-    if (g.passes != 1) {
-        drop_host(g.host);  // never run: only the count is kept
-        g.image.clear();
-        g.image.shrink_to_fit();
-    }
 }
 
 }  // namespace

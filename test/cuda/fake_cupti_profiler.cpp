@@ -29,6 +29,12 @@
 // (cuptiProfilerDeviceSupported reports vGPU profiling disabled), =chip (no chip name).
 // An object set with a second, different config evaluates every range it measures from then on as
 // NaN (what CUDA 13's CUPTI did on an H200; encore enables a new object per metric set change).
+// User replay of a config of several passes, as CUPTI's: each Start/Stop after SetConfig is the
+// next pass (Stop returns the next pass index, and isAllPassSubmitted after the last); the
+// distinct base metrics of the config, in the order of their first name, are counted two per
+// pass (base i in pass i / 2; lts__t_sectors in the last), and a metric's value is computed from
+// what ran in its pass, so a pass that saw other inputs gives other values. Data decoded before
+// every pass ran evaluates as NaN.
 // fake_cupti_profiler_counts() gives the counts tests check.
 #include "cuda/cupti_profiler_api.hpp"
 
@@ -40,6 +46,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -68,6 +75,15 @@ struct encore::cuda::cupti_api::CUpti_RangeProfiler_Object {
     // H200, an object reconfigured with another metric set evaluates every later range as NaN.
     std::vector<std::uint8_t> first_config;
     bool switched = false;
+    // User replay: the config's pass count, the pass the next Start/Stop counts, and what each
+    // pass measured (its kernels' geometry and time).
+    std::size_t passes = 1, pass = 0;
+    struct measured {
+        bool ranged = false;
+        std::uint64_t threads = 0, warps = 0, duration_ns = 0;
+        double reported_bytes = -1;
+    };
+    std::vector<measured> done;
 };
 
 namespace {
@@ -137,13 +153,21 @@ bool names_of(const std::uint8_t* image, std::size_t size, std::vector<std::stri
     return true;
 }
 
-// A counter data image: what one range measured.
+// A counter data image: what one range measured, per pass of its config.
+constexpr std::size_t max_passes = 8;
+struct pass_data {
+    std::uint64_t threads, warps, duration_ns;
+    double reported_bytes;  // < 0: the kernel reported none
+};
 struct counter_data {
     char magic[8];
     std::uint64_t ranges;  // decoded ranges (0 or 1)
     std::uint64_t threads, warps, duration_ns;
     double reported_bytes;   // < 0: the kernel reported none
     std::uint64_t poisoned;  // measured by an object reconfigured with another set: NaN values
+    std::uint64_t passes;    // of the config; `pass` holds each one's measurement
+    std::uint64_t complete;  // every pass ran before the decode
+    pass_data pass[max_passes];
 };
 constexpr char data_magic[8] = {'F', 'A', 'K', 'E', 'C', 'D', 'I', '\0'};
 
@@ -189,7 +213,7 @@ bool watch_driver() {
     return true;
 }
 
-double value_of(const std::string& name, const counter_data& d) {
+double value_of(const std::string& name, const pass_data& d) {
     std::string base, suffix;
     if (!parse(name, base, suffix)) return 0;
     if (base == "sm__throughput") return 50.0;
@@ -205,6 +229,20 @@ double value_of(const std::string& name, const counter_data& d) {
     if (suffix == ".sum") return sum;
     if (suffix == ".sum.per_second") return d.duration_ns != 0 ? sum * 1e9 / static_cast<double>(d.duration_ns) : 0;
     return sum / 4.0;
+}
+
+/// The pass of a config (its metric names, `passes` passes) that counts metric `name` (see above).
+std::size_t pass_of(const std::string& name, const std::vector<std::string>& config, std::size_t passes) {
+    std::string base, suffix;
+    if (!parse(name, base, suffix) || passes <= 1) return 0;
+    if (base == "lts__t_sectors") return passes - 1;
+    std::vector<std::string> order;
+    for (const auto& n : config) {
+        std::string b, x;
+        if (parse(n, b, x) && std::find(order.begin(), order.end(), b) == order.end()) order.push_back(b);
+    }
+    const auto at = static_cast<std::size_t>(std::find(order.begin(), order.end(), base) - order.begin());
+    return std::min(at / 2, passes - 1);
 }
 
 std::vector<const char*>& listed(CUpti_MetricType type) {
@@ -239,6 +277,19 @@ struct fake_cupti_profiler_counts_t {
 FAKE_API fake_cupti_profiler_counts_t fake_cupti_profiler_counts() {
     return {g_ranges.load(), g_enables.load(), g_set_configs.load(), g_evaluations.load()};
 }
+
+namespace {
+// FAKE_CUDA_REPORT=1 (as the fake driver's report): the counts on stderr at exit, so that a
+// front-end check can see how many profiler objects and configs a run took.
+struct exit_report {
+    ~exit_report() {
+        const char* v = std::getenv("FAKE_CUDA_REPORT");
+        if (v == nullptr || *v == '\0') return;
+        std::fprintf(stderr, "fake_cupti_profiler: enables=%lu set_configs=%lu ranges=%lu evaluations=%lu\n",
+                     g_enables.load(), g_set_configs.load(), g_ranges.load(), g_evaluations.load());
+    }
+} g_exit_report;
+}  // namespace
 
 FAKE_API CUptiResult cuptiGetResultString(CUptiResult r, const char** s) {
     if (s == nullptr) return CUPTI_ERROR_INVALID_PARAMETER;
@@ -349,8 +400,12 @@ FAKE_API CUptiResult cuptiProfilerHostEvaluateToGpuValues(CUpti_Profiler_Host_Ev
     std::memcpy(&d, p->pCounterDataImage, sizeof(d));
     if (std::memcmp(d.magic, data_magic, sizeof(data_magic)) != 0 || p->rangeIndex >= d.ranges)
         return CUPTI_ERROR_INVALID_PARAMETER;
-    for (std::size_t i = 0; i < p->numMetrics; ++i)
-        p->pMetricValues[i] = d.poisoned != 0 ? std::nan("") : value_of(p->ppMetricNames[i], d);
+    for (std::size_t i = 0; i < p->numMetrics; ++i) {
+        const std::size_t pass = pass_of(p->ppMetricNames[i], p->pHostObject->metrics, d.passes);
+        p->pMetricValues[i] = d.poisoned != 0 || d.complete == 0 || pass >= max_passes
+                                  ? std::nan("")
+                                  : value_of(p->ppMetricNames[i], d.pass[pass]);
+    }
     g_evaluations.fetch_add(1);
     return CUPTI_SUCCESS;
 }
@@ -396,7 +451,12 @@ FAKE_API CUptiResult cuptiRangeProfilerSetConfig(CUpti_RangeProfiler_SetConfig_P
         p->counterDataImageSize < sizeof(counter_data) || (p->range != CUPTI_UserRange && p->range != CUPTI_AutoRange) ||
         p->replayMode != CUPTI_UserReplay || p->pRangeProfilerObject->started)
         return CUPTI_ERROR_INVALID_PARAMETER;
+    const std::size_t passes = passes_for(names);
+    if (passes == 0 || passes > max_passes || p->passIndex >= passes) return CUPTI_ERROR_INVALID_PARAMETER;
     auto* o = p->pRangeProfilerObject;
+    o->passes = passes;
+    o->pass = p->passIndex;
+    o->done.assign(passes, {});
     if (o->first_config.empty())
         o->first_config.assign(p->pConfig, p->pConfig + p->configSize);
     else if (o->first_config.size() != p->configSize ||
@@ -452,15 +512,20 @@ FAKE_API CUptiResult cuptiRangeProfilerStop(CUpti_RangeProfiler_Stop_Params* p) 
         return CUPTI_ERROR_INVALID_PARAMETER;
     auto* o = p->pRangeProfilerObject;
     o->started = false;
-    if (o->automatic) {
+    {
         std::lock_guard lk(g_mutex);
-        g_live_open = false;
-        o->ranged = g_live.threads != 0;  // a range only if a kernel ran
+        if (o->automatic) {
+            g_live_open = false;
+            o->ranged = g_live.threads != 0;  // a range only if a kernel ran
+        }
+        if (o->pass < o->done.size())
+            o->done[o->pass] = {o->ranged, g_live.threads, g_live.warps, g_live.duration_ns, g_live.reported_bytes};
     }
-    std::vector<std::string> names;
-    (void)names_of(o->config, o->config_size, names);
-    // User replay: all of a one-pass config's passes are submitted after this one.
-    p->isAllPassSubmitted = passes_for(names) <= 1 ? 1 : 0;
+    // User replay: this was pass o->pass; all are submitted after the last.
+    const bool last = o->pass + 1 >= o->passes;
+    p->isAllPassSubmitted = last ? 1 : 0;
+    p->passIndex = last ? 0 : o->pass + 1;
+    o->pass = p->passIndex;
     return CUPTI_SUCCESS;
 }
 FAKE_API CUptiResult cuptiRangeProfilerDecodeData(CUpti_RangeProfiler_DecodeData_Params* p) {
@@ -470,8 +535,21 @@ FAKE_API CUptiResult cuptiRangeProfilerDecodeData(CUpti_RangeProfiler_DecodeData
     if (knob("decode")) return CUPTI_ERROR_UNKNOWN;
     auto* o = p->pRangeProfilerObject;
     std::lock_guard lk(g_mutex);
-    counter_data d = g_live;
+    counter_data d{};
     std::memcpy(d.magic, data_magic, sizeof(data_magic));
+    d.threads = g_live.threads;
+    d.warps = g_live.warps;
+    d.duration_ns = g_live.duration_ns;
+    d.reported_bytes = g_live.reported_bytes;
+    d.passes = o->passes;
+    // Every pass ran (the pass index wrapped to 0 after the last) and each measured a kernel.
+    bool all = o->pass == 0 && !o->done.empty();
+    for (std::size_t k = 0; k < o->done.size() && k < max_passes; ++k) {
+        const auto& m = o->done[k];
+        d.pass[k] = {m.threads, m.warps, m.duration_ns, m.reported_bytes};
+        all = all && m.ranged;
+    }
+    d.complete = all ? 1 : 0;
     d.ranges = o->ranged ? 1 : 0;
     d.poisoned = o->switched ? 1 : 0;
     std::memcpy(o->data, &d, sizeof(d));

@@ -12,6 +12,11 @@
 //             counters' values for the same launch
 //   split     two contexts whose configs together need two passes: no values for that launch
 //             (the records come, empty), said once
+//   multipass one context with a multi-pass config (encore_create_multipass_counter_config: three
+//             base metrics, two passes) and no replay: each launch runs the first pass only, so its
+//             record comes without values (never partial ones), said once; the function's
+//             statuses (null pointers, another agent, a one-pass set: 1 pass; the same set through
+//             rocprofiler_create_counter_config: EXCEEDS_HW_LIMIT)
 //   novalues  (with FAKE_CUPTI_PROFILER_FAIL=decode or =enable) as count, but CUPTI fails for each
 //             launch: its records come without values (never made-up numbers), said once
 //   none      (with FAKE_CUPTI_PROFILER_FAIL or ENCORE_CUDA_DISPATCH_TIMING=cupti) the device is
@@ -89,9 +94,45 @@ void on_dispatch(rocprofiler_dispatch_counting_service_data_t data, rocprofiler_
                    "the device's counter " + m);
             ids.push_back(id);
         }
-        expect(rocprofiler_create_counter_config(data.dispatch_info.agent_id, ids.data(), ids.size(), &p.config) ==
-                   ROCPROFILER_STATUS_SUCCESS,
-               "a one-pass config");
+        if (g_mode == "multipass") {
+            const auto agent = data.dispatch_info.agent_id;
+            rocprofiler_counter_config_id_t one{0};
+            std::size_t passes = 0;
+            expect(encore_create_multipass_counter_config(agent, ids.data(), ids.size(), &p.config, nullptr) ==
+                       ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT,
+                   "multi-pass config: null passes");
+            expect(encore_create_multipass_counter_config(agent, ids.data(), ids.size(), nullptr, &passes) ==
+                       ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT,
+                   "multi-pass config: null config");
+            expect(encore_create_multipass_counter_config(agent, nullptr, 2, &one, &passes) ==
+                       ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT,
+                   "multi-pass config: null counters");
+            expect(encore_create_multipass_counter_config(rocprofiler_agent_id_t{~std::uint64_t{0}}, ids.data(),
+                                                          ids.size(), &one,
+                                                          &passes) == ROCPROFILER_STATUS_ERROR_AGENT_NOT_FOUND,
+                   "multi-pass config: no such agent");
+            rocprofiler_counter_id_t bogus{~std::uint64_t{0} >> 1};
+            expect(encore_create_multipass_counter_config(agent, &bogus, 1, &one, &passes) ==
+                       ROCPROFILER_STATUS_ERROR_COUNTER_NOT_FOUND,
+                   "multi-pass config: no such counter");
+            expect(encore_create_multipass_counter_config(agent, ids.data(), 1, &one, &passes) ==
+                           ROCPROFILER_STATUS_SUCCESS &&
+                       passes == 1 && one.handle != 0,
+                   "multi-pass config of a one-pass set: 1 pass");
+            rocprofiler_counter_config_id_t refused{0};
+            expect(rocprofiler_create_counter_config(agent, ids.data(), ids.size(), &refused) ==
+                       ROCPROFILER_STATUS_ERROR_EXCEEDS_HW_LIMIT,
+                   "the two-pass set as a one-pass config: EXCEEDS_HW_LIMIT");
+            passes = 0;
+            expect(encore_create_multipass_counter_config(agent, ids.data(), ids.size(), &p.config, &passes) ==
+                           ROCPROFILER_STATUS_SUCCESS &&
+                       passes == 2,
+                   "a multi-pass config of two passes: " + std::to_string(passes));
+        } else {
+            expect(rocprofiler_create_counter_config(data.dispatch_info.agent_id, ids.data(), ids.size(), &p.config) ==
+                       ROCPROFILER_STATUS_SUCCESS,
+                   "a one-pass config");
+        }
     }
     *config = p.config;
     user->value = 1000 + data.dispatch_info.dispatch_id;
@@ -120,8 +161,9 @@ void on_kernel_dispatch(rocprofiler_callback_tracing_record_t r, rocprofiler_use
 
 int tool_init(rocprofiler_client_finalize_t, void*) {
     g_plans[0].metrics = {"sm__inst_executed.sum", "dram__bytes_read.sum"};
-    if (g_mode == "two") g_plans[1].metrics = {"sm__inst_executed.max"};     // same base metric: one pass
-    if (g_mode == "split") g_plans[1].metrics = {"sm__warps_launched.sum"};  // a third base metric: two
+    if (g_mode == "multipass") g_plans[0].metrics.push_back("sm__warps_launched.sum");  // a third base: two passes
+    if (g_mode == "two") g_plans[1].metrics = {"sm__inst_executed.max"};                // same base metric: one pass
+    if (g_mode == "split") g_plans[1].metrics = {"sm__warps_launched.sum"};             // a third base metric: two
     const int contexts = g_mode == "two" || g_mode == "split" ? 2 : 1;
     for (int c = 0; c < contexts; ++c) {
         rocprofiler_context_id_t ctx{};
@@ -202,8 +244,8 @@ int run() {
     expect(g_completes == 6, "every launch's KERNEL_DISPATCH COMPLETE: " + std::to_string(g_completes));
     for (const auto& r : g_records) {
         expect(r.user == 1000 + r.dispatch, "the dispatch callback's user_data");
-        if (g_mode == "split" || g_mode == "novalues") {
-            expect(r.values.empty(), "no values (two passes together, or CUPTI failed)");
+        if (g_mode == "split" || g_mode == "novalues" || g_mode == "multipass") {
+            expect(r.values.empty(), "no values (two passes together, one pass of a multi-pass config, or CUPTI failed)");
             continue;
         }
         if (r.context == 0) {
@@ -232,8 +274,9 @@ extern "C" __attribute__((visibility("default"))) rocprofiler_tool_configure_res
 
 int main(int argc, char** argv) {
     g_mode = argc > 1 ? argv[1] : "";
-    if (g_mode == "count" || g_mode == "two" || g_mode == "split" || g_mode == "none" || g_mode == "novalues")
+    if (g_mode == "count" || g_mode == "two" || g_mode == "split" || g_mode == "none" || g_mode == "novalues" ||
+        g_mode == "multipass")
         return run();
-    std::fprintf(stderr, "usage: test_cuda_counting count|two|split|none|novalues\n");
+    std::fprintf(stderr, "usage: test_cuda_counting count|two|split|none|novalues|multipass\n");
     return 2;
 }

@@ -182,6 +182,14 @@ TEST_CASE("configs: one pass each; EXCEEDS_HW_LIMIT and METRIC_NOT_VALID_FOR_AGE
     const rocprofiler_status_t st = rocprofiler_create_counter_config(agent, all.data(), all.size(), &big);
     CHECK(st == (passes > 1 ? ROCPROFILER_STATUS_ERROR_EXCEEDS_HW_LIMIT : ROCPROFILER_STATUS_SUCCESS));
     if (fake()) CHECK(passes == 4);  // 7 base metrics, two a pass
+    // The same set as one multi-pass config: accepted, with the library's own pass count.
+    rocprofiler_counter_config_id_t multi{0};
+    size_t multi_passes = 0;
+    CHECK(encore_create_multipass_counter_config(agent, all.data(), all.size(), &multi, &multi_passes) ==
+          ROCPROFILER_STATUS_SUCCESS);
+    CHECK(multi.handle != 0);
+    CHECK(multi_passes == passes);
+    CHECK(rocprofiler_destroy_counter_config(multi) == ROCPROFILER_STATUS_SUCCESS);
     // Another catalogue's counter (the same name on another chip's catalogue) is not this agent's.
     rocprofiler_counter_id_t foreign = id_of(other, "sm__inst_executed.sum");
     rocprofiler_counter_config_id_t bad{0};

@@ -17,6 +17,7 @@
 #include "../../examples/hsa/hsa_example.hpp"
 #include "../support/check.hpp"
 
+#include <encore/counters.h>
 #include <rocprofiler-sdk/buffer.h>
 #include <rocprofiler-sdk/counters.h>
 #include <rocprofiler-sdk/device_counting_service.h>
@@ -596,6 +597,28 @@ void api_checks_after_init() {
     rocprofiler_counter_config_id_t again{0};
     expect(rocprofiler_create_counter_config(gpu, list, 1, &again) == ok && again.handle != cfg.handle,
            "repeated create: a distinct config");
+    // encore's multi-pass configs: the software runtime counts every set in one pass.
+    rocprofiler_counter_config_id_t multi{0};
+    std::size_t passes = 0;
+    expect(encore_create_multipass_counter_config(gpu, list, 2, &multi, nullptr) ==
+               ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT,
+           "multi-pass config: null passes");
+    expect(encore_create_multipass_counter_config(gpu, list, 2, nullptr, &passes) ==
+               ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT,
+           "multi-pass config: null out");
+    expect(encore_create_multipass_counter_config(cpu, list, 2, &multi, &passes) ==
+               ROCPROFILER_STATUS_ERROR_AGENT_ARCH_NOT_SUPPORTED,
+           "multi-pass config: an agent without a counter source");
+    expect(encore_create_multipass_counter_config(unknown, list, 2, &multi, &passes) ==
+               ROCPROFILER_STATUS_ERROR_AGENT_NOT_FOUND,
+           "multi-pass config: unknown agent");
+    expect(encore_create_multipass_counter_config(gpu, bad, 1, &multi, &passes) ==
+               ROCPROFILER_STATUS_ERROR_COUNTER_NOT_FOUND,
+           "multi-pass config: unknown counter");
+    expect(passes == 0 && multi.handle == 0, "a failed multi-pass create leaves its outputs alone");
+    expect(encore_create_multipass_counter_config(gpu, list, 2, &multi, &passes) == ok && multi.handle != 0 && passes == 1,
+           "multi-pass config on the software runtime: one pass");
+    expect(rocprofiler_destroy_counter_config(multi) == ok, "destroy a multi-pass config");
     expect(rocprofiler_destroy_counter_config(again) == ok, "destroy a config");
     expect(rocprofiler_destroy_counter_config(again) == ROCPROFILER_STATUS_ERROR_PROFILE_NOT_FOUND, "destroy it twice");
     expect(rocprofiler_destroy_counter_config({0}) == ROCPROFILER_STATUS_ERROR_PROFILE_NOT_FOUND, "destroy config 0");
