@@ -6,10 +6,15 @@
 // CUPTI's cost on a GPU (benchmarks/cuda/bench_launch.cu measures those on the H200).
 //
 // The program is its own tool: BENCH_RECORDS=0 configures nothing (the bare launch through
-// encore's export), else a no-op KERNEL_DISPATCH callback. The timing source is the process's
-// ENCORE_CUDA_DISPATCH_TIMING / ENCORE_CUPTI_PAIRING (benchmarks/meson.build runs each case).
+// encore's export); BENCH_RECORDS=counting configures the dispatch counting service with a
+// dispatch callback that selects no launch (as encore-replay --metrics -k for the kernels it does
+// not count: what counting costs a launch it does not count, with ENCORE_CUPTI_LIBRARY naming the
+// fake CUPTI profiler so the device is a counter source); else a no-op KERNEL_DISPATCH callback.
+// The timing source is the process's ENCORE_CUDA_DISPATCH_TIMING / ENCORE_CUPTI_PAIRING
+// (benchmarks/meson.build runs each case).
 #include "../../test/cuda/fake_driver.h"
 
+#include <rocprofiler-sdk/dispatch_counting_service.h>
 #include <rocprofiler-sdk/registration.h>
 #include <rocprofiler-sdk/rocprofiler.h>
 
@@ -27,10 +32,25 @@ const fake_cuda_module g_module = {1, {{"nothing", &nothing}}};
 
 void on_dispatch(rocprofiler_callback_tracing_record_t, rocprofiler_user_data_t*, void*) {}
 
+unsigned long g_asked = 0;  // dispatch callbacks seen (the benchmark checks that they ran)
+void select_none(rocprofiler_dispatch_counting_service_data_t, rocprofiler_counter_config_id_t*,
+                 rocprofiler_user_data_t*, void*) {
+    ++g_asked;
+}
+void no_record(rocprofiler_dispatch_counting_service_data_t, rocprofiler_counter_record_t*, size_t,
+               rocprofiler_user_data_t, void*) {}
+
 int tool_init(rocprofiler_client_finalize_t, void*) {
     const char* r = std::getenv("BENCH_RECORDS");
     if (r != nullptr && std::strcmp(r, "0") == 0) return 0;
     rocprofiler_context_id_t ctx{};
+    if (r != nullptr && std::strcmp(r, "counting") == 0) {
+        if (rocprofiler_create_context(&ctx) != ROCPROFILER_STATUS_SUCCESS ||
+            rocprofiler_configure_callback_dispatch_counting_service(ctx, &select_none, nullptr, &no_record, nullptr) !=
+                ROCPROFILER_STATUS_SUCCESS)
+            return 1;
+        return rocprofiler_start_context(ctx) == ROCPROFILER_STATUS_SUCCESS ? 0 : 1;
+    }
     if (rocprofiler_create_context(&ctx) != ROCPROFILER_STATUS_SUCCESS ||
         rocprofiler_configure_callback_tracing_service(ctx, ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH, nullptr, 0,
                                                        &on_dispatch, nullptr) != ROCPROFILER_STATUS_SUCCESS)
@@ -50,6 +70,9 @@ void launch(benchmark::State& state) {
         }
     // Records still pending are delivered here, outside the timed loop.
     (void)cuStreamSynchronize(g_stream);
+    const char* r = std::getenv("BENCH_RECORDS");
+    if (r != nullptr && std::strcmp(r, "counting") == 0 && g_asked == 0)
+        state.SkipWithError("the dispatch counting callback never ran (is the device a counter source?)");
 }
 BENCHMARK(launch)->Repetitions(5)->ReportAggregatesOnly(true);
 
