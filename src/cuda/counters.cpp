@@ -202,25 +202,26 @@ CUpti_RangeProfiler_Object* profiler_of(CUcontext ctx) noexcept {
     }
 }
 
-// The metric set each profiler object was last configured with. On an H200 (CUDA 13's CUPTI) an
+// Per profiler object: the metric set it was last configured with, and a multi-pass set under way.
+//
+// The set: on an H200 (CUDA 13's CUPTI) an
 // object that had run one config evaluated every metric of any other config as NaN, and of its
 // first one too once it went back to it (benchmarks/cuda/metrics_vs_ncu.sh, two groups): so an
 // object is disabled and a new one enabled when the set changes (ENCORE_CUPTI_PROFILER_SWITCH=keep:
 // reconfigured in place, for comparison). A second object on one context is refused by CUPTI
 // (its Start returned INVALID_PARAMETER on the H200), so the sets cannot each keep their own.
-auto* g_last_set = new std::map<CUpti_RangeProfiler_Object*, const group*>;
-
-// A multi-pass set under way on a profiler object: CUPTI's user replay counts pass k of the
-// config at the k-th Start/Stop after SetConfig, so the passes of one dispatch run back to back
-// (the replay's passes) and only the last one's Stop says all were submitted. `done`: the
-// passes run so far (0: none under way).
-struct progress {
+//
+// The passes: CUPTI's user replay counts pass k of a multi-pass config at the k-th Start/Stop
+// after SetConfig, so the passes of one dispatch run back to back (the replay's passes) and only
+// the last one's Stop says all were submitted. `done`: the passes of `set` run so far for
+// `dispatch` (0: none under way).
+struct object_state {
     const group* set = nullptr;
     std::uint64_t dispatch = 0;
     std::size_t done = 0;
     bool broken = false;  // a Start or Stop failed (warned): CUPTI's pass state is unknown
 };
-auto* g_progress = new std::map<CUpti_RangeProfiler_Object*, progress>;
+auto* g_state = new std::map<CUpti_RangeProfiler_Object*, object_state>;
 
 bool reenable_on_switch() noexcept {
     static const bool on = [] {
@@ -238,13 +239,13 @@ CUpti_RangeProfiler_Object* profiler_for(CUcontext ctx, const group& g, bool aba
     CUpti_RangeProfiler_Object* obj = profiler_of(ctx);
     if (obj == nullptr) return nullptr;
     try {
-        const group*& last = (*g_last_set)[obj];
-        if (!abandon && (last == nullptr || last == &g || !reenable_on_switch())) {
-            last = &g;
+        object_state& st = (*g_state)[obj];
+        if (!abandon && (st.set == nullptr || st.set == &g || !reenable_on_switch())) {
+            if (st.set != &g) st = {};  // nothing is under way: an unfinished set was abandoned
+            st.set = &g;
             return obj;
         }
-        g_last_set->erase(obj);
-        g_progress->erase(obj);
+        g_state->erase(obj);
         for (auto im = g_images->begin(); im != g_images->end();)
             im = im->first.first == obj ? g_images->erase(im) : std::next(im);
         g_objects->erase(ctx);
@@ -257,11 +258,11 @@ CUpti_RangeProfiler_Object* profiler_for(CUcontext ctx, const group& g, bool aba
                    "the same profiler object (its values may be missing)",
                    static_cast<int>(r), text_of(r));
             (*g_objects)[ctx] = obj;
-            (*g_last_set)[obj] = &g;
+            (*g_state)[obj].set = &g;
             return obj;
         }
         obj = profiler_of(ctx);
-        if (obj != nullptr) (*g_last_set)[obj] = &g;
+        if (obj != nullptr) (*g_state)[obj].set = &g;
         return obj;
     } catch (...) {
         return obj;
@@ -293,11 +294,11 @@ bool collect(CUcontext ctx, const group& g, std::uint64_t dispatch, std::vector<
     // else first ends (abandons) a set left unfinished on the object.
     bool next_pass = false, abandon = false;
     if (const auto it = g_objects->find(ctx); it != g_objects->end()) {
-        const auto pr = g_progress->find(it->second);
-        if (pr != g_progress->end() && (pr->second.done != 0 || pr->second.broken)) {
-            next_pass = !pr->second.broken && pr->second.set == &g && pr->second.dispatch == dispatch;
+        const auto st = g_state->find(it->second);
+        if (st != g_state->end() && (st->second.done != 0 || st->second.broken)) {
+            next_pass = !st->second.broken && st->second.set == &g && st->second.dispatch == dispatch;
             if (!next_pass) {
-                if (!pr->second.broken) abandoned(*pr->second.set, pr->second.done);
+                if (!st->second.broken) abandoned(*st->second.set, st->second.done);
                 abandon = true;
             }
         }
@@ -308,15 +309,15 @@ bool collect(CUcontext ctx, const group& g, std::uint64_t dispatch, std::vector<
         return false;
     }
     std::vector<std::uint8_t>* image = nullptr;
-    progress* state = nullptr;
+    object_state* state = nullptr;
     try {
         image = &(*g_images)[{obj, &g}];
-        state = &(*g_progress)[obj];
+        state = &(*g_state)[obj];  // profiler_for made it
     } catch (...) {
         run();
         return false;
     }
-    progress& pr = *state;
+    object_state& pr = *state;
     std::vector<std::uint8_t>& data = *image;
     CUptiResult r = CUPTI_SUCCESS;
     if (data.empty()) {
@@ -391,7 +392,8 @@ bool collect(CUcontext ctx, const group& g, std::uint64_t dispatch, std::vector<
     }
     if (stop.isAllPassSubmitted == 0) {
         if (g.passes > 1 && pr.done + 1 < g.passes) {  // pass k of several: the values come with the last
-            pr = {&g, dispatch, pr.done + 1};
+            pr.dispatch = dispatch;
+            ++pr.done;
             return false;
         }
         static core::warn_once more;
@@ -400,7 +402,7 @@ bool collect(CUcontext ctx, const group& g, std::uint64_t dispatch, std::vector<
         pr.broken = true;
         return false;
     }
-    pr = {};
+    pr.done = 0;
     if (!ran) return false;
     auto decode = ENCORE_PARAMS(CUpti_RangeProfiler_DecodeData_Params);
     decode.pRangeProfilerObject = obj;
@@ -480,8 +482,7 @@ void forget(CUcontext c) noexcept {
     std::lock_guard lk(g_counting);
     const auto it = g_objects->find(c);
     if (it == g_objects->end()) return;
-    g_last_set->erase(it->second);
-    g_progress->erase(it->second);
+    g_state->erase(it->second);
     for (auto im = g_images->begin(); im != g_images->end();)
         im = im->first.first == it->second ? g_images->erase(im) : std::next(im);
     // Not disabled: its context is gone, and CUPTI's Disable wants a live one. Kept (never used
