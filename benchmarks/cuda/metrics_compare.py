@@ -8,10 +8,11 @@
                                           per metric, encore's value against ncu's for the same
                                           launches in the same order, and PASS:/FAIL: lines:
                                           instruction counts equal; dram bytes within 1 % of the
-                                          launch's DRAM traffic by ncu (reads + writes) or 4 KiB,
+                                          launch's DRAM traffic by ncu (reads + writes) or 8 KiB,
                                           whichever is larger (and, with --bytes,
                                           dram__bytes_read.sum within 2 % of B);
-                                          gpu__time_duration.sum's median within 15 %. Exit status:
+                                          gpu__time_duration.sum's median within 15 % or 0.5 us,
+                                          whichever is larger. Exit status:
                                           the number of failed checks.
 """
 import csv
@@ -26,10 +27,16 @@ EXACT = ("sm__inst_executed.sum", "smsp__inst_executed.sum", "sm__warps_launched
 # differently (ncu invalidates the L2; encore evicts it with a write and a read sweep): a short
 # kernel's written bytes are a residue of eviction (an H200 run: 0.06-0.63 MB under encore, 0.74 MB
 # under ncu, for a Triton add moving 50 MB). So the tolerance is a share of the launch's whole
-# DRAM traffic, and at least 4 KiB (128 sectors) for kernels that move a few KiB.
+# DRAM traffic, and at least 8 KiB (256 sectors) for kernels that move a few KiB: PyTorch's fill
+# kernel, which reads no data, read 0 to 4.9 KB (its code and parameters, or none when the L2 still
+# held them) under both tools in one H200 run, launch by launch in a different order.
 BYTES_TOLERANCE = 0.01
-BYTES_FLOOR = 4096
+BYTES_FLOOR = 8192
+# Time: 15 % of ncu's median, and at least 0.5 us: for the same 1.6 us fill kernel ncu's own median
+# was 1632 ns in one run and 1888 ns in the next (H200, 2026-12-02), a 16 % spread between two runs
+# of one tool.
 TIME_TOLERANCE = 0.15
+TIME_FLOOR_NS = 500
 UNITS = {"": 1, "byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "KB": 1e3, "MB": 1e6, "GB": 1e9,
          "nsecond": 1, "ns": 1, "usecond": 1e3, "us": 1e3, "msecond": 1e6, "ms": 1e6, "second": 1e9, "s": 1e9,
          "inst": 1, "Kinst": 1e3, "Minst": 1e6, "Ginst": 1e9, "warp": 1, "cycle": 1, "Kcycle": 1e3, "Mcycle": 1e6,
@@ -105,7 +112,8 @@ def compare(name, enc_path, ncu_path, known_bytes):
         elif m == "gpu__time_duration.sum":
             me, mn = statistics.median(a for a, _ in pairs), statistics.median(b for _, b in pairs)
             r = abs(me - mn) / mn if mn else 1
-            check(r <= TIME_TOLERANCE, f"{m}: median {me:.0f} ns vs ncu's {mn:.0f} ns, within {TIME_TOLERANCE:.0%} ({r:.1%})")
+            check(abs(me - mn) <= max(TIME_TOLERANCE * mn, TIME_FLOOR_NS),
+                  f"{m}: median {me:.0f} ns vs ncu's {mn:.0f} ns, within {TIME_TOLERANCE:.0%} or {TIME_FLOOR_NS} ns ({r:.1%})")
     if known_bytes:
         reads = [enc[i][2].get("dram__bytes_read.sum") for i in range(len(enc))]
         reads = [r for r in reads if r is not None]

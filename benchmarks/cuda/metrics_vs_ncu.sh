@@ -12,17 +12,19 @@
 #       --metrics M -k regex:K -c COUNT --csv
 #   encore-replay --metrics M --cache-control all -k K -c COUNT -o CSV
 # (the kernels by a name both tools match: no discovery run) and per metric (metrics_compare.py): instructions executed (sm__inst_executed.sum,
-# smsp__inst_executed.sum) equal for every launch; dram bytes within 1 % of ncu's, and for the
-# streaming kernel dram__bytes_read.sum within 2 % of the bytes it reads; gpu__time_duration.sum's
-# median within 15 % (clocks: ncu's --clock-control none, as encore, which never touches them).
-# Each program's result must be the same bare, under ncu and under encore-replay. The speed
-# comparison: on the 8 GiB program (10 launches) and on bench_replay.cu (8 GiB, no framework, 3
-# launches), with a metric list CUPTI needs 2 passes for (M2), the wall time of each tool's run and
-# of the program alone; the goal is ncu's profiling time (its wall time minus the program's) at
-# least 10 x encore's. Where encore's time went is printed after each (per dispatch: snapshot,
-# passes, restores; CUPTI's calls by function). What both tools said goes to $OUT/metrics/ when
-# OUT is set; encore runs with ENCORE_CUPTI_PROFILER_DEBUG=1 and its CUPTI calls that failed are
-# printed when a check fails. 12 program runs, each bounded (timeout); about 2-3 minutes on an H200.
+# smsp__inst_executed.sum) equal for every launch; dram bytes within 1 % of the launch's DRAM
+# traffic (or 8 KiB), and for the streaming kernel dram__bytes_read.sum within 2 % of the bytes it
+# reads; gpu__time_duration.sum's median within 15 % or 0.5 us (clocks: ncu's --clock-control none,
+# as encore, which never touches them). Each program's result must be the same bare, under ncu and
+# under encore-replay. The speed comparison: on the 8 GiB program (10 launches) and on
+# bench_replay.cu (8 GiB, no framework, 3 launches), with a 5-metric list of one CUPTI pass (M) and
+# a 10-metric list of two (M2): three rounds of the program alone, under ncu and under encore-replay
+# in turn, the medians of their wall times; the goal is ncu's profiling time (its wall time minus
+# the program's) at least 10 x encore's. Where encore's time went is printed after each (per
+# dispatch: snapshot, passes, restores; CUPTI's calls by function), and M2 on the 8 GiB program
+# once more with --pass-schedule groups. What both tools said goes to $OUT/metrics/ when OUT is
+# set; encore runs with ENCORE_CUPTI_PROFILER_DEBUG=1 and its CUPTI calls that failed are printed
+# when a check fails. 46 program runs, each bounded (timeout); about 4 minutes on an H200.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
@@ -122,11 +124,37 @@ program torch_train benchmarks/cuda/programs/torch_train_nvtx.py elementwise
 program torch_gemm benchmarks/cuda/programs/torch_gemm.py gemm
 program triton_add benchmarks/cuda/programs/triton_add.py add_kernel
 
-# speed NAME: the speed check from $bare_wall, $ncu_wall and $enc_wall
+# median X...: the middle value (of an odd count; the lower middle of an even one)
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+# rounds TAG METRICS K COMMAND...: $rounds rounds, each the program alone, under ncu and under
+# encore-replay in turn (a framework's start-up varies by a second or more from run to run: one
+# run of each would measure that, not the tools); $bare_wall, $ncu_wall, $enc_wall: the medians.
+# The first round's files ($tmp/TAG.*, $tmp/TAG-ncu.*, $tmp/TAG-bare.out) are the ones checked.
+rounds=3
+rounds() {
+    local tag=$1 metrics=$2 k=$3 r t0 b=() n=() e=()
+    for ((r = 1; r <= rounds; r++)); do
+        local sfx=; ((r > 1)) && sfx=-r$r
+        t0=$(now)
+        timeout "$limit" "${@:4}" >"$tmp/$tag-bare$sfx.out" 2>"$tmp/$tag-bare$sfx.err"
+        b+=("$(secs "$t0" "$(now)")")
+        ncu_run "$tag-ncu$sfx" "$metrics" "$k" "${@:4}"
+        n+=("$wall")
+        encore_run "$tag$sfx" "$metrics" "$k" "${@:4}"
+        e+=("$wall")
+    done
+    bare_wall=$(median "${b[@]}") ncu_wall=$(median "${n[@]}") enc_wall=$(median "${e[@]}")
+    echo "$tag: wall, s, round by round: program alone ${b[*]}; ncu ${n[*]}; encore-replay ${e[*]}"
+}
+# speed NAME TAG: the speed check from the medians; encore's own account beside it (its dispatches'
+# time from the per-dispatch breakdown, and CUPTI's initialization), which start-up noise cannot move
 speed() {
-    local ratio
+    local ratio own
     ratio=$(awk "BEGIN{e=$enc_wall-$bare_wall; n=$ncu_wall-$bare_wall; if (e < 0.05) e = 0.05; printf \"%.1f\", n / e}")
-    echo "wall: program alone $bare_wall s, ncu $ncu_wall s, encore-replay $enc_wall s; profiling time (wall minus the program's): ncu $(secs "$bare_wall" "$ncu_wall") s, encore $(secs "$bare_wall" "$enc_wall") s: ncu / encore = $ratio (whole runs: $(awk "BEGIN{printf \"%.1f\", $ncu_wall / $enc_wall}"))"
+    own=$(awk -v c="$count" '/^\[encore-replay\] time per dispatch, ms: +[0-9]/ && !seen++ { d += $6 * c }
+          /cupti-profiler: cuptiProfilerInitialize.* us\)$/ { t = $(NF - 1); sub(/\(/, "", t); i += t / 1000 }
+          END { printf "%.2f", (d + i) / 1000 }' "$tmp/$2.err")
+    echo "wall (medians of $rounds): program alone $bare_wall s, ncu $ncu_wall s, encore-replay $enc_wall s; profiling time (wall minus the program's): ncu $(secs "$bare_wall" "$ncu_wall") s, encore $(secs "$bare_wall" "$enc_wall") s (its own account: $own s in its dispatches and CUPTI's initialization): ncu / encore = $ratio (whole runs: $(awk "BEGIN{printf \"%.1f\", $ncu_wall / $enc_wall}"))"
     check "speed: ncu's profiling time at least 10 x encore's on $1 ($ratio x)" "awk 'BEGIN{exit !($ratio >= 10)}'"
 }
 # cost TAG: where encore's time went (its per-dispatch breakdown, and CUPTI's profiling calls: the
@@ -138,59 +166,59 @@ cost() {
          END { for (f in n) printf "  %-48s %6d %10.1f\n", f, n[f], ms[f] }' "$tmp/$1.err" | sort -k3 -n -r | head -8
 }
 
-# ---- speed and a known buffer: the 8 GiB program, a metric list of 2 CUPTI passes ----------------
-echo "=== torch_stream_big.py (8 GiB held), 10 launches of stream_kernel, $M2"
-tmp=$(mktemp -d)
+# ---- speed and a known buffer: the 8 GiB program, 10 launches, one pass (M) and two (M2) -------
+# ncu needs no save and restore for a one-pass list; for two, it saves and restores what the kernel
+# may write (its kernel replay), as encore does: both lists are measured, side by side.
 script=benchmarks/cuda/programs/torch_stream_big.py
 count=10
-t0=$(now)
-timeout "$limit" python3 "$script" >"$tmp/bare.out" 2>"$tmp/bare.err"
-bare_wall=$(secs "$t0" "$(now)")
-ncu_run ncu2 "$M2" stream_kernel python3 "$script"
-ncu_wall=$wall
-encore_run enc2 "$M2" stream_kernel python3 "$script"
-enc_wall=$wall
-grep -E '^\[encore-replay\] agent' "$tmp/enc2.err" | head -1
-rows=$(($(wc -l <"$tmp/enc2.csv" 2>/dev/null || echo 1) - 1))
-check "stream_8gib: encore counted $count launches x 10 metrics ($rows rows)" '[[ $rows -eq $((count * 10)) ]]'
-check "stream_8gib: results unchanged under both" \
-    '[[ -n "$(result "$tmp/bare.out")" && "$(result "$tmp/ncu2.out")" == "$(result "$tmp/bare.out")" && "$(result "$tmp/enc2.out")" == "$(result "$tmp/bare.out")" ]]'
-# Two reads of 256 MiB a launch (src and dst).
-python3 "$cmp" compare stream_8gib "$tmp/enc2.csv" "$tmp/ncu2.out" --bytes $((2 * 256 * 1024 * 1024))
-fails=$((fails + $?))
-speed torch_stream_big
-cost enc2
-# The same with encore's one-pass groups (--pass-schedule groups: a config per pass, so CUDA's
-# profiler object changes set every dispatch), side by side: what the library's schedule saves.
-lib_wall=$enc_wall
-ENCORE_METRICS_SCHEDULE=groups encore_run enc2g "$M2" stream_kernel python3 "$script"
-echo "stream_8gib: wall with --pass-schedule groups $wall s, with the library's schedule $lib_wall s, bare $bare_wall s"
-cost enc2g
-[[ $fails -eq 0 ]] || diagnose enc2
-keep speed "$tmp"/*.csv "$tmp"/*.err "$tmp"/*.out
-rm -rf "$tmp"
+for list in M M2; do
+    metrics=${!list}
+    nmetrics=$(tr ',' '\n' <<<"$metrics" | wc -l)
+    echo "=== torch_stream_big.py (8 GiB held), $count launches of stream_kernel, $list: $metrics"
+    tmp=$(mktemp -d)
+    rounds big "$metrics" stream_kernel python3 "$script"
+    grep -E '^\[encore-replay\] agent' "$tmp/big.err" | head -1
+    rows=$(($(wc -l <"$tmp/big.csv" 2>/dev/null || echo 1) - 1))
+    check "stream_8gib $list: encore counted $count launches x $nmetrics metrics ($rows rows)" '[[ $rows -eq $((count * nmetrics)) ]]'
+    check "stream_8gib $list: results unchanged under both" \
+        '[[ -n "$(result "$tmp/big-bare.out")" && "$(result "$tmp/big-ncu.out")" == "$(result "$tmp/big-bare.out")" && "$(result "$tmp/big.out")" == "$(result "$tmp/big-bare.out")" ]]'
+    # Two reads of 256 MiB a launch (src and dst).
+    python3 "$cmp" compare "stream_8gib $list" "$tmp/big.csv" "$tmp/big-ncu.out" --bytes $((2 * 256 * 1024 * 1024))
+    fails=$((fails + $?))
+    speed "torch_stream_big, $list" big
+    cost big
+    if [[ $list == M2 ]]; then
+        # encore's one-pass groups (--pass-schedule groups: a config per pass, so CUDA's profiler
+        # object changes set every dispatch), once: what the library's schedule saves.
+        lib_wall=$enc_wall
+        ENCORE_METRICS_SCHEDULE=groups encore_run bigg "$metrics" stream_kernel python3 "$script"
+        echo "stream_8gib M2: wall with --pass-schedule groups $wall s; with the library's schedule $lib_wall s (median); bare $bare_wall s (median)"
+        cost bigg
+    fi
+    [[ $fails -eq 0 ]] || diagnose big
+    keep "speed-$list" "$tmp"/*.csv "$tmp"/*.err "$tmp"/*.out
+    rm -rf "$tmp"
+done
 
 # ---- speed on a CUDA program without a framework: bench_replay (8 GiB, 3 launches of write64) ---
-# The program of the issue's "~151 ms per ncu pass" (bench_replay.cu); the same 2-pass list.
-echo "=== bench_replay (8 GiB allocated), 3 launches of write64, $M2"
-tmp=$(mktemp -d)
+# The program of the issue's "~151 ms per ncu pass" (bench_replay.cu); both lists.
 prebuilt "$B/bench_replay" || nvcc -O2 -o "$B/bench_replay" benchmarks/cuda/bench_replay.cu  # (program() is this script's)
 count=3
-t0=$(now)
-timeout "$limit" "$B/bench_replay" >"$tmp/bare.out" 2>&1
-bare_wall=$(secs "$t0" "$(now)")
-ncu_run ncu3 "$M2" write64 "$B/bench_replay"
-ncu_wall=$wall
-encore_run enc3 "$M2" write64 "$B/bench_replay"
-enc_wall=$wall
-check "bench_replay: correct bare, under ncu and under encore-replay" \
-    'grep -q "value=3 ok" "$tmp/bare.out" && grep -q "value=3 ok" "$tmp/ncu3.out" && grep -q "value=3 ok" "$tmp/enc3.out"'
-rows=$(($(wc -l <"$tmp/enc3.csv" 2>/dev/null || echo 1) - 1))
-check "bench_replay: encore counted $count launches x 10 metrics ($rows rows)" '[[ $rows -eq $((count * 10)) ]]'
-speed bench_replay
-cost enc3
-keep bench_replay "$tmp"/*.csv "$tmp"/*.err "$tmp"/*.out
-rm -rf "$tmp"
+for list in M M2; do
+    metrics=${!list}
+    nmetrics=$(tr ',' '\n' <<<"$metrics" | wc -l)
+    echo "=== bench_replay (8 GiB allocated), $count launches of write64, $list"
+    tmp=$(mktemp -d)
+    rounds br "$metrics" write64 "$B/bench_replay"
+    check "bench_replay $list: correct bare, under ncu and under encore-replay" \
+        'grep -q "value=3 ok" "$tmp/br-bare.out" && grep -q "value=3 ok" "$tmp/br-ncu.out" && grep -q "value=3 ok" "$tmp/br.out"'
+    rows=$(($(wc -l <"$tmp/br.csv" 2>/dev/null || echo 1) - 1))
+    check "bench_replay $list: encore counted $count launches x $nmetrics metrics ($rows rows)" '[[ $rows -eq $((count * nmetrics)) ]]'
+    speed "bench_replay, $list" br
+    cost br
+    keep "bench_replay-$list" "$tmp"/*.csv "$tmp"/*.err "$tmp"/*.out
+    rm -rf "$tmp"
+done
 echo "metrics_vs_ncu: $(secs "$started" "$(now)") s in all"
 echo "$fails check(s) failed"
 [[ $fails -eq 0 ]]
