@@ -8,6 +8,9 @@
 //       (Start/launch/Stop per pass on one SetConfig) for 3 "dispatches"
 //   E5  the same object set back to A in place (what encore avoids: NaN values on an H200)
 //   E6  AB with 3 ranges per pass
+//   E7  a new object, set B alone (one pass): whether pass 0's cost is B's counters' or any pass 0's
+//   E8  a new object, AB in user ranges (Push/PopRange around the launch) instead of auto ranges
+//   E9  a new object, AB with CUPTI's own kernel replay (it saves and restores memory itself)
 // Build and run on the GPU machine (CUDA 13):
 //   nvcc -O2 -arch=sm_90 -I$CUDA/extras/CUPTI/include -L$CUDA/extras/CUPTI/lib64 \
 //       -o cupti_costs benchmarks/cuda/cupti_costs.cu -lcupti -lcuda
@@ -119,6 +122,8 @@ static void init(std::vector<uint8_t>& d) {
     i.pCounterData = d.data();
     C(cuptiRangeProfilerCounterDataImageInitialize(&i));
 }
+static CUpti_ProfilerRange range_mode = CUPTI_AutoRange;
+static CUpti_ProfilerReplayMode replay_mode = CUPTI_UserReplay;
 static void setcfg(cfg& c, std::vector<uint8_t>& d, size_t ranges) {
     P(CUpti_RangeProfiler_SetConfig_Params, s);
     s.pRangeProfilerObject = obj;
@@ -126,8 +131,8 @@ static void setcfg(cfg& c, std::vector<uint8_t>& d, size_t ranges) {
     s.pConfig = c.image.data();
     s.counterDataImageSize = d.size();
     s.pCounterDataImage = d.data();
-    s.range = CUPTI_AutoRange;
-    s.replayMode = CUPTI_UserReplay;
+    s.range = range_mode;
+    s.replayMode = replay_mode;
     s.maxRangesPerPass = ranges;
     s.numNestingLevels = 1;
     s.minNestingLevel = 1;
@@ -141,7 +146,20 @@ static bool startstop(int kernels) {
     st.pRangeProfilerObject = obj;
     C(cuptiRangeProfilerStart(&st));
     t_start = t_last;
-    for (int k = 0; k < kernels; ++k) launch();
+    for (int k = 0; k < kernels; ++k) {
+        if (range_mode == CUPTI_UserRange) {
+            P(CUpti_RangeProfiler_PushRange_Params, pu);
+            pu.pRangeProfilerObject = obj;
+            pu.pRangeName = "r";
+            C(cuptiRangeProfilerPushRange(&pu));
+        }
+        launch();
+        if (range_mode == CUPTI_UserRange) {
+            P(CUpti_RangeProfiler_PopRange_Params, po);
+            po.pRangeProfilerObject = obj;
+            C(cuptiRangeProfilerPopRange(&po));
+        }
+    }
     P(CUpti_RangeProfiler_Stop_Params, sp);
     sp.pRangeProfilerObject = obj;
     C(cuptiRangeProfilerStop(&sp));
@@ -286,6 +304,29 @@ int main(int argc, char** argv) {
         double t0 = now_ms();
         const int p = dispatch(AB, d, 3, 9);
         std::printf(" E6 (%d passes) total %.2f ms\n", p, now_ms() - t0);
+    }
+    // E7-E9: each on a new object, four dispatches (the first pays the object's first Start).
+    struct variant {
+        const char* what;
+        cfg* c;
+        CUpti_ProfilerRange range;
+        CUpti_ProfilerReplayMode replay;
+    };
+    const variant variants[] = {{"E7: set B alone (one pass)", &B, CUPTI_AutoRange, CUPTI_UserReplay},
+                                {"E8: AB in user ranges", &AB, CUPTI_UserRange, CUPTI_UserReplay},
+                                {"E9: AB with CUPTI's kernel replay", &AB, CUPTI_AutoRange, CUPTI_KernelReplay}};
+    for (const variant& v : variants) {
+        std::printf("=== %s, a new object, 4 dispatches\n", v.what);
+        disable();
+        enable();
+        range_mode = v.range;
+        replay_mode = v.replay;
+        auto d = image_for(*v.c, 1);
+        for (int i = 0; i < 4; ++i) {
+            double t0 = now_ms();
+            const int p = dispatch(*v.c, d, 1, 9);
+            std::printf(" %.2s dispatch %d (%d passes) total %.2f ms\n", v.what, i, p, now_ms() - t0);
+        }
     }
     disable();
     return 0;
