@@ -163,9 +163,13 @@ options current_options(encore_replay_snapshot_policy_t backend_default) noexcep
     const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
     if (o.chunk_size < page) o.chunk_size = page;
     o.chunk_size = (o.chunk_size + page - 1) / page * page;
+    o.memory_budget_chosen = o.memory_budget != 0;
     if (o.memory_budget == 0) {
         const long pages = ::sysconf(_SC_PHYS_PAGES);
-        o.memory_budget = pages > 0 ? static_cast<std::uint64_t>(pages) * page / 2 : (8ull << 30);
+        std::uint64_t ram = pages > 0 ? static_cast<std::uint64_t>(pages) * page : (16ull << 30);
+        // The tests' stand-in for a machine whose RAM is smaller than a snapshot.
+        ram = env_u64("ENCORE_REPLAY_TEST_PHYS_BYTES", ram, UINT64_MAX, "a number of bytes");
+        o.memory_budget = ram / 2;
     }
     if (o.wait_timeout_ns == 0) o.wait_timeout_ns = 60'000'000'000ull;
     return o;

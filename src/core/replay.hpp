@@ -20,6 +20,10 @@ struct options {
     std::uint64_t chunk_size;
     std::uint64_t memory_budget;
     std::uint64_t wait_timeout_ns;
+    /// Whether the tool or ENCORE_REPLAY_MEMORY_BUDGET chose memory_budget. The default (half the
+    /// host's RAM) guards host memory: a backend keeping its snapshot in device memory, where the
+    /// device has room, need not apply it; a chosen budget bounds every snapshot.
+    bool memory_budget_chosen = false;
 };
 /// `backend_default` is what the backend measured best (used when nobody chose).
 ENCORE_API options current_options(encore_replay_snapshot_policy_t backend_default) noexcept;

@@ -164,10 +164,6 @@ const char* memory::take(CUcontext ctx, slot s, const core::replay::options& opt
         regions_.push_back(region{a.base, a.size, total_});
         total_ += (a.size + 255) / 256 * 256;  // keeps every region 256-byte aligned in the shadow
     }
-    if (total_ > opt_.memory_budget) {
-        release();
-        return "the snapshot would exceed the memory budget (ENCORE_REPLAY_MEMORY_BUDGET): the launch runs once";
-    }
     const char* force = std::getenv("ENCORE_CUDA_REPLAY_SHADOW");
     cache_ = &cache_of(ctx_, s);
     std::size_t free = 0, total = 0;
@@ -175,11 +171,27 @@ const char* memory::take(CUcontext ctx, slot s, const core::replay::options& opt
                       ? std::string_view(force) == "device"
                       : cache_->shadow.size >= total_ ||
                             (real().mem_get_info(&free, &total) == CUDA_SUCCESS && free > total_ + (1ull << 30));
+    // The default budget (half the host's RAM) guards host memory: a snapshot the device has room
+    // for is not bound by it (an H200 program holding 64 GiB on a 128 GiB host was declined by it
+    // with 75 GB of the GPU free); a budget the tool or the environment chose bounds every snapshot.
+    const auto over_budget = [&](bool on_device) {
+        return total_ > opt_.memory_budget && (opt_.memory_budget_chosen || !on_device);
+    };
+    constexpr const char* over_budget_reason =
+        "the snapshot would exceed the memory budget (ENCORE_REPLAY_MEMORY_BUDGET): the launch runs once";
+    if (over_budget(device)) {
+        release();
+        return over_budget_reason;
+    }
     if (device && total_ > 0) {
         device = cache_->shadow.reserve(total_);
         if (device) shadow_ = cache_->shadow.p;
     }
     if (!device && total_ > 0) {
+        if (over_budget(false)) {  // no room on the device after all: host memory, within the budget
+            release();
+            return over_budget_reason;
+        }
         if (!cache_->host.reserve(total_)) {
             release();
             return "cannot allocate memory for the snapshot: the launch runs once";

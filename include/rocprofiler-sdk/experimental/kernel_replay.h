@@ -90,7 +90,8 @@ typedef struct encore_kernel_replay_options_t {
     uint64_t size; /**< sizeof(encore_kernel_replay_options_t) */
     encore_replay_snapshot_policy_t policy;
     uint64_t chunk_size; /**< changed_chunks granularity, rounded up to pages, at most 2^30; 0 = default (one page) */
-    uint64_t memory_budget;   /**< max bytes one snapshot may hold; 0 = default (half of RAM) */
+    uint64_t memory_budget;   /**< max bytes one snapshot may hold; 0 = default (half of RAM, for
+                                   snapshots in host memory only) */
     uint64_t wait_timeout_ns; /**< bound of each lock / drain / pass wait, at most a day; 0 = 60 s */
 } encore_kernel_replay_options_t;
 
