@@ -14,8 +14,12 @@
 //                           buffer drained between rounds while every producer waits (the
 //                           rounds design of the reference's transport proposal: records x
 //                           rounds)
-//   floor_rounds/threads:N  the same rounds written inline with nothing but the stores (the
-//                           machine's floor for this record shape); _wide: with 16-byte moves
+//   floor_rounds/threads:N  the same rounds written inline with nothing but the stores, read
+//                           between rounds by a consumer thread of its own as encore's callback
+//                           thread reads the rings (the machine's floor for this record shape and
+//                           transport); _wide: with 16-byte moves
+// The rounds also report ns_per_record_p50: each thread's median round (what the record path costs
+// when the producer was not preempted mid-round; the mean includes those rounds).
 //   double_buffer_rounds/threads:N  the same rounds into the shared double buffer
 //   hsa_call_callback       one traced HSA call, one context with a no-op callback (by value)
 //   hsa_call_buffer         the same call with a buffer tracing service instead: the record is
@@ -32,6 +36,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <atomic>
 #include <barrier>
 #include <chrono>
@@ -289,6 +294,8 @@ void rounds(benchmark::State& state, Write write, Drain drain) {
     // whole size), so no delivery runs while producers write; what a round measures is the
     // producers alone, N of them at once.
     const std::int64_t per_thread = std::max<std::int64_t>(burst / state.threads(), 64);
+    std::vector<double> per_round;  // ns per record of each round (reserved: no allocation timed)
+    per_round.reserve(1 << 16);
     for (auto _ : state) {
         g_round_barrier->arrive_and_wait();
         const auto t0 = std::chrono::steady_clock::now();
@@ -297,14 +304,24 @@ void rounds(benchmark::State& state, Write write, Drain drain) {
             ++r.words[1];
         }
         const auto t1 = std::chrono::steady_clock::now();
-        ns += std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count();
+        const auto round_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count();
+        ns += round_ns;
         records += per_thread;
+        if (per_round.size() < per_round.capacity())
+            per_round.push_back(static_cast<double>(round_ns) / static_cast<double>(per_thread));
         g_round_barrier->arrive_and_wait();
         if (state.thread_index() == 0) drain();
         g_round_barrier->arrive_and_wait();
     }
     state.counters["ns_per_record"] = benchmark::Counter(
         records != 0 ? static_cast<double>(ns) / static_cast<double>(records) : 0.0, benchmark::Counter::kAvgThreads);
+    double p50 = 0;
+    if (!per_round.empty()) {
+        auto mid = per_round.begin() + static_cast<std::ptrdiff_t>(per_round.size() / 2);
+        std::nth_element(per_round.begin(), mid, per_round.end());
+        p50 = *mid;
+    }
+    state.counters["ns_per_record_p50"] = benchmark::Counter(p50, benchmark::Counter::kAvgThreads);
     state.SetItemsProcessed(records);
 }
 
@@ -322,19 +339,74 @@ void ring_rounds(benchmark::State& state) {
 // The floor: the least a producer can do per record in these rounds, written inline here (no
 // call, no checks, no TLS, a fixed size): one 8-byte header and the 64-byte payload at a
 // position in the thread's own array, and a release store of the position. Between rounds
-// every record is read by thread 0, as the callback thread reads the rings, so the lines are
-// where a consumer leaves them.
+// every record is read by a consumer thread of its own, woken for the drain and waited for as
+// rocprofiler_flush_buffer wakes and waits for the callback thread, so the lines are where a
+// consumer on another core leaves them. (Until 2026-12-02 thread 0 read them: with one producer
+// its own lines stayed in its own cache, a floor 2 to 4 ns below what any transport with a
+// separate consumer can reach; RESULTS.md.)
 struct floor_ring {
     alignas(64) std::atomic<std::uint64_t> head{0};
     std::vector<std::byte> data;
 };
 std::vector<floor_ring>* g_floor = nullptr;
+
+void read_floor_rings() {
+    std::uint64_t sum = 0;
+    for (auto& f : *g_floor) {
+        const std::uint64_t h = f.head.load(std::memory_order_acquire);
+        const std::uint64_t round = static_cast<std::uint64_t>(burst) * 72;  // at most what a round wrote
+        const std::uint64_t from = h >= round ? h - round : 0;
+        for (std::uint64_t p = from; p < h; p += 72) {
+            std::uint64_t w;
+            std::memcpy(&w, f.data.data() + (p & (ring_bytes - 1)) + 8, 8);
+            sum += w;
+        }
+    }
+    benchmark::DoNotOptimize(sum);
+}
+
+class floor_consumer {
+public:
+    floor_consumer() : thread_([this] { run(); }) {}
+    ~floor_consumer() {
+        stop_.store(true);
+        asked_.fetch_add(1);
+        asked_.notify_one();
+        thread_.join();
+    }
+    void drain() {
+        const std::uint32_t n = asked_.fetch_add(1) + 1;
+        asked_.notify_one();
+        for (std::uint32_t d = done_.load(); d != n; d = done_.load()) done_.wait(d);
+    }
+
+private:
+    void run() {
+        std::uint32_t seen = 0;
+        for (;;) {
+            asked_.wait(seen);
+            seen = asked_.load();
+            if (stop_.load()) return;
+            read_floor_rings();
+            done_.store(seen);
+            done_.notify_one();
+        }
+    }
+    std::atomic<std::uint32_t> asked_{0}, done_{0};
+    std::atomic<bool> stop_{false};
+    std::thread thread_;
+};
+floor_consumer* g_floor_consumer = nullptr;
+
 void setup_floor(const benchmark::State& state) {
     setup_rounds(state);
     g_floor = new std::vector<floor_ring>(static_cast<std::size_t>(state.threads()));
     for (auto& f : *g_floor) f.data.assign(ring_bytes + 72, std::byte{1});  // a record may end past the mask
+    g_floor_consumer = new floor_consumer();
 }
 void teardown_floor(const benchmark::State& state) {
+    delete g_floor_consumer;
+    g_floor_consumer = nullptr;
     delete g_floor;
     g_floor = nullptr;
     teardown_rounds(state);
@@ -361,20 +433,7 @@ void floor_rounds(benchmark::State& state) {
             }
             mine.head.store(h + 72, std::memory_order_release);
         },
-        [] {
-            std::uint64_t sum = 0;
-            for (auto& f : *g_floor) {
-                const std::uint64_t h = f.head.load(std::memory_order_acquire);
-                const std::uint64_t round = static_cast<std::uint64_t>(burst) * 72;  // at most what a round wrote
-                const std::uint64_t from = h >= round ? h - round : 0;
-                for (std::uint64_t p = from; p < h; p += 72) {
-                    std::uint64_t w;
-                    std::memcpy(&w, f.data.data() + (p & (ring_bytes - 1)) + 8, 8);
-                    sum += w;
-                }
-            }
-            benchmark::DoNotOptimize(sum);
-        });
+        [] { g_floor_consumer->drain(); });
 }
 
 void double_buffer_rounds(benchmark::State& state) {
