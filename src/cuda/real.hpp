@@ -40,6 +40,8 @@ struct real_driver {
     CUresult (*stream_create)(CUstream*, unsigned) = real_fn<decltype(stream_create)>("cuStreamCreate");
     CUresult (*stream_is_capturing)(CUstream, CUstreamCaptureStatus*) = real_fn<decltype(stream_is_capturing)>(
         "cuStreamIsCapturing");
+    // The stream's process-unique id (CUDA 12.0+; declared here: CUDA 11's cuda.h lacks it).
+    CUresult (*stream_get_id)(CUstream, unsigned long long*) = real_fn<decltype(stream_get_id)>("cuStreamGetId");
     CUresult (*pointer_attribute)(void*, CUpointer_attribute,
                                   CUdeviceptr) = real_fn<decltype(pointer_attribute)>("cuPointerGetAttribute");
     CUresult (*mem_alloc)(CUdeviceptr*, size_t) = real_fn<decltype(mem_alloc)>("cuMemAlloc_v2");

@@ -496,11 +496,38 @@ std::size_t complete_cupti_untimed(const context_timing* t) noexcept {
     return n;
 }
 
+/// CUPTI's key of created stream `s` of context `t` (`ctx_key`: the context's), kept per thread
+/// for the streams it launched on last. Asking CUPTI (cuptiGetStreamIdEx) costs 0.1 to 0.17 us
+/// per call on an H200 host, the driver's own stream id (cuStreamGetId, CUDA 12.0+) 8 to 40 ns
+/// (benchmarks/cuda/launch_calls.cu): a kept key is used while the handle's driver id is the one
+/// it was kept with. A handle can be reused for a new stream after cuStreamDestroy (which encore
+/// does not intercept), and that stream has a new id, so a stale key (which would queue the
+/// launch where its record never comes) is never used. Without cuStreamGetId, CUPTI is asked
+/// every time.
+std::uint64_t created_stream_key(context_timing& t, std::uint64_t ctx_key, CUstream s) noexcept {
+    unsigned long long id = 0;
+    if (real().stream_get_id == nullptr || real().stream_get_id(s, &id) != CUDA_SUCCESS || id == 0)
+        return cupti::stream_key(ctx_key, t.ctx, s, false);
+    struct kept_key {
+        const context_timing* t;
+        std::uint64_t gen;
+        CUstream stream;
+        unsigned long long id;
+        std::uint64_t key;
+    };
+    // Direct-mapped by handle; trivially destructible (launches from thread_local destructors).
+    static thread_local kept_key kept[8];
+    const std::uint64_t gen = g_generation.load(std::memory_order_acquire);
+    kept_key& k = kept[(reinterpret_cast<std::uintptr_t>(s) >> 4) & 7];
+    if (k.t == &t && k.gen == gen && k.stream == s && k.id == id && k.key != 0) return k.key;
+    const std::uint64_t key = cupti::stream_key(ctx_key, t.ctx, s, false);
+    k = {&t, gen, s, id, key};
+    return key;
+}
+
 /// CUPTI's stream key of launch `c`'s stream (`t`: the current context's timing state); 0 when
 /// CUPTI cannot name it. The context's and its legacy default stream's keys are kept in `t`, the
-/// per-thread default stream's per thread; other streams are asked each time, because a stream's
-/// handle can be reused for a new stream after cuStreamDestroy (which encore does not intercept),
-/// and a stale key would queue the launch where its record never comes.
+/// per-thread default stream's per thread, a created stream's as created_stream_key says.
 std::uint64_t cupti_stream_of(context_timing& t, const launch_call& c) noexcept {
     std::uint64_t ctx_key = t.cupti_context.load(std::memory_order_relaxed);
     if (ctx_key == 0) {
@@ -512,7 +539,7 @@ std::uint64_t cupti_stream_of(context_timing& t, const launch_call& c) noexcept 
     bool per_thread = c.per_thread;
     if (s == CU_STREAM_LEGACY) s = nullptr, per_thread = false;
     if (s == CU_STREAM_PER_THREAD) s = nullptr, per_thread = true;
-    if (s != nullptr) return cupti::stream_key(ctx_key, t.ctx, s, false);
+    if (s != nullptr) return created_stream_key(t, ctx_key, s);
     if (!per_thread) {
         std::uint64_t k = t.cupti_legacy.load(std::memory_order_relaxed);
         if (k == 0) {

@@ -95,6 +95,7 @@ auto& g_context_ids = *new std::map<const void*, std::uint32_t>;
 auto& g_stream_ids = *new std::map<std::pair<std::uint32_t, std::uintptr_t>, std::uint32_t>;  // (context, stream or thread)
 auto& g_next_stream = *new std::map<std::uint32_t, std::uint32_t>;                            // context -> next id
 CUresult (*g_ctx_get_current)(CUcontext*) = nullptr;                                          // the fake driver's
+CUresult (*g_stream_get_id)(CUstream, unsigned long long*) = nullptr;                         // the fake driver's
 
 std::uint32_t context_id_of(const void* ctx) {
     std::lock_guard lk(g_ids_mutex);
@@ -109,8 +110,14 @@ std::uint32_t stream_id_of(std::uint32_t ctx, CUstream stream, bool per_thread) 
     if (stream == CU_STREAM_PER_THREAD) stream = nullptr, per_thread = true;
     if (stream == nullptr && !per_thread) return 1;
     thread_local int this_thread = 0;  // its address names the thread
-    const auto who = stream != nullptr ? reinterpret_cast<std::uintptr_t>(stream)
-                                       : reinterpret_cast<std::uintptr_t>(&this_thread) | 1u;
+    // A created stream is named by the driver's id when it has one, as CUPTI names streams: a
+    // handle reused for a new stream after cuStreamDestroy (FAKE_CUDA_REUSE_STREAMS) gets a new id.
+    unsigned long long driver_id = 0;
+    const bool by_id = stream != nullptr && g_stream_get_id != nullptr &&
+                       g_stream_get_id(stream, &driver_id) == CUDA_SUCCESS;
+    const auto who = by_id               ? static_cast<std::uintptr_t>(driver_id << 2 | 2u)
+                     : stream != nullptr ? reinterpret_cast<std::uintptr_t>(stream)
+                                         : reinterpret_cast<std::uintptr_t>(&this_thread) | 1u;
     std::lock_guard lk(g_ids_mutex);
     auto [it, added] = g_stream_ids.emplace(std::pair{ctx, who}, 0);
     if (added) {
@@ -417,6 +424,7 @@ FAKE_API CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind) {
     void* get_current = ::dlsym(h, "cuCtxGetCurrent");
     if (set_shape == nullptr || get_current == nullptr) return CUPTI_ERROR_NOT_INITIALIZED;
     std::memcpy(&g_ctx_get_current, &get_current, sizeof(get_current));
+    if (void* get_id = ::dlsym(h, "cuStreamGetId")) std::memcpy(&g_stream_get_id, &get_id, sizeof(get_id));
     void (*set_shape_observer)(void (*)(CUstream, const unsigned*, const unsigned*)) = nullptr;
     std::memcpy(&set_shape_observer, &set_shape, sizeof(set_shape));
     set_shape_observer(&observe_shape);

@@ -52,7 +52,12 @@ struct fake_context {
 };
 struct fake_stream {
     fake_context* ctx;
+    unsigned long long id = 0;  // cuStreamGetId's: unique in the process, as the real driver's
 };
+std::atomic<unsigned long long> g_next_stream_id{100};
+// FAKE_CUDA_REUSE_STREAMS=1: a destroyed stream's handle is the next created stream's (the real
+// driver may hand out a freed handle again); the id is new.
+std::vector<fake_stream*>* g_free_streams = new std::vector<fake_stream*>;  // under g_mutex
 struct fake_module {
     fake_cuda_module table;
 };
@@ -309,10 +314,33 @@ FAKE_API CUresult cuStreamCreate(CUstream* phStream, unsigned int Flags) {
     (void)Flags;
     if (CUresult r = ready(); r != CUDA_SUCCESS) return r;
     if (phStream == nullptr) return CUDA_ERROR_INVALID_VALUE;
-    auto* s = new fake_stream{t_current};
     std::lock_guard lk(g_mutex);
+    fake_stream* s = nullptr;
+    if (!g_free_streams->empty()) {
+        s = g_free_streams->back();
+        g_free_streams->pop_back();
+        *s = fake_stream{t_current};
+    } else {
+        s = new fake_stream{t_current};
+    }
+    s->id = g_next_stream_id.fetch_add(1);
     g_streams->insert(s);
     *phStream = reinterpret_cast<CUstream>(s);
+    return CUDA_SUCCESS;
+}
+
+// FAKE_CUDA_NO_STREAM_ID=1: fails (as a driver without it, whose absence libencore-cuda handles
+// alike). The default streams' ids are 1 (legacy) and 2 (per-thread) here.
+FAKE_API CUresult cuStreamGetId(CUstream hStream, unsigned long long* streamId) {
+    if (CUresult r = ready(); r != CUDA_SUCCESS) return r;
+    if (std::getenv("FAKE_CUDA_NO_STREAM_ID") != nullptr) return CUDA_ERROR_NOT_SUPPORTED;
+    if (streamId == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    if (hStream == nullptr || hStream == CU_STREAM_LEGACY) return *streamId = 1, CUDA_SUCCESS;
+    if (hStream == CU_STREAM_PER_THREAD) return *streamId = 2, CUDA_SUCCESS;
+    std::lock_guard lk(g_mutex);
+    auto* s = reinterpret_cast<fake_stream*>(hStream);
+    if (g_streams->count(s) == 0) return CUDA_ERROR_INVALID_HANDLE;
+    *streamId = s->id;
     return CUDA_SUCCESS;
 }
 
@@ -321,6 +349,10 @@ FAKE_API CUresult cuStreamDestroy_v2(CUstream hStream) {
     {
         std::lock_guard lk(g_mutex);
         if (s == nullptr || g_streams->erase(s) == 0) return CUDA_ERROR_INVALID_HANDLE;
+        if (std::getenv("FAKE_CUDA_REUSE_STREAMS") != nullptr) {
+            g_free_streams->push_back(s);
+            return CUDA_SUCCESS;
+        }
     }
     delete s;
     return CUDA_SUCCESS;
@@ -876,6 +908,7 @@ const proc g_procs[] = {
     FAKE_PROC("cuCtxSynchronize", cuCtxSynchronize),
     FAKE_PROC("cuStreamCreate", cuStreamCreate),
     FAKE_PROC("cuStreamDestroy", cuStreamDestroy_v2),
+    FAKE_PROC("cuStreamGetId", cuStreamGetId),
     FAKE_PROC("cuStreamSynchronize", cuStreamSynchronize),
     FAKE_PROC("cuEventCreate", cuEventCreate),
     FAKE_PROC("cuEventDestroy", cuEventDestroy_v2),

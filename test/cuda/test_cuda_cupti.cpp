@@ -27,6 +27,15 @@
 //                                grids untimed when FAKE_CUPTI_DROP_GRID=3 loses their records;
 //                                then 5 launches with the tool's context stopped and 5 of the same
 //                                shape on the same stream after it restarted, those timed exactly
+//   test_cuda_cupti reused       four streams one after another, each created, given 5 launches
+//                                (grids 1 to 4 wide, one per stream) and destroyed; with
+//                                FAKE_CUDA_REUSE_STREAMS each gets the handle of the one before
+//                                (checked) and a new driver id, and the fake CUPTI names it by
+//                                that id, as CUPTI does: every launch timed exactly (a CUPTI key
+//                                kept for the handle would queue them where no record comes);
+//                                CUPTI asked for each stream's id once (cuStreamGetId tells a
+//                                kept key is still the stream's), or at every launch with
+//                                FAKE_CUDA_NO_STREAM_ID (no stream ids from the driver)
 //   test_cuda_cupti exit         three launches, no release: every COMPLETE reaches the tool
 //                                before its finalization (printed there, checked on stderr)
 //   test_cuda_cupti broken       a CUPTI that pairs no launch with its kernel: encore gives up on it
@@ -392,6 +401,46 @@ int run_streams() {
     return test_support::finish();
 }
 
+// Stream handles reused after cuStreamDestroy (see the file's comment).
+int run_reused() {
+    auto [dev, ctx, mod, f, counter] = open_counting(true);
+    constexpr int streams = 4, per_stream = 5;
+    const bool reuse = std::getenv("FAKE_CUDA_REUSE_STREAMS") != nullptr;
+    const bool driver_ids = std::getenv("FAKE_CUDA_NO_STREAM_ID") == nullptr;
+    const unsigned long asked_before = fake_cupti().stream_ids;
+    CUstream first = nullptr;
+    int same_handle = 0;
+    void* params[] = {&counter};
+    for (int i = 0; i < streams; ++i) {
+        CUstream s = nullptr;
+        CHECK(cuStreamCreate(&s, 0));
+        if (i == 0) first = s;
+        same_handle += s == first;
+        for (int j = 0; j < per_stream; ++j)
+            CHECK(cuLaunchKernel(f, 1 + static_cast<unsigned>(i), 1, 1, 32, 1, 1, 0, s, params, nullptr));
+        CHECK(cuStreamSynchronize(s));
+        CHECK(cuStreamDestroy(s));
+    }
+    const unsigned long asked = fake_cupti().stream_ids - asked_before;
+    CHECK(cuMemFree(counter));
+    CHECK(cuModuleUnload(mod));
+    CHECK(cuDevicePrimaryCtxRelease(dev));
+    const int launches = streams * per_stream;
+    if (reuse)
+        expect(same_handle == streams, "every stream got the first one's handle (" + std::to_string(same_handle) + ")");
+    std::lock_guard lk(g_mutex);
+    const launch_checks ch = check_launches(true);
+    expect(ch.complete_ok == launches, "ENQUEUE ENTER, EXIT and exactly one COMPLETE per launch (" +
+                                           std::to_string(ch.complete_ok) + " of " + std::to_string(launches) + ")");
+    expect(ch.timed == launches && ch.in_window == launches,
+           "every launch timed exactly inside its host window (" + std::to_string(ch.timed) + " timed, " +
+               std::to_string(ch.in_window) + " in the window, of " + std::to_string(launches) + ")");
+    const unsigned long want = driver_ids ? streams : launches;
+    expect(asked == want,
+           "CUPTI asked for a stream id " + std::to_string(asked) + " times (expected " + std::to_string(want) + ")");
+    return test_support::finish();
+}
+
 // A CUPTI that never pairs encore's keys with its kernel records (FAKE_CUPTI_WRONG_CORRELATION):
 // 4096 launches in batches (the fake CUPTI's flush period passes between them); encore gives up
 // on CUPTI (said once) and times the rest with events; every launch still gets one COMPLETE.
@@ -482,6 +531,8 @@ int main(int argc, char** argv) {
     if (g_mode == "drift") return run_broken(true);
     if (g_mode == "streams") return run_streams();
     if (g_mode == "dropped") return run_dropped();
-    std::fprintf(stderr, "usage: test_cuda_cupti run cupti|events|none | streams | exit | broken | drift | dropped\n");
+    if (g_mode == "reused") return run_reused();
+    std::fprintf(stderr,
+                 "usage: test_cuda_cupti run cupti|events|none | streams | reused | exit | broken | drift | dropped\n");
     return 2;
 }
