@@ -1,8 +1,6 @@
 // src/backend/events.cpp — see events.hpp.
 #include "backend/events.hpp"
 
-#include <cstdlib>
-
 namespace encore::backend {
 namespace {
 
@@ -22,69 +20,7 @@ void fill(event& e, kind k, op_id op, std::uint64_t mask) noexcept {
     }
 }
 
-// Freed heap events kept for the thread's next ones. An event is ~1.1 KB (every context's
-// user_data and external id), above glibc's per-thread cache (chunks up to 1032 bytes), so each
-// one went to the arena: on an H200 host `malloc` was 7.5 % of a CUPTI-timed launch's samples
-// against 2 % in a plain CUPTI subscriber (benchmarks/RESULTS.md). A dispatch's event is freed
-// where it was made (CUPTI-timed records are reaped by the launching thread), so the cache holds
-// what is in flight between two CUPTI deliveries (10 ms: ~2 000 launches on that host); at most
-// `cap` events (4.4 MB) a thread, freed at its exit. Off under AddressSanitizer, which should see
-// every free.
-struct event_cache {
-    static constexpr std::size_t cap = 4096;
-    std::size_t n = 0;
-    void** items = nullptr;  // `cap` slots, made at the thread's first free (most threads free none)
-    ~event_cache();
-};
-constinit thread_local bool t_cache_gone = false;  // after the thread's cache was destroyed
-thread_local event_cache t_cache;
-event_cache::~event_cache() {
-    t_cache_gone = true;
-    while (n != 0) ::operator delete(items[--n]);
-    std::free(items);
-}
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool cache_events = false;
-#elif defined(__has_feature)
-#    if __has_feature(address_sanitizer)
-constexpr bool cache_events = false;
-#    else
-constexpr bool cache_events = true;
-#    endif
-#else
-constexpr bool cache_events = true;
-#endif
-
-void* cached_event() noexcept {
-    if (!cache_events || t_cache_gone) return nullptr;
-    event_cache& c = t_cache;
-    return c.n != 0 ? c.items[--c.n] : nullptr;
-}
-
 }  // namespace
-
-void* event::operator new(std::size_t bytes) {
-    if (void* p = bytes == sizeof(event) ? cached_event() : nullptr) return p;
-    return ::operator new(bytes);
-}
-
-void* event::operator new(std::size_t bytes, const std::nothrow_t&) noexcept {
-    if (void* p = bytes == sizeof(event) ? cached_event() : nullptr) return p;
-    return ::operator new(bytes, std::nothrow);
-}
-
-void event::operator delete(void* p) noexcept {
-    if (p == nullptr) return;
-    if (cache_events && !t_cache_gone) {
-        event_cache& c = t_cache;
-        if (c.items == nullptr) c.items = static_cast<void**>(std::malloc(event_cache::cap * sizeof(void*)));
-        if (c.items != nullptr && c.n < event_cache::cap) {
-            c.items[c.n++] = p;
-            return;
-        }
-    }
-    ::operator delete(p);
-}
 
 std::optional<event> event::capture(kind k, op_id op) noexcept {
     const std::uint64_t mask = subscribed(k, op);

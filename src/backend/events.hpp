@@ -13,9 +13,7 @@
 #include <encore/tracing/detail/core.hpp>
 #include <rocprofiler-sdk/callback_tracing.h>
 
-#include <cstddef>
 #include <memory>
-#include <new>
 #include <optional>
 
 namespace encore::backend {
@@ -29,11 +27,6 @@ struct event {
     std::uint64_t tid;  // the thread that caused the event
     std::uint64_t external[tracing::max_contexts];
     rocprofiler_user_data_t user_data[tracing::max_contexts];
-
-    // Heap events come from a per-thread cache of freed ones (events.cpp says why).
-    static void* operator new(std::size_t bytes);
-    static void* operator new(std::size_t bytes, const std::nothrow_t&) noexcept;
-    static void operator delete(void* p) noexcept;
 
     /// The contexts subscribed to (k, op) right now and this thread's correlation, or nothing
     /// when no active context wants the event (the common, cheap case: one relaxed load).
