@@ -38,6 +38,8 @@ set +e
 program "$B/bench_launch_cupti" nvcc -O2 -DBENCH_WITH_CUPTI -I "$CUDA/extras/CUPTI/include" -o "$B/bench_launch_cupti" \
     benchmarks/cuda/bench_launch.cu -L "$CUDA/extras/CUPTI/lib64" -L "$CUDA/lib64" -lcupti \
     -Xlinker -rpath -Xlinker "$CUDA/extras/CUPTI/lib64:$CUDA/lib64"
+program "$B/launch_calls" nvcc -O2 -I "$CUDA/extras/CUPTI/include" -o "$B/launch_calls" benchmarks/cuda/launch_calls.cu \
+    -L "$CUDA/extras/CUPTI/lib64" -L "$CUDA/lib64" -lcupti -lcuda -Xlinker -rpath -Xlinker "$CUDA/extras/CUPTI/lib64:$CUDA/lib64"
 # prebuild_gpu.sh: the programs are built, nothing is run.
 [[ -n ${ENCORE_GPU_BUILD_ONLY:-} ]] && exit 0
 
@@ -260,6 +262,12 @@ trow "encore KERNEL_DISPATCH, no-op callback, CUPTI" "$t_cupti" "$t_bare"
 if [[ -n $t_bare && -n $t_user && -n $t_cupti ]]; then
     check "dispatch records (CUPTI timing) add <= 2 us per launch" 'awk "BEGIN{exit !($t_cupti - $t_bare <= 2)}"'
     check "dispatch records (CUPTI timing) cost less than a CUPTI activity subscriber" 'awk "BEGIN{exit !($t_cupti <= $t_user)}"'
+fi
+# What the calls a CUPTI-timed launch makes cost here (for information: docs/cuda.md, "Cost").
+if [[ -x $B/launch_calls ]]; then
+    "$B/launch_calls" 2>&1; BENCH_CUPTI_ACTIVITY=1 "$B/launch_calls" 2>&1
+else
+    echo "info: launch_calls did not build"
 fi
 # The PyTorch loop (python3 with torch; skipped with a FAIL line when it is missing).
 tiny=benchmarks/cuda/programs/torch_tiny_ops.py
