@@ -7,7 +7,7 @@
 //   cuCtxGetCurrent        records.cpp's current_context(), once per launch
 //   cuStreamIsCapturing    records.cpp's capturing(), once per launch
 //   cuptiGetContextId      cupti::context_key (cached by encore; for scale)
-//   cuptiGetStreamIdEx     cupti::stream_key, asked at every launch on a created stream
+//   cuptiGetStreamIdEx     cupti::stream_key (a created stream's, kept while cuStreamGetId agrees)
 //   cuStreamGetId          the driver's own stream id (CUDA 12.0+), for comparison
 //   clock_gettime BOOTTIME core::now_ns
 // Build and run on the GPU machine (prebuild_gpu.sh builds it as build-gpu/launch_calls):

@@ -496,9 +496,30 @@ std::size_t complete_cupti_untimed(const context_timing* t) noexcept {
     return n;
 }
 
+/// A CUPTI stream key kept by a thread: valid for context timing state `t` of generation `gen`,
+/// stream handle `stream` while the driver's id of that stream is `id`. Trivially destructible,
+/// so launches from thread_local destructors can use one.
+struct kept_stream_key {
+    const context_timing* t = nullptr;
+    std::uint64_t gen = 0;
+    CUstream stream = nullptr;
+    unsigned long long id = 0;
+    std::uint64_t key = 0;
+};
+
+/// `k`'s key if it is still that of (t, s, id), else CUPTI's, kept in `k` (`ctx_key`: the
+/// context's key; `per_thread`: `s` is null and names the calling thread's default stream).
+std::uint64_t kept_or_asked(kept_stream_key& k, context_timing& t, std::uint64_t ctx_key, CUstream s,
+                            unsigned long long id, bool per_thread) noexcept {
+    const std::uint64_t gen = g_generation.load(std::memory_order_acquire);
+    if (k.t != &t || k.gen != gen || k.stream != s || k.id != id || k.key == 0)
+        k = {&t, gen, s, id, cupti::stream_key(ctx_key, t.ctx, s, per_thread)};
+    return k.key;
+}
+
 /// CUPTI's key of created stream `s` of context `t` (`ctx_key`: the context's), kept per thread
-/// for the streams it launched on last. Asking CUPTI (cuptiGetStreamIdEx) costs 0.1 to 0.17 us
-/// per call on an H200 host, the driver's own stream id (cuStreamGetId, CUDA 12.0+) 8 to 40 ns
+/// for the streams it launched on last. Asking CUPTI (cuptiGetStreamIdEx) costs 0.12 to 0.22 us
+/// per call on an H200 host, the driver's own stream id (cuStreamGetId, CUDA 12.0+) 0 to 0.08 us
 /// (benchmarks/cuda/launch_calls.cu): a kept key is used while the handle's driver id is the one
 /// it was kept with. A handle can be reused for a new stream after cuStreamDestroy (which encore
 /// does not intercept), and that stream has a new id, so a stale key (which would queue the
@@ -508,21 +529,8 @@ std::uint64_t created_stream_key(context_timing& t, std::uint64_t ctx_key, CUstr
     unsigned long long id = 0;
     if (real().stream_get_id == nullptr || real().stream_get_id(s, &id) != CUDA_SUCCESS || id == 0)
         return cupti::stream_key(ctx_key, t.ctx, s, false);
-    struct kept_key {
-        const context_timing* t;
-        std::uint64_t gen;
-        CUstream stream;
-        unsigned long long id;
-        std::uint64_t key;
-    };
-    // Direct-mapped by handle; trivially destructible (launches from thread_local destructors).
-    static thread_local kept_key kept[8];
-    const std::uint64_t gen = g_generation.load(std::memory_order_acquire);
-    kept_key& k = kept[(reinterpret_cast<std::uintptr_t>(s) >> 4) & 7];
-    if (k.t == &t && k.gen == gen && k.stream == s && k.id == id && k.key != 0) return k.key;
-    const std::uint64_t key = cupti::stream_key(ctx_key, t.ctx, s, false);
-    k = {&t, gen, s, id, key};
-    return key;
+    static thread_local kept_stream_key kept[8];  // direct-mapped by handle
+    return kept_or_asked(kept[(reinterpret_cast<std::uintptr_t>(s) >> 4) & 7], t, ctx_key, s, id, false);
 }
 
 /// CUPTI's stream key of launch `c`'s stream (`t`: the current context's timing state); 0 when
@@ -548,17 +556,9 @@ std::uint64_t cupti_stream_of(context_timing& t, const launch_call& c) noexcept 
         }
         return k;
     }
-    // The calling thread's default stream: its key for the context last asked about (trivially
-    // destructible, so launches from thread_local destructors can use it).
-    struct per_thread_key {
-        const context_timing* t = nullptr;
-        std::uint64_t gen = 0, key = 0;
-    };
-    static thread_local per_thread_key last;
-    const std::uint64_t gen = g_generation.load(std::memory_order_acquire);
-    if (last.t != &t || last.gen != gen || last.key == 0)
-        last = {&t, gen, cupti::stream_key(ctx_key, t.ctx, nullptr, true)};
-    return last.key;
+    // The calling thread's default stream: its key for the context last asked about.
+    static thread_local kept_stream_key last;
+    return kept_or_asked(last, t, ctx_key, nullptr, 0, true);
 }
 
 /// Whether launches queue entries for CUPTI's stream-order pairing now.
