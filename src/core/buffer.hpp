@@ -51,6 +51,10 @@ rocprofiler_status_t at_internal_thread_create(rocprofiler_internal_thread_libra
 /// at LOAD and forget them at UNLOAD, as the reference's 2024 samples do, find the name).
 ENCORE_API void flush_all_buffers() noexcept;
 
+/// Warns, per live buffer, of DISCARD drops that no delivery reported (no record followed
+/// them): at finalization, after the last flush. destroy_buffer does the same for its buffer.
+void warn_undelivered_drops() noexcept;
+
 /// Destroys every buffer and forgets the callback threads' assignments. Test suites only:
 /// callers guarantee that nothing writes into a buffer meanwhile.
 ENCORE_API void buffers_reset_for_testing() noexcept;

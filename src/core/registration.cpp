@@ -245,6 +245,7 @@ void finalize() noexcept {
     g_fini_state.store(-1, std::memory_order_release);
     // Before the tools' finalize, so the warning comes ahead of the tools' reports.
     warn_unproduced_kinds();
+    warn_undelivered_drops();
     for (auto it = g_tools.rbegin(); it != g_tools.rend(); ++it) finalize_tool(*it);
     stop_all_contexts();
     g_fini_state.store(1, std::memory_order_release);

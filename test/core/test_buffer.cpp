@@ -5,6 +5,7 @@
 #include "../../src/core/buffer.hpp"
 #include "../../src/core/registry.hpp"
 #include "../support/fake_hsa.hpp"
+#include "../support/stderr_capture.hpp"
 #include "../support/tool_fixture.hpp"
 
 #include <encore/tracing/hsa.hpp>
@@ -240,6 +241,42 @@ TEST_CASE("DISCARD with a consumer held inside its callback: later records are d
     CHECK(g_sink.drops == dropped);
     CHECK(dropped > 0);
     for (std::size_t i = 1; i < g_sink.records.size(); ++i) CHECK(g_sink.records[i].seq > g_sink.records[i - 1].seq);
+    // Every drop was reported: destroying the buffer has nothing to say.
+    const std::string err =
+        test_support::stderr_of([&] { CHECK(rocprofiler_destroy_buffer(b.buf) == ROCPROFILER_STATUS_SUCCESS); });
+    CHECK(test_support::occurrences(err, "never reported") == 0);
+}
+
+TEST_CASE("DISCARD drops after the last delivery, with no record after them: destroy says how many, not lost unsaid") {
+    // Watermark at the size: the 56 records that fit wait for a flush.
+    const auto b = make_buffer(4096, 4096, ROCPROFILER_BUFFER_POLICY_DISCARD);
+    const std::size_t fits = 4096 / slot;
+    for (std::size_t i = 0; i < fits; ++i) REQUIRE(push(b.buf, 0, i) == ROCPROFILER_STATUS_SUCCESS);
+    {
+        std::lock_guard lk(g_sink.m);
+        g_sink.gate_open = false;
+    }
+    // The flush's delivery takes all 56 and is held in the callback: their space stays taken, so
+    // every later push is dropped, after the only delivery there will be.
+    std::thread flusher([&] { CHECK(rocprofiler_flush_buffer(b.buf) == ROCPROFILER_STATUS_SUCCESS); });
+    CHECK(wait_until([] {
+        std::lock_guard lk(g_sink.m);
+        return g_sink.arrived == 1;
+    }));
+    constexpr std::size_t late = 44;
+    std::size_t dropped = 0;
+    for (std::size_t i = 0; i < late; ++i)
+        if (push(b.buf, 0, fits + i) == ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES) ++dropped;
+    CHECK(dropped == late);
+    g_sink.open();
+    flusher.join();
+    CHECK(g_sink.count() == fits);
+    CHECK(g_sink.drops == 0);  // the only delivery took its batch before the drops
+    const std::string err =
+        test_support::stderr_of([&] { CHECK(rocprofiler_destroy_buffer(b.buf) == ROCPROFILER_STATUS_SUCCESS); });
+    CAPTURE(err);
+    CHECK(test_support::occurrences(err, "44 dropped records were never reported") == 1);
+    CHECK(test_support::occurrences(err, "buffer " + std::to_string(b.buf.handle) + " ") == 1);
 }
 
 TEST_CASE("watermark: a delivery arrives without a flush once a ring holds the watermark") {
