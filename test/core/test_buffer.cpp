@@ -242,8 +242,9 @@ TEST_CASE("DISCARD with a consumer held inside its callback: later records are d
     CHECK(dropped > 0);
     for (std::size_t i = 1; i < g_sink.records.size(); ++i) CHECK(g_sink.records[i].seq > g_sink.records[i - 1].seq);
     // Every drop was reported: destroying the buffer has nothing to say.
-    const std::string err =
-        test_support::stderr_of([&] { CHECK(rocprofiler_destroy_buffer(b.buf) == ROCPROFILER_STATUS_SUCCESS); });
+    const std::string err = test_support::stderr_of([&] {
+        CHECK(rocprofiler_destroy_buffer(b.buf) == ROCPROFILER_STATUS_SUCCESS);
+    });
     CHECK(test_support::occurrences(err, "never reported") == 0);
 }
 
@@ -272,8 +273,9 @@ TEST_CASE("DISCARD drops after the last delivery, with no record after them: des
     flusher.join();
     CHECK(g_sink.count() == fits);
     CHECK(g_sink.drops == 0);  // the only delivery took its batch before the drops
-    const std::string err =
-        test_support::stderr_of([&] { CHECK(rocprofiler_destroy_buffer(b.buf) == ROCPROFILER_STATUS_SUCCESS); });
+    const std::string err = test_support::stderr_of([&] {
+        CHECK(rocprofiler_destroy_buffer(b.buf) == ROCPROFILER_STATUS_SUCCESS);
+    });
     CAPTURE(err);
     CHECK(test_support::occurrences(err, "44 dropped records were never reported") == 1);
     CHECK(test_support::occurrences(err, "buffer " + std::to_string(b.buf.handle) + " ") == 1);
