@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 namespace encore::core {
@@ -88,6 +89,26 @@ reason_text g_reasons[kind_count];
 
 }  // namespace
 
+namespace {
+
+// libencore-hsa's reason when HSA_TOOLS_LIB already names it (encore-trace sets it): the runtime
+// loads its tools at hsa_init, so a program that never started the runtime (a HIP program on a
+// machine where ROCm 5.2's HIP cannot, an OpenMP program) never loaded it. Advice to set the
+// variable would be wrong there.
+constexpr const char* hsa_not_started =
+    "the program never started the HSA runtime (hsa_init), which loads libencore-hsa from HSA_TOOLS_LIB";
+
+const char* missing_reason(std::size_t producer_bit) noexcept {
+    if (producer_bit == 1) {  // produced_by::hsa
+        const char* tools = std::getenv("HSA_TOOLS_LIB");
+        if (tools != nullptr && std::strstr(tools, "libencore-hsa") != nullptr) return hsa_not_started;
+    }
+    return missing_producer[producer_bit];
+}
+static_assert(tracing::produced_by::hsa == 1u << 1, "missing_reason's bit for libencore-hsa");
+
+}  // namespace
+
 const char* why_not_produced(kind k) noexcept {
     const auto i = static_cast<std::size_t>(k);
     if (i == 0 || i >= kind_count || kind_produced(k)) return nullptr;
@@ -98,7 +119,7 @@ const char* why_not_produced(kind k) noexcept {
     std::size_t used = 0;
     for (std::size_t b = 0; b < tracing::produced_by::count; ++b) {
         if ((producers & (1u << b)) == 0) continue;
-        const int n = std::snprintf(out + used, cap - used, "%s%s", used == 0 ? "" : "; and ", missing_producer[b]);
+        const int n = std::snprintf(out + used, cap - used, "%s%s", used == 0 ? "" : "; and ", missing_reason(b));
         if (n < 0 || static_cast<std::size_t>(n) >= cap - used) break;  // truncated: the first reasons stand
         used += static_cast<std::size_t>(n);
     }
@@ -106,12 +127,27 @@ const char* why_not_produced(kind k) noexcept {
 }
 
 void warn_unproduced_kinds() noexcept {
+    // One line per reason: a tool that configures the four event kinds of a backend that is not in
+    // the process hears it once ("KERNEL_DISPATCH, MEMORY_COPY, ... were configured ..."), not
+    // four times. Kinds are few, so the grouping is a quadratic pass over static storage.
     const auto configured = configured_kinds();
+    const char* why[kind_count] = {};
+    for (std::size_t i = 1; i < kind_count; ++i)
+        if (configured.test(i)) why[i] = why_not_produced(static_cast<kind>(i));
     for (std::size_t i = 1; i < kind_count; ++i) {
-        if (!configured.test(i)) continue;
-        const auto k = static_cast<kind>(i);
-        if (const char* why = why_not_produced(k))
-            warn("%s was configured but produced nothing: %s", tracing::kind_name(k), why);
+        if (why[i] == nullptr) continue;
+        char names[512];
+        std::size_t used = 0, count = 0;
+        for (std::size_t j = i; j < kind_count; ++j) {
+            if (why[j] == nullptr || (j != i && std::strcmp(why[j], why[i]) != 0)) continue;
+            const int n = std::snprintf(names + used, sizeof names - used, "%s%s", count == 0 ? "" : ", ",
+                                        tracing::kind_name(static_cast<kind>(j)));
+            if (n > 0 && static_cast<std::size_t>(n) < sizeof names - used) used += static_cast<std::size_t>(n);
+            ++count;
+            if (j != i) why[j] = nullptr;
+        }
+        warn("%s %s configured but produced nothing: %s", names, count == 1 ? "was" : "were", why[i]);
+        why[i] = nullptr;
     }
 }
 

@@ -79,6 +79,28 @@ TEST_CASE("finalization names each configured kind that nothing produced, with t
     CHECK(stderr_of([] { encore::core::finalize(); }).empty());
 }
 
+TEST_CASE("kinds missing for one reason share one line; under encore-trace the HSA reason is the runtime's start") {
+    // encore-trace sets HSA_TOOLS_LIB to libencore-hsa: telling the user to set it would be wrong;
+    // what is true is that the program never started the HSA runtime (a HIP program where ROCm
+    // 5.2's HIP cannot start, an OpenMP program).
+    ::setenv("HSA_TOOLS_LIB", "/opt/encore/lib/libencore-hsa.so", 1);
+    configure_in_tool({ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH, ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY,
+                       ROCPROFILER_CALLBACK_TRACING_MEMORY_ALLOCATION, ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT,
+                       ROCPROFILER_CALLBACK_TRACING_SCRATCH_MEMORY, ROCPROFILER_CALLBACK_TRACING_OMPT});
+    const std::string out = stderr_of([] { encore::core::finalize(); });
+    ::unsetenv("HSA_TOOLS_LIB");
+    CAPTURE(out);
+    CHECK(occurrences(out, "[encore] CODE_OBJECT, KERNEL_DISPATCH, MEMORY_COPY, MEMORY_ALLOCATION were configured but "
+                           "produced nothing: the program never started the HSA runtime (hsa_init), which loads "
+                           "libencore-hsa from HSA_TOOLS_LIB; and libencore-cuda (encore's libcuda.so.1) is not "
+                           "loaded in this process (see docs/cuda.md)\n") == 1);
+    CHECK(occurrences(out, "[encore] SCRATCH_MEMORY was configured but produced nothing: the program never started "
+                           "the HSA runtime (hsa_init)") == 1);
+    CHECK(occurrences(out, "[encore] OMPT was configured but produced nothing: libencore-ompt") == 1);
+    CHECK(occurrences(out, "produced nothing") == 3);
+    CHECK(occurrences(out, "set HSA_TOOLS_LIB") == 0);
+}
+
 TEST_CASE("no warning when every configured kind is produced, or nothing is configured") {
     configure_in_tool({ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, ROCPROFILER_CALLBACK_TRACING_HSA_AMD_EXT_API});
     CHECK(occurrences(stderr_of([] { encore::core::finalize(); }), "produced nothing") == 0);

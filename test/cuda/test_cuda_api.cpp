@@ -25,6 +25,7 @@
 //             once before its first dispatch, again after an unload; the copies' results unchanged
 // (The wrapper script test/cuda/check_stderr.py checks the one-time messages on stderr.)
 #include "../support/check.hpp"
+#include "ctx_create.hpp"
 #include "fake_driver.h"
 
 #include <encore/tracing/payload.hpp>
@@ -309,10 +310,8 @@ int run_api() {
 
     // A driver export that is not an op (cuda.h 13 declares cuCtxCreate as cuCtxCreate_v4):
     // forwarded, untraced.
-    using ctx_create_v2 = CUresult (*)(CUcontext*, unsigned int, CUdevice);
-    auto* create = reinterpret_cast<ctx_create_v2>(::dlsym(RTLD_DEFAULT, "cuCtxCreate_v2"));
     CUcontext own = nullptr;
-    expect(create != nullptr && create(&own, 0, dev) == CUDA_SUCCESS && own != nullptr, "cuCtxCreate_v2 forwarded");
+    expect(ctx_create_v2(&own, 0, dev) == CUDA_SUCCESS && own != nullptr, "cuCtxCreate_v2 forwarded");
     CHECK(cuCtxDestroy(own));
     CHECK(cuCtxSetCurrent(ctx));
     // An op declared only by CUDA >= 13's cuda.h: traced there, forwarded untraced against 11.8's.

@@ -48,6 +48,7 @@
 // (test/cuda/meson.build runs these under several environments; check_stderr.py checks messages.)
 #include "../support/check.hpp"
 #include "fake_cupti.h"
+#include "ctx_create.hpp"
 #include "fake_driver.h"
 
 #include <rocprofiler-sdk/registration.h>
@@ -311,7 +312,7 @@ int run(const std::string& source) {
 int run_streams() {
     auto [dev, primary, mod, f, counter] = open_counting(true);
     CUcontext created = nullptr;
-    CHECK(cuCtxCreate(&created, 0, dev));
+    CHECK(ctx_create_v2(&created, 0, dev));
     CUmodule mod2 = nullptr;
     CUfunction f2 = nullptr;
     CUdeviceptr counter2 = 0;

@@ -26,6 +26,7 @@
 //   verify    (ENCORE_REPLAY_VERIFY=1) divergence counts: 0 for a deterministic range at every
 //             PASS ENTER and at CLOSE; a kernel that writes a different value each run diverges
 #include "../support/check.hpp"
+#include "ctx_create.hpp"
 #include "fake_driver.h"
 
 #include <encore/replay/range_scope.hpp>
@@ -612,7 +613,7 @@ int run_declines() {
     });
     expect(read(d) == once && g_inputs.size() == 2, "second stream: the program's run only");
     CUcontext other = nullptr;
-    CHECK(cuCtxCreate(&other, 0, d.dev));
+    CHECK(ctx_create_v2(&other, 0, d.dev));
     CHECK(cuCtxSetCurrent(d.ctx));
     decline_case(d, ROCPROFILER_RANGE_REPLAY_STATUS_MULTI_AGENT, "a second context", [&] {
         launch_rmw(d, d.s);
