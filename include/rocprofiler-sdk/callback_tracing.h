@@ -345,4 +345,27 @@ ROCPROFILER_API rocprofiler_status_t encore_configure_callback_tracing_service_p
     const rocprofiler_tracing_operation_t* operations, unsigned long operations_count,
     encore_callback_tracing_ptr_cb_t callback, void* callback_args) ROCPROFILER_NOEXCEPT;
 
+/** Where the payload of an API kind's records keeps one operation's arguments and return value:
+ *  a tool may copy those bytes at the call (no formatting on the program's thread) and format
+ *  them later, in any process of the same build, with
+ *  rocprofiler_iterate_callback_tracing_kind_operation_args on a payload rebuilt from the bytes
+ *  (a zeroed `payload_size` buffer with its first 8 bytes set to `payload_size`) and
+ *  max_dereference_count 0: pointers then print as addresses and are never read. */
+typedef struct encore_operation_payload_layout_t {
+    uint64_t size;          /**< in: sizeof(encore_operation_payload_layout_t) */
+    uint64_t payload_size;  /**< the payload struct's size (its first field holds it) */
+    uint64_t args_offset;   /**< where the arguments start in the payload */
+    uint64_t args_size;     /**< this operation's argument bytes, from args_offset */
+    uint64_t retval_offset; /**< where the return value is (written at EXIT) */
+    uint64_t retval_size;   /**< the payload's return-value member's size */
+} encore_operation_payload_layout_t;
+
+/** SUCCESS and *layout filled; KIND_NOT_FOUND for an id that is no kind; NOT_IMPLEMENTED for a
+ *  kind whose operations have no arguments to iterate, or whose library is not in this process;
+ *  OPERATION_NOT_FOUND for an operation the kind does not have; INVALID_ARGUMENT for a null
+ *  `layout` or a `layout->size` below the struct's. */
+ROCPROFILER_API rocprofiler_status_t encore_query_operation_payload_layout(
+    rocprofiler_callback_tracing_kind_t kind, rocprofiler_tracing_operation_t operation,
+    encore_operation_payload_layout_t* layout) ROCPROFILER_NOEXCEPT;
+
 ROCPROFILER_EXTERN_C_FINI

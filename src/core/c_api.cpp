@@ -146,6 +146,25 @@ rocprofiler_status_t rocprofiler_iterate_callback_tracing_kind_operation_args(
     return k->iterate_args(record, callback, max_dereference_count, user_data);
 }
 
+rocprofiler_status_t encore_query_operation_payload_layout(rocprofiler_callback_tracing_kind_t kind,
+                                                           rocprofiler_tracing_operation_t operation,
+                                                           encore_operation_payload_layout_t* layout) noexcept {
+    if (!is_kind(kind)) return ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND;
+    const core::kind_info* k = core::find_kind(kind);
+    if (k == nullptr) return ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND;
+    if (layout == nullptr || layout->size < sizeof(encore_operation_payload_layout_t))
+        return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    if (k->op_args_sizes == nullptr) return ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED;
+    const auto i = static_cast<std::int64_t>(operation) - k->first_op;
+    if (i < 0 || i >= static_cast<std::int64_t>(k->op_count)) return ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND;
+    layout->payload_size = k->payload_size;
+    layout->args_offset = k->args_offset;
+    layout->args_size = k->op_args_sizes[i];
+    layout->retval_offset = k->retval_offset;
+    layout->retval_size = k->retval_size;
+    return ROCPROFILER_STATUS_SUCCESS;
+}
+
 // ---- external correlation ids -----------------------------------------------------------------
 
 rocprofiler_status_t rocprofiler_push_external_correlation_id(rocprofiler_context_id_t context,

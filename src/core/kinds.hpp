@@ -13,9 +13,12 @@
 #include <encore/tracing/format.hpp>
 #include <encore/tracing/kinds.hpp>
 
+#include <array>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <string_view>
+#include <utility>
 
 namespace encore::core {
 
@@ -40,6 +43,15 @@ rocprofiler_status_t iterate_args_c(const rocprofiler_callback_tracing_record_t&
     return known ? ROCPROFILER_STATUS_SUCCESS : ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND;
 }
 
+/// The bytes of each operation's captured arguments (the payload's `args` member holds them from
+/// its start): what a tool copies to format the call later.
+template <class Domain>
+inline constexpr auto op_args_sizes = []<std::size_t... I>(std::index_sequence<I...>) {
+    static_assert(((Domain::template op_at<I>::layout::size <= 0xffff) && ...), "encore: arguments over 64 KiB");
+    return std::array<std::uint16_t, sizeof...(I)>{static_cast<std::uint16_t>(Domain::template op_at<I>::layout::size)...};
+}
+(std::make_index_sequence<Domain::size>{});
+
 /// What the core knows of Domain's kind: its names, and argument iteration where the kind list
 /// says its arguments iterate.
 template <class Domain>
@@ -52,7 +64,17 @@ constexpr kind_info domain_kind_info() {
     i.first_op = Domain::first_op;
     i.op_count = Domain::size;
     i.op_names = Domain::c_names.data();
-    if constexpr (decl::iterates_args) i.iterate_args = &iterate_args_c<Domain>;
+    if constexpr (decl::iterates_args) {
+        using P = tracing::payload_t<Domain>;
+        i.iterate_args = &iterate_args_c<Domain>;
+        i.payload_size = sizeof(P);
+        i.args_offset = offsetof(P, args);
+        if constexpr (requires { sizeof(P::retval); }) {  // OMPT's callbacks return nothing
+            i.retval_offset = offsetof(P, retval);
+            i.retval_size = sizeof(P::retval);
+        }
+        i.op_args_sizes = op_args_sizes<Domain>.data();
+    }
     return i;
 }
 

@@ -58,6 +58,11 @@ struct kind_info {
     const char* const* op_names = nullptr;
     rocprofiler_status_t (*iterate_args)(const rocprofiler_callback_tracing_record_t&,
                                          rocprofiler_callback_tracing_operation_args_cb_t, int32_t, void*) = nullptr;
+    // Where the payload keeps a call's arguments and return value (API kinds whose arguments
+    // iterate; encore_query_operation_payload_layout): the payload struct's size, the offset and
+    // size of its return value, the offset of its arguments and each operation's argument bytes.
+    std::uint32_t payload_size = 0, args_offset = 0, retval_offset = 0, retval_size = 0;
+    const std::uint16_t* op_args_sizes = nullptr;
 };
 
 /// What the core knows of kind k (its name at least), or null for an id that is no kind.

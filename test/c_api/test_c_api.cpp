@@ -342,6 +342,73 @@ TEST_CASE("argument iteration rejects bad records") {
           ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND);
 }
 
+TEST_CASE("encore_query_operation_payload_layout: the bytes that format a call later, and every status") {
+    using encore::domains::hsa_core;
+    constexpr auto create = hsa_core::id_of<"hsa_queue_create">();
+    encore_operation_payload_layout_t l{};
+    l.size = sizeof(l);
+    REQUIRE(encore_query_operation_payload_layout(ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API,
+                                                  static_cast<rocprofiler_tracing_operation_t>(create),
+                                                  &l) == ROCPROFILER_STATUS_SUCCESS);
+    using P = rocprofiler_callback_tracing_hsa_api_data_t;
+    CHECK(l.payload_size == sizeof(P));
+    CHECK(l.args_offset == offsetof(P, args));
+    CHECK(l.retval_offset == offsetof(P, retval));
+    CHECK(l.retval_size == sizeof(P::retval));
+    CHECK(l.args_size == sizeof(encore::api::captured_args<hsa_core::op_at<create>>));
+    // A call's bytes copied out and formatted in a rebuilt payload print as the original does at
+    // depth 0 (the pointer argument as its address, never read).
+    const auto original = encore::tracing::make_payload<hsa_core, create>(hsa_agent_t{0x1234}, 4096u,
+                                                                          HSA_QUEUE_TYPE_MULTI, nullptr, nullptr, 0u,
+                                                                          0u, reinterpret_cast<hsa_queue_t**>(0xdead0));
+    std::vector<std::byte> copy(l.payload_size);
+    const std::uint64_t size = l.payload_size;
+    std::memcpy(copy.data(), &size, sizeof(size));
+    std::memcpy(copy.data() + l.args_offset, reinterpret_cast<const std::byte*>(&original) + l.args_offset, l.args_size);
+    const auto values = [](const void* payload) {
+        rocprofiler_callback_tracing_record_t r{};
+        r.kind = ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API;
+        r.operation = static_cast<rocprofiler_tracing_operation_t>(create);
+        r.payload = const_cast<void*>(payload);
+        std::string out;
+        CHECK(rocprofiler_iterate_callback_tracing_kind_operation_args(
+                  r,
+                  [](rocprofiler_callback_tracing_kind_t, rocprofiler_tracing_operation_t, uint32_t, const void* const,
+                     int32_t, const char*, const char* name, const char* value, int32_t, void* data) {
+                      *static_cast<std::string*>(data) += std::string(name) + "=" + value + ";";
+                      return 0;
+                  },
+                  0, &out) == ROCPROFILER_STATUS_SUCCESS);
+        return out;
+    };
+    CHECK(values(copy.data()) == values(&original));
+    CHECK(values(copy.data()).find("queue=0xdead0") != std::string::npos);
+    // Repeated calls give the same answer.
+    encore_operation_payload_layout_t again{};
+    again.size = sizeof(again);
+    CHECK(encore_query_operation_payload_layout(ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API,
+                                                static_cast<rocprofiler_tracing_operation_t>(create),
+                                                &again) == ROCPROFILER_STATUS_SUCCESS);
+    CHECK(std::memcmp(&again, &l, sizeof(l)) == 0);
+    // Statuses: null, a short struct, an operation the kind lacks, kinds without arguments, no kind.
+    CHECK(encore_query_operation_payload_layout(ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, 0, nullptr) ==
+          ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT);
+    encore_operation_payload_layout_t small{};
+    small.size = 8;
+    CHECK(encore_query_operation_payload_layout(ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, 0, &small) ==
+          ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT);
+    CHECK(encore_query_operation_payload_layout(ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, 100000, &l) ==
+          ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND);
+    CHECK(encore_query_operation_payload_layout(ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, -1, &l) ==
+          ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND);
+    CHECK(encore_query_operation_payload_layout(ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH, 0, &l) ==
+          ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED);
+    CHECK(encore_query_operation_payload_layout(ROCPROFILER_CALLBACK_TRACING_LAST, 0, &l) ==
+          ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND);
+    CHECK(encore_query_operation_payload_layout(static_cast<rocprofiler_callback_tracing_kind_t>(-3), 0, &l) ==
+          ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND);
+}
+
 TEST_CASE("external correlation ids: push/pop errors and multithreaded use") {
     static rocprofiler_context_id_t ctx{};
     run_tool([] { return static_cast<int>(rocprofiler_create_context(&ctx)); });
