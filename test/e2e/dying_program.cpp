@@ -18,13 +18,23 @@
 //                 (the per-record cost of a tool) and exits normally
 //   wait          prints "ready" and keeps making calls and dispatches (with ~1 ms pauses) until
 //                 a signal from outside ends it
+//   calls-sigkill makes 1000 x `dispatches` hsa_system_get_info calls, prints "calls N", then
+//                 raise(SIGKILL)s
+//   fork          forks a child that makes 1000 hsa_system_get_info calls and _exit(0)s (no
+//                 exec); the parent waits for it, makes one more dispatch and exits normally
+//   system        runs itself through system() ("<self> <code object> exit 1": a second traced
+//                 process, by a shell), then exits normally
 #include "hsa_example.hpp"
 
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <csignal>
+#include <cstdlib>
+#include <string>
 #include <string_view>
 
 namespace {
@@ -127,6 +137,36 @@ int main(int argc, char** argv) {
             clock_gettime(CLOCK_MONOTONIC, &t1);
             const double ns = (t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec);
             std::printf("bench: %d calls, %.1f ns per call\n", dispatches * 1000, ns / (dispatches * 1000.0));
+        }
+        if (how == "calls-sigkill") {
+            for (int i = 0; i < dispatches * 1000; ++i) {
+                uint16_t major = 0;
+                hsa_system_get_info(HSA_SYSTEM_INFO_VERSION_MAJOR, &major);
+            }
+            std::printf("calls %d\n", dispatches * 1000);
+            std::fflush(stdout);
+            std::raise(SIGKILL);
+        }
+        if (how == "fork") {
+            const pid_t child = ::fork();
+            if (child == 0) {
+                for (int i = 0; i < 1000; ++i) {
+                    uint16_t major = 0;
+                    hsa_system_get_info(HSA_SYSTEM_INFO_VERSION_MAJOR, &major);
+                }
+                std::printf("child %d: 1000 calls\n", static_cast<int>(::getpid()));
+                std::fflush(stdout);
+                ::_exit(0);
+            }
+            int status = 0;
+            ::waitpid(child, &status, 0);
+            dispatch();
+            std::printf("parent: child exited %d, dispatched %d\n", WEXITSTATUS(status), dispatches + 1);
+        }
+        if (how == "system") {
+            const std::string cmd = std::string("'") + argv[0] + "' '" + argv[1] + "' exit 1";
+            const int status = std::system(cmd.c_str());
+            std::printf("system: %d\n", status);
         }
         if (how == "wait") {
             std::printf("ready\n");

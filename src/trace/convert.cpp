@@ -1,0 +1,955 @@
+// src/trace/convert.cpp — record folders to rocpd, JSON, CSV, printed calls and a summary
+// (convert.hpp). Two passes over each process's thread files: the first gathers what records
+// refer to (operation names, agents, kernel names), the second streams calls and events to the
+// writers, so memory stays bounded by the names, not by the number of records.
+#include "convert.hpp"
+
+#include "record_file.hpp"
+#include "records.hpp"
+#if ENCORE_TRACE_ROCPD
+#    include "rocpd.hpp"
+#endif
+
+#include <rocprofiler-sdk/callback_tracing.h>
+#include <rocprofiler-sdk/rocprofiler.h>
+
+#include <cxxabi.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cinttypes>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <set>
+#include <string_view>
+#include <unordered_map>
+
+namespace encore::trace {
+namespace {
+
+// ---- what a process's records refer to ------------------------------------------------------------
+
+struct kind_names {
+    std::string name;
+    std::int64_t first_op = 0;
+    std::vector<std::string> ops;
+    const std::string& op(std::int64_t id) const {
+        static const std::string unknown = "?";
+        const auto i = id - first_op;
+        return i >= 0 && static_cast<std::size_t>(i) < ops.size() ? ops[static_cast<std::size_t>(i)] : unknown;
+    }
+};
+
+struct agent {
+    std::uint64_t handle = 0;
+    std::int32_t type = 0, logical_index = 0, type_index = 0;
+    std::string name;
+};
+
+struct kernel {
+    std::uint64_t code_object_id = 0;
+    std::uint32_t private_segment_size = 0, group_segment_size = 0;
+    std::string symbol, display;
+};
+
+std::string demangled(const std::string& symbol) {
+    std::string s = symbol;
+    if (s.size() > 3 && s.compare(s.size() - 3, 3, ".kd") == 0) s.resize(s.size() - 3);
+    int status = 0;
+    char* dm = abi::__cxa_demangle(s.c_str(), nullptr, nullptr, &status);
+    if (status == 0 && dm != nullptr) s = dm;
+    std::free(dm);
+    return s;
+}
+
+struct process {
+    const process_dir* dir = nullptr;
+    bool hello = false, goodbye = false;
+    rec::hello_body info{};
+    std::uint64_t end_ns = 0;  // the tool's finalization (goodbye), else 0: the process was cut short
+    std::map<std::uint32_t, kind_names> kinds;
+    std::map<std::uint64_t, agent> agents;
+    std::unordered_map<std::uint64_t, kernel> kernels;
+
+    const std::string& kind_name(std::uint32_t k) const {
+        static const std::string unknown = "?";
+        auto it = kinds.find(k);
+        return it != kinds.end() ? it->second.name : unknown;
+    }
+    const std::string& op_name(std::uint32_t k, std::int64_t op) const {
+        static const std::string unknown = "?";
+        auto it = kinds.find(k);
+        return it != kinds.end() ? it->second.op(op) : unknown;
+    }
+    std::string kernel_name(std::uint64_t id) const {
+        auto it = kernels.find(id);
+        return it != kernels.end() && !it->second.display.empty() ? it->second.display : "kernel " + std::to_string(id);
+    }
+};
+
+template <class T>
+bool read_body(const void* body, std::uint32_t n, T& out) {
+    if (n < sizeof(T)) return false;
+    std::memcpy(&out, body, sizeof(T));
+    return true;
+}
+
+// The text after a fixed body, NUL-bounded inside [at, end).
+std::string bounded_string(const char* at, const char* end) {
+    if (at >= end) return {};
+    return std::string(at, ::strnlen(at, static_cast<std::size_t>(end - at)));
+}
+
+void gather(process& p, std::uint16_t type, const void* body, std::uint32_t n) {
+    const auto* bytes = static_cast<const char*>(body);
+    switch (type) {
+        case rec::hello:
+            if (read_body(body, n, p.info)) p.hello = true;
+            break;
+        case rec::goodbye: p.goodbye = true; break;
+        case rec::names: {
+            rec::names_body b;
+            if (!read_body(body, n, b) || sizeof(b) + b.bytes > n) break;
+            kind_names k;
+            k.first_op = b.first_op;
+            const char* at = bytes + sizeof(b);
+            const char* end = at + b.bytes;
+            k.name = bounded_string(at, end);
+            at += k.name.size() + 1;
+            for (std::uint32_t i = 0; i < b.op_count && at < end; ++i) {
+                k.ops.push_back(bounded_string(at, end));
+                at += k.ops.back().size() + 1;
+            }
+            p.kinds[b.kind] = std::move(k);
+            break;
+        }
+        case rec::agent: {
+            rec::agent_body b;
+            if (!read_body(body, n, b)) break;
+            agent a{b.handle, b.type, b.logical_index, b.type_index, bounded_string(bytes + sizeof(b), bytes + n)};
+            p.agents[b.handle] = std::move(a);
+            break;
+        }
+        case rec::kernel_symbol: {
+            rec::kernel_symbol_body b;
+            if (!read_body(body, n, b)) break;
+            kernel k;
+            k.code_object_id = b.code_object_id;
+            k.private_segment_size = b.private_segment_size;
+            k.group_segment_size = b.group_segment_size;
+            k.symbol = bounded_string(bytes + sizeof(b), bytes + n);
+            k.display = demangled(k.symbol);
+            p.kernels[b.kernel_id] = std::move(k);
+            break;
+        }
+        default: break;
+    }
+}
+
+// ---- arguments ---------------------------------------------------------------------------------
+
+struct arg_text {
+    std::uint32_t position = 0;
+    std::string type, name, value;
+};
+
+std::string hex(std::uint64_t v) {
+    char buf[24];
+    std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
+    return buf;
+}
+
+std::string quoted(std::string_view s) {
+    std::string out = "\"";
+    for (const char c : s) {
+        if (c == '"' || c == '\\') out += '\\';
+        out += c;
+    }
+    return out + '"';
+}
+
+// A call's arguments as text, from the bytes the tool copied. Per kind, a zeroed payload of the
+// kind's size is reused; its arguments are overwritten from the record and formatted at depth 0.
+class arg_formatter {
+public:
+    std::vector<arg_text> format(const rec::api_call_body& b, const std::byte* args, const char* text) {
+        std::vector<arg_text> out;
+        if (b.text_kind == rec::text_formatted) {
+            // name=value lines, formatted at the call (--args-depth).
+            std::string_view t(text, b.text_size);
+            std::uint32_t i = 0;
+            while (!t.empty()) {
+                const auto nl = t.find('\n');
+                const std::string_view line = t.substr(0, nl);
+                const auto eq = line.find('=');
+                arg_text a;
+                a.position = i++;
+                a.name = std::string(line.substr(0, eq));
+                a.value = eq == line.npos ? "" : std::string(line.substr(eq + 1));
+                out.push_back(std::move(a));
+                if (nl == t.npos) break;
+                t.remove_prefix(nl + 1);
+            }
+            return out;
+        }
+        encore_operation_payload_layout_t l{};
+        l.size = sizeof(l);
+        const auto kind = static_cast<rocprofiler_callback_tracing_kind_t>(b.kind);
+        const auto op = static_cast<rocprofiler_tracing_operation_t>(b.operation);
+        if (encore_query_operation_payload_layout(kind, op, &l) == ROCPROFILER_STATUS_SUCCESS &&
+            l.args_offset + std::min<std::uint64_t>(b.args_size, l.args_size) <= l.payload_size) {
+            auto& buf = payload_[b.kind];
+            if (buf.size() != l.payload_size) buf.assign(l.payload_size, std::byte{0});
+            std::memset(buf.data() + l.args_offset, 0, l.payload_size - l.args_offset);
+            const std::uint64_t size = l.payload_size;
+            std::memcpy(buf.data(), &size, sizeof(size));
+            std::memcpy(buf.data() + l.args_offset, args, std::min<std::uint64_t>(b.args_size, l.args_size));
+            rocprofiler_callback_tracing_record_t r{};
+            r.kind = kind;
+            r.operation = op;
+            r.phase = ROCPROFILER_CALLBACK_PHASE_EXIT;
+            r.payload = buf.data();
+            rocprofiler_iterate_callback_tracing_kind_operation_args(
+                r,
+                [](rocprofiler_callback_tracing_kind_t, rocprofiler_tracing_operation_t, uint32_t n, const void* const,
+                   int32_t, const char* type, const char* name, const char* value, int32_t, void* data) {
+                    static_cast<std::vector<arg_text>*>(data)->push_back(
+                        {n, type != nullptr ? type : "", name != nullptr ? name : "", value != nullptr ? value : ""});
+                    return 0;
+                },
+                0, &out);
+        } else {
+            // A kind whose library this process does not have (the CUDA driver API): the argument
+            // words as they were passed.
+            for (std::uint32_t i = 0; i + 8 <= b.args_size; i += 8) {
+                std::uint64_t w = 0;
+                std::memcpy(&w, args + i, sizeof(w));
+                out.push_back({i / 8, "", "arg" + std::to_string(i / 8), hex(w)});
+            }
+        }
+        // The strings the call passed, copied at the call: <index><bytes>\0 each.
+        const char* at = text;
+        const char* end = text + b.text_size;
+        while (at + 1 < end) {
+            const auto index = static_cast<std::uint8_t>(*at);
+            const std::string s = bounded_string(at + 1, end);
+            for (auto& a : out)
+                if (a.position == index) a.value = quoted(s) + (b.truncated ? "..." : "");
+            at += 2 + s.size();
+        }
+        return out;
+    }
+
+private:
+    std::unordered_map<std::uint32_t, std::vector<std::byte>> payload_;
+};
+
+// ---- writers -----------------------------------------------------------------------------------
+
+struct call_view {
+    std::uint64_t tid = 0;
+    const rec::api_call_body* body = nullptr;
+    const std::string* kind = nullptr;
+    const std::string* op = nullptr;
+    const std::vector<arg_text>* args = nullptr;  // null when no writer asked for them
+    std::string message;                          // a marker's message (its first string argument)
+};
+
+struct range_view {  // a marker range: push..pop or start..stop
+    std::uint64_t tid = 0, start = 0, end = 0, correlation = 0;
+    std::string message;
+    std::string operation;  // roctxRangePushA or roctxRangeStartA
+};
+
+std::string csv_field(std::string_view s) {
+    if (s.find_first_of(",\"\r\n") == s.npos) return std::string(s);
+    std::string out = "\"";
+    for (const char c : s) {
+        if (c == '"') out += '"';
+        out += c;
+    }
+    return out + '"';
+}
+
+std::string json_string(std::string_view s) {
+    std::string out = "\"";
+    for (const char ch : s) {
+        const auto c = static_cast<unsigned char>(ch);
+        switch (c) {
+            case '"': out += "\\\""; break;
+            case '\\': out += "\\\\"; break;
+            case '\n': out += "\\n"; break;
+            case '\r': out += "\\r"; break;
+            case '\t': out += "\\t"; break;
+            default:
+                if (c < 0x20 || c >= 0x80) {
+                    char buf[8];
+                    std::snprintf(buf, sizeof buf, "\\u%04x", c);
+                    out += buf;
+                } else {
+                    out += ch;
+                }
+        }
+    }
+    return out + '"';
+}
+
+std::string us(std::uint64_t ns) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%" PRIu64 ".%03" PRIu64, ns / 1000, ns % 1000);
+    return buf;
+}
+
+class writer_base {
+public:
+    virtual ~writer_base() = default;
+    virtual bool wants_args() const { return false; }
+    virtual void call(const call_view&) {}
+    virtual void range(const range_view&) {}
+    virtual void dispatch(std::uint64_t /*tid*/, const rec::dispatch_body&) {}
+    virtual void copy(const rec::memory_copy_body&) {}
+    virtual void allocation(const rec::allocation_body&) {}
+    virtual bool finish(std::string& /*error*/) { return true; }
+};
+
+// The file a writer makes: refuses to overwrite nothing (the launcher picks a fresh folder), but
+// reports a failure to open or write with the path.
+struct out_file {
+    std::FILE* f = nullptr;
+    std::string path;
+    bool failed = false;
+    bool open(const std::string& p) {
+        path = p;
+        f = std::fopen(p.c_str(), "w");
+        failed = f == nullptr;
+        return !failed;
+    }
+    void put(std::string_view s) {
+        if (f != nullptr && std::fwrite(s.data(), 1, s.size(), f) != s.size()) failed = true;
+    }
+    bool close(std::string& error) {
+        if (f != nullptr && std::fclose(f) != 0) failed = true;
+        f = nullptr;
+        if (failed) error = path + ": " + std::strerror(errno);
+        return !failed;
+    }
+};
+
+// The GPU side of the JSON trace: one process track per agent, one thread track per queue.
+class json_writer final : public writer_base {
+public:
+    json_writer(const process& p, const std::string& path, bool& ok) : p_(p) {
+        ok = file_.open(path);
+        const std::uint64_t pid = p.dir->pid;
+        file_.put("[\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" + std::to_string(pid) +
+                  ",\"tid\":0,\"args\":{\"name\":" + json_string("host (pid " + std::to_string(pid) + ")") + "}}");
+    }
+    bool wants_args() const override { return true; }
+    void call(const call_view& c) override {
+        std::string j = ",\n{\"ph\":\"X\",\"cat\":" + json_string(*c.kind) + ",\"name\":" + json_string(*c.op) +
+                        ",\"pid\":" + std::to_string(p_.dir->pid) + ",\"tid\":" + std::to_string(c.tid) +
+                        ",\"ts\":" + us(c.body->start_ns) +
+                        ",\"dur\":" + us(c.body->end_ns >= c.body->start_ns ? c.body->end_ns - c.body->start_ns : 0) +
+                        ",\"args\":{";
+        for (const auto& a : *c.args) j += json_string(a.name) + ':' + json_string(a.value) + ',';
+        j += "\"correlation_id\":" + std::to_string(c.body->correlation_id) + "}}";
+        file_.put(j);
+    }
+    void range(const range_view& r) override {
+        file_.put(",\n{\"ph\":\"X\",\"cat\":\"MARKER_CORE_API\",\"name\":" + json_string(r.message) +
+                  ",\"pid\":" + std::to_string(p_.dir->pid) + ",\"tid\":" + std::to_string(r.tid) +
+                  ",\"ts\":" + us(r.start) + ",\"dur\":" + us(r.end >= r.start ? r.end - r.start : 0) + ",\"args\":{}}");
+    }
+    void dispatch(std::uint64_t, const rec::dispatch_body& d) override {
+        const auto [pid, tid] = track(d.agent, d.queue, "queue " + std::to_string(d.queue));
+        file_.put(",\n{\"ph\":\"X\",\"cat\":\"KERNEL_DISPATCH\",\"name\":" + json_string(p_.kernel_name(d.kernel_id)) +
+                  ",\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(tid) + ",\"ts\":" + us(d.start_ns) +
+                  ",\"dur\":" + us(d.end_ns >= d.start_ns ? d.end_ns - d.start_ns : 0) +
+                  ",\"args\":{\"dispatch_id\":" + std::to_string(d.dispatch_id) + ",\"grid\":\"" +
+                  std::to_string(d.grid[0]) + 'x' + std::to_string(d.grid[1]) + 'x' + std::to_string(d.grid[2]) +
+                  "\",\"workgroup\":\"" + std::to_string(d.workgroup[0]) + 'x' + std::to_string(d.workgroup[1]) + 'x' +
+                  std::to_string(d.workgroup[2]) + "\",\"correlation_id\":" + std::to_string(d.correlation_id) + "}}");
+    }
+    void copy(const rec::memory_copy_body& c) override {
+        const std::uint64_t gpu = c.dst_agent != ~0ull ? c.dst_agent : c.src_agent;
+        const auto [pid, tid] = track(gpu, ~0ull, "copies");
+        file_.put(",\n{\"ph\":\"X\",\"cat\":\"MEMORY_COPY\",\"name\":" +
+                  json_string(p_.op_name(ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY, c.operation)) +
+                  ",\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(tid) + ",\"ts\":" + us(c.start_ns) +
+                  ",\"dur\":" + us(c.end_ns >= c.start_ns ? c.end_ns - c.start_ns : 0) + ",\"args\":{\"bytes\":" +
+                  std::to_string(c.bytes) + ",\"correlation_id\":" + std::to_string(c.correlation_id) + "}}");
+    }
+    void allocation(const rec::allocation_body& a) override {
+        file_.put(",\n{\"ph\":\"X\",\"cat\":\"MEMORY_ALLOCATION\",\"name\":" +
+                  json_string(p_.op_name(ROCPROFILER_CALLBACK_TRACING_MEMORY_ALLOCATION, a.operation)) +
+                  ",\"pid\":" + std::to_string(p_.dir->pid) + ",\"tid\":" + std::to_string(a.thread_id) +
+                  ",\"ts\":" + us(a.start_ns) + ",\"dur\":" + us(a.end_ns >= a.start_ns ? a.end_ns - a.start_ns : 0) +
+                  ",\"args\":{\"address\":\"" + hex(a.address) + "\",\"bytes\":" + std::to_string(a.bytes) +
+                  ",\"correlation_id\":" + std::to_string(a.correlation_id) + "}}");
+    }
+    bool finish(std::string& error) override {
+        file_.put("\n]\n");
+        return file_.close(error);
+    }
+
+private:
+    std::pair<std::uint64_t, std::uint64_t> track(std::uint64_t agent_handle, std::uint64_t queue,
+                                                  const std::string& name) {
+        auto it = pids_.find(agent_handle);
+        if (it == pids_.end()) {
+            std::string label = "GPU agent " + hex(agent_handle);
+            std::uint64_t index = 4096 + pids_.size();
+            if (auto a = p_.agents.find(agent_handle); a != p_.agents.end()) {
+                label = "GPU agent " + std::to_string(a->second.type_index) + " (" + a->second.name + ")";
+                index = static_cast<std::uint64_t>(a->second.type_index);
+            } else if (agent_handle < 4096) {  // libencore-cuda's agents are device ordinals
+                label = "CUDA device " + std::to_string(agent_handle);
+                index = agent_handle;
+            }
+            // GPU tracks: pids above any real pid (pid_max <= 2^22).
+            it = pids_.emplace(agent_handle, (1ull << 30) + index).first;
+            file_.put(",\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" + std::to_string(it->second) +
+                      ",\"tid\":0,\"args\":{\"name\":" + json_string(label) + "}}");
+        }
+        const auto key = std::make_pair(agent_handle, queue);
+        auto q = tids_.find(key);
+        if (q == tids_.end()) {
+            q = tids_.emplace(key, tids_.size() + 1).first;
+            file_.put(",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":" + std::to_string(it->second) +
+                      ",\"tid\":" + std::to_string(q->second) + ",\"args\":{\"name\":" + json_string(name) + "}}");
+        }
+        return {it->second, q->second};
+    }
+
+    const process& p_;
+    out_file file_;
+    std::map<std::uint64_t, std::uint64_t> pids_;
+    std::map<std::pair<std::uint64_t, std::uint64_t>, std::uint64_t> tids_;
+};
+
+// rocprofv3's CSV files and columns (its kernel_trace, <domain>_api_trace, memory_copy_trace,
+// memory_allocation_trace); one API file per kind seen.
+class csv_writer final : public writer_base {
+public:
+    csv_writer(const process& p, std::string stem, bool& ok) : p_(p), stem_(std::move(stem)) {
+        ok = kernel_.open(stem_ + "_kernel_trace.csv") && copy_.open(stem_ + "_memory_copy_trace.csv") &&
+             alloc_.open(stem_ + "_memory_allocation_trace.csv");
+        kernel_.put("\"Kind\",\"Agent_Id\",\"Queue_Id\",\"Thread_Id\",\"Dispatch_Id\",\"Kernel_Id\",\"Kernel_Name\","
+                    "\"Correlation_Id\",\"Start_Timestamp\",\"End_Timestamp\",\"LDS_Block_Size\",\"Scratch_Size\","
+                    "\"Workgroup_Size_X\",\"Workgroup_Size_Y\",\"Workgroup_Size_Z\",\"Grid_Size_X\",\"Grid_Size_Y\","
+                    "\"Grid_Size_Z\"\n");
+        copy_.put("\"Kind\",\"Direction\",\"Source_Agent_Id\",\"Destination_Agent_Id\",\"Correlation_Id\","
+                  "\"Start_Timestamp\",\"End_Timestamp\",\"Bytes\"\n");
+        alloc_.put("\"Kind\",\"Operation\",\"Agent_Id\",\"Allocation_Size\",\"Address\",\"Correlation_Id\","
+                   "\"Start_Timestamp\",\"End_Timestamp\"\n");
+    }
+    void call(const call_view& c) override {
+        auto& f = api_file(*c.kind);
+        f.put(csv_field(*c.kind) + ',' + csv_field(*c.op) + ',' + std::to_string(p_.dir->pid) + ',' +
+              std::to_string(c.tid) + ',' + std::to_string(c.body->correlation_id) + ',' +
+              std::to_string(c.body->start_ns) + ',' + std::to_string(c.body->end_ns) + '\n');
+    }
+    void dispatch(std::uint64_t tid, const rec::dispatch_body& d) override {
+        kernel_.put("KERNEL_DISPATCH," + std::to_string(d.agent) + ',' + std::to_string(d.queue) + ',' +
+                    std::to_string(tid) + ',' + std::to_string(d.dispatch_id) + ',' + std::to_string(d.kernel_id) +
+                    ',' + csv_field(p_.kernel_name(d.kernel_id)) + ',' + std::to_string(d.correlation_id) + ',' +
+                    std::to_string(d.start_ns) + ',' + std::to_string(d.end_ns) + ',' +
+                    std::to_string(d.group_segment_size) + ',' + std::to_string(d.private_segment_size) + ',' +
+                    std::to_string(d.workgroup[0]) + ',' + std::to_string(d.workgroup[1]) + ',' +
+                    std::to_string(d.workgroup[2]) + ',' + std::to_string(d.grid[0]) + ',' + std::to_string(d.grid[1]) +
+                    ',' + std::to_string(d.grid[2]) + '\n');
+    }
+    void copy(const rec::memory_copy_body& c) override {
+        copy_.put("MEMORY_COPY," + csv_field(p_.op_name(ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY, c.operation)) + ',' +
+                  std::to_string(c.src_agent) + ',' + std::to_string(c.dst_agent) + ',' +
+                  std::to_string(c.correlation_id) + ',' + std::to_string(c.start_ns) + ',' + std::to_string(c.end_ns) +
+                  ',' + std::to_string(c.bytes) + '\n');
+    }
+    void allocation(const rec::allocation_body& a) override {
+        alloc_.put("MEMORY_ALLOCATION," +
+                   csv_field(p_.op_name(ROCPROFILER_CALLBACK_TRACING_MEMORY_ALLOCATION, a.operation)) + ',' +
+                   std::to_string(a.agent) + ',' + std::to_string(a.bytes) + ',' + hex(a.address) + ',' +
+                   std::to_string(a.correlation_id) + ',' + std::to_string(a.start_ns) + ',' +
+                   std::to_string(a.end_ns) + '\n');
+    }
+    bool finish(std::string& error) override {
+        bool ok = kernel_.close(error);
+        ok = copy_.close(error) && ok;
+        ok = alloc_.close(error) && ok;
+        for (auto& [k, f] : api_) ok = f->close(error) && ok;
+        return ok;
+    }
+    std::vector<std::string> files() const {
+        std::vector<std::string> out{kernel_.path, copy_.path, alloc_.path};
+        for (auto& [k, f] : api_) out.push_back(f->path);
+        return out;
+    }
+
+private:
+    out_file& api_file(const std::string& kind) {
+        // HSA_CORE_API and HSA_AMD_EXT_API -> hsa_api_trace, HIP_RUNTIME_API -> hip_api_trace,
+        // MARKER_CORE_API -> marker_api_trace, CUDA_DRIVER_API -> cuda_api_trace: rocprofv3's
+        // file per domain.
+        std::string domain = kind.substr(0, kind.find('_'));
+        std::transform(domain.begin(), domain.end(), domain.begin(),
+                       [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        auto it = api_.find(domain);
+        if (it == api_.end()) {
+            it = api_.emplace(domain, std::make_unique<out_file>()).first;
+            it->second->open(stem_ + '_' + domain + "_api_trace.csv");
+            it->second->put("\"Domain\",\"Function\",\"Process_Id\",\"Thread_Id\",\"Correlation_Id\","
+                            "\"Start_Timestamp\",\"End_Timestamp\"\n");
+        }
+        return *it->second;
+    }
+
+    const process& p_;
+    std::string stem_;
+    out_file kernel_, copy_, alloc_;
+    std::map<std::string, std::unique_ptr<out_file>> api_;  // by domain
+};
+
+#if ENCORE_TRACE_ROCPD
+// rocpd: one database per process in AMD's schema (rocpd.hpp). Every agent a record names must be
+// in rocpd_info_agent (AMD's views join on it): CUDA devices (ordinals) and the host side of a
+// copy (UINT64_MAX on CUDA) are added as agents of their own when no agent record described them.
+class rocpd_writer final : public writer_base {
+public:
+    rocpd_writer(const process& p, const std::string& path, std::string& error) : p_(p) {
+        rocpd::process_info info;
+        info.pid = static_cast<std::uint64_t>(p.dir->pid);
+        info.ppid = static_cast<std::uint64_t>(p.dir->ppid);
+        info.start_ns = p.info.start_ns;
+        info.end_ns = p.goodbye ? p.end_ns : p.info.start_ns;
+        for (const auto& a : p.dir->cmdline) info.command += (info.command.empty() ? "" : " ") + a;
+        info.hostname = p.dir->hostname;
+        rocpd::fill_from_system(info);
+        db_ = rocpd::writer::open(path, info, &error);
+        if (db_ == nullptr) return;
+        for (const auto& [h, a] : p.agents)
+            add_agent(h, a.type == ROCPROFILER_AGENT_TYPE_CPU ? "CPU" : "GPU", a.name, a.logical_index, a.type_index);
+        for (const auto& [id, k] : p.kernels) {
+            rocpd::kernel_symbol s;
+            s.kernel_id = id;
+            s.code_object_id = k.code_object_id;
+            s.kernel_name = k.symbol;
+            s.display_name = k.display;
+            s.private_segment_size = k.private_segment_size;
+            s.group_segment_size = k.group_segment_size;
+            db_->add_kernel_symbol(s);
+        }
+    }
+    bool ok() const { return db_ != nullptr; }
+    bool wants_args() const override { return true; }
+    void call(const call_view& c) override {
+        thread(c.tid);
+        rocpd::region r;
+        r.tid = c.tid;
+        r.start_ns = c.body->start_ns;
+        r.end_ns = c.body->end_ns;
+        r.corr.internal = c.body->correlation_id;
+        r.category = *c.kind;
+        r.name = *c.op;
+        r.message = c.message;
+        r.args.reserve(c.args->size());
+        for (const auto& a : *c.args) r.args.push_back({a.position, a.type, a.name, a.value});
+        db_->add_region(r);
+    }
+    void range(const range_view& m) override {
+        thread(m.tid);
+        rocpd::region r;
+        r.tid = m.tid;
+        r.start_ns = m.start;
+        r.end_ns = m.end;
+        r.corr.internal = m.correlation;
+        // As rocprofv3 writes a range: named by its operation, its text in the event's message.
+        r.category = "MARKER_CORE_RANGE_API";
+        r.name = m.operation;
+        r.message = m.message;
+        db_->add_region(r);
+    }
+    void dispatch(std::uint64_t tid, const rec::dispatch_body& d) override {
+        thread(tid);
+        gpu(d.agent);
+        rocpd::kernel_dispatch k;
+        k.tid = tid;
+        k.agent = d.agent;
+        k.kernel_id = d.kernel_id;
+        if (p_.kernels.find(d.kernel_id) == p_.kernels.end() && unnamed_.insert(d.kernel_id).second) {
+            rocpd::kernel_symbol s;  // a kernel loaded before the tool started: named by its id
+            s.kernel_id = d.kernel_id;
+            s.kernel_name = s.display_name = p_.kernel_name(d.kernel_id);
+            db_->add_kernel_symbol(s);
+        }
+        k.dispatch_id = d.dispatch_id;
+        k.queue_id = d.queue;
+        k.start_ns = d.start_ns;
+        k.end_ns = d.end_ns;
+        k.corr.internal = k.corr.ancestor = d.correlation_id;
+        k.private_segment_size = d.private_segment_size;
+        k.group_segment_size = d.group_segment_size;
+        std::copy(std::begin(d.workgroup), std::end(d.workgroup), k.workgroup);
+        std::copy(std::begin(d.grid), std::end(d.grid), k.grid);
+        if (queues_.insert(d.queue).second) db_->add_queue(d.queue, "queue " + std::to_string(d.queue));
+        db_->add_dispatch(k);
+    }
+    void copy(const rec::memory_copy_body& c) override {
+        thread(c.thread_id);
+        host_or_gpu(c.src_agent);
+        host_or_gpu(c.dst_agent);
+        rocpd::memory_copy m;
+        m.tid = c.thread_id;
+        m.start_ns = c.start_ns;
+        m.end_ns = c.end_ns;
+        m.corr.internal = m.corr.ancestor = c.correlation_id;
+        m.src_agent = c.src_agent;
+        m.dst_agent = c.dst_agent;
+        m.src_address = c.src_address;
+        m.dst_address = c.dst_address;
+        m.size = c.bytes;
+        m.name = p_.op_name(ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY, c.operation);
+        db_->add_copy(m);
+    }
+    void allocation(const rec::allocation_body& a) override {
+        thread(a.thread_id);
+        rocpd::memory_allocation m;
+        m.tid = a.thread_id;
+        m.start_ns = a.start_ns;
+        m.end_ns = a.end_ns;
+        m.corr.internal = m.corr.ancestor = a.correlation_id;
+        const bool free = a.operation == ROCPROFILER_MEMORY_ALLOCATION_FREE ||
+                          a.operation == ROCPROFILER_MEMORY_ALLOCATION_VMEM_FREE;
+        if (!free && a.agent != 0) {
+            host_or_gpu(a.agent);
+            m.agent = a.agent;
+        }
+        m.address = a.address;
+        m.size = a.bytes;
+        m.type = free ? "FREE" : "ALLOC";
+        m.level = a.operation == ROCPROFILER_MEMORY_ALLOCATION_VMEM_ALLOCATE ||
+                          a.operation == ROCPROFILER_MEMORY_ALLOCATION_VMEM_FREE
+                      ? "VIRTUAL"
+                      : "REAL";
+        db_->add_allocation(m);
+    }
+    bool finish(std::string& error) override { return db_->finish(&error); }
+
+private:
+    void add_agent(std::uint64_t handle, const char* type, const std::string& name, std::int64_t logical,
+                   std::int64_t type_index) {
+        if (!added_.insert(handle).second) return;
+        rocpd::agent_info a;
+        a.handle = handle;
+        a.type = type;
+        a.absolute_index = a.logical_index = logical;
+        a.type_index = type_index;
+        a.name = a.model_name = a.product_name = name;
+        db_->add_agent(a);
+    }
+    void gpu(std::uint64_t handle) {
+        if (added_.count(handle) != 0) return;
+        const bool ordinal = handle < 4096;  // libencore-cuda's agents are device ordinals
+        add_agent(handle, "GPU", ordinal ? "CUDA device " + std::to_string(handle) : "GPU agent " + hex(handle),
+                  ordinal ? static_cast<std::int64_t>(handle) : static_cast<std::int64_t>(1000 + added_.size()),
+                  ordinal ? static_cast<std::int64_t>(handle) : 0);
+    }
+    void host_or_gpu(std::uint64_t handle) {
+        if (added_.count(handle) != 0) return;
+        if (handle == ~0ull)
+            add_agent(handle, "CPU", "host", static_cast<std::int64_t>(2000 + added_.size()), 0);
+        else
+            gpu(handle);
+    }
+    void thread(std::uint64_t tid) {
+        if (threads_.insert(tid).second) db_->add_thread({tid, {}, 0, 0});
+    }
+
+    const process& p_;
+    std::unique_ptr<rocpd::writer> db_;
+    std::set<std::uint64_t> added_, threads_, queues_, unnamed_;
+};
+#endif
+
+// Every call on one line, as the program's threads made them (per thread, in order).
+class print_writer final : public writer_base {
+public:
+    explicit print_writer(std::FILE* out) : out_(out) {}
+    bool wants_args() const override { return true; }
+    void call(const call_view& c) override {
+        std::string line = "[encore-trace] tid=" + std::to_string(c.tid) +
+                           " corr=" + std::to_string(c.body->correlation_id) + ' ' + *c.op + '(';
+        bool first = true;
+        for (const auto& a : *c.args) {
+            if (!first) line += ", ";
+            first = false;
+            line += a.name + '=' + a.value;
+        }
+        line += ")";
+        if (c.body->phase == ROCPROFILER_CALLBACK_PHASE_EXIT)
+            line += " -> " + std::to_string(static_cast<std::int32_t>(c.body->retval));
+        line += '\n';
+        std::fputs(line.c_str(), out_);
+    }
+
+private:
+    std::FILE* out_;
+};
+
+// The summary: calls per function, dispatches per kernel, copies and allocations per operation.
+class summary_writer final : public writer_base {
+public:
+    explicit summary_writer(const process& p) : p_(p) {}
+    void call(const call_view& c) override {
+        auto& s = calls_[*c.op];
+        ++s.count;
+        s.ns += c.body->end_ns >= c.body->start_ns ? c.body->end_ns - c.body->start_ns : 0;
+    }
+    void dispatch(std::uint64_t, const rec::dispatch_body& d) override {
+        auto& s = kernels_[p_.kernel_name(d.kernel_id)];
+        ++s.count;
+        s.ns += d.end_ns >= d.start_ns ? d.end_ns - d.start_ns : 0;
+    }
+    void copy(const rec::memory_copy_body& c) override {
+        auto& s = copies_[p_.op_name(ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY, c.operation)];
+        ++s.count;
+        s.bytes += c.bytes;
+        s.ns += c.end_ns >= c.start_ns ? c.end_ns - c.start_ns : 0;
+    }
+    void allocation(const rec::allocation_body& a) override {
+        auto& s = allocations_[p_.op_name(ROCPROFILER_CALLBACK_TRACING_MEMORY_ALLOCATION, a.operation)];
+        ++s.count;
+        s.bytes += a.bytes;
+    }
+    void print(std::FILE* out) const {
+        const auto by_time = [](const auto& m) {
+            std::vector<std::pair<std::string, stat>> v(m.begin(), m.end());
+            std::stable_sort(v.begin(), v.end(), [](auto& a, auto& b) { return a.second.ns > b.second.ns; });
+            return v;
+        };
+        std::uint64_t n = 0;
+        for (auto& [k, s] : calls_) n += s.count;
+        std::fprintf(out, "[encore-trace] pid %d: %" PRIu64 " API calls, %zu distinct functions\n", p_.dir->pid, n,
+                     calls_.size());
+        for (auto& [name, s] : by_time(calls_))
+            std::fprintf(out, "[encore-trace] %8" PRIu64 "  %s  total %s us\n", s.count, name.c_str(), us(s.ns).c_str());
+        n = 0;
+        for (auto& [k, s] : kernels_) n += s.count;
+        if (n != 0) {
+            std::fprintf(out, "[encore-trace] pid %d: %" PRIu64 " kernel dispatches, %zu distinct kernels\n",
+                         p_.dir->pid, n, kernels_.size());
+            for (auto& [name, s] : by_time(kernels_))
+                std::fprintf(out, "[encore-trace] %8" PRIu64 "  %s  total %s us, mean %s us\n", s.count, name.c_str(),
+                             us(s.ns).c_str(), us(s.count != 0 ? s.ns / s.count : 0).c_str());
+        }
+        for (auto& [name, s] : copies_)
+            std::fprintf(out, "[encore-trace] %8" PRIu64 "  %s  %" PRIu64 " bytes, total %s us\n", s.count,
+                         name.c_str(), s.bytes, us(s.ns).c_str());
+        for (auto& [name, s] : allocations_)
+            std::fprintf(out, "[encore-trace] %8" PRIu64 "  %s  %" PRIu64 " bytes\n", s.count, name.c_str(), s.bytes);
+    }
+
+private:
+    struct stat {
+        std::uint64_t count = 0, ns = 0, bytes = 0;
+    };
+    const process& p_;
+    std::map<std::string, stat> calls_, kernels_, copies_, allocations_;
+};
+
+// ---- one process ---------------------------------------------------------------------------------
+
+std::string stem_for(const convert_options& o, const process_dir& d) {
+    std::string name = o.output_file;
+    for (std::size_t at; (at = name.find("%pid%")) != std::string::npos;) name.replace(at, 5, std::to_string(d.pid));
+    return o.output_dir + '/' + name;
+}
+
+bool has(const std::vector<std::string>& v, std::string_view s) { return std::find(v.begin(), v.end(), s) != v.end(); }
+
+void convert_process(const process_dir& dir, const convert_options& o, convert_result& result) {
+    process p;
+    p.dir = &dir;
+    for (const auto& t : dir.threads) {
+        const read_result r = read_thread(t.path, [&](std::uint16_t type, const void* body, std::uint32_t n) {
+            gather(p, type, body, n);
+        });
+        if (r.torn) ++result.torn;
+        for (const auto d : r.drops) result.dropped += d;
+    }
+    if (!p.hello) {
+        result.errors.push_back(dir.path + ": no records of encore-trace's tool (not converted)");
+        return;
+    }
+    if (p.info.layout != rec::layout_version) {
+        result.ok = false;
+        result.errors.push_back(dir.path + ": records of layout " + std::to_string(p.info.layout) +
+                                ", this converter reads " + std::to_string(rec::layout_version));
+        return;
+    }
+    const std::string stem = stem_for(o, dir);
+    std::vector<std::unique_ptr<writer_base>> writers;
+    std::vector<std::string> files;
+    if (has(o.formats, "json")) {
+        bool ok = false;
+        auto w = std::make_unique<json_writer>(p, stem + "_trace.json", ok);
+        if (!ok) {
+            result.ok = false;
+            result.errors.push_back(stem + "_trace.json: " + std::strerror(errno));
+        } else {
+            files.push_back(stem + "_trace.json");
+            writers.push_back(std::move(w));
+        }
+    }
+    if (has(o.formats, "csv")) {
+        bool ok = false;
+        auto w = std::make_unique<csv_writer>(p, stem, ok);
+        if (!ok) {
+            result.ok = false;
+            result.errors.push_back(stem + "_*.csv: " + std::strerror(errno));
+        } else {
+            writers.push_back(std::move(w));
+        }
+    }
+    csv_writer* csv = nullptr;
+    for (auto& w : writers)
+        if (auto* c = dynamic_cast<csv_writer*>(w.get())) csv = c;
+    if (has(o.formats, "rocpd")) {
+#if ENCORE_TRACE_ROCPD
+        std::string error;
+        auto w = std::make_unique<rocpd_writer>(p, stem + "_results.db", error);
+        if (!w->ok()) {
+            result.ok = false;
+            result.errors.push_back(stem + "_results.db: " + error);
+        } else {
+            files.push_back(stem + "_results.db");
+            writers.push_back(std::move(w));
+        }
+#else
+        result.ok = false;
+        result.errors.push_back("rocpd: this build has no SQLite (apt-get install libsqlite3-dev, then reconfigure)");
+#endif
+    }
+    if (o.print_calls) writers.push_back(std::make_unique<print_writer>(o.out));
+    auto* summary = o.summary ? new summary_writer(p) : nullptr;
+    if (summary != nullptr) writers.emplace_back(summary);
+    const bool args = std::any_of(writers.begin(), writers.end(), [](auto& w) { return w->wants_args(); });
+
+    arg_formatter formatter;
+    std::vector<arg_text> call_args;
+    // Marker ranges: push/pop per thread (a thread's file is in its order), start/stop by id.
+    std::map<std::uint64_t, std::vector<range_view>> pushed;
+    std::map<std::uint64_t, range_view> started;
+    for (const auto& t : dir.threads) {
+        const auto tid = static_cast<std::uint64_t>(t.tid);
+        read_thread(t.path, [&](std::uint16_t type, const void* body, std::uint32_t n) {
+            const auto* bytes = static_cast<const std::byte*>(body);
+            switch (type) {
+                case rec::api_call: {
+                    rec::api_call_body b;
+                    if (!read_body(body, n, b) || sizeof(b) + b.args_size + b.text_size > n) return;
+                    ++result.calls;
+                    call_view c;
+                    c.tid = tid;
+                    c.body = &b;
+                    c.kind = &p.kind_name(b.kind);
+                    c.op = &p.op_name(b.kind, b.operation);
+                    call_args.clear();
+                    const auto* text = reinterpret_cast<const char*>(bytes + sizeof(b) + b.args_size);
+                    if (args) call_args = formatter.format(b, bytes + sizeof(b), text);
+                    c.args = &call_args;
+                    const bool marker = b.kind == ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API;
+                    if (marker && !call_args.empty()) {
+                        const std::string& v = call_args.front().value;
+                        c.message = v.size() >= 2 && v.front() == '"' ? v.substr(1, v.rfind('"') - 1) : v;
+                    }
+                    for (auto& w : writers) w->call(c);
+                    if (marker) {
+                        const std::string& op = *c.op;
+                        if (op == "roctxRangePushA") {
+                            pushed[tid].push_back({tid, b.start_ns, 0, b.correlation_id, c.message, op});
+                        } else if (op == "roctxRangePop" && !pushed[tid].empty()) {
+                            range_view r = pushed[tid].back();
+                            pushed[tid].pop_back();
+                            r.end = b.end_ns;
+                            for (auto& w : writers) w->range(r);
+                        } else if (op == "roctxRangeStartA") {
+                            started[b.retval] = {tid, b.start_ns, 0, b.correlation_id, c.message, op};
+                        } else if (op == "roctxRangeStop" && !call_args.empty()) {
+                            const auto id = std::strtoull(call_args.front().value.c_str(), nullptr, 0);
+                            if (auto it = started.find(id); it != started.end()) {
+                                it->second.end = b.end_ns;
+                                for (auto& w : writers) w->range(it->second);
+                                started.erase(it);
+                            }
+                        }
+                    }
+                    break;
+                }
+                case rec::dispatch: {
+                    rec::dispatch_body d;
+                    if (!read_body(body, n, d)) return;
+                    ++result.dispatches;
+                    for (auto& w : writers) w->dispatch(d.thread_id != 0 ? d.thread_id : tid, d);
+                    break;
+                }
+                case rec::memory_copy: {
+                    rec::memory_copy_body c;
+                    if (!read_body(body, n, c)) return;
+                    ++result.copies;
+                    for (auto& w : writers) w->copy(c);
+                    break;
+                }
+                case rec::allocation: {
+                    rec::allocation_body a;
+                    if (!read_body(body, n, a)) return;
+                    ++result.allocations;
+                    for (auto& w : writers) w->allocation(a);
+                    break;
+                }
+                default: break;
+            }
+        });
+    }
+    for (auto& w : writers) {
+        std::string error;
+        if (!w->finish(error)) {
+            result.ok = false;
+            result.errors.push_back(error);
+        }
+    }
+    if (csv != nullptr)
+        for (auto& f : csv->files()) files.push_back(f);
+    if (summary != nullptr) summary->print(o.out);
+    for (auto& f : files) result.written.push_back(f);
+    ++result.processes;
+}
+
+}  // namespace
+
+convert_result convert(const std::string& records_root, const convert_options& options) {
+    convert_result result;
+    if (!options.formats.empty()) {
+        std::string dir;
+        for (std::size_t at = 0; at != std::string::npos;) {
+            at = options.output_dir.find('/', at + 1);
+            dir = options.output_dir.substr(0, at);
+            if (!dir.empty() && ::mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST) {
+                result.ok = false;
+                result.errors.push_back("cannot create " + dir + ": " + std::strerror(errno));
+                return result;
+            }
+        }
+    }
+    for (const process_dir& d : list_processes(records_root)) {
+        if (!d.meta_valid) {
+            result.errors.push_back(d.path + ": " + d.error);
+            continue;
+        }
+        convert_process(d, options, result);
+    }
+    return result;
+}
+
+}  // namespace encore::trace

@@ -1,0 +1,46 @@
+// src/trace/convert.hpp — turns the record folders a traced run left (record_file.hpp, records.hpp)
+// into what a user reads: a rocpd SQLite database per process (AMD's schema: rocpd.hpp), the
+// Chrome trace-event JSON, CSV files, every call printed, a summary. Runs in encore-trace after
+// the program ended however it ended (convert_main.cpp), never inside the traced program.
+//
+//   encore::trace::convert_options o;
+//   o.formats = {"rocpd", "json"};
+//   o.output_dir = "out";
+//   encore::trace::convert_result r = encore::trace::convert("/tmp/encore-records-123", o);
+//
+// Arguments are formatted here, from the bytes the tool copied at the call, through libencore's
+// argument iteration at dereference depth 0: a pointer prints as its address and is never read
+// (the process that owned it is gone); strings the call passed were copied at the call.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace encore::trace {
+
+struct convert_options {
+    std::vector<std::string> formats;  // "rocpd", "json", "csv"; none: only the summary
+    std::string output_dir = ".";      // created if missing
+    // The file names' stem, per process: %pid% in it becomes the process id. Default: "%pid%"
+    // (rocprofv3's `<pid>_results.db`, `<pid>_kernel_trace.csv`, ...).
+    std::string output_file = "%pid%";
+    bool print_calls = false;  // every call on `out`, one line each, in each thread's order
+    bool summary = true;       // per function, per kernel, per copy direction on `out`
+    std::FILE* out = stderr;
+};
+
+struct convert_result {
+    bool ok = true;
+    std::vector<std::string> errors;   // each with its file
+    std::vector<std::string> written;  // the files written
+    std::uint64_t processes = 0, calls = 0, dispatches = 0, copies = 0, allocations = 0;
+    std::uint64_t dropped = 0;  // records the program's threads could not record (record_file)
+    std::uint64_t torn = 0;     // threads whose last record was cut by the process's death
+};
+
+/// Converts every process folder under `records_root`.
+convert_result convert(const std::string& records_root, const convert_options& options);
+
+}  // namespace encore::trace

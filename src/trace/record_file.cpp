@@ -1,0 +1,811 @@
+// src/trace/record_file.cpp — the writer's state (one process_state, one thread_state per thread)
+// and the reader. See record_file.hpp for the format and the usage.
+//
+// Everything the writer does after open_process is async-signal-safe: the hot path touches only
+// the initial-exec thread_state; the slow path (a thread's first record, a new chunk, a fork
+// child's new folder) uses open, fallocate, mmap, madvise, close, munmap, mkdir, readlink, uname,
+// clock_gettime and hand-rolled number formatting on a stack buffer (about 3 KiB of stack), never
+// malloc, stdio or locks.
+#include "record_file.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#ifndef MADV_POPULATE_WRITE
+#    define MADV_POPULATE_WRITE 23  // Linux 5.14; older kernels say EINVAL and MAP_POPULATE stays
+#endif
+
+namespace encore::trace {
+
+const char* drop_reason_name(drop_reason r) noexcept {
+    switch (r) {
+        case drop_reason::reentry: return "reentry";
+        case drop_reason::disk_full: return "disk_full";
+        case drop_reason::io_error: return "io_error";
+        case drop_reason::too_large: return "too_large";
+        case drop_reason::no_process: return "no_process";
+        case drop_reason::after_exit: return "after_exit";
+    }
+    return "unknown";
+}
+
+namespace {
+
+static_assert(std::atomic_ref<std::uint64_t>::is_always_lock_free);
+static_assert(std::atomic_ref<std::uint32_t>::is_always_lock_free);
+static_assert(alignof(thread_header) >= std::atomic_ref<std::uint64_t>::required_alignment);
+
+// Folder paths are bounded so that every file path fits thread_header::path and the stack buffer.
+constexpr std::size_t path_cap = sizeof(thread_header::path);
+constexpr std::size_t dir_cap = path_cap - 64;
+
+// process.meta's string areas (fixed, so the writer can read() straight into the mapping).
+constexpr std::uint32_t hostname_area = 512, hostname_cap = 256;
+constexpr std::uint32_t exe_area = hostname_area + hostname_cap, exe_cap = 2048;
+constexpr std::uint32_t cmdline_area = exe_area + exe_cap;
+constexpr std::uint32_t cmdline_cap = process_meta_bytes - cmdline_area;
+
+// ---------------------------------------------------------------------------------------------
+// Async-signal-safe helpers.
+
+struct path_buf {
+    char s[path_cap];
+    std::size_t n = 0;
+    bool ok = true;  // false once something did not fit
+    void add(const char* p, std::size_t len) noexcept {
+        if (!ok || n + len >= sizeof s) {
+            ok = false;
+            return;
+        }
+        std::memcpy(s + n, p, len);
+        n += len;
+        s[n] = '\0';
+    }
+    void add(const char* p) noexcept { add(p, std::strlen(p)); }
+    void add_u64(std::uint64_t v) noexcept {
+        char d[20];
+        int k = 0;
+        do d[k++] = static_cast<char>('0' + v % 10);
+        while ((v /= 10) != 0);
+        while (k > 0) add(&d[--k], 1);
+    }
+};
+
+std::uint64_t clock_ns(clockid_t c) noexcept {
+    timespec ts{};
+    clock_gettime(c, &ts);
+    return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000u + static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+// Reserves [off, off + len) on disk, so a full disk shows here and not as SIGBUS on a page store.
+// Filesystems without fallocate get ftruncate (their full disk would SIGBUS: the trade-off).
+int reserve_space(int fd, off_t off, off_t len) noexcept {
+    if (fallocate(fd, 0, off, len) == 0) return 0;
+    if (errno != EOPNOTSUPP) return errno;
+    struct stat st {};
+    if (fstat(fd, &st) != 0) return errno;
+    if (st.st_size < off + len && ftruncate(fd, off + len) != 0) return errno;
+    return 0;
+}
+
+void* map_shared(int fd, std::size_t len, off_t off) noexcept {
+    // MAP_POPULATE alone maps a shared file's pages read-only (the kernel tracks dirtying through
+    // write faults), so each page's first store would still fault; MADV_POPULATE_WRITE takes all
+    // those faults here, in one system call per chunk, off the hot path.
+    void* p = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off);
+    if (p == MAP_FAILED) return nullptr;
+    if (madvise(p, len, MADV_POPULATE_WRITE) != 0) (void)madvise(p, len, MADV_WILLNEED);
+    return p;
+}
+
+drop_reason reason_of(int err) noexcept {
+    return err == ENOSPC || err == EDQUOT || err == EFBIG ? drop_reason::disk_full : drop_reason::io_error;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Process state.
+
+enum : int { proc_closed, proc_creating, proc_ready, proc_failed, proc_needs_setup };
+
+struct process_state {
+    // proc_*: stored release by whoever created the folder (open_process or the first slow
+    // path of a fork child), loaded acquire by every thread's slow path before it reads dir.
+    std::atomic<int> state{proc_closed};
+    // Relaxed: written by open_process/the fork child's setup before state's release store;
+    // read by note_drop (anywhere), which tolerates null.
+    std::atomic<process_header*> meta{nullptr};
+    char root[dir_cap] = {};
+    char dir[dir_cap] = {};
+    std::uint32_t chunk_bytes = writer_options{}.chunk_bytes;
+    // Why the last open_process failed: written there, formatted by last_error().
+    const char* err_what = nullptr;
+    int err_no = 0;
+    char err_text[dir_cap + 128] = {};
+};
+process_state g;
+
+// Bumped (relaxed) by open_process and by the fork child handler; the hot path compares the
+// thread's cached copy with one relaxed load (same-thread in the fork child; for open_process,
+// threads move to the new folder at their next record, whenever they see it).
+std::atomic<std::uint32_t> g_generation{1};
+
+// A pthread key whose destructor unmaps an exited thread's chunk. Used only when its index is
+// below glibc's first-level key block (32): pthread_setspecific never allocates for those, so
+// setting it on the slow path stays malloc-free; otherwise threads keep their mapping at exit.
+pthread_key_t g_key;
+std::atomic<bool> g_key_ok{false};  // relaxed: set once in open_process, before records matter
+std::atomic<bool> g_atfork_done{false};
+
+bool make_process_dir() noexcept {
+    const pid_t pid = getpid();
+    std::uint64_t ns = clock_ns(CLOCK_MONOTONIC);
+    path_buf dir;
+    for (int attempt = 0;; ++attempt, ++ns) {
+        dir = {};
+        dir.add(g.root);
+        dir.add("/");
+        dir.add_u64(static_cast<std::uint64_t>(pid));
+        dir.add("-");
+        dir.add_u64(ns);
+        if (!dir.ok || dir.n >= dir_cap) {
+            g.err_what = "process folder path too long";
+            g.err_no = ENAMETOOLONG;
+            return false;
+        }
+        if (mkdir(dir.s, 0755) == 0) break;
+        if (errno != EEXIST || attempt == 16) {
+            g.err_what = "mkdir process folder";
+            g.err_no = errno;
+            return false;
+        }
+    }
+    path_buf file = dir;
+    file.add("/process.meta");
+    const int fd = open(file.s, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        g.err_what = "create process.meta";
+        g.err_no = errno;
+        return false;
+    }
+    int err = reserve_space(fd, 0, process_meta_bytes);
+    void* map = err == 0 ? map_shared(fd, process_meta_bytes, 0) : nullptr;
+    if (err == 0 && map == nullptr) err = errno;
+    close(fd);
+    if (map == nullptr) {
+        g.err_what = "allocate process.meta";
+        g.err_no = err;
+        return false;
+    }
+    auto* m = static_cast<process_header*>(map);
+    char* base = static_cast<char*>(map);
+    m->version = format_version;
+    m->meta_bytes = process_meta_bytes;
+    m->pid = pid;
+    m->ppid = getppid();
+    m->open_monotonic_ns = ns;
+    m->open_realtime_ns = clock_ns(CLOCK_REALTIME);
+    m->chunk_bytes = g.chunk_bytes;
+
+    // /proc/self/stat field 22: start time in clock ticks since boot (the comm field, in
+    // parentheses, may hold spaces: count fields from the last ')').
+    if (int sfd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC); sfd >= 0) {
+        char buf[1024];
+        const ssize_t n = read(sfd, buf, sizeof buf - 1);
+        close(sfd);
+        if (n > 0) {
+            buf[n] = '\0';
+            if (const char* p = std::strrchr(buf, ')')) {
+                int field = 2;
+                for (; *p != '\0' && field < 22; ++p)
+                    if (*p == ' ') ++field;
+                std::uint64_t ticks = 0;
+                for (; *p >= '0' && *p <= '9'; ++p) ticks = ticks * 10 + static_cast<std::uint64_t>(*p - '0');
+                const long hz = sysconf(_SC_CLK_TCK);
+                if (hz > 0) m->start_boottime_ns = ticks * (1000000000u / static_cast<std::uint64_t>(hz));
+            }
+        }
+    }
+    if (utsname u{}; uname(&u) == 0) {
+        const std::size_t n = strnlen(u.nodename, hostname_cap);
+        std::memcpy(base + hostname_area, u.nodename, n);
+        m->hostname_off = hostname_area;
+        m->hostname_len = static_cast<std::uint32_t>(n);
+    }
+    if (ssize_t n = readlink("/proc/self/exe", base + exe_area, exe_cap); n > 0) {
+        m->exe_off = exe_area;
+        m->exe_len = static_cast<std::uint32_t>(n);
+    }
+    if (int cfd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC); cfd >= 0) {
+        std::uint32_t got = 0;
+        for (;;) {
+            const ssize_t n = read(cfd, base + cmdline_area + got, cmdline_cap - got);
+            if (n <= 0) break;
+            got += static_cast<std::uint32_t>(n);
+            if (got == cmdline_cap) {
+                char more;
+                m->cmdline_truncated = read(cfd, &more, 1) > 0 ? 1 : 0;
+                break;
+            }
+        }
+        close(cfd);
+        m->cmdline_off = cmdline_area;
+        m->cmdline_len = got;
+    }
+    // Pairs with the reader's check of magic: the fields above are in place once it is there.
+    std::atomic_ref<std::uint64_t>(m->magic).store(process_magic, std::memory_order_release);
+
+    std::memcpy(g.dir, dir.s, dir.n + 1);
+    g.meta.store(m, std::memory_order_relaxed);
+    return true;
+}
+
+// Waits out another thread's folder creation; makes the folder of a fork child. False: no
+// folder (not open, or making it failed).
+bool ensure_process() noexcept {
+    int s = g.state.load(std::memory_order_acquire);
+    for (;;) {
+        if (s == proc_ready) return true;
+        if (s == proc_needs_setup) {
+            // acq_rel: pairs with the release stores of state; the winner alone writes dir/meta.
+            if (g.state.compare_exchange_strong(s, proc_creating, std::memory_order_acq_rel)) {
+                const bool ok = make_process_dir();
+                g.state.store(ok ? proc_ready : proc_failed, std::memory_order_release);
+                return ok;
+            }
+            continue;
+        }
+        if (s != proc_creating) return false;
+        sched_yield();  // another thread is making the folder: a few system calls' wait
+        s = g.state.load(std::memory_order_acquire);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Thread state.
+
+enum : std::uint32_t { thread_active = 0, thread_stopped = 1, thread_exited = 2 };
+
+// Small and trivially constructible so initial-exec TLS needs no constructor, guard or malloc
+// (a dynamic TLS block in a dlopen'ed library is allocated on first access; initial-exec takes
+// the static TLS surplus instead: the trade-off is that dlopen fails if that surplus, about
+// 1.5 KiB shared by all such libraries, is exhausted).
+struct thread_state {
+    char* cur;  // next record here
+    char* lim;  // end of the mapped chunk
+    std::uint32_t generation;
+    std::uint32_t pending;  // size of the reservation between reserve and commit
+    // 1 between reserve and commit, and in the slow path. Only this thread and its signal
+    // handlers touch it; atomic_signal_fence orders it against the interrupted code.
+    std::uint32_t busy;
+    std::uint32_t status;       // thread_*
+    std::uint32_t stop_reason;  // the drop_reason counted while stopped
+    std::uint32_t chunk_bytes;
+    thread_header* header;      // mapped page 0 of the thread file
+    char* chunk;                // start of the mapped chunk
+    std::uint64_t next_offset;  // file offset of the next chunk
+};
+static_assert(std::is_trivially_destructible_v<thread_state>);
+
+__attribute__((tls_model("initial-exec"))) thread_local thread_state t_state{};
+
+void note_drop(thread_state& s, drop_reason r) noexcept {
+    const auto i = static_cast<std::size_t>(r);
+    // Relaxed: counters, read after the process ended (or by a reader that tolerates lag).
+    if (thread_header* h = s.header)
+        std::atomic_ref<std::uint64_t>(h->drops[i]).fetch_add(1, std::memory_order_relaxed);
+    if (process_header* m = g.meta.load(std::memory_order_relaxed))
+        std::atomic_ref<std::uint64_t>(m->drops[i]).fetch_add(1, std::memory_order_relaxed);
+}
+
+// Forgets the thread's mappings; pointers are cleared before the munmap so a signal handler
+// never follows one into unmapped memory.
+void release_thread(thread_state& s) noexcept {
+    thread_header* h = s.header;
+    char* c = s.chunk;
+    const std::size_t cb = s.chunk_bytes;
+    s.header = nullptr;
+    s.chunk = s.cur = s.lim = nullptr;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    if (c != nullptr) munmap(c, cb);
+    if (h != nullptr) munmap(h, thread_header_bytes);
+}
+
+void stop(thread_state& s, drop_reason r) noexcept {
+    s.status = thread_stopped;
+    s.stop_reason = static_cast<std::uint32_t>(r);
+    s.cur = s.lim = nullptr;
+}
+
+// Maps the next chunk of the thread's file: reopen by path (we keep no fd: the program may close
+// or reuse any fd), reserve the space, map, close.
+bool grow(thread_state& s) noexcept {
+    if (s.cur != nullptr && s.cur < s.lim) {
+        // The tail the record did not fit: one PAD (less than max_record_bytes, as the record
+        // that did not fit was at most that). Committed like any record.
+        auto* h = reinterpret_cast<record_header*>(s.cur);
+        h->type = pad_type;
+        h->flags = 0;
+        std::atomic_ref<std::uint32_t>(h->size).store(static_cast<std::uint32_t>(s.lim - s.cur),
+                                                      std::memory_order_release);
+    }
+    if (s.chunk != nullptr) {
+        char* c = s.chunk;
+        s.chunk = s.cur = s.lim = nullptr;
+        munmap(c, s.chunk_bytes);
+    }
+    const int fd = open(s.header->path, O_RDWR | O_CLOEXEC);
+    if (fd < 0) {
+        const int err = errno;
+        stop(s, reason_of(err));
+        return false;
+    }
+    const auto off = static_cast<off_t>(s.next_offset);
+    int err = reserve_space(fd, off, s.chunk_bytes);
+    void* map = err == 0 ? map_shared(fd, s.chunk_bytes, off) : nullptr;
+    if (err == 0 && map == nullptr) err = errno;
+    close(fd);
+    if (map == nullptr) {
+        stop(s, reason_of(err));
+        return false;
+    }
+    s.chunk = s.cur = static_cast<char*>(map);
+    s.lim = s.chunk + s.chunk_bytes;
+    s.next_offset += s.chunk_bytes;
+    std::atomic_ref<std::uint64_t>(s.header->chunks).fetch_add(1, std::memory_order_relaxed);
+    return true;
+}
+
+void on_thread_exit(void*) noexcept {
+    thread_state& s = t_state;
+    s.busy = 1;  // a signal handler now drops (as reentry) instead of touching what goes away
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    release_thread(s);
+    s.status = thread_exited;
+    s.stop_reason = static_cast<std::uint32_t>(drop_reason::after_exit);
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    s.busy = 0;
+}
+
+// The thread's first record (or first in this generation): its file, header and chunk 0.
+bool setup_thread(thread_state& s) noexcept {
+    release_thread(s);
+    s.status = thread_active;
+    s.generation = g_generation.load(std::memory_order_relaxed);
+    if (!ensure_process()) {
+        stop(s, drop_reason::no_process);
+        return false;
+    }
+    s.chunk_bytes = g.chunk_bytes;
+    const auto tid = static_cast<std::uint64_t>(syscall(SYS_gettid));
+    path_buf path;
+    int fd = -1;
+    for (std::uint64_t k = 0; k < 64 && fd < 0; ++k) {
+        path = {};
+        path.add(g.dir);
+        path.add("/thread-");
+        path.add_u64(tid);
+        if (k != 0) {  // the kernel reused a tid of an exited thread
+            path.add("-");
+            path.add_u64(k);
+        }
+        path.add(".rec");
+        if (!path.ok) break;
+        fd = open(path.s, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (fd < 0 && errno != EEXIST) break;
+    }
+    if (fd < 0) {
+        stop(s, path.ok ? reason_of(errno) : drop_reason::io_error);
+        return false;
+    }
+    int err = reserve_space(fd, 0, thread_header_bytes);
+    void* map = err == 0 ? map_shared(fd, thread_header_bytes, 0) : nullptr;
+    if (err == 0 && map == nullptr) err = errno;
+    close(fd);
+    if (map == nullptr) {
+        unlink(path.s);
+        stop(s, reason_of(err));
+        return false;
+    }
+    auto* h = static_cast<thread_header*>(map);
+    h->version = format_version;
+    h->header_bytes = thread_header_bytes;
+    h->chunk_bytes = s.chunk_bytes;
+    h->max_record = max_record_bytes;
+    h->pid = getpid();
+    h->tid = static_cast<std::int32_t>(tid);
+    h->created_monotonic_ns = clock_ns(CLOCK_MONOTONIC);
+    std::memcpy(h->path, path.s, path.n + 1);
+    // Pairs with the reader's check of magic.
+    std::atomic_ref<std::uint64_t>(h->magic).store(thread_magic, std::memory_order_release);
+    s.header = h;
+    s.next_offset = thread_header_bytes;
+    if (g_key_ok.load(std::memory_order_relaxed)) pthread_setspecific(g_key, &g_key);
+    return grow(s);
+}
+
+// Everything reserve's fast path does not do: first record, fork child, new chunk, drops.
+char* reserve_slow(thread_state& s, std::uint64_t total) noexcept {
+    if (total > max_record_bytes) {
+        note_drop(s, drop_reason::too_large);
+        return nullptr;
+    }
+    if (s.generation != g_generation.load(std::memory_order_relaxed) && !setup_thread(s)) {
+        note_drop(s, static_cast<drop_reason>(s.stop_reason));
+        return nullptr;
+    }
+    if (s.status != thread_active || (total > static_cast<std::uint64_t>(s.lim - s.cur) && !grow(s))) {
+        note_drop(s, static_cast<drop_reason>(s.stop_reason));
+        return nullptr;
+    }
+    char* p = s.cur;
+    s.cur = p + total;
+    s.pending = static_cast<std::uint32_t>(total);
+    return p;
+}
+
+void atfork_child() noexcept {
+    // The child has one thread, this one: reset its state (its mappings are the parent's files)
+    // and the process's, so the first record makes the child's own folder.
+    g_generation.fetch_add(1, std::memory_order_relaxed);
+    thread_state& s = t_state;
+    release_thread(s);
+    process_header* m = g.meta.exchange(nullptr, std::memory_order_relaxed);
+    if (m != nullptr) munmap(m, process_meta_bytes);
+    const int st = g.state.load(std::memory_order_relaxed);
+    if (st == proc_ready || st == proc_creating) g.state.store(proc_needs_setup, std::memory_order_relaxed);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Writer API.
+
+bool open_process(const char* root_dir) noexcept { return open_process(root_dir, {}); }
+
+bool open_process(const char* root_dir, const writer_options& options) noexcept {
+    g.err_what = nullptr;
+    g.err_no = 0;
+    if (options.chunk_bytes % 4096 != 0 || options.chunk_bytes < 2 * max_record_bytes) {
+        g.err_what = "chunk_bytes must be a multiple of 4096 and at least 2 * max_record_bytes";
+        g.err_no = EINVAL;
+        return false;
+    }
+    g.state.store(proc_creating, std::memory_order_relaxed);
+    // Absolute, so a later chdir does not move where chunks are reopened.
+    path_buf root;
+    if (root_dir == nullptr || root_dir[0] == '\0') root_dir = ".";
+    if (root_dir[0] != '/') {
+        char cwd[dir_cap];
+        if (getcwd(cwd, sizeof cwd) == nullptr) {
+            g.err_what = "getcwd";
+            g.err_no = errno;
+            g.state.store(proc_failed, std::memory_order_release);
+            return false;
+        }
+        root.add(cwd);
+        root.add("/");
+    }
+    root.add(root_dir);
+    while (root.n > 1 && root.s[root.n - 1] == '/') root.s[--root.n] = '\0';
+    if (!root.ok || root.n + 48 >= dir_cap) {
+        g.err_what = "root folder path too long";
+        g.err_no = ENAMETOOLONG;
+        g.state.store(proc_failed, std::memory_order_release);
+        return false;
+    }
+    std::memcpy(g.root, root.s, root.n + 1);  // before anything can fail: last_error names it
+    // mkdir -p
+    for (std::size_t i = 1; i <= root.n; ++i) {
+        if (root.s[i] != '/' && root.s[i] != '\0') continue;
+        const char c = root.s[i];
+        root.s[i] = '\0';
+        const int rc = mkdir(root.s, 0755);
+        const int err = errno;
+        root.s[i] = c;
+        if (rc != 0 && err != EEXIST) {
+            g.err_what = "mkdir root folder";
+            g.err_no = err;
+            g.state.store(proc_failed, std::memory_order_release);
+            return false;
+        }
+    }
+    g.chunk_bytes = options.chunk_bytes;
+
+    if (!g_atfork_done.exchange(true, std::memory_order_relaxed)) {
+        pthread_atfork(nullptr, nullptr, atfork_child);
+        if (pthread_key_create(&g_key, on_thread_exit) == 0 && g_key < 32)
+            g_key_ok.store(true, std::memory_order_relaxed);
+    }
+    const bool ok = make_process_dir();
+    // Pairs with ensure_process's acquire load: dir and meta are written.
+    g.state.store(ok ? proc_ready : proc_failed, std::memory_order_release);
+    // Threads that recorded before (dropped) or into an earlier folder start again.
+    g_generation.fetch_add(1, std::memory_order_relaxed);
+    return ok;
+}
+
+const char* last_error() noexcept {
+    if (g.err_what == nullptr) return "";
+    std::snprintf(g.err_text, sizeof g.err_text, "%s (%s): %s", g.err_what, g.root, std::strerror(g.err_no));
+    return g.err_text;
+}
+
+void close_process() noexcept {
+    if (process_header* m = g.meta.load(std::memory_order_relaxed)) {
+        m->end_monotonic_ns = clock_ns(CLOCK_MONOTONIC);
+        // Pairs with the reader's read of clean_end: end_monotonic_ns is in place.
+        std::atomic_ref<std::uint32_t>(m->clean_end).store(1, std::memory_order_release);
+    }
+}
+
+const char* process_dir_path() noexcept { return g.state.load(std::memory_order_acquire) == proc_ready ? g.dir : ""; }
+
+void* reserve(std::uint32_t bytes) noexcept {
+    thread_state& s = t_state;
+    if (s.busy != 0) [[unlikely]] {
+        note_drop(s, drop_reason::reentry);
+        return nullptr;
+    }
+    s.busy = 1;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    const std::uint64_t total = (std::uint64_t{bytes} + sizeof(record_header) + 7) & ~std::uint64_t{7};
+    char* p;
+    if (s.generation == g_generation.load(std::memory_order_relaxed) &&
+        total <= static_cast<std::uint64_t>(s.lim - s.cur) && bytes <= max_body_bytes) [[likely]] {
+        p = s.cur;
+        s.cur = p + total;
+        s.pending = static_cast<std::uint32_t>(total);
+    } else {
+        p = reserve_slow(s, total);
+        if (p == nullptr) {
+            std::atomic_signal_fence(std::memory_order_seq_cst);
+            s.busy = 0;
+            return nullptr;
+        }
+    }
+    // The padding word's low bits carry how much of the body is padding (commit stores it).
+    auto* h = reinterpret_cast<record_header*>(p);
+    h->flags = static_cast<std::uint16_t>(total - sizeof(record_header) - bytes);
+    return p + sizeof(record_header);
+}
+
+void commit(void* body, std::uint16_t type) noexcept {
+    if (body == nullptr) return;
+    thread_state& s = t_state;
+    auto* h = reinterpret_cast<record_header*>(static_cast<char*>(body) - sizeof(record_header));
+    h->type = type;
+    // Pairs with the reader's acquire load of size: body, type and flags are in place.
+    std::atomic_ref<std::uint32_t>(h->size).store(s.pending, std::memory_order_release);
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    s.busy = 0;
+}
+
+void cancel(void* body) noexcept {
+    if (body == nullptr) return;
+    auto* h = reinterpret_cast<record_header*>(static_cast<char*>(body) - sizeof(record_header));
+    h->flags = 0;
+    commit(body, pad_type);
+}
+
+bool append(std::uint16_t type, const void* body, std::uint32_t n) noexcept {
+    void* p = reserve(n);
+    if (p == nullptr) return false;
+    if (n != 0) std::memcpy(p, body, n);  // body may be null when n is 0
+    commit(p, type);
+    return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reader.
+
+namespace {
+
+// Reads exactly [off, off + len) or less at the end of the file; -1 on an I/O error.
+ssize_t read_at(int fd, void* buf, std::size_t len, off_t off) {
+    std::size_t got = 0;
+    while (got < len) {
+        const ssize_t n = pread(fd, static_cast<char*>(buf) + got, len - got, off + static_cast<off_t>(got));
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        if (n == 0) break;
+        got += static_cast<std::size_t>(n);
+    }
+    return static_cast<ssize_t>(got);
+}
+
+struct fd_guard {
+    int fd;
+    ~fd_guard() {
+        if (fd >= 0) close(fd);
+    }
+};
+
+bool parse_u64(const std::string& s, std::uint64_t& v) {
+    if (s.empty() || s.size() > 20) return false;
+    v = 0;
+    for (char c : s) {
+        if (c < '0' || c > '9') return false;
+        v = v * 10 + static_cast<std::uint64_t>(c - '0');
+    }
+    return true;
+}
+
+void read_meta(process_dir& pd) {
+    const std::string file = pd.path + "/process.meta";
+    fd_guard f{open(file.c_str(), O_RDONLY | O_CLOEXEC)};
+    if (f.fd < 0) {
+        pd.error = "open " + file + ": " + std::strerror(errno);
+        return;
+    }
+    std::vector<char> buf(process_meta_bytes);
+    const ssize_t n = read_at(f.fd, buf.data(), buf.size(), 0);
+    if (n < static_cast<ssize_t>(sizeof(process_header))) {
+        pd.error = file + ": truncated";
+        return;
+    }
+    process_header m;
+    std::memcpy(&m, buf.data(), sizeof m);
+    if (m.magic != process_magic || m.version != format_version) {
+        pd.error = file + ": no valid header (bad magic or version)";
+        return;
+    }
+    const auto str = [&](std::uint32_t off, std::uint32_t len, std::string& out) {
+        if (off >= sizeof(process_header) && len <= static_cast<std::uint64_t>(n) &&
+            off <= static_cast<std::uint64_t>(n) - len)
+            out.assign(buf.data() + off, len);
+    };
+    pd.meta_valid = true;
+    pd.pid = m.pid;
+    pd.ppid = m.ppid;
+    pd.open_monotonic_ns = m.open_monotonic_ns;
+    pd.open_realtime_ns = m.open_realtime_ns;
+    pd.start_boottime_ns = m.start_boottime_ns;
+    pd.end_monotonic_ns = m.end_monotonic_ns;
+    pd.clean_end = m.clean_end == 1;
+    pd.chunk_bytes = m.chunk_bytes;
+    pd.cmdline_truncated = m.cmdline_truncated != 0;
+    for (std::size_t i = 0; i < drop_reason_count; ++i) pd.drops[i] = m.drops[i];
+    str(m.hostname_off, m.hostname_len, pd.hostname);
+    str(m.exe_off, m.exe_len, pd.exe);
+    std::string cmd;
+    str(m.cmdline_off, m.cmdline_len, cmd);
+    for (std::size_t i = 0; i < cmd.size();) {
+        const std::size_t end = std::min(cmd.find('\0', i), cmd.size());
+        pd.cmdline.push_back(cmd.substr(i, end - i));
+        i = end + 1;
+    }
+}
+
+}  // namespace
+
+std::vector<process_dir> list_processes(const std::string& root) {
+    namespace fs = std::filesystem;
+    std::vector<process_dir> out;
+    std::error_code ec;
+    for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        const std::size_t dash = name.find('-');
+        std::uint64_t pid = 0, ns = 0;
+        if (dash == std::string::npos || !parse_u64(name.substr(0, dash), pid) ||
+            !parse_u64(name.substr(dash + 1), ns) || !it->is_directory(ec))
+            continue;
+        process_dir pd;
+        pd.path = it->path().string();
+        read_meta(pd);
+        if (!pd.meta_valid) {
+            pd.pid = static_cast<std::int32_t>(pid);
+            pd.open_monotonic_ns = ns;
+        }
+        std::error_code ec2;
+        for (fs::directory_iterator ft(pd.path, ec2), fend; !ec2 && ft != fend; ft.increment(ec2)) {
+            const std::string fn = ft->path().filename().string();
+            if (fn.size() < 12 || fn.compare(0, 7, "thread-") != 0 || fn.compare(fn.size() - 4, 4, ".rec") != 0)
+                continue;
+            thread_file tf;
+            tf.path = ft->path().string();
+            std::string digits = fn.substr(7, fn.size() - 11);
+            digits = digits.substr(0, digits.find('-'));
+            std::uint64_t tid = 0;
+            if (parse_u64(digits, tid)) tf.tid = static_cast<std::int32_t>(tid);
+            pd.threads.push_back(std::move(tf));
+        }
+        std::sort(pd.threads.begin(), pd.threads.end(),
+                  [](const thread_file& a, const thread_file& b) { return a.path < b.path; });
+        out.push_back(std::move(pd));
+    }
+    std::sort(out.begin(), out.end(), [](const process_dir& a, const process_dir& b) {
+        return a.open_monotonic_ns != b.open_monotonic_ns ? a.open_monotonic_ns < b.open_monotonic_ns : a.pid < b.pid;
+    });
+    return out;
+}
+
+read_result read_thread(const std::string& path, const record_callback& cb) {
+    read_result r;
+    fd_guard f{open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+    struct stat st {};
+    if (f.fd < 0 || fstat(f.fd, &st) != 0) {
+        r.error = "open " + path + ": " + std::strerror(errno);
+        return r;
+    }
+    const auto file_size = static_cast<std::uint64_t>(st.st_size);
+    thread_header h{};
+    if (read_at(f.fd, &h, sizeof h, 0) != static_cast<ssize_t>(sizeof h)) {
+        r.error = path + ": shorter than its header";
+        return r;
+    }
+    if (h.magic != thread_magic || h.version != format_version || h.header_bytes != thread_header_bytes ||
+        h.max_record == 0 || h.max_record > max_record_bytes || h.chunk_bytes % 4096 != 0 ||
+        h.chunk_bytes < 2 * h.max_record || h.chunk_bytes > (1u << 30)) {
+        r.error = path + ": no valid header (bad magic, version or sizes)";
+        r.corrupt = h.magic == thread_magic;
+        return r;
+    }
+    r.pid = h.pid;
+    r.tid = h.tid;
+    for (std::size_t i = 0; i < drop_reason_count; ++i) r.drops[i] = h.drops[i];
+
+    // uint64_t elements: bodies handed to cb are 8-aligned, as the writer's were.
+    std::vector<std::uint64_t> chunk(h.chunk_bytes / 8);
+    const char* buf = reinterpret_cast<const char*>(chunk.data());
+    for (std::uint64_t off = thread_header_bytes; off < file_size; off += h.chunk_bytes) {
+        const ssize_t n = read_at(f.fd, chunk.data(), h.chunk_bytes, static_cast<off_t>(off));
+        if (n < 0) {
+            r.error = path + ": read: " + std::strerror(errno);
+            return r;
+        }
+        const auto len = static_cast<std::uint32_t>(n);
+        std::uint32_t pos = 0;
+        while (pos + sizeof(record_header) <= len) {
+            record_header rh;
+            std::memcpy(&rh, buf + pos, sizeof rh);
+            if (rh.size == 0) {
+                // The end of the data. Anything written after it is a record reserved and never
+                // committed (its body, or its flags word).
+                r.torn = std::any_of(buf + pos, buf + len, [](char c) { return c != 0; });
+                r.ok = true;
+                return r;
+            }
+            const std::uint32_t pad = rh.flags & 7u;
+            if (rh.size < sizeof rh || rh.size % 8 != 0 || rh.size > h.max_record || rh.size > len - pos ||
+                pad > rh.size - sizeof rh || (rh.flags & ~7u) != 0) {
+                r.corrupt = true;
+                r.error = path + ": invalid record header at offset " + std::to_string(off + pos) +
+                          (rh.size > len - pos && len < h.chunk_bytes ? " (file truncated)" : "");
+                return r;
+            }
+            if (rh.type == pad_type) {
+                ++r.pads;
+            } else if (rh.type < first_reserved_type) {
+                ++r.records;
+                if (cb) cb(rh.type, buf + pos + sizeof rh, rh.size - static_cast<std::uint32_t>(sizeof rh) - pad);
+            }  // other reserved types: a later version's, skipped
+            pos += rh.size;
+            r.bytes_used += rh.size;
+        }
+        if (pos != len) {  // less than a record header left: the file was cut mid-chunk
+            r.corrupt = true;
+            r.error = path + ": file truncated at offset " + std::to_string(off + len);
+            return r;
+        }
+    }
+    r.ok = true;  // every chunk full: the end of the file is the end of the data
+    return r;
+}
+
+}  // namespace encore::trace

@@ -1,0 +1,552 @@
+// src/trace/tool.cpp — the tool behind encore-trace (libencore-trace-tool.so, loaded through
+// ROCP_TOOL_LIBRARIES): every traced call and event becomes one binary record in the calling
+// thread's record file (record_file.hpp), and nothing else happens on the program's threads.
+//
+// What a traced call costs here, on top of encore's callback: a timestamp at ENTER (kept in the
+// call's user_data), one at EXIT, and a copy of the call's captured argument bytes and return
+// value into the mapped file; no formatting, lock, allocation or system call. Strings the call
+// passes (a marker's message, a symbol name) are copied at the call, bounded, through the guarded
+// read (a bad pointer costs the string, never the process); they are rare on hot paths. The
+// launcher (encore-trace) converts the records after the program ended (convert.cpp).
+//
+// --args-depth N (ENCORE_TRACE_ARGS_DEPTH, N > 0) formats the arguments at the call instead,
+// following pointers N deep, as the old tool did: microseconds per call (docs/trace.md prices it).
+// A call that frees or destroys what its arguments point at (hsa_queue_destroy, ...) is formatted
+// at ENTER, while they are still valid; any other at EXIT, where its out-parameters are written.
+//
+// Environment (encore-trace sets it):
+//   ENCORE_TRACE_RECORDS=DIR     where the process's record folder is made (required)
+//   ENCORE_TRACE_DOMAINS=LIST    comma-separated: hsa, hip, cuda, marker, ompt, rccl (API calls);
+//                                kernel, memory_copy, memory_allocation (events)
+//   ENCORE_TRACE_ARGS_DEPTH=N    see above; default 0
+#include "record_file.hpp"
+#include "records.hpp"
+
+#include <encore/tracing/agents.hpp>
+#include <encore/tracing/detail/core.hpp>  // guarded_read_string: -1 for an unreadable pointer
+#include <rocprofiler-sdk/registration.h>
+#include <rocprofiler-sdk/rocprofiler.h>
+
+#include <pthread.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace encore::trace {
+namespace {
+
+constexpr std::size_t max_string = 256;      // bytes kept of a string argument
+constexpr std::size_t max_strings = 4;       // string arguments kept per call
+constexpr std::size_t max_formatted = 2048;  // bytes of --args-depth text per call
+
+// What the tool knows of one operation of a traced API kind, from libencore at start.
+struct op_layout {
+    std::uint16_t args_size = 0;  // captured argument bytes, rounded up to 8
+    std::uint8_t strings = 0;     // string arguments
+    bool invalidates = false;     // frees or destroys what its arguments point at: format at ENTER
+    std::array<std::uint8_t, max_strings> string_index{};
+    std::array<std::uint16_t, max_strings> string_offset{};  // from the start of the arguments
+};
+
+struct api_kind {
+    // Learned at the kind's first record, not at the tool's start: a backend library may load
+    // after the tool (libencore-cuda when the program first touches CUDA), and its operations are
+    // known only once it registered them.
+    std::once_flag learned;
+    rocprofiler_callback_tracing_kind_t kind{};
+    std::int64_t first_op = 0;
+    std::uint32_t args_offset = 0, retval_offset = 0, retval_size = 0;
+    std::vector<op_layout> ops;
+};
+
+int g_args_depth = 0;
+std::vector<api_kind*> g_kinds;  // filled before the context starts; read-only after
+
+// The records every process folder starts with (hello aside): the kinds' names, the agents and
+// the kernel symbols seen so far. A fork child's folder gets them again (on_fork_child), so it
+// converts on its own. Guarded by g_prologue_mutex (pthread_atfork holds it across fork).
+std::mutex g_prologue_mutex;
+std::vector<std::byte> g_prologue;  // records as (u16 type, u16 pad, u32 size, body)
+
+void keep_in_prologue(std::uint16_t type, const void* body, std::uint32_t n) {
+    std::lock_guard lk(g_prologue_mutex);
+    const std::uint32_t head[2] = {type, n};
+    const auto* h = reinterpret_cast<const std::byte*>(head);
+    g_prologue.insert(g_prologue.end(), h, h + sizeof(head));
+    const auto* b = static_cast<const std::byte*>(body);
+    g_prologue.insert(g_prologue.end(), b, b + n);
+}
+
+// Writes a record and keeps it for fork children.
+void write_kept(std::uint16_t type, const std::vector<std::byte>& body) {
+    append(type, body.data(), static_cast<std::uint32_t>(body.size()));
+    keep_in_prologue(type, body.data(), static_cast<std::uint32_t>(body.size()));
+}
+
+std::uint64_t now_ns() noexcept {
+    rocprofiler_timestamp_t t = 0;
+    rocprofiler_get_timestamp(&t);
+    return t;
+}
+
+void write_hello() noexcept {
+    rec::hello_body h;
+    h.args_depth = static_cast<std::uint32_t>(g_args_depth);
+    h.pid = static_cast<std::uint64_t>(::getpid());
+    h.ppid = static_cast<std::uint64_t>(::getppid());
+    h.start_ns = now_ns();
+    append(rec::hello, &h, sizeof(h));
+}
+
+// The child of a fork (without exec) records into a folder of its own; it starts with the
+// parent's prologue, so it converts alone. Runs in the child, single-threaded: the prologue's
+// mutex was taken by the prepare handler and is released here.
+void on_fork_prepare() { g_prologue_mutex.lock(); }
+void on_fork_parent() { g_prologue_mutex.unlock(); }
+void on_fork_child() {
+    write_hello();
+    std::size_t at = 0;
+    while (at + 8 <= g_prologue.size()) {
+        std::uint32_t head[2];
+        std::memcpy(head, g_prologue.data() + at, sizeof(head));
+        append(static_cast<std::uint16_t>(head[0]), g_prologue.data() + at + 8, head[1]);
+        at += 8 + head[1];
+    }
+    g_prologue_mutex.unlock();
+}
+
+// ---- API calls ----------------------------------------------------------------------------------
+
+bool name_frees(std::string_view n) {
+    // The operations whose arguments are dead at EXIT: they free, destroy or release them.
+    static constexpr std::string_view words[] = {"destroy", "Destroy", "free",   "Free",      "release",
+                                                 "Release", "unload",  "Unload", "shut_down", "Unregister"};
+    return std::any_of(std::begin(words), std::end(words), [&](std::string_view w) { return n.find(w) != n.npos; });
+}
+
+// Learns a kind's operations from libencore: names (written as a `names` record), each
+// operation's argument bytes (encore_query_operation_payload_layout) and which arguments are C
+// strings (argument iteration over a zeroed payload at depth 0: addresses and type names only).
+void learn_kind(api_kind* k) {
+    const rocprofiler_callback_tracing_kind_t kind = k->kind;
+    std::vector<const char*> names;
+    // Operation ids are contiguous from the first (0 for every kind encore has); the names query
+    // answers OPERATION_NOT_FOUND past the last.
+    std::int64_t first = -1;
+    for (std::int64_t op = 0; op < 4096; ++op) {
+        const char* n = nullptr;
+        const auto st = rocprofiler_query_callback_tracing_kind_operation_name(
+            kind, static_cast<rocprofiler_tracing_operation_t>(op), &n, nullptr);
+        if (st == ROCPROFILER_STATUS_SUCCESS) {
+            if (first < 0) first = op;
+            names.push_back(n != nullptr ? n : "?");
+        } else if (first >= 0 || st == ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED) {
+            break;
+        }
+    }
+    if (first < 0) first = 0;
+    k->first_op = first;
+    k->ops.resize(names.size());
+    std::vector<std::byte> zero;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        const auto op = static_cast<rocprofiler_tracing_operation_t>(first + static_cast<std::int64_t>(i));
+        encore_operation_payload_layout_t l{};
+        l.size = sizeof(l);
+        if (encore_query_operation_payload_layout(kind, op, &l) != ROCPROFILER_STATUS_SUCCESS) continue;
+        k->args_offset = static_cast<std::uint32_t>(l.args_offset);
+        k->retval_offset = static_cast<std::uint32_t>(l.retval_offset);
+        k->retval_size = static_cast<std::uint32_t>(l.retval_size);
+        op_layout& o = k->ops[i];
+        o.args_size = static_cast<std::uint16_t>(rec::round8(static_cast<std::uint32_t>(l.args_size)));
+        if (o.args_size + l.args_offset > l.payload_size) o.args_size = 0;  // never read past the payload
+        o.invalidates = name_frees(names[i]);
+        zero.assign(l.payload_size, std::byte{0});
+        const std::uint64_t size = l.payload_size;
+        std::memcpy(zero.data(), &size, sizeof(size));
+        rocprofiler_callback_tracing_record_t r{};
+        r.kind = kind;
+        r.operation = op;
+        r.phase = ROCPROFILER_CALLBACK_PHASE_EXIT;
+        r.payload = zero.data();
+        struct probe {
+            op_layout* o;
+            const std::byte* args;
+        } p{&o, zero.data() + l.args_offset};
+        rocprofiler_iterate_callback_tracing_kind_operation_args(
+            r,
+            [](rocprofiler_callback_tracing_kind_t, rocprofiler_tracing_operation_t, uint32_t n, const void* const addr,
+               int32_t, const char* type, const char*, const char*, int32_t, void* data) {
+                auto* pr = static_cast<probe*>(data);
+                const std::string_view t = type != nullptr ? type : "";
+                if ((t == "const char*" || t == "char*") && pr->o->strings < max_strings && n < 256) {
+                    pr->o->string_index[pr->o->strings] = static_cast<std::uint8_t>(n);
+                    pr->o->string_offset[pr->o->strings] = static_cast<std::uint16_t>(
+                        static_cast<const std::byte*>(addr) - pr->args);
+                    ++pr->o->strings;
+                }
+                return 0;
+            },
+            0, &p);
+    }
+    // The names record: the kind's name, then each operation's.
+    const char* kind_name = nullptr;
+    rocprofiler_query_callback_tracing_kind_name(kind, &kind_name, nullptr);
+    std::string text = kind_name != nullptr ? kind_name : "?";
+    text += '\0';
+    for (const char* n : names) {
+        text += n;
+        text += '\0';
+    }
+    rec::names_body nb;
+    nb.kind = static_cast<std::uint32_t>(kind);
+    nb.op_count = static_cast<std::uint32_t>(names.size());
+    nb.first_op = first;
+    nb.bytes = static_cast<std::uint32_t>(text.size());
+    std::vector<std::byte> body(sizeof(nb) + text.size());
+    std::memcpy(body.data(), &nb, sizeof(nb));
+    std::memcpy(body.data() + sizeof(nb), text.data(), text.size());
+    write_kept(rec::names, body);
+}
+
+api_kind* new_kind(rocprofiler_callback_tracing_kind_t kind) {
+    auto* k = new api_kind;
+    k->kind = kind;
+    return k;
+}
+
+// --args-depth: the arguments formatted at the call into `out` ("name=value\n" each), bounded.
+std::size_t format_args(const rocprofiler_callback_tracing_record_t& r, char* out, std::size_t cap, bool& cut) {
+    struct sink {
+        char* out;
+        std::size_t cap, used;
+        bool cut;
+    } s{out, cap, 0, false};
+    rocprofiler_iterate_callback_tracing_kind_operation_args(
+        r,
+        [](rocprofiler_callback_tracing_kind_t, rocprofiler_tracing_operation_t, uint32_t, const void* const, int32_t,
+           const char*, const char* name, const char* value, int32_t, void* data) {
+            auto* k = static_cast<sink*>(data);
+            const int n = std::snprintf(k->out + k->used, k->cap - k->used, "%s=%s\n", name, value);
+            if (n < 0 || static_cast<std::size_t>(n) >= k->cap - k->used) {
+                k->cut = true;
+                return 1;
+            }
+            k->used += static_cast<std::size_t>(n);
+            return 0;
+        },
+        g_args_depth, &s);
+    cut = s.cut;
+    return s.used;
+}
+
+// The text a formatted-at-ENTER call carries to its EXIT: one per thread (calls nest, but only
+// the innermost of a thread is between its ENTER and EXIT at a time for the operations that
+// invalidate; a nested one overwrites and the outer prints its EXIT formatting instead).
+struct entered_text {
+    std::uint64_t correlation = 0;
+    std::uint16_t size = 0;
+    bool cut = false;
+    char text[max_formatted];
+};
+// Per thread through a key, not thread_local storage: the record file's hot state is
+// initial-exec TLS, which a dlopen'ed library may use only while its whole TLS block fits the
+// small static surplus glibc keeps (2 KB here would not).
+pthread_key_t g_entered_key;
+entered_text* entered() noexcept {
+    auto* e = static_cast<entered_text*>(::pthread_getspecific(g_entered_key));
+    if (e == nullptr) {
+        e = static_cast<entered_text*>(std::calloc(1, sizeof(entered_text)));
+        if (e != nullptr) ::pthread_setspecific(g_entered_key, e);
+    }
+    return e;
+}
+
+void on_api(const rocprofiler_callback_tracing_record_t* r, rocprofiler_user_data_t* ud, void* data) noexcept {
+    auto* k = static_cast<api_kind*>(data);
+    try {
+        std::call_once(k->learned, learn_kind, k);
+    } catch (...) {
+        // Out of memory while learning: the kind's calls record without their arguments.
+    }
+    if (r->phase == ROCPROFILER_CALLBACK_PHASE_ENTER) {
+        ud->value = now_ns();
+        if (g_args_depth > 0) {
+            const auto i = static_cast<std::size_t>(r->operation - k->first_op);
+            if (i < k->ops.size() && k->ops[i].invalidates) {
+                if (entered_text* e = entered()) {
+                    bool cut = false;
+                    e->size = static_cast<std::uint16_t>(format_args(*r, e->text, sizeof e->text, cut));
+                    e->cut = cut;
+                    e->correlation = r->correlation_id.internal;
+                }
+            }
+        }
+        return;
+    }
+    // An OMPT callback (phase NONE) is an instant; anything else but EXIT is not a call's end.
+    const bool instant = r->phase == ROCPROFILER_CALLBACK_PHASE_NONE;
+    if (!instant && r->phase != ROCPROFILER_CALLBACK_PHASE_EXIT) return;
+    const std::uint64_t end = now_ns();
+    const auto i = static_cast<std::size_t>(r->operation - k->first_op);
+    const op_layout none{};
+    const op_layout& o = i < k->ops.size() ? k->ops[i] : none;
+    const auto* payload = static_cast<const std::byte*>(r->payload);
+
+    // Text after the arguments: the string arguments, or the formatted arguments.
+    char text[max_formatted];
+    std::size_t text_size = 0;
+    bool cut = false;
+    std::uint8_t text_kind = rec::text_strings;
+    if (g_args_depth > 0) {
+        text_kind = rec::text_formatted;
+        entered_text* e = o.invalidates ? entered() : nullptr;
+        if (e != nullptr && e->correlation == r->correlation_id.internal && e->size != 0) {
+            text_size = e->size;
+            std::memcpy(text, e->text, text_size);
+            cut = e->cut;
+            e->size = 0;
+        } else {
+            text_size = format_args(*r, text, sizeof text, cut);
+        }
+    } else {
+        for (std::size_t s = 0; s < o.strings && payload != nullptr; ++s) {
+            const char* str = nullptr;
+            std::memcpy(&str, payload + k->args_offset + o.string_offset[s], sizeof(str));
+            if (str == nullptr) continue;
+            bool truncated = false;
+            char* at = text + text_size;
+            const long n = encore::tracing::detail::guarded_read_string(at + 1, str, max_string, truncated);
+            if (n < 0) continue;  // unreadable: the converter prints the address
+            at[0] = static_cast<char>(o.string_index[s]);
+            at[1 + n] = '\0';
+            text_size += 2 + static_cast<std::size_t>(n);
+            cut = cut || truncated;
+        }
+    }
+
+    const std::uint32_t args = payload != nullptr ? o.args_size : 0;
+    const auto n = static_cast<std::uint32_t>(sizeof(rec::api_call_body) + args + text_size);
+    auto* p = static_cast<std::byte*>(reserve(n));
+    if (p == nullptr) return;  // dropped and counted by the record file
+    rec::api_call_body b;
+    b.correlation_id = r->correlation_id.internal;
+    b.start_ns = instant ? end : ud->value;
+    b.end_ns = end;
+    if (payload != nullptr && k->retval_size != 0)
+        std::memcpy(&b.retval, payload + k->retval_offset, std::min<std::size_t>(8, k->retval_size));
+    b.kind = static_cast<std::uint32_t>(r->kind);
+    b.operation = static_cast<std::int32_t>(r->operation);
+    b.args_size = static_cast<std::uint16_t>(args);
+    b.text_size = static_cast<std::uint16_t>(text_size);
+    b.phase = static_cast<std::uint8_t>(r->phase);
+    b.text_kind = text_kind;
+    b.truncated = cut ? 1 : 0;
+    std::memcpy(p, &b, sizeof(b));
+    if (args != 0) std::memcpy(p + sizeof(b), payload + k->args_offset, args);
+    if (text_size != 0) std::memcpy(p + sizeof(b) + args, text, text_size);
+    commit(p, rec::api_call);
+}
+
+// ---- events -------------------------------------------------------------------------------------
+
+void on_dispatch(const rocprofiler_callback_tracing_record_t* r, rocprofiler_user_data_t*, void*) noexcept {
+    if (r->operation != ROCPROFILER_KERNEL_DISPATCH_COMPLETE) return;
+    const auto* p = static_cast<const rocprofiler_callback_tracing_kernel_dispatch_data_t*>(r->payload);
+    const auto& i = p->dispatch_info;
+    rec::dispatch_body b;
+    b.correlation_id = r->correlation_id.internal;
+    b.thread_id = r->thread_id;
+    b.start_ns = p->start_timestamp;
+    b.end_ns = p->end_timestamp;
+    b.agent = i.agent_id.handle;
+    b.queue = i.queue_id.handle;
+    b.kernel_id = i.kernel_id;
+    b.dispatch_id = i.dispatch_id;
+    b.private_segment_size = i.private_segment_size;
+    b.group_segment_size = i.group_segment_size;
+    b.workgroup[0] = i.workgroup_size.x, b.workgroup[1] = i.workgroup_size.y, b.workgroup[2] = i.workgroup_size.z;
+    b.grid[0] = i.grid_size.x, b.grid[1] = i.grid_size.y, b.grid[2] = i.grid_size.z;
+    append(rec::dispatch, &b, sizeof(b));
+}
+
+void on_copy(const rocprofiler_callback_tracing_record_t* r, rocprofiler_user_data_t*, void*) noexcept {
+    if (r->phase != ROCPROFILER_CALLBACK_PHASE_EXIT) return;
+    const auto* p = static_cast<const rocprofiler_callback_tracing_memory_copy_data_t*>(r->payload);
+    rec::memory_copy_body b;
+    b.correlation_id = r->correlation_id.internal;
+    b.thread_id = r->thread_id;
+    b.start_ns = p->start_timestamp;
+    b.end_ns = p->end_timestamp;
+    b.src_agent = p->src_agent_id.handle;
+    b.dst_agent = p->dst_agent_id.handle;
+    b.src_address = p->src_address.value;
+    b.dst_address = p->dst_address.value;
+    b.bytes = p->bytes;
+    b.operation = static_cast<std::int32_t>(r->operation);
+    append(rec::memory_copy, &b, sizeof(b));
+}
+
+void on_allocation(const rocprofiler_callback_tracing_record_t* r, rocprofiler_user_data_t*, void*) noexcept {
+    if (r->phase != ROCPROFILER_CALLBACK_PHASE_EXIT) return;
+    const auto* p = static_cast<const rocprofiler_callback_tracing_memory_allocation_data_t*>(r->payload);
+    rec::allocation_body b;
+    b.correlation_id = r->correlation_id.internal;
+    b.thread_id = r->thread_id;
+    b.start_ns = p->start_timestamp;
+    b.end_ns = p->end_timestamp;
+    b.agent = p->agent_id.handle;
+    b.address = p->address.value;
+    b.bytes = p->allocation_size;
+    b.operation = static_cast<std::int32_t>(r->operation);
+    append(rec::allocation, &b, sizeof(b));
+}
+
+// Kernel names: a symbol registers before any dispatch of it (rare: kept for fork children too).
+void on_code_object(const rocprofiler_callback_tracing_record_t* r, rocprofiler_user_data_t*, void*) noexcept {
+    if (r->operation != ROCPROFILER_CODE_OBJECT_DEVICE_KERNEL_SYMBOL_REGISTER ||
+        r->phase != ROCPROFILER_CALLBACK_PHASE_LOAD)
+        return;
+    const auto* p = static_cast<const rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t*>(r->payload);
+    const char* name = p->kernel_name != nullptr ? p->kernel_name : "";
+    const std::size_t len = ::strnlen(name, 4096);
+    rec::kernel_symbol_body b;
+    b.kernel_id = p->kernel_id;
+    b.code_object_id = p->code_object_id;
+    b.private_segment_size = p->private_segment_size;
+    b.group_segment_size = p->group_segment_size;
+    b.name_size = static_cast<std::uint32_t>(len + 1);
+    try {
+        std::vector<std::byte> body(sizeof(b) + len + 1);
+        std::memcpy(body.data(), &b, sizeof(b));
+        std::memcpy(body.data() + sizeof(b), name, len);
+        write_kept(rec::kernel_symbol, body);
+    } catch (...) {
+        // Out of memory: the kernel's dispatches convert as "kernel <id>".
+    }
+}
+
+void write_agents() {
+    for (const rocprofiler_agent_v0_t& agent : encore::agents()) {
+        const rocprofiler_agent_v0_t* a = &agent;
+        const std::size_t len = a->name != nullptr ? std::strlen(a->name) : 0;
+        rec::agent_body b;
+        b.handle = a->id.handle;
+        b.type = static_cast<std::int32_t>(a->type);
+        b.logical_index = static_cast<std::int32_t>(a->logical_node_id);
+        b.type_index = static_cast<std::int32_t>(a->logical_node_type_id);
+        b.name_size = static_cast<std::uint32_t>(len + 1);
+        std::vector<std::byte> body(sizeof(b) + len + 1);
+        std::memcpy(body.data(), &b, sizeof(b));
+        if (len != 0) std::memcpy(body.data() + sizeof(b), a->name, len);
+        write_kept(rec::agent, body);
+    }
+}
+
+// ---- set-up -------------------------------------------------------------------------------------
+
+bool selected(std::string_view list, std::string_view what) {
+    while (!list.empty()) {
+        const auto comma = list.find(',');
+        if (list.substr(0, comma) == what) return true;
+        if (comma == std::string_view::npos) break;
+        list.remove_prefix(comma + 1);
+    }
+    return false;
+}
+
+int initialize(rocprofiler_client_finalize_t, void*) {
+    const char* root = std::getenv("ENCORE_TRACE_RECORDS");
+    if (root == nullptr || *root == '\0') {
+        std::fprintf(stderr, "[encore-trace] ENCORE_TRACE_RECORDS is not set: not tracing (run under encore-trace)\n");
+        return 1;
+    }
+    if (!open_process(root)) {
+        std::fprintf(stderr, "[encore-trace] cannot record into %s: %s (not tracing)\n", root, last_error());
+        return 1;
+    }
+    if (const char* d = std::getenv("ENCORE_TRACE_ARGS_DEPTH"); d != nullptr) g_args_depth = std::max(0, std::atoi(d));
+    if (g_args_depth > 0 && ::pthread_key_create(&g_entered_key, &std::free) != 0) g_args_depth = 0;
+    const char* dom = std::getenv("ENCORE_TRACE_DOMAINS");
+    const std::string_view domains = dom != nullptr && *dom != '\0' ? dom : "hsa";
+    write_hello();
+
+    rocprofiler_context_id_t ctx{};
+    if (rocprofiler_create_context(&ctx) != ROCPROFILER_STATUS_SUCCESS) return 1;
+    struct group {
+        const char* name;
+        std::vector<rocprofiler_callback_tracing_kind_t> kinds;
+    };
+    const group groups[] = {
+        {"hsa",
+         {ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, ROCPROFILER_CALLBACK_TRACING_HSA_AMD_EXT_API,
+          ROCPROFILER_CALLBACK_TRACING_HSA_IMAGE_EXT_API, ROCPROFILER_CALLBACK_TRACING_HSA_FINALIZE_EXT_API}},
+        {"hip", {ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API, ROCPROFILER_CALLBACK_TRACING_HIP_COMPILER_API}},
+        {"cuda", {ROCPROFILER_CALLBACK_TRACING_CUDA_DRIVER_API}},
+        {"marker",
+         {ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API, ROCPROFILER_CALLBACK_TRACING_MARKER_CONTROL_API,
+          ROCPROFILER_CALLBACK_TRACING_MARKER_NAME_API}},
+        {"ompt", {ROCPROFILER_CALLBACK_TRACING_OMPT}},
+        {"rccl", {ROCPROFILER_CALLBACK_TRACING_RCCL_API}},
+    };
+    int failed = 0;
+    for (const group& g : groups) {
+        if (!selected(domains, g.name)) continue;
+        for (auto kind : g.kinds) {
+            api_kind* k = new_kind(kind);
+            g_kinds.push_back(k);
+            if (encore_configure_callback_tracing_service_ptr(ctx, kind, nullptr, 0, &on_api, k) !=
+                ROCPROFILER_STATUS_SUCCESS)
+                ++failed;
+        }
+    }
+    const auto event = [&](const char* name, rocprofiler_callback_tracing_kind_t kind,
+                           encore_callback_tracing_ptr_cb_t cb) {
+        if (!selected(domains, name)) return;
+        if (encore_configure_callback_tracing_service_ptr(ctx, kind, nullptr, 0, cb, nullptr) !=
+            ROCPROFILER_STATUS_SUCCESS)
+            ++failed;
+    };
+    event("kernel", ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH, &on_dispatch);
+    event("kernel", ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT, &on_code_object);
+    event("memory_copy", ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY, &on_copy);
+    event("memory_allocation", ROCPROFILER_CALLBACK_TRACING_MEMORY_ALLOCATION, &on_allocation);
+    // The operations' names of the event kinds (libencore's own), for the converter.
+    for (auto kind : {ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY, ROCPROFILER_CALLBACK_TRACING_MEMORY_ALLOCATION}) {
+        api_kind* k = new_kind(kind);
+        learn_kind(k);
+        g_kinds.push_back(k);
+    }
+    write_agents();
+    if (failed != 0) std::fprintf(stderr, "[encore-trace] %d tracing services could not be configured\n", failed);
+    if (rocprofiler_start_context(ctx) != ROCPROFILER_STATUS_SUCCESS) return 1;
+    ::pthread_atfork(&on_fork_prepare, &on_fork_parent, &on_fork_child);
+    return 0;
+}
+
+void finalize(void*) {
+    rec::goodbye_body g;
+    g.end_ns = now_ns();
+    append(rec::goodbye, &g, sizeof(g));
+    close_process();
+}
+
+}  // namespace
+}  // namespace encore::trace
+
+extern "C" __attribute__((visibility("default"))) rocprofiler_tool_configure_result_t* rocprofiler_configure(
+    uint32_t, const char*, uint32_t, rocprofiler_client_id_t* id) {
+    id->name = "encore-trace";
+    static rocprofiler_tool_configure_result_t result{sizeof(result), &encore::trace::initialize,
+                                                      &encore::trace::finalize, nullptr};
+    return &result;
+}
