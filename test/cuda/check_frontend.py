@@ -85,6 +85,45 @@ def main():
         alloc_rows = rows(os.path.join(out, "memory_allocation_trace.csv"))
         check(len(alloc_rows) == 6, "memory_allocation_trace.csv: 6 rows")
 
+    # The record path (docs/trace.md): the same program, --runtime-trace, a rocpd database read
+    # through AMD's views, and the JSON trace.
+    with tempfile.TemporaryDirectory() as out:
+        rc, stdout, stderr = run([trace, "--backend", "cuda", "--runtime-trace", "--quiet", "-d", out,
+                                  "-f", "rocpd,json", program])
+        sys.stderr.write(stderr[-2000:])
+        check(rc == 0 and "frontend_program: ok" in stdout, f"record path: the program's result (rc={rc})")
+        dbs = [os.path.join(out, f) for f in os.listdir(out) if f.endswith("_results.db")]
+        check(len(dbs) == 1, f"record path: one database ({os.listdir(out)})")
+        if dbs:
+            import sqlite3
+            with sqlite3.connect(dbs[0]) as db:
+                q = lambda sql: db.execute(sql).fetchall()
+                names = sorted(n for (n,) in q("SELECT name FROM kernels"))
+                check(names == sorted([ADD] * 3 + ["scale"] * 2), f"record path: kernels named ({names})")
+                check(q("SELECT count(*) FROM kernels WHERE duration > 0 AND agent_type = 'GPU'") == [(5,)],
+                      "record path: kernels timed, on a GPU agent")
+                launches = q("SELECT count(*) FROM regions WHERE category = 'CUDA_DRIVER_API' AND name = 'cuLaunchKernel'")
+                check(launches == [(5,)], f"record path: 5 cuLaunchKernel regions ({launches})")
+                corr = q("SELECT count(*) FROM kernels k JOIN regions r ON r.stack_id = k.stack_id "
+                         "WHERE r.name = 'cuLaunchKernel'")
+                check(corr == [(5,)], f"record path: each kernel correlates with its launch ({corr})")
+                copies = sorted(q("SELECT name, size FROM memory_copies"))
+                check(copies == sorted([("MEMORY_COPY_HOST_TO_DEVICE", 4096)] * 2 + [("MEMORY_COPY_DEVICE_TO_HOST", 4096)]),
+                      f"record path: memory copies ({copies})")
+                allocs = q("SELECT type, count(*) FROM memory_allocations GROUP BY type ORDER BY type")
+                check(allocs == [("ALLOC", 3), ("FREE", 3)], f"record path: allocations ({allocs})")
+                ranges = sorted(m for (m,) in q("SELECT json_extract(extdata, '$.message') FROM regions "
+                                                "WHERE category = 'MARKER_CORE_RANGE_API'"))
+                want = ["setup", "epoch", "step", "step", "step", "registered range", "wide \u00fc"]
+                check(ranges == sorted(want), f"record path: NVTX ranges with their messages ({ranges})")
+        jsons = [f for f in os.listdir(out) if f.endswith("_trace.json")]
+        check(len(jsons) == 1, "record path: trace.json")
+        if jsons:
+            with open(os.path.join(out, jsons[0]), encoding="utf-8") as f:
+                events = json.load(f)
+            dispatches = [e for e in events if e.get("cat") == "KERNEL_DISPATCH"]
+            check(len(dispatches) == 5, f"record path: 5 dispatches in trace.json ({len(dispatches)})")
+
     # The backend from the program (it links libcuda.so.1); no NVTX library without --marker-trace.
     rc, stdout, stderr = run([trace, "--quiet", program])
     check(rc == 0 and "frontend_program: ok" in stdout, "detected backend: the program runs")

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# encore-trace's record path on a GPT-2 training loop (a machine with an NVIDIA GPU, PyTorch and
+# transformers; not CI):
+#   benchmarks/cuda/trace_gpt2.sh [BUILD_DIR]     (default build-gpu-trace; exits 1 on any FAIL)
+# programs/gpt2_train.py (random weights, 4 layers, deterministic), three rounds taking turns:
+# bare; torch.profiler (CPU and CUDA activities); encore-trace --kernel-trace -f rocpd; the same
+# with ENCORE_CUDA_DISPATCH_TIMING=auto (kernel times from CUPTI instead of CUDA events);
+# encore-trace --runtime-trace -f rocpd (the driver API, markers, kernels, copies, allocations).
+# Prints each run's median step time, the medians' ratios to bare, and checks: the final loss
+# equals the bare run's; every kernel torch.profiler counts in the timed steps is in the rocpd
+# database (the kernels whose GPU start lies in the steps' window), each with a name.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+B=${1:-build-gpu-trace}
+source benchmarks/cuda/common.sh
+build_cuda_only src/cuda/libcuda.so.1 src/trace/libencore_trace_tool.so src/trace/encore-trace-convert \
+    src/nvtx/libencore-nvtx.so.0.1.0 src/marker/libencore-roctx.so.0.1.0 examples/libencore_api_trace.so || exit 1
+trace=$B/examples/encore-trace
+prog=benchmarks/cuda/programs/gpt2_train.py
+work=$(mktemp -d)
+export CUBLAS_WORKSPACE_CONFIG=:4096:8
+field() { grep -E "^$1=" "$2" | tail -1 | cut -d= -f2; }
+
+for round in 1 2 3; do
+    python3 "$prog" > "$work/bare_$round.txt" 2> "$work/bare_$round.err"
+    python3 "$prog" --profile > "$work/prof_$round.txt" 2> "$work/prof_$round.err"
+    "$trace" --kernel-trace --quiet -d "$work/kernel_$round" -f rocpd -- python3 "$prog" \
+        > "$work/kernel_$round.txt" 2> "$work/kernel_$round.err"
+    ENCORE_CUDA_DISPATCH_TIMING=auto "$trace" --kernel-trace --quiet -d "$work/cupti_$round" -f rocpd -- \
+        python3 "$prog" > "$work/cupti_$round.txt" 2> "$work/cupti_$round.err"
+    "$trace" --runtime-trace --quiet -d "$work/runtime_$round" -f rocpd -- python3 "$prog" \
+        > "$work/runtime_$round.txt" 2> "$work/runtime_$round.err"
+    for c in bare prof kernel cupti runtime; do
+        echo "round $round $c: median_step_ms=$(field median_step_ms "$work/${c}_$round.txt") final_loss=$(field final_loss "$work/${c}_$round.txt")"
+    done
+done
+for c in kernel cupti runtime; do tail -3 "$work/${c}_1.err"; done
+
+python3 - "$work" <<'PY'
+import glob, os, sqlite3, statistics, sys
+work = sys.argv[1]
+def field(path, name):
+    for line in open(path):
+        if line.startswith(name + "="):
+            return line.strip().split("=", 1)[1]
+    return None
+med = {}
+for c in ("bare", "prof", "kernel", "cupti", "runtime"):
+    vals = [float(field(f"{work}/{c}_{r}.txt", "median_step_ms") or "nan") for r in (1, 2, 3)]
+    med[c] = statistics.median(vals)
+    print(f"{c:8s} median of rounds' median step: {med[c]:.3f} ms  ({', '.join(f'{v:.3f}' for v in vals)})")
+for c in ("prof", "kernel", "cupti", "runtime"):
+    print(f"RATIO {c}/bare = {med[c] / med['bare']:.3f}")
+bare_loss = field(f"{work}/bare_1.txt", "final_loss")
+fails = 0
+def check(what, ok):
+    global fails
+    print(("PASS: " if ok else "FAIL: ") + what)
+    fails += 0 if ok else 1
+for c in ("kernel", "cupti", "runtime"):
+    losses = {field(f"{work}/{c}_{r}.txt", "final_loss") for r in (1, 2, 3)}
+    check(f"{c}: final loss equals bare's ({losses} vs {bare_loss})", losses == {bare_loss})
+prof_kernels = int(field(f"{work}/prof_1.txt", "profiler_kernels") or -1)
+for c in ("kernel", "cupti", "runtime"):
+    dbs = glob.glob(f"{work}/{c}_1/*_results.db")
+    lo, hi = map(int, field(f"{work}/{c}_1.txt", "window_ns").split(","))
+    n = named = 0
+    for db in dbs:
+        with sqlite3.connect(db) as d:
+            rows = d.execute("SELECT name FROM kernels WHERE start >= ? AND start <= ?", (lo, hi)).fetchall()
+            n += len(rows)
+            named += sum(1 for (name,) in rows if name and not name.startswith("kernel "))
+    check(f"{c}: kernels in the timed steps' window: {n}, torch.profiler's {prof_kernels}", n == prof_kernels)
+    check(f"{c}: every kernel named ({named} of {n})", named == n and n > 0)
+sys.exit(1 if fails else 0)
+PY
+status=$?
+rm -rf "$work"
+exit $status
