@@ -28,6 +28,7 @@
 #include <rocprofiler-sdk/rocprofiler.h>
 
 #include <pthread.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -61,8 +62,11 @@ struct op_layout {
 struct api_kind {
     // Learned at the kind's first record, not at the tool's start: a backend library may load
     // after the tool (libencore-cuda when the program first touches CUDA), and its operations are
-    // known only once it registered them.
-    std::once_flag learned;
+    // known only once it registered them. `learned` is stored (release) after the tables below are
+    // written and loaded (acquire) before every record reads them; `learning` serializes the
+    // first records of several threads. (std::call_once sets two thread_locals on every call.)
+    std::atomic<bool> learned{false};
+    std::mutex learning;
     rocprofiler_callback_tracing_kind_t kind{};
     std::int64_t first_op = 0;
     std::uint32_t args_offset = 0, retval_offset = 0, retval_size = 0;
@@ -93,10 +97,13 @@ void write_kept(std::uint16_t type, const std::vector<std::byte>& body) {
     keep_in_prologue(type, body.data(), static_cast<std::uint32_t>(body.size()));
 }
 
+// rocprofiler_get_timestamp's clock (CLOCK_BOOTTIME, as the reference's and every record of
+// encore's), read here without the call through libencore: two of these are most of what a
+// traced call costs the program.
 std::uint64_t now_ns() noexcept {
-    rocprofiler_timestamp_t t = 0;
-    rocprofiler_get_timestamp(&t);
-    return t;
+    timespec t{};
+    ::clock_gettime(CLOCK_BOOTTIME, &t);
+    return static_cast<std::uint64_t>(t.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(t.tv_nsec);
 }
 
 void write_hello() noexcept {
@@ -218,6 +225,18 @@ void learn_kind(api_kind* k) {
     write_kept(rec::names, body);
 }
 
+void learn_once(api_kind* k) noexcept {
+    try {
+        std::lock_guard lk(k->learning);
+        if (k->learned.load(std::memory_order_relaxed)) return;
+        learn_kind(k);
+    } catch (...) {
+        // Out of memory while learning: the kind's calls record without their arguments (the
+        // tables stay as far as they got; each op's entry is whole or zero).
+    }
+    k->learned.store(true, std::memory_order_release);
+}
+
 api_kind* new_kind(rocprofiler_callback_tracing_kind_t kind) {
     auto* k = new api_kind;
     k->kind = kind;
@@ -273,11 +292,8 @@ entered_text* entered() noexcept {
 
 void on_api(const rocprofiler_callback_tracing_record_t* r, rocprofiler_user_data_t* ud, void* data) noexcept {
     auto* k = static_cast<api_kind*>(data);
-    try {
-        std::call_once(k->learned, learn_kind, k);
-    } catch (...) {
-        // Out of memory while learning: the kind's calls record without their arguments.
-    }
+    if (!k->learned.load(std::memory_order_acquire)) [[unlikely]]
+        learn_once(k);
     if (r->phase == ROCPROFILER_CALLBACK_PHASE_ENTER) {
         ud->value = now_ns();
         if (g_args_depth > 0) {
@@ -523,7 +539,7 @@ int initialize(rocprofiler_client_finalize_t, void*) {
     // The operations' names of the event kinds (libencore's own), for the converter.
     for (auto kind : {ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY, ROCPROFILER_CALLBACK_TRACING_MEMORY_ALLOCATION}) {
         api_kind* k = new_kind(kind);
-        learn_kind(k);
+        learn_once(k);
         g_kinds.push_back(k);
     }
     write_agents();
