@@ -526,7 +526,12 @@ public:
         for (const auto& a : p.dir->cmdline) info.command += (info.command.empty() ? "" : " ") + a;
         info.hostname = p.dir->hostname;
         rocpd::fill_from_system(info);
-        db_ = rocpd::writer::open(path, info, &error);
+        // No indexes of encore's own: rocprofv3's databases have none either, and building them
+        // is a quarter of the writer's time (benchmarks/RESULTS.md); a user who queries one
+        // region's arguments often can add them.
+        rocpd::options o;
+        o.create_indexes = false;
+        db_ = rocpd::writer::open(path, info, &error, o);
         if (db_ == nullptr) return;
         for (const auto& [h, a] : p.agents)
             add_agent(h, a.type == ROCPROFILER_AGENT_TYPE_CPU ? "CPU" : "GPU", a.name, a.logical_index, a.type_index);
