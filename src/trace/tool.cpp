@@ -538,9 +538,9 @@ int initialize(rocprofiler_client_finalize_t, void*) {
     event("memory_allocation", ROCPROFILER_CALLBACK_TRACING_MEMORY_ALLOCATION, &on_allocation);
     // The operations' names of the event kinds (libencore's own), for the converter.
     for (auto kind : {ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY, ROCPROFILER_CALLBACK_TRACING_MEMORY_ALLOCATION}) {
-        api_kind* k = new_kind(kind);
-        learn_once(k);
-        g_kinds.push_back(k);
+        api_kind k;  // only its names record is wanted: no callback refers to it
+        k.kind = kind;
+        learn_once(&k);
     }
     write_agents();
     if (failed != 0) std::fprintf(stderr, "[encore-trace] %d tracing services could not be configured\n", failed);
