@@ -10,7 +10,8 @@
 //
 // Derived here, each a fold over the op pack (no recursion):
 //   ids          op id = position in the declaration (append-only: ids are ABI)
-//   names        names[], c_names[], find(name), id_of<"name">() (unknown name: compile error)
+//   names        names[], c_names[], find(name), id_of<"name">() (unknown name: compile error,
+//                encore_error_unknown_operation<"name", "DOMAIN">)
 //   dispatch     api::visit<D>(id, f) calls f(std::integral_constant<std::size_t, I>) through a
 //                jump table; api::for_each_op<D>(f) folds over every op
 //   tables       api::slot_offset<D, I>(), api::slot_present<D, I>(table) — never past the size
@@ -36,10 +37,23 @@ namespace encore::api {
 /// Table type of a domain whose operations are exported symbols rather than table slots.
 struct no_table {};
 
+/// Never defined: naming it is the error a misspelt operation name gives (id_of, encore::ops), so
+/// the first error line spells the name and the domain's — `encore_error_unknown_operation<
+/// fixed_string<16>{"hsa_queue_creat"}, fixed_string<13>{"HSA_CORE_API"}>` (GCC; clang 14 prints
+/// the strings as character codes) — where a failed lookup inside domain<...> gave first a 30 KB
+/// line spelling the domain's whole op list (HSA's core table). Check the spelling against the
+/// domain's declaration (include/encore/domains/).
+template <fixed_string Operation, fixed_string Domain>
+struct encore_error_unknown_operation;
+
 namespace detail {
-// Called only when id_of<"name"> names no operation; being non-constexpr, it makes the
-// consteval lookup fail to compile with this function's name in the diagnostic.
-void unknown_operation_name__check_the_spelling_against_the_domain_declaration();
+/// The error above when `Known` is false; keyed on the two names alone, so the lines that lead to
+/// it stay short (the domain's own type, inside domain<...>, spells every op).
+template <fixed_string Operation, fixed_string Domain, bool Known>
+consteval op_id check_operation_name() {
+    if constexpr (!Known) static_cast<void>(sizeof(encore_error_unknown_operation<Operation, Domain>));
+    return -1;  // never used: with Known true the caller has the id, with false this does not compile
+}
 
 template <std::size_t N>
 constexpr bool all_unique(std::array<std::string_view, N> names) {
@@ -57,6 +71,7 @@ struct domain {
 
     static constexpr kind id = Kind;
     static constexpr std::string_view name = Name.view();
+    static constexpr auto fixed_name = Name;  // a template argument: encore::ops's error names it
     [[nodiscard]] static constexpr const char* c_name() noexcept { return Name.c_str(); }
     static constexpr std::size_t size = sizeof...(Ops);
     /// API domains number operations from 0 (the reference: `*_ID_NONE = -1`).
@@ -79,12 +94,16 @@ struct domain {
         return std::nullopt;
     }
 
-    /// The id of the operation called `N`; a misspelt name does not compile.
+    /// The id of the operation called `N`; a misspelt name does not compile, and the first error
+    /// names it and the domain (encore_error_unknown_operation; only the "required from" line
+    /// before it, a member of domain<...>, still spells the op list: encore::ops avoids that too).
     template <fixed_string N>
     [[nodiscard]] static consteval op_id id_of() {
         constexpr auto found = find(N.view());
-        if constexpr (!found) detail::unknown_operation_name__check_the_spelling_against_the_domain_declaration();
-        return *found;
+        if constexpr (!found)
+            return detail::check_operation_name<N, Name, false>();
+        else
+            return *found;
     }
 
     [[nodiscard]] static constexpr bool contains(op_id o) noexcept {

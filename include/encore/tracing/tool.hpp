@@ -35,10 +35,16 @@ namespace encore {
 using status = rocprofiler_status_t;
 using record = rocprofiler_callback_tracing_record_t;
 
-/// A compile-time selection of operations of a domain, by name: a misspelt name does not compile.
+/// A compile-time selection of operations of a domain, by name: a misspelt name does not compile,
+/// and the first error names it and the domain (api::encore_error_unknown_operation).
 template <class Domain, api::fixed_string... Names>
 [[nodiscard]] constexpr std::array<rocprofiler_tracing_operation_t, sizeof...(Names)> ops() {
-    return {Domain::template id_of<Names>()...};
+    // Checked here, where the domain is its short name, so that id_of is never instantiated for a
+    // bad name: each line of the diagnostics inside it spells the domain's whole op list.
+    if constexpr ((Domain::find(Names.view()).has_value() && ...))
+        return {Domain::template id_of<Names>()...};
+    else
+        return {api::detail::check_operation_name<Names, Domain::fixed_name, Domain::find(Names.view()).has_value()>()...};
 }
 
 namespace detail {
