@@ -82,6 +82,9 @@ std::map<std::uint64_t, kernel_name> g_names;     // kernel id -> name
 std::map<std::uint64_t, dispatch_run> g_running;  // dispatch id -> its passes so far
 std::map<std::string, kernel_report> g_report;    // kernel name -> results
 std::map<std::string, std::uint64_t> g_declined;  // reason -> count
+// Every dispatch that ran outside a replay (kernel id -> count): what finalize lists when -k
+// matched nothing, so a misspelt or mangled name can be fixed without another tool.
+std::map<std::uint64_t, std::uint64_t> g_ran;
 std::uint64_t g_passes = 5;
 std::string g_pattern;
 std::uint64_t g_count = 0;     // ENCORE_REPLAY_COUNT (0: every selected dispatch)
@@ -270,7 +273,28 @@ void on_dispatch(const encore::record& r, rocprofiler_user_data_t&) {
     std::lock_guard lk(g_mutex);
     // A replayed pass completes on the replaying thread before its PASS EXIT.
     const auto it = g_running.find(p->dispatch_info.dispatch_id);
-    if (it != g_running.end()) it->second.pass_ns.push_back(p->end_timestamp - p->start_timestamp);
+    if (it != g_running.end())
+        it->second.pass_ns.push_back(p->end_timestamp - p->start_timestamp);
+    else
+        ++g_ran[p->dispatch_info.kernel_id];  // exact whenever nothing was replayed, which is when it is read
+}
+
+// -k matched no dispatch: say so instead of an empty table, and list the kernels that ran with
+// their dispatch counts (as Nsight Compute does when its filter matches nothing), so the next
+// -k can be one of them.
+void report_no_match() {
+    std::fprintf(stderr,
+                 "[encore-replay] no dispatch matched -k '%s' (no kernel name, demangled or as the runtime gave "
+                 "it, contains it)",
+                 g_pattern.c_str());
+    std::map<std::string, std::uint64_t> ran;  // by name: kernels of several code objects merge
+    for (const auto& [kernel_id, n] : g_ran) ran[name_of(kernel_id).readable] += n;
+    if (ran.empty()) {
+        std::fprintf(stderr, "; no kernel dispatch ran\n");
+        return;
+    }
+    std::fprintf(stderr, "; the kernels that ran:\n%10s  %s\n", "dispatches", "kernel");
+    for (const auto& [name, n] : ran) std::fprintf(stderr, "%10" PRIu64 "  %s\n", n, name.c_str());
 }
 
 // Opens the report file at start (truncated, with its header): a report that cannot be written is
@@ -397,21 +421,25 @@ void finalize(void*) {
     if (range_tool::enabled()) return;
     std::fprintf(stderr, "\n[encore-replay] %" PRIu64 " passes per dispatch%s\n", g_passes,
                  g_verify ? ", inputs verified" : "");
-    // GPU times of the passes; snapshot (per dispatch), restore and checksum (per pass) as host
-    // times, medians. The name last: demangled C++ names are long.
-    std::fprintf(stderr, "%10s %8s %12s %12s %12s %12s %12s %12s %11s  %s\n", "dispatches", "passes", "min_us",
-                 "median_us", "max_us", "snapshot_us", "restore_us", "checksum_us", "inputs", "kernel");
-    for (auto& [name, k] : g_report) {
-        auto& v = k.pass_ns;
-        std::sort(v.begin(), v.end());
-        const double mn = v.empty() ? 0 : us(v.front()), mx = v.empty() ? 0 : us(v.back());
-        const double med = median_us(v);
-        const std::string inputs = !g_verify           ? "not checked"
-                                   : k.mismatched == 0 ? "identical"
-                                                       : std::to_string(k.mismatched) + " differ";
-        std::fprintf(stderr, "%10" PRIu64 " %8" PRIu64 " %12.2f %12.2f %12.2f %12.2f %12.2f %12.2f %11s  %s\n",
-                     k.dispatches, k.passes, mn, med, mx, median_us(k.snapshot_ns), median_us(k.restore_ns),
-                     median_us(k.checksum_ns), inputs.c_str(), name.c_str());
+    if (!g_pattern.empty() && g_selected == 0) {
+        report_no_match();
+    } else {
+        // GPU times of the passes; snapshot (per dispatch), restore and checksum (per pass) as host
+        // times, medians. The name last: demangled C++ names are long.
+        std::fprintf(stderr, "%10s %8s %12s %12s %12s %12s %12s %12s %11s  %s\n", "dispatches", "passes", "min_us",
+                     "median_us", "max_us", "snapshot_us", "restore_us", "checksum_us", "inputs", "kernel");
+        for (auto& [name, k] : g_report) {
+            auto& v = k.pass_ns;
+            std::sort(v.begin(), v.end());
+            const double mn = v.empty() ? 0 : us(v.front()), mx = v.empty() ? 0 : us(v.back());
+            const double med = median_us(v);
+            const std::string inputs = !g_verify           ? "not checked"
+                                       : k.mismatched == 0 ? "identical"
+                                                           : std::to_string(k.mismatched) + " differ";
+            std::fprintf(stderr, "%10" PRIu64 " %8" PRIu64 " %12.2f %12.2f %12.2f %12.2f %12.2f %12.2f %11s  %s\n",
+                         k.dispatches, k.passes, mn, med, mx, median_us(k.snapshot_ns), median_us(k.restore_ns),
+                         median_us(k.checksum_ns), inputs.c_str(), name.c_str());
+        }
     }
     for (auto& [why, n] : g_declined)
         std::fprintf(stderr, "[encore-replay] %" PRIu64 " dispatch(es) not replayed: %s\n", n, why.c_str());

@@ -16,7 +16,9 @@
 // Every pass starts from the same memory (replay restores it), so each pass sees the same inputs.
 //
 // Environment:
-//   ENCORE_METRICS=a,b,c       the metrics (required)
+//   ENCORE_METRICS=a,b,c       the metrics (required); a name the dispatch's agent does not have
+//                              ends the program with status 2 at its first selected dispatch, with
+//                              the agent's metrics listed (exit_unknown_metrics)
 //   ENCORE_REPLAY_KERNEL=TEXT  only kernels whose name (demangled or as the runtime gave it) contains TEXT
 //   ENCORE_REPLAY_COUNT=N      only the first N selected dispatches (as Nsight Compute's -c)
 //   ENCORE_REPLAY_REPORT=FILE  also a CSV: dispatch_id,kernel,metric,value,pass,passes,replay_us
@@ -29,6 +31,7 @@
 #include <encore/domains/events.hpp>
 #include <encore/encore.hpp>
 #include <rocprofiler-sdk/counter_config.h>
+#include <rocprofiler-sdk/agent.h>
 #include <rocprofiler-sdk/counters.h>
 #include <rocprofiler-sdk/dispatch_counting_service.h>
 #include <rocprofiler-sdk/experimental/kernel_replay.h>
@@ -108,15 +111,108 @@ std::string csv_field(const std::string& s) {
     return q + "\"";
 }
 
+/// The names of every metric `agent` lists, sorted.
+std::vector<std::string> metrics_of(rocprofiler_agent_id_t agent) {
+    std::vector<std::string> names;
+    rocprofiler_iterate_agent_supported_counters(
+        agent,
+        [](rocprofiler_agent_id_t, rocprofiler_counter_id_t* ids, size_t n, void* data) {
+            auto& out = *static_cast<std::vector<std::string>*>(data);
+            for (size_t i = 0; i < n; ++i) {
+                rocprofiler_counter_info_v0_t info{};
+                if (rocprofiler_query_counter_info(ids[i], ROCPROFILER_COUNTER_INFO_VERSION_0, &info) ==
+                        ROCPROFILER_STATUS_SUCCESS &&
+                    info.name != nullptr)
+                    out.emplace_back(info.name);
+            }
+            return ROCPROFILER_STATUS_SUCCESS;
+        },
+        &names);
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+/// "agent 1 (gfx90a)" where the runtime lists the agent (HSA: its id is a handle, meaningless to
+/// a reader), else "agent ID" (CUDA lists none: its id is the device ordinal).
+std::string agent_label(rocprofiler_agent_id_t agent) {
+    struct query {
+        rocprofiler_agent_id_t id;
+        std::string label;
+    } q{agent, "agent " + std::to_string(agent.handle)};
+    rocprofiler_query_available_agents(
+        ROCPROFILER_AGENT_INFO_VERSION_0,
+        [](rocprofiler_agent_version_t, const void** agents, size_t n, void* data) {
+            auto& q = *static_cast<query*>(data);
+            for (size_t i = 0; i < n; ++i) {
+                const auto* a = static_cast<const rocprofiler_agent_v0_t*>(agents[i]);
+                if (a->id.handle == q.id.handle)
+                    q.label = "agent " + std::to_string(a->logical_node_id) + " (" +
+                              (a->name != nullptr ? a->name : "") + ")";
+            }
+            return ROCPROFILER_STATUS_SUCCESS;
+        },
+        sizeof(rocprofiler_agent_v0_t), &q);
+    return q.label;
+}
+
+/// Metrics the agent does not have: a typo would otherwise cost a whole run with no numbers, so
+/// the tool says which names are wrong and what the agent has, then ends the program with status
+/// 2 (encore-replay's status for a bad option) at its first selected dispatch, before that
+/// dispatch runs. A list too long to read (CUDA's: every base metric with each rollup) is cut to
+/// the names that begin as the first unknown one does (its unit: `sm__`, or its first 3 letters).
+[[noreturn]] void exit_unknown_metrics(rocprofiler_agent_id_t agent, const std::vector<std::string>& unknown) {
+    std::string said;
+    for (const auto& m : unknown) said += (said.empty() ? "" : ", ") + m;
+    std::fprintf(stderr, "[encore-replay] %s has no metric %s", agent_label(agent).c_str(), said.c_str());
+    constexpr std::size_t readable = 100;
+    const std::vector<std::string> all = metrics_of(agent);
+    std::vector<std::string> shown = all;
+    std::size_t matching = all.size();  // the names of the shown kind, listed or not
+    const std::string& u = unknown.front();
+    const std::size_t unit = u.find("__");
+    const std::string prefix = u.substr(0, unit != std::string::npos ? unit + 2 : std::min<std::size_t>(3, u.size()));
+    if (all.size() > readable) {
+        shown.clear();
+        matching = 0;
+        for (const auto& m : all)
+            if (m.compare(0, prefix.size(), prefix) == 0 && ++matching <= readable) shown.push_back(m);
+    }
+    if (all.empty())
+        std::fprintf(stderr, "; it lists no metrics");
+    else if (shown.size() == all.size())
+        std::fprintf(stderr, "; its metrics:");
+    else
+        std::fprintf(stderr, "; of its %zu metrics, %zu begin with '%s'%s", all.size(), matching, prefix.c_str(),
+                     shown.empty()              ? ""
+                     : shown.size() == matching ? ":"
+                                                : ", the first of them:");
+    for (std::size_t i = 0; i < shown.size(); ++i) std::fprintf(stderr, "%s %s", i == 0 ? "" : ",", shown[i].c_str());
+    if (shown.size() != all.size())
+        std::fprintf(stderr, " (rocprofiler_iterate_agent_supported_counters lists them all; on NVIDIA GPUs, "
+                             "ncu --query-metrics lists the base names)");
+    std::fprintf(stderr, "\n[encore-replay] unknown metric: ending the program with status 2 before its first "
+                         "selected dispatch runs\n");
+    if (g_csv != nullptr) std::fclose(g_csv);  // its header only: no dispatch was counted
+    std::fflush(nullptr);
+    // Not exit(): this runs inside the runtime's dispatch path, where the program's and the
+    // runtime's exit handlers would run with its locks held.
+    std::_Exit(2);
+}
+
 /// The plan of `agent`, made at its first selected dispatch (g_mutex held).
 plan& plan_of(std::uint64_t agent) {
     auto [it, made] = g_plans.try_emplace(agent);
     plan& p = it->second;
     if (!made) return p;
     const rocprofiler_agent_id_t a{agent};
+    std::vector<std::string> unknown;
     for (const auto& m : g_metrics) {
         rocprofiler_counter_id_t id{};
         const rocprofiler_status_t st = encore_counter_find_by_name(a, m.c_str(), &id);
+        if (st == ROCPROFILER_STATUS_ERROR_COUNTER_NOT_FOUND) {
+            unknown.push_back(m);
+            continue;
+        }
         if (st != ROCPROFILER_STATUS_SUCCESS) {
             std::fprintf(stderr, "[encore-replay] agent %" PRIu64 " has no metric %s (%s): not collecting\n", agent,
                          m.c_str(), rocprofiler_get_status_string(st));
@@ -124,6 +220,7 @@ plan& plan_of(std::uint64_t agent) {
         }
         p.ids.push_back(id);
     }
+    if (!unknown.empty()) exit_unknown_metrics(a, unknown);
     if (!g_groups) {
         rocprofiler_counter_config_id_t cfg{0};
         std::size_t passes = 0;

@@ -118,8 +118,10 @@ def main():
             r = rows(report)
             check(rc == 0 and out == bare and words in err and all(x["value"] == "" for x in r),
                   f"{env}: the program runs, '{words}' said, no values ({len(r)} rows)", err + str(r))
+        # An unknown metric: named, with the device's metrics of its unit, exit 2 at the first selected launch.
         rc, out, err = run([replay, "--backend", "cuda", "--metrics", "sm__bogus.sum", program])
-        check(rc == 0 and out == bare and "has no metric sm__bogus.sum" in err, "an unknown metric is named", err)
+        check(rc == 2 and "has no metric sm__bogus.sum" in err and "sm__inst_executed.sum" in err,
+              f"an unknown metric is named, the device's listed, exit 2 (rc={rc})", err)
         rc, out, err = run([replay, "--backend", "cuda", "--metrics", "lts__t_sectors.sum", "-k", "stream", "-o", report,
                             program])
         if groups:

@@ -6,8 +6,8 @@ usage: check_metrics_sim.py ENCORE_REPLAY PROGRAM CODE_OBJECT
 
 The software runtime's counters by name, in one pass (they always fit one), one CSV row per
 metric per dispatch with the values docs/counters.md gives (SQ_WAVES: 2 waves per 67-item
-workgroup, 1 per 64-item one; SPI_CSN_NUM_THREADGROUPS: the workgroups), -k selection, and an
-unknown name refused by name without numbers."""
+workgroup, 1 per 64-item one; SPI_CSN_NUM_THREADGROUPS: the workgroups), -k selection, and
+unknown names refused by name with the agent's metrics listed, exit 2, without numbers."""
 import csv
 import os
 import subprocess
@@ -15,6 +15,8 @@ import sys
 import tempfile
 
 WORKGROUPS = 10
+# The software runtime's counters (docs/counters.md)
+SIM_COUNTERS = ["SQ_WAVES", "SPI_CSN_NUM_THREADGROUPS", "GRBM_COUNT", "GRBM_GUI_ACTIVE", "ENCORE_KERNEL_BUSY_NS"]
 failures = []
 
 
@@ -53,10 +55,18 @@ def main():
         with open(report, newline="", encoding="utf-8") as f:
             rows = list(csv.DictReader(f))
         check(rc == 0 and [r["kernel"] for r in rows] == ["bump"], "-k bump: one row", str(rows))
-        rc, out, err = run([replay, "--sim", "--metrics", "NO_SUCH_COUNTER", "-o", report, program, co, str(WORKGROUPS)])
+        # Unknown names (a typo beside a valid one): each named, the agent's metrics listed, exit 2 at
+        # the first selected dispatch, before it runs (no row, the program stopped there).
+        rc, out, err = run([replay, "--sim", "--metrics", "SQ_WAVES,SQ_WAVEZ,NO_SUCH_COUNTER", "-o", report, program,
+                            co, str(WORKGROUPS)])
         with open(report, newline="", encoding="utf-8") as f:
             rows = list(csv.DictReader(f))
-        check(rc == 0 and "has no metric NO_SUCH_COUNTER" in err and rows == [], "an unknown counter is named", err)
+        check(rc == 2, f"unknown metrics: exit 2 (rc={rc})", err)
+        check("has no metric SQ_WAVEZ, NO_SUCH_COUNTER" in err and rows == [], "the unknown metrics are named", err)
+        listed = err[err.find("its metrics:"):] if "its metrics:" in err else ""
+        for name in SIM_COUNTERS:
+            check(name in listed, f"the agent's metric {name} is listed", err)
+        check("replayed_bump" not in out, "the program stops at its first selected dispatch", out)
         rc, out, err = run([replay, "--sim", "--metrics", "SQ_WAVES", "--range", "x", program, co])
         check(rc == 2 and "--range and --metrics" in err, "--range with --metrics: exit 2", err)
     if failures:

@@ -27,6 +27,17 @@ for k in saxpy_accumulate counter_increment atomic_append; do
         { cat "$tmp/all.csv" >&2; fail "$k replayed twice per dispatch"; }
 done
 
+# A -k that matches no kernel: said on stderr with the kernels that ran and their dispatch counts
+# (as Nsight Compute does), not an empty table; the exit status stays the program's (0).
+"$replay" --sim -k nosuchkernel "$program" "$co" 2 >"$tmp/out" 2>"$tmp/err" ||
+    { cat "$tmp/err" >&2; fail "-k nosuchkernel: the program's exit status"; }
+grep -q "^\[encore-replay\] no dispatch matched -k 'nosuchkernel'" "$tmp/err" ||
+    { cat "$tmp/err" >&2; fail "-k nosuchkernel: not said"; }
+for k in saxpy_accumulate counter_increment atomic_append; do
+    grep -Eq "^ +2  $k\$" "$tmp/err" || { cat "$tmp/err" >&2; fail "-k nosuchkernel: $k and its 2 dispatches not listed"; }
+done
+if grep -q "median_us" "$tmp/err"; then cat "$tmp/err" >&2; fail "-k nosuchkernel: an empty table"; fi
+
 # Bad options: a clear message, exit 2, the program does not run.
 for bad in "-n 1" "-n x" "--policy fast" "--frobnicate"; do
     # shellcheck disable=SC2086
