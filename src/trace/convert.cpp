@@ -773,16 +773,36 @@ std::string stem_for(const convert_options& o, const process_dir& d) {
 
 bool has(const std::vector<std::string>& v, std::string_view s) { return std::find(v.begin(), v.end(), s) != v.end(); }
 
-void convert_process(const process_dir& dir, const convert_options& o, convert_result& result) {
-    process p;
-    p.dir = &dir;
-    for (const auto& t : dir.threads) {
+// Pass 1 over a process's files: what its records refer to.
+void gather_process(process& p, convert_result& result) {
+    for (const auto& t : p.dir->threads) {
         const read_result r = read_thread(t.path, [&](std::uint16_t type, const void* body, std::uint32_t n) {
             gather(p, type, body, n);
         });
         if (r.torn) ++result.torn;
         for (const auto d : r.drops) result.dropped += d;
     }
+}
+
+// A fork child (no exec) wrote no names, agents or kernel symbols of its own (tool.cpp's
+// on_fork_child): it has its parent's, those of the latest folder of its parent's pid opened
+// before its own. What the child learned itself (a kind first used after the fork) stays.
+void inherit_from_parent(process& child, const std::vector<std::unique_ptr<process>>& all) {
+    const process* parent = nullptr;
+    for (const auto& q : all)
+        if (q.get() != &child && q->dir->pid == child.dir->ppid &&
+            q->dir->open_monotonic_ns <= child.dir->open_monotonic_ns &&
+            (parent == nullptr || q->dir->open_monotonic_ns > parent->dir->open_monotonic_ns))
+            parent = q.get();
+    if (parent == nullptr) return;
+    for (const auto& [k, names] : parent->kinds) child.kinds.emplace(k, names);
+    for (const auto& [h, a] : parent->agents) child.agents.emplace(h, a);
+    for (const auto& [id, k] : parent->kernels) child.kernels.emplace(id, k);
+}
+
+// Pass 2: a process's calls and events to the writers.
+void convert_process(process& p, const convert_options& o, convert_result& result) {
+    const process_dir& dir = *p.dir;
     if (!p.hello) {
         result.errors.push_back(dir.path + ": no records of encore-trace's tool (not converted)");
         return;
@@ -947,13 +967,20 @@ convert_result convert(const std::string& records_root, const convert_options& o
             }
         }
     }
-    for (const process_dir& d : list_processes(records_root)) {
+    const std::vector<process_dir> dirs = list_processes(records_root);
+    std::vector<std::unique_ptr<process>> all;
+    for (const process_dir& d : dirs) {
         if (!d.meta_valid) {
             result.errors.push_back(d.path + ": " + d.error);
             continue;
         }
-        convert_process(d, options, result);
+        auto p = std::make_unique<process>();
+        p->dir = &d;
+        gather_process(*p, result);
+        all.push_back(std::move(p));
     }
+    for (auto& p : all) inherit_from_parent(*p, all);
+    for (auto& p : all) convert_process(*p, options, result);
     return result;
 }
 

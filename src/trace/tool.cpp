@@ -76,25 +76,11 @@ struct api_kind {
 int g_args_depth = 0;
 std::vector<api_kind*> g_kinds;  // filled before the context starts; read-only after
 
-// The records every process folder starts with (hello aside): the kinds' names, the agents and
-// the kernel symbols seen so far. A fork child's folder gets them again (on_fork_child), so it
-// converts on its own. Guarded by g_prologue_mutex (pthread_atfork holds it across fork).
-std::mutex g_prologue_mutex;
-std::vector<std::byte> g_prologue;  // records as (u16 type, u16 pad, u32 size, body)
-
-void keep_in_prologue(std::uint16_t type, const void* body, std::uint32_t n) {
-    std::lock_guard lk(g_prologue_mutex);
-    const std::uint32_t head[2] = {type, n};
-    const auto* h = reinterpret_cast<const std::byte*>(head);
-    g_prologue.insert(g_prologue.end(), h, h + sizeof(head));
-    const auto* b = static_cast<const std::byte*>(body);
-    g_prologue.insert(g_prologue.end(), b, b + n);
-}
-
-// Writes a record and keeps it for fork children.
+// Writes a record the converter looks up by id later (names, agents, kernel symbols). A fork
+// child does not write them again: the converter takes them from its parent's folder (the child
+// has no lock to take safely at fork, and the parent's are a copy of what it knew).
 void write_kept(std::uint16_t type, const std::vector<std::byte>& body) {
     append(type, body.data(), static_cast<std::uint32_t>(body.size()));
-    keep_in_prologue(type, body.data(), static_cast<std::uint32_t>(body.size()));
 }
 
 // rocprofiler_get_timestamp's clock (CLOCK_BOOTTIME, as the reference's and every record of
@@ -115,22 +101,10 @@ void write_hello() noexcept {
     append(rec::hello, &h, sizeof(h));
 }
 
-// The child of a fork (without exec) records into a folder of its own; it starts with the
-// parent's prologue, so it converts alone. Runs in the child, single-threaded: the prologue's
-// mutex was taken by the prepare handler and is released here.
-void on_fork_prepare() { g_prologue_mutex.lock(); }
-void on_fork_parent() { g_prologue_mutex.unlock(); }
-void on_fork_child() {
-    write_hello();
-    std::size_t at = 0;
-    while (at + 8 <= g_prologue.size()) {
-        std::uint32_t head[2];
-        std::memcpy(head, g_prologue.data() + at, sizeof(head));
-        append(static_cast<std::uint16_t>(head[0]), g_prologue.data() + at + 8, head[1]);
-        at += 8 + head[1];
-    }
-    g_prologue_mutex.unlock();
-}
+// The child of a fork (without exec) records into a folder of its own from its first record
+// on: its hello names its pid and parent, and the converter gives it its parent's names, agents
+// and kernel symbols. Async-signal-safe (append is), as a fork child handler must be.
+void on_fork_child() { write_hello(); }
 
 // ---- API calls ----------------------------------------------------------------------------------
 
@@ -545,7 +519,7 @@ int initialize(rocprofiler_client_finalize_t, void*) {
     write_agents();
     if (failed != 0) std::fprintf(stderr, "[encore-trace] %d tracing services could not be configured\n", failed);
     if (rocprofiler_start_context(ctx) != ROCPROFILER_STATUS_SUCCESS) return 1;
-    ::pthread_atfork(&on_fork_prepare, &on_fork_parent, &on_fork_child);
+    ::pthread_atfork(nullptr, nullptr, &on_fork_child);
     return 0;
 }
 
