@@ -1,13 +1,14 @@
 // src/trace/convert_main.cpp — encore-trace-convert: what encore-trace runs after the program
 // ended, and what a user runs on a record folder kept with --keep-records.
 //
-//   encore-trace-convert [-f rocpd,json,csv] [-d DIR] [--output-file NAME] [--print-calls]
-//                        [--no-summary] RECORDS_DIR
+//   encore-trace-convert [-f rocpd,json,csv] [-d DIR] [--output-file NAME] [--load LIBRARY]
+//                        [--print-calls] [--no-summary] RECORDS_DIR
 //
 // Exit status: 0 when every process converted, 1 when something could not be written or read
 // (each reason on stderr), 2 for a wrong command line.
 #include "convert.hpp"
 
+#include <dlfcn.h>
 #include <sys/stat.h>
 
 #include <cstdio>
@@ -19,7 +20,7 @@ namespace {
 
 constexpr const char* usage =
     "usage: encore-trace-convert [-f|--output-format rocpd,json,csv] [-d|--output-directory DIR]\n"
-    "                            [--output-file NAME] [--print-calls] [--no-summary] RECORDS_DIR\n";
+    "                            [--output-file NAME] [--load LIBRARY] [--print-calls] [--no-summary] RECORDS_DIR\n";
 
 bool split_formats(std::string_view list, std::vector<std::string>& out) {
     while (!list.empty()) {
@@ -62,6 +63,15 @@ int main(int argc, char** argv) {
             const char* v = value("--output-file");
             if (v == nullptr) return 2;
             o.output_file = v;
+        } else if (a == "--load") {
+            // A library whose kinds' arguments the records carry (encore's libcuda.so.1 for the CUDA
+            // driver API): loaded, its kinds register with libencore, and their arguments format
+            // by name instead of as argument words.
+            const char* v = value("--load");
+            if (v == nullptr) return 2;
+            if (::dlopen(v, RTLD_NOW | RTLD_LOCAL) == nullptr)
+                std::fprintf(stderr, "encore-trace-convert: %s (arguments of its kinds convert as argument words)\n",
+                             ::dlerror());
         } else if (a == "--print-calls") {
             o.print_calls = true;
         } else if (a == "--no-summary") {

@@ -104,6 +104,11 @@ def main():
                       "record path: kernels timed, on a GPU agent")
                 launches = q("SELECT count(*) FROM regions WHERE category = 'CUDA_DRIVER_API' AND name = 'cuLaunchKernel'")
                 check(launches == [(5,)], f"record path: 5 cuLaunchKernel regions ({launches})")
+                # Arguments by name (the converter loads libencore-cuda's declarations).
+                args = q("SELECT name, value FROM region_args WHERE id IN (SELECT id FROM regions "
+                         "WHERE name = 'cuMemAlloc_v2') ORDER BY id")
+                check(("bytesize", "4096") in args and any(n == "dptr" for n, _ in args),
+                      f"record path: cuMemAlloc_v2's arguments by name ({args[:4]})")
                 corr = q("SELECT count(*) FROM kernels k JOIN regions r ON r.stack_id = k.stack_id "
                          "WHERE r.name = 'cuLaunchKernel'")
                 check(corr == [(5,)], f"record path: each kernel correlates with its launch ({corr})")
