@@ -194,7 +194,15 @@ void initialize() noexcept {
             continue;
         }
         if (t.result == nullptr) continue;  // the tool declined
-        if (t.result->size < sizeof(rocprofiler_tool_configure_result_t) - sizeof(void*)) {
+        // Size 0: tools written for the reference leave it unset (Mneme's rocr_profile), and the
+        // reference reads the struct whole: so does encore, with a note. A size between 1 and the
+        // struct's is a struct from some other layout: refused.
+        if (t.result->size == 0) {
+            std::fprintf(stderr,
+                         "[encore] tool from %s returned a configure result with size 0; read as the whole "
+                         "struct, as rocprofiler-sdk does (set size = sizeof(rocprofiler_tool_configure_result_t))\n",
+                         origin.c_str());
+        } else if (t.result->size < sizeof(rocprofiler_tool_configure_result_t) - sizeof(void*)) {
             std::fprintf(stderr, "[encore] tool from %s returned a configure result of unknown size %zu; ignored\n",
                          origin.c_str(), t.result->size);
             continue;

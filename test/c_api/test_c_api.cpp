@@ -1,5 +1,6 @@
 // test/c_api/test_c_api.cpp — every function of the seed's C API: success paths, each documented
 // error, null pointers, invalid ids, calls outside initialization, repeated calls, threads.
+#include "../support/stderr_capture.hpp"
 #include "../support/tool_fixture.hpp"
 
 #include <encore/domains/hsa.hpp>
@@ -558,6 +559,48 @@ TEST_CASE("registration: force_configure, is_initialized, is_finalized, failing 
     CHECK(finalized == 1);
     CHECK(rocprofiler_is_finalized(&s) == ROCPROFILER_STATUS_SUCCESS);
     CHECK(s == 1);
+}
+
+TEST_CASE("registration: a configure result of size 0 is read whole, as the reference does; a partial size is refused") {
+    encore::core::reset_registration_for_testing();
+    static int zero_init = 0, partial_init = 0, zero_fini = 0;
+    struct zero {
+        static rocprofiler_tool_configure_result_t* configure(uint32_t, const char*, uint32_t,
+                                                              rocprofiler_client_id_t* id) {
+            id->name = "size-zero";
+            // What a tool that never sets `size` returns (Olympus-HPC Mneme's rocr_profile).
+            static rocprofiler_tool_configure_result_t r{0,
+                                                         [](rocprofiler_client_finalize_t, void*) {
+                                                             ++zero_init;
+                                                             return 0;
+                                                         },
+                                                         [](void*) { ++zero_fini; }, nullptr};
+            return &r;
+        }
+    };
+    struct partial {
+        static rocprofiler_tool_configure_result_t* configure(uint32_t, const char*, uint32_t,
+                                                              rocprofiler_client_id_t* id) {
+            id->name = "size-eight";
+            static rocprofiler_tool_configure_result_t r{8,
+                                                         [](rocprofiler_client_finalize_t, void*) {
+                                                             ++partial_init;
+                                                             return 0;
+                                                         },
+                                                         nullptr, nullptr};
+            return &r;
+        }
+    };
+    CHECK(rocprofiler_force_configure(&zero::configure) == ROCPROFILER_STATUS_SUCCESS);
+    CHECK(rocprofiler_force_configure(&partial::configure) == ROCPROFILER_STATUS_SUCCESS);
+    const std::string out = test_support::stderr_of([] { encore::initialize(); });
+    CAPTURE(out);
+    CHECK(zero_init == 1);
+    CHECK(partial_init == 0);
+    CHECK(out.find("configure result with size 0; read as the whole struct") != std::string::npos);
+    CHECK(out.find("configure result of unknown size 8; ignored") != std::string::npos);
+    encore::core::finalize();
+    CHECK(zero_fini == 1);
 }
 
 TEST_CASE("status names and strings, version, timestamps") {
