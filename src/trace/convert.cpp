@@ -4,6 +4,7 @@
 // writers, so memory stays bounded by the names, not by the number of records.
 #include "convert.hpp"
 
+#include "json.hpp"
 #include "record_file.hpp"
 #include "records.hpp"
 #if ENCORE_TRACE_ROCPD
@@ -273,28 +274,6 @@ std::string csv_field(std::string_view s) {
     return out + '"';
 }
 
-std::string json_string(std::string_view s) {
-    std::string out = "\"";
-    for (const char ch : s) {
-        const auto c = static_cast<unsigned char>(ch);
-        switch (c) {
-            case '"': out += "\\\""; break;
-            case '\\': out += "\\\\"; break;
-            case '\n': out += "\\n"; break;
-            case '\r': out += "\\r"; break;
-            case '\t': out += "\\t"; break;
-            default:
-                if (c < 0x20 || c >= 0x80) {
-                    char buf[8];
-                    std::snprintf(buf, sizeof buf, "\\u%04x", c);
-                    out += buf;
-                } else {
-                    out += ch;
-                }
-        }
-    }
-    return out + '"';
-}
 
 std::string us(std::uint64_t ns) {
     char buf[32];

@@ -11,6 +11,8 @@
 // statements prepared once and bound with SQLITE_STATIC (the caller's strings outlive the step).
 #include "rocpd.hpp"
 
+#include "json.hpp"
+
 #include <sqlite3.h>
 #include <sys/utsname.h>
 
@@ -102,33 +104,6 @@ std::string read_first_line(const char* path) {
     return line;
 }
 
-void json_escape_into(std::string& out, std::string_view s) {
-    for (char ch : s) {
-        const auto c = static_cast<unsigned char>(ch);
-        switch (c) {
-            case '"': out += "\\\""; break;
-            case '\\': out += "\\\\"; break;
-            case '\n': out += "\\n"; break;
-            case '\r': out += "\\r"; break;
-            case '\t': out += "\\t"; break;
-            default:
-                if (c < 0x20) {
-                    char buf[8];
-                    std::snprintf(buf, sizeof buf, "\\u%04x", c);
-                    out += buf;
-                } else {
-                    out += ch;
-                }
-        }
-    }
-}
-
-std::string json_string(std::string_view s) {
-    std::string out = "\"";
-    json_escape_into(out, s);
-    out += '"';
-    return out;
-}
 
 // sqlite3 stores 64-bit signed integers; ids and addresses above 2^63 keep their bits.
 sqlite3_int64 i64(std::uint64_t v) { return static_cast<sqlite3_int64>(v); }

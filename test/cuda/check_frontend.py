@@ -128,6 +128,10 @@ def main():
                 events = json.load(f)
             dispatches = [e for e in events if e.get("cat") == "KERNEL_DISPATCH"]
             check(len(dispatches) == 5, f"record path: 5 dispatches in trace.json ({len(dispatches)})")
+            # UTF-8 text stays UTF-8 (not each byte as a Latin-1 character).
+            ranges = sorted(e["name"] for e in events if e.get("cat") == "MARKER_CORE_API" and e.get("ph") == "X"
+                            and not e["name"].startswith("roctx"))
+            check("wide \u00fc" in ranges, f"record path: NVTX ranges in trace.json, UTF-8 kept ({ranges})")
 
     # The backend from the program (it links libcuda.so.1); no NVTX library without --marker-trace.
     rc, stdout, stderr = run([trace, "--quiet", program])
