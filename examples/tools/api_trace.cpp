@@ -333,44 +333,76 @@ std::map<std::string, std::pair<std::string, std::uint64_t>> g_started_ranges;
 // The end of one traced call, whatever its API: printed, and written to trace.json and
 // api_trace.csv (with roctx/NVTX ranges as slices of their own). `name` is the function as the
 // summary prints it, `c_name` as trace.json names it, `ret` its formatted return value.
+// A call's arguments as printed (`line`: "a=1, b=2"), as trace.json's args, and the first one.
+struct formatted_args {
+    std::uint64_t correlation = 0;
+    std::string line, args_json, first_arg;
+};
+
+// Arguments through the C API (libencore instantiates every domain's printers once), following
+// pointers `depth` deep (2 at EXIT; 1 at ENTER, where a deeper read would warn that out-parameters
+// are not written yet).
+void format_args(const encore::record& r, formatted_args& out, int depth = 2) {
+    out.correlation = r.correlation_id.internal;
+    out.line.clear(), out.args_json.clear(), out.first_arg.clear();
+    struct arg_sink {
+        formatted_args* out;
+        bool print, keep;
+    } sink{&out, !g_quiet, g_out.json >= 0};
+    if (!sink.print && !sink.keep) return;
+    rocprofiler_iterate_callback_tracing_kind_operation_args(
+        r,
+        [](rocprofiler_callback_tracing_kind_t, rocprofiler_tracing_operation_t, uint32_t n, const void* const, int32_t,
+           const char*, const char* name, const char* value, int32_t, void* data) {
+            auto* k = static_cast<arg_sink*>(data);
+            if (k->print) {
+                if (n != 0) k->out->line += ", ";
+                k->out->line += name;
+                k->out->line += '=';
+                k->out->line += value;
+            }
+            if (k->keep) {
+                if (n == 0) k->out->first_arg = value;
+                json_string(k->out->args_json, name);
+                k->out->args_json += ':';
+                json_string(k->out->args_json, value);
+                k->out->args_json += ',';
+            }
+            return 0;
+        },
+        depth, &sink);
+}
+
+// Whether an operation frees or destroys what its arguments point at (hsa_queue_destroy, ...):
+// those are formatted at ENTER, while that memory is valid; read at EXIT they printed freed
+// memory (hsa_queue_destroy's queue as type=1024334536, base_address=0xf4bba118a50853e3).
+bool invalidates_args(std::string_view op) {
+    static constexpr std::string_view words[] = {"destroy", "Destroy", "free",   "Free",      "release",
+                                                 "Release", "unload",  "Unload", "shut_down", "Unregister"};
+    return std::any_of(std::begin(words), std::end(words), [&](std::string_view w) { return op.find(w) != op.npos; });
+}
+
+// The arguments of this thread's call formatted at its ENTER (one at a time: such calls do not
+// nest), taken by its EXIT if the correlation id matches.
+thread_local formatted_args t_entered;
+
 void trace_call(const encore::record& r, std::uint64_t start, std::string_view name, const char* c_name,
                 const std::string& ret) {
     const std::uint64_t end = now_ns();
     const bool keep = g_out.json >= 0;
-    std::string line, args_json, first_arg;
-    struct arg_sink {
-        std::string* line;
-        std::string* args_json;
-        std::string* first_arg;
-        bool print, keep;
-    } sink{&line, &args_json, &first_arg, !g_quiet, keep};
+    formatted_args args;
+    if (t_entered.correlation == r.correlation_id.internal && t_entered.correlation != 0) {
+        args = std::move(t_entered);
+        t_entered.correlation = 0;
+    } else {
+        format_args(r, args);
+    }
+    std::string line, &args_json = args.args_json, &first_arg = args.first_arg;
     if (!g_quiet) {
         line += name;
         line += '(';
+        line += args.line;
     }
-    // Arguments through the C API (libencore instantiates every domain's printers once).
-    if (!g_quiet || keep)
-        rocprofiler_iterate_callback_tracing_kind_operation_args(
-            r,
-            [](rocprofiler_callback_tracing_kind_t, rocprofiler_tracing_operation_t, uint32_t n, const void* const,
-               int32_t, const char*, const char* name, const char* value, int32_t, void* data) {
-                auto* k = static_cast<arg_sink*>(data);
-                if (k->print) {
-                    if (n != 0) *k->line += ", ";
-                    *k->line += name;
-                    *k->line += '=';
-                    *k->line += value;
-                }
-                if (k->keep) {
-                    if (n == 0) *k->first_arg = value;
-                    json_string(*k->args_json, name);
-                    *k->args_json += ':';
-                    json_string(*k->args_json, value);
-                    *k->args_json += ',';
-                }
-                return 0;
-            },
-            2, &sink);
     std::string j, csv;
     const char* const kind = kind_name(r.kind);
     if (keep) format_call(j, csv, kind, c_name, r.correlation_id.internal, r.thread_id, start, end, args_json, ret);
@@ -417,10 +449,19 @@ void trace_call(const encore::record& r, std::uint64_t start, std::string_view n
     if (keep && emit(j, g_out.api, csv)) g_out.api_records.fetch_add(1, std::memory_order_relaxed);
 }
 
+// Per operation of a domain: invalidates_args of its name.
+template <class Domain>
+const std::vector<bool> g_invalidating = [] {
+    std::vector<bool> v(Domain::size);
+    for (std::size_t i = 0; i < Domain::size; ++i) v[i] = invalidates_args(Domain::names[i]);
+    return v;
+}();
+
 template <class Domain>
 void on_call(const encore::record& r, rocprofiler_user_data_t& ud) {
     if (r.phase == ROCPROFILER_CALLBACK_PHASE_ENTER) {
         ud.value = now_ns();  // handed back at EXIT
+        if (g_invalidating<Domain>[static_cast<std::size_t>(r.operation)]) format_args(r, t_entered, 1);
         return;
     }
     // A single OMPT callback (phase NONE) is a call that takes no time.
@@ -453,6 +494,12 @@ std::array<const char*, cuda_ops> g_cuda_names{};  // filled at initialization
 void on_cuda_call(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t* ud, void*) {
     if (r.phase == ROCPROFILER_CALLBACK_PHASE_ENTER) {
         ud->value = now_ns();
+        if (r.operation >= 0 && static_cast<std::size_t>(r.operation) < cuda_ops &&
+            g_cuda_names[static_cast<std::size_t>(r.operation)] != nullptr &&
+            invalidates_args(g_cuda_names[static_cast<std::size_t>(r.operation)])) {
+            const encore::record& rec = r;
+            format_args(rec, t_entered, 1);
+        }
         return;
     }
     if (r.phase != ROCPROFILER_CALLBACK_PHASE_EXIT || r.operation < 0 || static_cast<std::size_t>(r.operation) >= cuda_ops)

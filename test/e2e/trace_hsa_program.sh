@@ -19,6 +19,9 @@ check 'hsa_agent_get_info\(agent=handle=0x[0-9a-f]+, attribute=HSA_AGENT_INFO_DE
 check 'hsa_executable_get_symbol_by_name\(executable=handle=0x[0-9a-f]+, symbol_name="[a-z_]+(\.kd)?", .*\) -> HSA_STATUS_SUCCESS'
 check 'hsa_amd_memory_pool_allocate\(.*\) -> HSA_STATUS_SUCCESS'
 check 'hsa_shut_down\(\) -> HSA_STATUS_SUCCESS'
+# A call that frees its argument is formatted at ENTER: hsa_queue_destroy prints the queue the
+# program created (its size), not the freed memory after the call.
+check 'hsa_queue_destroy\(queue=\{type=[01], features=[0-9]+, base_address=0x[0-9a-f]+, .*size=[0-9]+, id=[0-9]+\}\) -> HSA_STATUS_SUCCESS'
 # The summary counts each traced call once: lines == total.
 total=$(sed -nE 's/.*\] ([0-9]+) API calls traced.*/\1/p' "$tmp/traced.err")
 lines=$(grep -cE '\] tid=[0-9]+ corr=' "$tmp/traced.err" || true)
