@@ -16,6 +16,12 @@ void fill(event& e, kind k, op_id op, std::uint64_t mask) noexcept {
     for (std::uint64_t m = mask; m != 0; m &= m - 1) {
         const auto c = static_cast<unsigned>(__builtin_ctzll(m));
         e.external[c] = t->top[c].load(std::memory_order_relaxed);
+        // A context with the external correlation id request service for this kind is asked,
+        // here where the event is made (a dispatch's ENQUEUE, on the launching thread), as the
+        // reference asks it: Caliper attributes kernels to its regions this way. A callback that
+        // declines (non-zero) leaves the stack's value.
+        std::uint64_t requested = e.external[c];
+        if (tracing::detail::request_external(t, c, k, op, e.internal, requested)) e.external[c] = requested;
         e.user_data[c].value = 0;
     }
 }
