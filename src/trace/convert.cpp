@@ -173,10 +173,13 @@ std::string quoted(std::string_view s) {
 
 // A call's arguments as text, from the bytes the tool copied. Per kind, a zeroed payload of the
 // kind's size is reused; its arguments are overwritten from the record and formatted at depth 0.
+// Converting millions of calls, the strings of the previous call's arguments are reused (assign
+// keeps their capacity): a fresh vector of fresh strings per call was a malloc per argument field.
 class arg_formatter {
 public:
-    std::vector<arg_text> format(const rec::api_call_body& b, const std::byte* args, const char* text) {
-        std::vector<arg_text> out;
+    /// The call's arguments into `out` (its previous contents reused).
+    void format(const rec::api_call_body& b, const std::byte* args, const char* text, std::vector<arg_text>& out) {
+        used_ = 0;
         if (b.text_kind == rec::text_formatted) {
             // name=value lines, formatted at the call (--args-depth).
             std::string_view t(text, b.text_size);
@@ -185,22 +188,17 @@ public:
                 const auto nl = t.find('\n');
                 const std::string_view line = t.substr(0, nl);
                 const auto eq = line.find('=');
-                arg_text a;
-                a.position = i++;
-                a.name = std::string(line.substr(0, eq));
-                a.value = eq == line.npos ? "" : std::string(line.substr(eq + 1));
-                out.push_back(std::move(a));
+                put(out, i++, "", line.substr(0, eq), eq == line.npos ? std::string_view{} : line.substr(eq + 1));
                 if (nl == t.npos) break;
                 t.remove_prefix(nl + 1);
             }
-            return out;
+            out.resize(used_);
+            return;
         }
-        encore_operation_payload_layout_t l{};
-        l.size = sizeof(l);
         const auto kind = static_cast<rocprofiler_callback_tracing_kind_t>(b.kind);
         const auto op = static_cast<rocprofiler_tracing_operation_t>(b.operation);
-        if (encore_query_operation_payload_layout(kind, op, &l) == ROCPROFILER_STATUS_SUCCESS &&
-            l.args_offset + std::min<std::uint64_t>(b.args_size, l.args_size) <= l.payload_size) {
+        const encore_operation_payload_layout_t& l = layout(kind, op);
+        if (l.payload_size != 0 && l.args_offset + std::min<std::uint64_t>(b.args_size, l.args_size) <= l.payload_size) {
             auto& buf = payload_[b.kind];
             if (buf.size() != l.payload_size) buf.assign(l.payload_size, std::byte{0});
             std::memset(buf.data() + l.args_offset, 0, l.payload_size - l.args_offset);
@@ -212,24 +210,29 @@ public:
             r.operation = op;
             r.phase = ROCPROFILER_CALLBACK_PHASE_EXIT;
             r.payload = buf.data();
+            struct sink {
+                arg_formatter* self;
+                std::vector<arg_text>* out;
+            } k{this, &out};
             rocprofiler_iterate_callback_tracing_kind_operation_args(
                 r,
                 [](rocprofiler_callback_tracing_kind_t, rocprofiler_tracing_operation_t, uint32_t n, const void* const,
                    int32_t, const char* type, const char* name, const char* value, int32_t, void* data) {
-                    static_cast<std::vector<arg_text>*>(data)->push_back(
-                        {n, type != nullptr ? type : "", name != nullptr ? name : "", value != nullptr ? value : ""});
+                    auto* k = static_cast<sink*>(data);
+                    k->self->put(*k->out, n, type != nullptr ? type : "", name != nullptr ? name : "",
+                                 value != nullptr ? value : "");
                     return 0;
                 },
-                0, &out);
+                0, &k);
         } else {
-            // A kind whose library this process does not have (the CUDA driver API): the argument
-            // words as they were passed.
+            // A kind whose library this process does not have: the argument words as passed.
             for (std::uint32_t i = 0; i + 8 <= b.args_size; i += 8) {
                 std::uint64_t w = 0;
                 std::memcpy(&w, args + i, sizeof(w));
-                out.push_back({i / 8, "", "arg" + std::to_string(i / 8), hex(w)});
+                put(out, i / 8, "", "arg" + std::to_string(i / 8), hex(w));
             }
         }
+        out.resize(used_);
         // The strings the call passed, copied at the call: <index><bytes>\0 each.
         const char* at = text;
         const char* end = text + b.text_size;
@@ -240,11 +243,35 @@ public:
                 if (a.position == index) a.value = quoted(s) + (b.truncated ? "..." : "");
             at += 2 + s.size();
         }
-        return out;
     }
 
 private:
+    void put(std::vector<arg_text>& out, std::uint32_t position, std::string_view type, std::string_view name,
+             std::string_view value) {
+        if (used_ == out.size()) out.emplace_back();
+        arg_text& a = out[used_++];
+        a.position = position;
+        a.type.assign(type);
+        a.name.assign(name);
+        a.value.assign(value);
+    }
+    // encore_query_operation_payload_layout, once per operation (payload_size 0: not known here).
+    const encore_operation_payload_layout_t& layout(rocprofiler_callback_tracing_kind_t kind,
+                                                    rocprofiler_tracing_operation_t op) {
+        const auto key = (static_cast<std::uint64_t>(kind) << 32) | static_cast<std::uint32_t>(op);
+        auto it = layouts_.find(key);
+        if (it == layouts_.end()) {
+            encore_operation_payload_layout_t l{};
+            l.size = sizeof(l);
+            if (encore_query_operation_payload_layout(kind, op, &l) != ROCPROFILER_STATUS_SUCCESS) l.payload_size = 0;
+            it = layouts_.emplace(key, l).first;
+        }
+        return it->second;
+    }
+
+    std::size_t used_ = 0;
     std::unordered_map<std::uint32_t, std::vector<std::byte>> payload_;
+    std::unordered_map<std::uint64_t, encore_operation_payload_layout_t> layouts_;
 };
 
 // ---- writers -----------------------------------------------------------------------------------
@@ -529,16 +556,23 @@ public:
     bool wants_args() const override { return true; }
     void call(const call_view& c) override {
         thread(c.tid);
-        rocpd::region r;
+        rocpd::region& r = region_;  // reused: its strings keep their capacity from call to call
         r.tid = c.tid;
         r.start_ns = c.body->start_ns;
         r.end_ns = c.body->end_ns;
+        r.corr = {};
         r.corr.internal = c.body->correlation_id;
         r.category = *c.kind;
         r.name = *c.op;
         r.message = c.message;
-        r.args.reserve(c.args->size());
-        for (const auto& a : *c.args) r.args.push_back({a.position, a.type, a.name, a.value});
+        r.args.resize(c.args->size());
+        for (std::size_t i = 0; i < c.args->size(); ++i) {
+            const arg_text& a = (*c.args)[i];
+            r.args[i].position = a.position;
+            r.args[i].type = a.type;
+            r.args[i].name = a.name;
+            r.args[i].value = a.value;
+        }
         db_->add_region(r);
     }
     void range(const range_view& m) override {
@@ -652,6 +686,7 @@ private:
 
     const process& p_;
     std::unique_ptr<rocpd::writer> db_;
+    rocpd::region region_;
     std::set<std::uint64_t> added_, threads_, queues_, unnamed_;
 };
 #endif
@@ -859,9 +894,11 @@ void convert_process(process& p, const convert_options& o, convert_result& resul
                     c.body = &b;
                     c.kind = &p.kind_name(b.kind);
                     c.op = &p.op_name(b.kind, b.operation);
-                    call_args.clear();
                     const auto* text = reinterpret_cast<const char*>(bytes + sizeof(b) + b.args_size);
-                    if (args) call_args = formatter.format(b, bytes + sizeof(b), text);
+                    if (args)
+                        formatter.format(b, bytes + sizeof(b), text, call_args);
+                    else
+                        call_args.clear();
                     c.args = &call_args;
                     const bool marker = b.kind == ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API;
                     if (marker && !call_args.empty()) {
