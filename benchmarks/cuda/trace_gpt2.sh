@@ -22,14 +22,18 @@ work=$(mktemp -d)
 export CUBLAS_WORKSPACE_CONFIG=:4096:8
 field() { grep -E "^$1=" "$2" | tail -1 | cut -d= -f2; }
 
-for round in 1 2 3; do
-    python3 "$prog" > "$work/bare_$round.txt" 2> "$work/bare_$round.err"
-    python3 "$prog" --profile > "$work/prof_$round.txt" 2> "$work/prof_$round.err"
-    "$trace" --kernel-trace --quiet -d "$work/kernel_$round" -f rocpd -- python3 "$prog" \
+# ROUNDS (default 3) and STEPS (timed steps per run, default 20): the machine's noise between
+# runs (a bare step's median moved 16-22 ms in one call) asks for more of both.
+rounds=${ROUNDS:-3}
+steps=${STEPS:-20}
+for round in $(seq "$rounds"); do
+    python3 "$prog" --steps "$steps" > "$work/bare_$round.txt" 2> "$work/bare_$round.err"
+    python3 "$prog" --steps "$steps" --profile > "$work/prof_$round.txt" 2> "$work/prof_$round.err"
+    "$trace" --kernel-trace --quiet -d "$work/kernel_$round" -f rocpd -- python3 "$prog" --steps "$steps" \
         > "$work/kernel_$round.txt" 2> "$work/kernel_$round.err"
     ENCORE_CUDA_DISPATCH_TIMING=auto "$trace" --kernel-trace --quiet -d "$work/cupti_$round" -f rocpd -- \
-        python3 "$prog" > "$work/cupti_$round.txt" 2> "$work/cupti_$round.err"
-    "$trace" --runtime-trace --quiet -d "$work/runtime_$round" -f rocpd -- python3 "$prog" \
+        python3 "$prog" --steps "$steps" > "$work/cupti_$round.txt" 2> "$work/cupti_$round.err"
+    "$trace" --runtime-trace --quiet -d "$work/runtime_$round" -f rocpd -- python3 "$prog" --steps "$steps" \
         > "$work/runtime_$round.txt" 2> "$work/runtime_$round.err"
     for c in bare prof kernel cupti runtime; do
         echo "round $round $c: median_step_ms=$(field median_step_ms "$work/${c}_$round.txt") final_loss=$(field final_loss "$work/${c}_$round.txt")"
@@ -37,9 +41,9 @@ for round in 1 2 3; do
 done
 for c in kernel cupti runtime; do tail -3 "$work/${c}_1.err"; done
 
-python3 - "$work" <<'PY'
+python3 - "$work" "$rounds" <<'PY'
 import glob, os, sqlite3, statistics, sys
-work = sys.argv[1]
+work, rounds = sys.argv[1], range(1, int(sys.argv[2]) + 1)
 def field(path, name):
     for line in open(path):
         if line.startswith(name + "="):
@@ -47,7 +51,7 @@ def field(path, name):
     return None
 med = {}
 for c in ("bare", "prof", "kernel", "cupti", "runtime"):
-    vals = [float(field(f"{work}/{c}_{r}.txt", "median_step_ms") or "nan") for r in (1, 2, 3)]
+    vals = [float(field(f"{work}/{c}_{r}.txt", "median_step_ms") or "nan") for r in rounds]
     med[c] = statistics.median(vals)
     print(f"{c:8s} median of rounds' median step: {med[c]:.3f} ms  ({', '.join(f'{v:.3f}' for v in vals)})")
 for c in ("prof", "kernel", "cupti", "runtime"):
@@ -59,7 +63,7 @@ def check(what, ok):
     print(("PASS: " if ok else "FAIL: ") + what)
     fails += 0 if ok else 1
 for c in ("kernel", "cupti", "runtime"):
-    losses = {field(f"{work}/{c}_{r}.txt", "final_loss") for r in (1, 2, 3)}
+    losses = {field(f"{work}/{c}_{r}.txt", "final_loss") for r in rounds}
     check(f"{c}: final loss equals bare's ({losses} vs {bare_loss})", losses == {bare_loss})
 prof_kernels = int(field(f"{work}/prof_1.txt", "profiler_kernels") or -1)
 for c in ("kernel", "cupti", "runtime"):
