@@ -54,6 +54,7 @@ private:
     void* explicit_ = nullptr;
     std::mutex fallback_mutex_;
     void* fallback_ = nullptr;
+    std::once_flag self_once_;  // the message that the named library is this interposer, once
 };
 
 /// The lazy-resolution policy (backend/interposer.hpp) of a library that only forwards: every op

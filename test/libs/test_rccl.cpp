@@ -14,6 +14,8 @@
 //   env       ENCORE_RCCL_LIBRARY=<fake>: that library, nothing preloaded
 //   missing   ENCORE_RCCL_LIBRARY=<no such file>: every call fails with ncclSystemError, a
 //             string function returns encore's text, nothing crashes, one warning per function
+//   self      ENCORE_RCCL_LIBRARY=<libencore-rccl itself>: the same as missing (it forwarded every
+//             call to itself: a crash with a tool, an endless loop without)
 //   untraced  the tool configures no RCCL kind: results unchanged, no records
 //   queries   the C API's names and argument iteration of RCCL_API (no call made)
 #include "../support/check.hpp"
@@ -507,7 +509,7 @@ int main(int argc, char** argv) {
     }
     if (g_scenario == "preload" || g_scenario == "env" || g_scenario == "local") {
         scenario_preload();
-    } else if (g_scenario == "missing") {
+    } else if (g_scenario == "missing" || g_scenario == "self") {
         scenario_missing();
     } else if (g_scenario == "untraced") {
         scenario_program(false);
