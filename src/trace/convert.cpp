@@ -97,6 +97,15 @@ bool read_body(const void* body, std::uint32_t n, T& out) {
     return true;
 }
 
+// An event record of type Body, read whole (else skipped), counted and handed to `f`.
+template <class Body, class F>
+void to_writers(const void* body, std::uint32_t n, std::uint64_t& count, F&& f) {
+    Body b;
+    if (!read_body(body, n, b)) return;
+    ++count;
+    f(b);
+}
+
 // The text after a fixed body, NUL-bounded inside [at, end).
 std::string bounded_string(const char* at, const char* end) {
     if (at >= end) return {};
@@ -928,27 +937,21 @@ void convert_process(process& p, const convert_options& o, convert_result& resul
                     }
                     break;
                 }
-                case rec::dispatch: {
-                    rec::dispatch_body d;
-                    if (!read_body(body, n, d)) return;
-                    ++result.dispatches;
-                    for (auto& w : writers) w->dispatch(d.thread_id != 0 ? d.thread_id : tid, d);
+                case rec::dispatch:
+                    to_writers<rec::dispatch_body>(body, n, result.dispatches, [&](const rec::dispatch_body& d) {
+                        for (auto& w : writers) w->dispatch(d.thread_id != 0 ? d.thread_id : tid, d);
+                    });
                     break;
-                }
-                case rec::memory_copy: {
-                    rec::memory_copy_body c;
-                    if (!read_body(body, n, c)) return;
-                    ++result.copies;
-                    for (auto& w : writers) w->copy(c);
+                case rec::memory_copy:
+                    to_writers<rec::memory_copy_body>(body, n, result.copies, [&](const rec::memory_copy_body& c) {
+                        for (auto& w : writers) w->copy(c);
+                    });
                     break;
-                }
-                case rec::allocation: {
-                    rec::allocation_body a;
-                    if (!read_body(body, n, a)) return;
-                    ++result.allocations;
-                    for (auto& w : writers) w->allocation(a);
+                case rec::allocation:
+                    to_writers<rec::allocation_body>(body, n, result.allocations, [&](const rec::allocation_body& a) {
+                        for (auto& w : writers) w->allocation(a);
+                    });
                     break;
-                }
                 default: break;
             }
         });
