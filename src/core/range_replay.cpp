@@ -82,6 +82,10 @@ void deliver(range_state& r, rocprofiler_range_replay_operation_t op, rocprofile
     if (((r.ops >> op) & 1u) == 0) return;
     const auto& slot = tracing::detail::slots[range_kind][r.ctx];
     if (!slot.set()) return;
+    // A tool disabled during the range (a callback that threw) hears nothing more of it: the
+    // slot stays set, its context does not stay valid.
+    const context* c = find_context(rocprofiler_context_id_t{r.ctx});
+    if (c == nullptr || !c->valid.load(std::memory_order_relaxed)) return;  // invalidate_client_contexts stores it
     t_busy = true;
     slot.call(rocprofiler_callback_tracing_record_t{rocprofiler_context_id_t{r.ctx}, r.tid, r.correlation,
                                                     ROCPROFILER_CALLBACK_TRACING_RANGE_REPLAY, op, phase, &p},

@@ -25,6 +25,8 @@
 //               inside one (nor its passes); a thread that ends with its range open drops it.
 //   no_service  no context configured RANGE_REPLAY: begin CONTEXT_NOT_FOUND, end INVALID_ARGUMENT.
 //   stopped     the context is configured but not started: begin CONTEXT_NOT_STARTED.
+//   throws      the tool throws at CONFIG ENTER: disabled, it gets nothing more of the range (no
+//               CLOSE), and the memory is one run's.
 #include "../../examples/hsa/hsa_example.hpp"
 #include "../support/check.hpp"
 
@@ -38,6 +40,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <stdexcept>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -123,7 +126,8 @@ enum class plan {
     toggles,
     callbacks,
     diverge,
-    copies
+    copies,
+    throws  // CONFIG ENTER throws: the tool is disabled, and hears nothing more of the range
 };
 std::map<std::uint64_t, plan> g_plan;
 
@@ -197,6 +201,7 @@ void on_range(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t* 
                 p->pass_count_cb = &count_5;
                 p->replay_continue_cb = &stop_after_2;
                 break;
+            case plan::throws: lk.unlock(); throw std::runtime_error("a tool's bug at CONFIG ENTER");
             case plan::callbacks:
                 p->pass_count_cb = &count_4;
                 lk.unlock();
@@ -404,6 +409,32 @@ range_seen one_range(device_state& d, std::uint64_t id, plan pl) {
     expect(rocprofiler_range_replay_end() == ROCPROFILER_STATUS_SUCCESS, "end");
     expect(memory_as_one_run(d), "range " + std::to_string(id) + ": the memory is what one run leaves");
     return seen(id);
+}
+
+// A tool whose CONFIG ENTER throws is disabled (the tool boundary): the range runs once as the
+// program wrote it, and the disabled tool gets no CLOSE (nor anything else) afterwards.
+int throws(const char* co) {
+    device_state d{};
+    setup(d, co);
+    {
+        std::lock_guard lk(g_mutex);
+        g_plan[7] = plan::throws;
+    }
+    reset(d);
+    expect(rocprofiler_range_replay_begin(7) == ROCPROFILER_STATUS_SUCCESS, "begin");
+    body(d);
+    (void)rocprofiler_range_replay_end();  // the range's context is disabled by now
+    expect(memory_as_one_run(d), "the memory is what one run leaves");
+    const range_seen s = seen(7);
+    expect(s.config_enter == 1, "CONFIG ENTER reached the tool once (it threw there)");
+    expect(s.config_exit == 0 && s.pass_enter == 0 && s.close_enter == 0 && s.close_exit == 0,
+           "nothing reached the disabled tool after it threw (CONFIG EXIT " + std::to_string(s.config_exit) +
+               ", CLOSE " + std::to_string(s.close_enter) + "/" + std::to_string(s.close_exit) + ")");
+    int valid = 1;
+    expect(rocprofiler_context_is_valid(g_ctx, &valid) == ROCPROFILER_STATUS_SUCCESS && valid == 0,
+           "the tool's context is invalid");
+    teardown(d);
+    return 0;
 }
 
 int rules(const char* co) {
@@ -891,7 +922,8 @@ extern "C" __attribute__((visibility("default"))) rocprofiler_tool_configure_res
 
 int main(int argc, char** argv) {
     if (argc < 3) {
-        std::fprintf(stderr, "usage: %s <range code object> rules|copies|declines|mixed|no_service|stopped\n", argv[0]);
+        std::fprintf(stderr, "usage: %s <range code object> rules|copies|declines|mixed|throws|no_service|stopped\n",
+                     argv[0]);
         return 2;
     }
     g_mode = argv[2];
@@ -903,6 +935,7 @@ int main(int argc, char** argv) {
     if (g_mode == "declines") rc = declines(argv[1]);
     if (g_mode == "copies") rc = copies(argv[1]);
     if (g_mode == "mixed") rc = mixed(argv[1]);
+    if (g_mode == "throws") rc = throws(argv[1]);
     if (g_mode == "no_service" || g_mode == "stopped") {
         const auto want = g_mode == "no_service" ? ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND
                                                  : ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_STARTED;
