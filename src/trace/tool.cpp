@@ -74,12 +74,11 @@ struct api_kind {
 };
 
 int g_args_depth = 0;
-std::vector<api_kind*> g_kinds;  // filled before the context starts; read-only after
 
 // Writes a record the converter looks up by id later (names, agents, kernel symbols). A fork
 // child does not write them again: the converter takes them from its parent's folder (the child
 // has no lock to take safely at fork, and the parent's are a copy of what it knew).
-void write_kept(std::uint16_t type, const std::vector<std::byte>& body) {
+void write_record(std::uint16_t type, const std::vector<std::byte>& body) {
     append(type, body.data(), static_cast<std::uint32_t>(body.size()));
 }
 
@@ -196,7 +195,7 @@ void learn_kind(api_kind* k) {
     std::vector<std::byte> body(sizeof(nb) + text.size());
     std::memcpy(body.data(), &nb, sizeof(nb));
     std::memcpy(body.data() + sizeof(nb), text.data(), text.size());
-    write_kept(rec::names, body);
+    write_record(rec::names, body);
 }
 
 void learn_once(api_kind* k) noexcept {
@@ -419,7 +418,7 @@ void on_code_object(const rocprofiler_callback_tracing_record_t* r, rocprofiler_
         std::vector<std::byte> body(sizeof(b) + len + 1);
         std::memcpy(body.data(), &b, sizeof(b));
         std::memcpy(body.data() + sizeof(b), name, len);
-        write_kept(rec::kernel_symbol, body);
+        write_record(rec::kernel_symbol, body);
     } catch (...) {
         // Out of memory: the kernel's dispatches convert as "kernel <id>".
     }
@@ -438,7 +437,7 @@ void write_agents() {
         std::vector<std::byte> body(sizeof(b) + len + 1);
         std::memcpy(body.data(), &b, sizeof(b));
         if (len != 0) std::memcpy(body.data() + sizeof(b), a->name, len);
-        write_kept(rec::agent, body);
+        write_record(rec::agent, body);
     }
 }
 
@@ -492,8 +491,7 @@ int initialize(rocprofiler_client_finalize_t, void*) {
     for (const group& g : groups) {
         if (!selected(domains, g.name)) continue;
         for (auto kind : g.kinds) {
-            api_kind* k = new_kind(kind);
-            g_kinds.push_back(k);
+            api_kind* k = new_kind(kind);  // lives as the service's callback data
             if (encore_configure_callback_tracing_service_ptr(ctx, kind, nullptr, 0, &on_api, k) !=
                 ROCPROFILER_STATUS_SUCCESS)
                 ++failed;
