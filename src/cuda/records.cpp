@@ -72,32 +72,50 @@ struct context_timing {
     std::uint64_t base_ns = 0;
     std::uint64_t calibrated_at = 0;  // core::now_ns() then; 0: never
     std::uint64_t error_ns = 0;       // half-width of the base's window
-    std::atomic<long> in_flight{0};   // records not delivered yet
+    // Records queued and delivered: the launching threads count the first, the delivering threads
+    // (CUPTI's, the completion thread) the second, each on a line of its own, so that a launch
+    // writes no cache line those threads write. In flight: queued - delivered (in_flight()).
+    alignas(64) std::atomic<std::uint64_t> queued{0};
+    alignas(64) std::atomic<std::uint64_t> delivered{0};
     // CUPTI's stream keys (cupti::context_key / stream_key) of this context and of its legacy
     // default stream, found at the first launch that needs them (0: not yet, or CUPTI cannot say).
     std::atomic<std::uint64_t> cupti_context{0}, cupti_legacy{0};
 };
 
+/// Whether records of `t` are still to be delivered. `delivered` is read first: if it is at least
+/// what `queued` is afterwards, everything queued by then was delivered.
+bool in_flight(const context_timing& t) noexcept {
+    const std::uint64_t d = t.delivered.load(std::memory_order_acquire);
+    return t.queued.load(std::memory_order_acquire) > d;
+}
+
+// A context's timing state is never freed: a forgotten context's (forget()) moves to g_retired,
+// where records still in flight find it. Why: with a reference count, every launch would write
+// the count's line and CUPTI's thread would write it again when the record is freed (on the H200
+// that one `lock addl` was 3 % of a launching thread's samples). What a program that destroys
+// contexts pays: one context_timing (a few hundred bytes) per context it destroyed.
 std::mutex g_contexts_mutex;
-auto* g_contexts = new std::map<CUcontext, std::shared_ptr<context_timing>>;  // never destroyed
+auto* g_contexts = new std::map<CUcontext, context_timing*>;  // never destroyed
+auto* g_retired = new std::vector<context_timing*>;           // never destroyed
 
 std::atomic<std::uint64_t> g_generation{1};  // bumped when a context is forgotten
 
-std::shared_ptr<context_timing> timing_of(CUcontext c) {
+/// The timing state of context c (made on first use); throws std::bad_alloc.
+context_timing* timing_of(CUcontext c) {
     // The common case (the thread's context as last time) without the map's lock. An
     // exit_safe_local, so launches from the thread's thread_local destructors find it intact.
     struct last_used {
         CUcontext ctx = nullptr;
         std::uint64_t gen = 0;
-        std::shared_ptr<context_timing> timing;
+        context_timing* timing = nullptr;
     };
     last_used* const last = core::exit_safe_local<last_used>::get();
     const std::uint64_t gen = g_generation.load(std::memory_order_acquire);
-    if (last != nullptr && c == last->ctx && gen == last->gen && last->timing) return last->timing;
+    if (last != nullptr && c == last->ctx && gen == last->gen && last->timing != nullptr) return last->timing;
     std::lock_guard lk(g_contexts_mutex);
     auto& t = (*g_contexts)[c];
-    if (!t) {
-        t = std::make_shared<context_timing>();
+    if (t == nullptr) {
+        t = new context_timing;
         t->ctx = c;
         CUdevice d = 0;
         if (real().ctx_get_device != nullptr && real().ctx_get_device(&d) == CUDA_SUCCESS) t->device = d;
@@ -176,10 +194,12 @@ bool times_of(context_timing& t, CUevent start, CUevent end, std::uint64_t& s, s
 }
 
 // ---- the completion thread ----------------------------------------------------------------------
+struct record_pool;
+
 struct pending {
-    std::shared_ptr<context_timing> t;
+    context_timing* t = nullptr;
     CUevent start = nullptr, end = nullptr;
-    std::unique_ptr<event> ev;
+    event* ev = nullptr;  // &captured once captured (event::capture_into_for), else null
     std::uint64_t mask = 0;
     kind k = kind::kernel_dispatch;
     rocprofiler_callback_tracing_kernel_dispatch_data_t dispatch{};
@@ -190,11 +210,138 @@ struct pending {
     // CUPTI's times, kept apart from `dispatch` until COMPLETE: the launching thread's ENQUEUE
     // EXIT may still be reading that payload when they arrive.
     std::uint64_t cupti_start = 0, cupti_end = 0;
+    event captured;  // not initialized: capture_into_for fills what the contexts read
+    // Where the record goes back to (take_record / give_record); null: not pooled.
+    record_pool* home = nullptr;
+    pending* next_free = nullptr;
+
+    /// As new, but for `captured`, which the next capture fills.
+    void reset() noexcept {
+        t = nullptr;
+        start = end = nullptr;
+        ev = nullptr;
+        mask = 0;
+        k = kind::kernel_dispatch;
+        dispatch = {};
+        copy = {};
+        arrivals.store(0, std::memory_order_relaxed);
+        cupti_start = cupti_end = 0;
+        next_free = nullptr;
+    }
 };
+
+// ---- launch records without the allocator ----------------------------------------------------------
+// Each launching thread keeps a pool of records. A record goes back to its home pool from the
+// thread that delivered its last record (CUPTI's, the completion thread): onto the pool's
+// `returned` stack, which its owner takes whole when its own list runs out. Why: allocating a
+// record (1.4 KB with its event) per launch, freed by another thread, made glibc's allocator a
+// third of a CUPTI-timed launch's cost on the fake driver (benchmarks/RESULTS.md). A pool whose
+// thread ended goes to g_orphans, for the next thread that needs one (records in flight still
+// find their home). Pools are never freed; each keeps at most `pool_keep` idle records.
+struct record_pool {
+    pending* local = nullptr;  // the owning thread's idle records
+    std::size_t local_n = 0;
+    record_pool* next_orphan = nullptr;
+    alignas(64) std::atomic<pending*> returned{nullptr};  // given back by other threads
+};
+constexpr std::size_t pool_keep = 4096;
+
+std::mutex g_orphans_mutex;
+record_pool* g_orphans = nullptr;
+
+/// A thread's pool, handed to g_orphans when the thread ends.
+struct pool_owner {
+    record_pool* pool = nullptr;
+    pool_owner() = default;
+    pool_owner(const pool_owner&) = delete;
+    pool_owner& operator=(const pool_owner&) = delete;
+    ~pool_owner() {
+        if (pool == nullptr) return;
+        std::lock_guard lk(g_orphans_mutex);
+        pool->next_orphan = g_orphans;
+        g_orphans = pool;
+    }
+};
+
+/// This thread's pool (adopted or made when `make`), or null.
+record_pool* my_pool(bool make) noexcept {
+    pool_owner* const o = core::exit_safe_local<pool_owner>::get();
+    if (o == nullptr) return nullptr;
+    if (o->pool == nullptr && make) {
+        {
+            std::lock_guard lk(g_orphans_mutex);
+            if (g_orphans != nullptr) {
+                o->pool = g_orphans;
+                g_orphans = g_orphans->next_orphan;
+                o->pool->next_orphan = nullptr;
+            }
+        }
+        if (o->pool == nullptr) o->pool = new (std::nothrow) record_pool;
+    }
+    return o->pool;
+}
+
+/// A record as new (`captured` aside), or null when there is no memory for one.
+pending* take_record() noexcept {
+    record_pool* const pool = my_pool(true);
+    if (pool != nullptr) {
+        if (pool->local == nullptr) {
+            // What other threads gave back, taken whole; counted, and what is beyond pool_keep freed.
+            pending* p = pool->returned.exchange(nullptr, std::memory_order_acquire);
+            std::size_t n = 0;
+            for (pending* q = p; q != nullptr; q = q->next_free) ++n;
+            while (n > pool_keep) {
+                pending* const extra = p;
+                p = p->next_free;
+                delete extra;
+                --n;
+            }
+            pool->local = p;
+            pool->local_n = n;
+        }
+        if (pending* p = pool->local) {
+            pool->local = p->next_free;
+            --pool->local_n;
+            p->reset();
+            return p;
+        }
+    }
+    pending* const p = new (std::nothrow) pending;
+    if (p != nullptr) p->home = pool;
+    return p;
+}
+
+/// Gives record `p` back to its pool (any thread).
+void give_record(pending* p) noexcept {
+    record_pool* const home = p->home;
+    if (home == nullptr) {
+        delete p;
+        return;
+    }
+    if (home == my_pool(false)) {
+        if (home->local_n >= pool_keep) {
+            delete p;
+            return;
+        }
+        p->next_free = home->local;
+        home->local = p;
+        ++home->local_n;
+        return;
+    }
+    pending* head = home->returned.load(std::memory_order_relaxed);
+    do {
+        p->next_free = head;
+    } while (!home->returned.compare_exchange_weak(head, p, std::memory_order_release, std::memory_order_relaxed));
+}
+
+struct record_deleter {
+    void operator()(pending* p) const noexcept { give_record(p); }
+};
+using record_ptr = std::unique_ptr<pending, record_deleter>;
 
 std::mutex g_queue_mutex;
 std::condition_variable g_queue_cv;
-auto* g_queue = new std::deque<std::unique_ptr<pending>>;  // never destroyed
+auto* g_queue = new std::deque<record_ptr>;  // never destroyed
 bool g_worker_started = false;
 bool g_stop = false;
 
@@ -240,12 +387,12 @@ void complete(pending& p) noexcept {
     const bool ok = wait_event(p.end);
     deliver(p, ok);
     give_back(*p.t, p.start, p.end);
-    p.t->in_flight.fetch_sub(1, std::memory_order_release);
+    p.t->delivered.fetch_add(1, std::memory_order_release);
 }
 
 void worker() noexcept {
     for (;;) {
-        std::unique_ptr<pending> p;
+        record_ptr p;
         {
             std::unique_lock lk(g_queue_mutex);
             g_queue_cv.wait(lk, [] { return g_stop || !g_queue->empty(); });
@@ -266,8 +413,8 @@ void drain_at_exit() noexcept {
     (void)registered;
 }
 
-void enqueue(std::unique_ptr<pending> p) noexcept {
-    p->t->in_flight.fetch_add(1, std::memory_order_relaxed);
+void enqueue(record_ptr p) noexcept {
+    p->t->queued.fetch_add(1, std::memory_order_relaxed);
     std::unique_lock lk(g_queue_mutex);
     if (!g_worker_started) {
         try {
@@ -302,10 +449,12 @@ std::size_t complete_cupti_untimed(const context_timing* t) noexcept;
 /// Waits (bounded) until no record of `t` (or of any context: null) is pending.
 void wait_delivered(const context_timing* t) noexcept {
     auto delivered = [&] {
-        if (t != nullptr) return t->in_flight.load(std::memory_order_acquire) <= 0;
+        if (t != nullptr) return !in_flight(*t);
         std::lock_guard lk(g_contexts_mutex);
         for (const auto& [c, ct] : *g_contexts)
-            if (ct->in_flight.load(std::memory_order_acquire) > 0) return false;
+            if (ct != nullptr && in_flight(*ct)) return false;
+        for (const context_timing* ct : *g_retired)
+            if (in_flight(*ct)) return false;
         return true;
     };
     // CUPTI-timed COMPLETEs arrive when CUPTI hands over its buffers: asked for every millisecond
@@ -344,114 +493,120 @@ std::atomic<std::uint64_t> g_dispatch_id{0};
 
 // ---- CUPTI-timed launches -------------------------------------------------------------------------
 // Pending COMPLETEs by key (one process-wide counter: unique per launch, unlike dispatch ids, which
-// replay passes share).
-std::mutex g_cupti_mutex;
-auto* g_cupti_pending = new std::unordered_map<std::uint64_t, std::unique_ptr<pending>>;  // never destroyed
+// replay passes share), in a table of slots indexed by the key's low bits: a launch claims its slot
+// with one compare-and-swap and CUPTI's thread takes it back with another, neither locking nor
+// allocating. A slot still held by a launch 65,536 keys older (a long queue, or a launch CUPTI
+// never timed) sends the newer one to a map under a lock (the overflow), which the taker looks in
+// only while it holds something.
+struct cupti_slot {
+    // 0: free; a launch's key: it waits there; key | busy: being filled or taken (the holder
+    // writes or reads `p`, then stores the key or 0).
+    std::atomic<std::uint64_t> key{0};
+    pending* p = nullptr;
+};
+constexpr std::uint64_t busy = 1ull << 63;
+constexpr std::size_t cupti_slots = std::size_t{1} << 16;
+cupti_slot g_slots[cupti_slots];  // zero-initialized (static storage): pages only where used
+
+std::mutex g_cupti_mutex;                                                  // the overflow's
+auto* g_cupti_overflow = new std::unordered_map<std::uint64_t, pending*>;  // never destroyed
+std::atomic<std::size_t> g_overflow_n{0};
 std::atomic<std::uint64_t> g_cupti_key{0};
+// Launches put and taken: waiting = put - taken (check_cupti_pairing). Each on its own line, as
+// context_timing's counts.
+alignas(64) std::atomic<std::uint64_t> g_cupti_put{0};
+alignas(64) std::atomic<std::uint64_t> g_cupti_taken{0};
 
-// Launches CUPTI's delivery completed, freed later by a launching thread (reap_cupti). Why: a
-// launch's records are allocated by the launching thread and were freed by CUPTI's, and glibc's
-// free of another thread's chunks takes the allocating arena's lock, which the launching thread
-// needs at its next launch: on the fake driver, perf showed that lock's futex waits and wakes at a
-// fifth of a CUPTI-timed launch's cost. Freed where they were made, they cost a launch nothing.
-std::mutex g_graveyard_mutex;
-auto* g_graveyard = new std::vector<pending*>;  // never destroyed (what it holds is reachable)
+/// Puts launch `p` under `key` (key < busy). false: no room (no memory for the overflow).
+bool put_pending(std::uint64_t key, pending* p) noexcept {
+    cupti_slot& s = g_slots[key & (cupti_slots - 1)];
+    std::uint64_t expected = 0;
+    if (s.key.compare_exchange_strong(expected, key | busy, std::memory_order_acquire, std::memory_order_relaxed)) {
+        s.p = p;
+        s.key.store(key, std::memory_order_release);
+    } else {
+        try {
+            std::lock_guard lk(g_cupti_mutex);
+            g_cupti_overflow->emplace(key, p);
+            g_overflow_n.fetch_add(1, std::memory_order_release);
+        } catch (...) {
+            return false;
+        }
+    }
+    g_cupti_put.fetch_add(1, std::memory_order_relaxed);
+    return true;
+}
 
-/// The second of the launching thread and CUPTI's delivery: COMPLETE with the times CUPTI gave.
-/// `bury`: where the record goes after (reserved by the caller), else it is freed here.
-void finish_cupti(pending* p, std::vector<pending*>* bury = nullptr) noexcept {
+/// Takes the launch waiting under `key` off the table, or null when none waits (any more).
+pending* take_pending(std::uint64_t key) noexcept {
+    cupti_slot& s = g_slots[key & (cupti_slots - 1)];
+    std::uint64_t expected = key;
+    pending* p = nullptr;
+    if (s.key.compare_exchange_strong(expected, key | busy, std::memory_order_acquire, std::memory_order_relaxed)) {
+        p = s.p;
+        s.key.store(0, std::memory_order_release);
+    } else if (g_overflow_n.load(std::memory_order_acquire) != 0) {
+        std::lock_guard lk(g_cupti_mutex);
+        if (auto it = g_cupti_overflow->find(key); it != g_cupti_overflow->end()) {
+            p = it->second;
+            g_cupti_overflow->erase(it);
+            g_overflow_n.fetch_sub(1, std::memory_order_relaxed);
+        }
+    }
+    if (p != nullptr) g_cupti_taken.fetch_add(1, std::memory_order_relaxed);
+    return p;
+}
+
+/// The keys of the launches waiting for context `t` (any: null).
+std::vector<std::uint64_t> pending_keys(const context_timing* t) {
+    std::vector<std::uint64_t> keys;
+    for (cupti_slot& s : g_slots) {
+        std::uint64_t k = s.key.load(std::memory_order_relaxed);
+        if (k == 0 || (k & busy) != 0) continue;
+        // Held while `p` is read, so the launch cannot be taken (and its record reused) meanwhile.
+        if (!s.key.compare_exchange_strong(k, k | busy, std::memory_order_acquire, std::memory_order_relaxed)) continue;
+        const bool ours = t == nullptr || s.p->t == t;
+        s.key.store(k, std::memory_order_release);
+        if (ours) keys.push_back(k);
+    }
+    std::lock_guard lk(g_cupti_mutex);
+    for (const auto& [k, p] : *g_cupti_overflow)
+        if (t == nullptr || p->t == t) keys.push_back(k);
+    return keys;
+}
+
+/// The second of the launching thread and CUPTI's delivery: COMPLETE with the times CUPTI gave,
+/// then the record goes back to its pool.
+void finish_cupti(pending* p) noexcept {
     p->dispatch.start_timestamp = p->cupti_start;
     p->dispatch.end_timestamp = p->cupti_end;
     deliver(*p, false);
-    p->t->in_flight.fetch_sub(1, std::memory_order_release);
-    if (bury != nullptr && bury->size() < bury->capacity())
-        bury->push_back(p);
-    else
-        delete p;
+    p->t->delivered.fetch_add(1, std::memory_order_release);
+    give_record(p);
 }
 
-/// Frees what CUPTI's delivery completed (on a launching thread, every so many launches).
-void reap_cupti() noexcept {
-    std::vector<pending*> dead;
-    {
-        std::lock_guard lk(g_graveyard_mutex);
-        dead.swap(*g_graveyard);
-    }
-    for (pending* p : dead) delete p;
-}
-
-/// CUPTI's times (`timed` false: none) reached launch `p`, taken off the pending map: the second
-/// of the launching thread and CUPTI's delivery finishes it (`bury`: as finish_cupti's).
-void times_arrived(std::unique_ptr<pending> p, std::uint64_t start, std::uint64_t end, bool timed,
-                   std::vector<pending*>* bury = nullptr) noexcept {
+/// CUPTI's times (`timed` false: none) reached launch `p`, taken off the table: the second of the
+/// launching thread and CUPTI's delivery finishes it.
+void times_arrived(pending* p, std::uint64_t start, std::uint64_t end, bool timed) noexcept {
     if (timed) {
         p->cupti_start = start;
         p->cupti_end = end < start ? start : end;
     }
     // acq_rel: the launching thread's ENQUEUE EXIT happened before, or it sees these times.
-    if (p->arrivals.fetch_add(1, std::memory_order_acq_rel) == 0) {
-        (void)p.release();  // the launching thread is still in its ENQUEUE EXIT: it finishes
-        return;
-    }
-    finish_cupti(p.release(), bury);
+    if (p->arrivals.fetch_add(1, std::memory_order_acq_rel) == 0) return;  // the launching thread finishes
+    finish_cupti(p);
 }
 
 bool on_cupti_times(std::uint64_t key, std::uint64_t start, std::uint64_t end, bool timed) noexcept {
-    std::unique_ptr<pending> p;
-    {
-        std::lock_guard lk(g_cupti_mutex);
-        auto it = g_cupti_pending->find(key);
-        if (it == g_cupti_pending->end()) return false;  // not a launch waiting for times (any more)
-        p = std::move(it->second);
-        g_cupti_pending->erase(it);
-    }
-    times_arrived(std::move(p), start, end, timed);
+    pending* const p = take_pending(key);
+    if (p == nullptr) return false;  // not a launch waiting for times (any more)
+    times_arrived(p, start, end, timed);
     return true;
 }
 
-/// A CUPTI buffer's completions in stream order: the map's lock taken once for all of them (the
-/// launching threads take it too, at every launch), then each as on_cupti_times does.
+/// A CUPTI buffer's completions in stream order.
 void on_cupti_batch(const cupti::completion* c, std::size_t n) noexcept {
-    // What was taken from the map; kept between buffers so a buffer costs no allocation. One
-    // buffer at a time calls this (cupti.cpp hands buffers over under its own lock), so one list
-    // serves every thread; never destroyed (CUPTI may deliver at exit).
-    using taken_list = std::vector<std::pair<std::unique_ptr<pending>, const cupti::completion*>>;
-    static taken_list* const taken = new (std::nothrow) taken_list;
-    try {
-        if (taken == nullptr) throw std::bad_alloc();
-        taken->clear();
-        taken->reserve(n);
-    } catch (...) {
-        for (std::size_t i = 0; i < n; ++i) (void)on_cupti_times(c[i].key, c[i].start_ns, c[i].end_ns, c[i].timed);
-        return;
-    }
-    {
-        std::lock_guard lk(g_cupti_mutex);
-        for (std::size_t i = 0; i < n; ++i) {
-            auto it = g_cupti_pending->find(c[i].key);
-            if (it == g_cupti_pending->end()) continue;         // not waiting (any more)
-            taken->emplace_back(std::move(it->second), &c[i]);  // reserved: cannot throw
-            g_cupti_pending->erase(it);
-        }
-    }
-    static std::vector<pending*>* const dead = new (std::nothrow) std::vector<pending*>;  // as `taken`
-    try {
-        if (dead != nullptr) dead->reserve(n);
-    } catch (...) {
-    }
-    for (auto& [p, t] : *taken) times_arrived(std::move(p), t->start_ns, t->end_ns, t->timed, dead);
-    taken->clear();
-    if (dead == nullptr || dead->empty()) return;
-    {
-        std::lock_guard lk(g_graveyard_mutex);
-        try {
-            g_graveyard->insert(g_graveyard->end(), dead->begin(), dead->end());
-            dead->clear();
-        } catch (...) {  // no memory to keep them: freed here after all
-        }
-    }
-    for (pending* p : *dead) delete p;
-    dead->clear();
+    for (std::size_t i = 0; i < n; ++i) (void)on_cupti_times(c[i].key, c[i].start_ns, c[i].end_ns, c[i].timed);
 }
 
 /// Set when CUPTI turned out not to pair launches with kernel records: later launches use events.
@@ -461,11 +616,9 @@ constexpr std::uint64_t pairing_check = 1024;  // launches between checks; also 
 /// The safety net of cupti::pairing_health: gives up on CUPTI (said once), delivering the
 /// launches still waiting without times.
 void check_cupti_pairing() noexcept {
-    std::size_t waiting = 0;
-    {
-        std::lock_guard lk(g_cupti_mutex);
-        waiting = g_cupti_pending->size();
-    }
+    const std::uint64_t taken = g_cupti_taken.load(std::memory_order_relaxed);
+    const std::uint64_t put = g_cupti_put.load(std::memory_order_relaxed);
+    const std::size_t waiting = put > taken ? static_cast<std::size_t>(put - taken) : 0;
     const cupti::health h = cupti::pairing_health(waiting, pairing_check);
     if (h == cupti::health::ok || g_cupti_off.exchange(true)) return;
     cupti::stop();
@@ -483,13 +636,9 @@ void check_cupti_pairing() noexcept {
 
 std::size_t complete_cupti_untimed(const context_timing* t) noexcept {
     std::vector<std::uint64_t> keys;
-    {
-        std::lock_guard lk(g_cupti_mutex);
-        try {
-            for (const auto& [k, p] : *g_cupti_pending)
-                if (t == nullptr || p->t.get() == t) keys.push_back(k);
-        } catch (...) {
-        }
+    try {
+        keys = pending_keys(t);
+    } catch (...) {
     }
     std::size_t n = 0;
     for (std::uint64_t k : keys) n += on_cupti_times(k, 0, 0, false);
@@ -569,7 +718,7 @@ bool cupti_queueing() noexcept;
 CUresult submit_placeholder(const launch_call& c) noexcept {
     const CUcontext ctx = current_context();
     if (ctx == nullptr) return c.submit();
-    std::shared_ptr<context_timing> t;
+    context_timing* t = nullptr;
     try {
         t = timing_of(ctx);
     } catch (...) {
@@ -581,30 +730,20 @@ CUresult submit_placeholder(const launch_call& c) noexcept {
     return r;
 }
 
-/// Launch `c` with its COMPLETE timed by CUPTI; false (nothing done) when it cannot be set up.
-/// `owned->t` is the launch's context's timing state.
-bool launch_cupti(std::unique_ptr<pending>& owned, const launch_call& c, std::uint64_t enqueue_mask,
-                  CUresult& r) noexcept {
+/// Launch `c` with its COMPLETE timed by CUPTI; false (nothing done, `owned` kept) when it cannot
+/// be set up. `owned->t` is the launch's context's timing state.
+bool launch_cupti(record_ptr& owned, const launch_call& c, std::uint64_t enqueue_mask, CUresult& r) noexcept {
     pending* p = owned.get();
     const bool external = cupti::method() == cupti::pairing::external;
     // A stream CUPTI cannot name is timed with events (its kernel record is ignored as not ours).
     const std::uint64_t ids = external ? 0 : cupti_stream_of(*p->t, c);
     if (!external && ids == 0) return false;
     const std::uint64_t key = g_cupti_key.fetch_add(1, std::memory_order_relaxed) + 1;
-    try {
-        std::lock_guard lk(g_cupti_mutex);
-        g_cupti_pending->emplace(key, std::move(owned));
-    } catch (...) {
-        // No memory for the map's node: timed with events instead, unless the insertion consumed
-        // the record (a failed rehash): then the launch runs without its COMPLETE.
-        if (owned) return false;
-        r = c.submit();
-        return true;
-    }
-    p->t->in_flight.fetch_add(1, std::memory_order_relaxed);
+    if (!put_pending(key, p)) return false;  // no memory for the overflow: timed with events
+    (void)owned.release();                   // the table's now, until taken
+    p->t->queued.fetch_add(1, std::memory_order_relaxed);
     drain_at_exit();
     if ((key & (pairing_check - 1)) == 0) check_cupti_pairing();
-    if ((key & 63) == 0) reap_cupti();
     bool pushed = false;
     if (external) {
         pushed = cupti::push(key);
@@ -619,16 +758,8 @@ bool launch_cupti(std::unique_ptr<pending>& owned, const launch_call& c, std::ui
     p->ev->deliver_to(enqueue_mask, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, ROCPROFILER_CALLBACK_PHASE_EXIT, &p->dispatch);
     if (r != CUDA_SUCCESS || !pushed) {
         // No kernel record will come: COMPLETE now, without GPU times (unless CUPTI took it).
-        std::unique_ptr<pending> mine;
-        {
-            std::lock_guard lk(g_cupti_mutex);
-            if (auto it = g_cupti_pending->find(key); it != g_cupti_pending->end()) {
-                mine = std::move(it->second);
-                g_cupti_pending->erase(it);
-            }
-        }
-        if (mine) {
-            finish_cupti(mine.release());
+        if (pending* const mine = take_pending(key)) {
+            finish_cupti(mine);
             return true;
         }
     }
@@ -721,10 +852,11 @@ CUresult launch(const launch_call& c, std::uint64_t dispatch_id) noexcept {
         return c.submit();
     }
     if (capturing(s)) return c.submit();  // recorded into a graph, not run now
-    auto p = std::make_unique<pending>();
-    p->ev = event::capture_heap_for(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE,
-                                    enqueue_mask | complete_mask);
-    if (!p->ev) return cupti_queueing() ? submit_placeholder(c) : c.submit();
+    record_ptr p(take_record());
+    if (p && event::capture_into_for(p->captured, kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE,
+                                     enqueue_mask | complete_mask))
+        p->ev = &p->captured;
+    if (!p || p->ev == nullptr) return cupti_queueing() ? submit_placeholder(c) : c.submit();
     p->mask = complete_mask & p->ev->mask;
     // The context once, its device from the timing state (one driver call per launch fewer: with
     // CUPTI's API records on, each of encore's own driver calls costs a record too).
@@ -756,7 +888,7 @@ CUresult launch(const launch_call& c, std::uint64_t dispatch_id) noexcept {
     if (!timed) {
         // Rejected by the driver (or no timing): COMPLETE now, without GPU times.
         if (p->t && p->start != nullptr) give_back(*p->t, p->start, p->end);
-        p->t.reset();
+        p->t = nullptr;
         deliver(*p, false);
         return r;
     }
@@ -775,10 +907,15 @@ CUresult launch_pass(const launch_call& c, std::uint64_t dispatch_id, std::uint6
     const CUcontext ctx = current_context();
     if (ctx == nullptr || !real().timing()) return CUDA_ERROR_INVALID_CONTEXT;
     pending p;
-    p.t = timing_of(ctx);
+    try {
+        p.t = timing_of(ctx);
+    } catch (...) {
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
     if ((enqueue_mask | complete_mask) != 0) {
-        p.ev = event::capture_heap_for(kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE,
-                                       enqueue_mask | complete_mask);
+        if (event::capture_into_for(p.captured, kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE,
+                                    enqueue_mask | complete_mask))
+            p.ev = &p.captured;
         if (p.ev) {
             p.mask = complete_mask & p.ev->mask;
             fill_dispatch(p.dispatch, c, static_cast<std::uint64_t>(p.t->device), dispatch_id);
@@ -820,9 +957,10 @@ CUresult copy(const copy_call& c) noexcept {
     }
     const CUstream s = c.work_stream();
     if (capturing(s)) return c.submit();
-    auto p = std::make_unique<pending>();
-    p->ev = event::capture_heap(kind::memory_copy, dir);
-    if (!p->ev) return c.submit();
+    record_ptr p(take_record());
+    if (p && event::capture_into_for(p->captured, kind::memory_copy, dir, subscribed(kind::memory_copy, dir)))
+        p->ev = &p->captured;
+    if (!p || p->ev == nullptr) return c.submit();
     p->k = kind::memory_copy;
     const std::uint64_t device = current_device();
     p->copy.size = sizeof(p->copy);
@@ -908,17 +1046,28 @@ CUresult deallocate(op_id op, CUdeviceptr ptr, thunk call, memory_of of) noexcep
 }
 
 void drain(CUcontext c) noexcept {
-    std::shared_ptr<context_timing> t;
+    context_timing* t = nullptr;
     {
         std::lock_guard lk(g_contexts_mutex);
         if (auto it = g_contexts->find(c); it != g_contexts->end()) t = it->second;
     }
-    if (t) wait_delivered(t.get());
+    if (t != nullptr) wait_delivered(t);
 }
 
 void forget(CUcontext c) noexcept {
     std::lock_guard lk(g_contexts_mutex);
-    g_contexts->erase(c);  // its events and stream go with the context
+    if (auto it = g_contexts->find(c); it != g_contexts->end()) {
+        // Its events and stream went with the context; the state stays for records in flight.
+        // (Without memory to list it, it is left unlisted: never freed all the same, so the
+        // records in flight stay valid, but an exit drain does not wait for them.)
+        if (it->second != nullptr) {
+            try {
+                g_retired->push_back(it->second);
+            } catch (...) {
+            }
+        }
+        g_contexts->erase(it);
+    }
     g_generation.fetch_add(1, std::memory_order_acq_rel);
 }
 

@@ -163,7 +163,8 @@ std::uint64_t timestamp() {
 // threads come out of the stream's order, as on an H200 under PyTorch's autograd thread).
 std::atomic<bool> g_per_thread_off{false};
 std::atomic<bool> g_callbacks_registered{false};
-std::vector<std::pair<std::thread::id, std::vector<kernel_record>>> g_thread_buffers;  // g_mutex
+// g_mutex; never destroyed (the periodic flush thread may still hand buffers over at exit)
+auto& g_thread_buffers = *new std::vector<std::pair<std::thread::id, std::vector<kernel_record>>>;
 
 bool per_thread_buffers() { return FAKE_KNOB("FAKE_CUPTI_PER_THREAD_BUFFERS") && !g_per_thread_off.load(); }
 
