@@ -2,7 +2,8 @@
 # Dispatch-record cost per launch of two builds of libencore-cuda side by side (a machine with an
 # NVIDIA GPU; not CI): run_gpu.sh's empty-kernel launch benchmark, rounds taking turns —
 #   bare | CUPTI activity subscriber (CONCURRENT_KERNEL) | encore events | encore CUPTI, OLD | encore CUPTI, NEW
-#   benchmarks/cuda/launch_ab.sh OLD_BUILD [ROUNDS]    (NEW: build-gpu; both with libcuda.so.1 built)
+#   benchmarks/cuda/launch_ab.sh OLD_BUILD [ROUNDS]    (NEW: build-gpu, or ENCORE_AB_BUILD; both with
+#                                                       libcuda.so.1 built)
 # OLD_BUILD holds an earlier libcuda.so.1 (src/cuda/) with its libencore (src/core/); the tool and
 # the benchmark programs are build-gpu's (benchmarks/cuda/prebuild_gpu.sh builds them). Prints
 # each case's rounds, their median and what it adds over bare; a change's effect is the OLD/NEW
@@ -12,7 +13,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 old=${1:?OLD_BUILD}
 rounds=${2:-5}
-B=build-gpu
+B=${ENCORE_AB_BUILD:-build-gpu}
 source benchmarks/cuda/common.sh
 for f in "$B/bench_launch" "$B/bench_launch_cupti" "$B/libcuda_trace_tool.so" "$B/src/cuda/libcuda.so.1" \
     "$old/src/cuda/libcuda.so.1"; do

@@ -3,8 +3,9 @@
 # transformers; not CI):
 #   benchmarks/cuda/trace_gpt2.sh [BUILD_DIR]     (default build-gpu-trace; exits 1 on any FAIL)
 # programs/gpt2_train.py (random weights, 4 layers, deterministic), three rounds taking turns:
-# bare; torch.profiler (CPU and CUDA activities); encore-trace --kernel-trace -f rocpd; the same
-# with ENCORE_CUDA_DISPATCH_TIMING=auto (kernel times from CUPTI instead of CUDA events);
+# bare; torch.profiler (CPU and CUDA activities); encore-trace --kernel-trace -f rocpd with
+# ENCORE_CUDA_DISPATCH_TIMING=events (kernel times from CUDA events, "kernel"); the same with
+# encore-trace's default (auto: times from CUPTI's records, "cupti");
 # encore-trace --runtime-trace -f rocpd (the driver API, markers, kernels, copies, allocations).
 # Prints each run's median step time, the medians' ratios to bare, and checks: the final loss
 # equals the bare run's; every kernel torch.profiler counts in the timed steps is in the rocpd
@@ -29,10 +30,10 @@ steps=${STEPS:-20}
 for round in $(seq "$rounds"); do
     python3 "$prog" --steps "$steps" > "$work/bare_$round.txt" 2> "$work/bare_$round.err"
     python3 "$prog" --steps "$steps" --profile > "$work/prof_$round.txt" 2> "$work/prof_$round.err"
-    "$trace" --kernel-trace --quiet -d "$work/kernel_$round" -f rocpd -- python3 "$prog" --steps "$steps" \
-        > "$work/kernel_$round.txt" 2> "$work/kernel_$round.err"
-    ENCORE_CUDA_DISPATCH_TIMING=auto "$trace" --kernel-trace --quiet -d "$work/cupti_$round" -f rocpd -- \
-        python3 "$prog" --steps "$steps" > "$work/cupti_$round.txt" 2> "$work/cupti_$round.err"
+    ENCORE_CUDA_DISPATCH_TIMING=events "$trace" --kernel-trace --quiet -d "$work/kernel_$round" -f rocpd -- \
+        python3 "$prog" --steps "$steps" > "$work/kernel_$round.txt" 2> "$work/kernel_$round.err"
+    "$trace" --kernel-trace --quiet -d "$work/cupti_$round" -f rocpd -- python3 "$prog" --steps "$steps" \
+        > "$work/cupti_$round.txt" 2> "$work/cupti_$round.err"
     "$trace" --runtime-trace --quiet -d "$work/runtime_$round" -f rocpd -- python3 "$prog" --steps "$steps" \
         > "$work/runtime_$round.txt" 2> "$work/runtime_$round.err"
     for c in bare prof kernel cupti runtime; do
