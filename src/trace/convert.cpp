@@ -5,6 +5,7 @@
 #include "convert.hpp"
 
 #include "json.hpp"
+#include "perfetto.hpp"
 #include "record_file.hpp"
 #include "records.hpp"
 #if ENCORE_TRACE_ROCPD
@@ -180,14 +181,24 @@ std::string quoted(std::string_view s) {
     return out + '"';
 }
 
-// A call's arguments as text, from the bytes the tool copied. Per kind, a zeroed payload of the
-// kind's size is reused; its arguments are overwritten from the record and formatted at depth 0.
-// Converting millions of calls, the strings of the previous call's arguments are reused (assign
-// keeps their capacity): a fresh vector of fresh strings per call was a malloc per argument field.
+// A call's arguments as text, from the bytes the tool copied: a payload of the kind's size is
+// made of them (its size field, the call's arguments, the rest of them zero) and formatted at
+// depth 0 through the C API's argument iteration. Converting millions of calls, the strings of the
+// previous call's arguments are reused (assign keeps their capacity): a fresh vector of fresh
+// strings per call was a malloc per argument field.
+//
+// The payload is built in `scratch`, a buffer in the caller's stack frame: the C API reads a
+// payload without trusting its pointer (guarded_read), which costs a process_vm_readv system call
+// for memory anywhere but the live stack, where it is a plain copy (perf: the system call and
+// its getpid were a fifth of converting 1 M calls). Payloads larger than `scratch` (none of
+// encore's kinds today) are built on the heap.
 class arg_formatter {
 public:
+    static constexpr std::size_t scratch_size = 16384;
+
     /// The call's arguments into `out` (its previous contents reused).
-    void format(const rec::api_call_body& b, const std::byte* args, const char* text, std::vector<arg_text>& out) {
+    void format(const rec::api_call_body& b, const std::byte* args, const char* text, std::vector<arg_text>& out,
+                std::byte* scratch) {
         used_ = 0;
         if (b.text_kind == rec::text_formatted) {
             // name=value lines, formatted at the call (--args-depth).
@@ -207,18 +218,25 @@ public:
         const auto kind = static_cast<rocprofiler_callback_tracing_kind_t>(b.kind);
         const auto op = static_cast<rocprofiler_tracing_operation_t>(b.operation);
         const encore_operation_payload_layout_t& l = layout(kind, op);
-        if (l.payload_size != 0 && l.args_offset + std::min<std::uint64_t>(b.args_size, l.args_size) <= l.payload_size) {
-            auto& buf = payload_[b.kind];
-            if (buf.size() != l.payload_size) buf.assign(l.payload_size, std::byte{0});
-            std::memset(buf.data() + l.args_offset, 0, l.payload_size - l.args_offset);
+        if (l.payload_size != 0 && l.args_offset + l.args_size <= l.payload_size) {
+            std::byte* buf = scratch;
+            if (l.payload_size > scratch_size) {
+                auto& heap = payload_[b.kind];
+                if (heap.size() != l.payload_size) heap.assign(l.payload_size, std::byte{0});
+                buf = heap.data();
+            }
+            // What the iteration reads: the size field and this operation's arguments (what the
+            // record holds, the rest zero). The other bytes of the payload are never formatted.
             const std::uint64_t size = l.payload_size;
-            std::memcpy(buf.data(), &size, sizeof(size));
-            std::memcpy(buf.data() + l.args_offset, args, std::min<std::uint64_t>(b.args_size, l.args_size));
+            std::memcpy(buf, &size, sizeof(size));
+            const std::uint64_t given = std::min<std::uint64_t>(b.args_size, l.args_size);
+            std::memcpy(buf + l.args_offset, args, given);
+            std::memset(buf + l.args_offset + given, 0, l.args_size - given);
             rocprofiler_callback_tracing_record_t r{};
             r.kind = kind;
             r.operation = op;
             r.phase = ROCPROFILER_CALLBACK_PHASE_EXIT;
-            r.payload = buf.data();
+            r.payload = buf;
             struct sink {
                 arg_formatter* self;
                 std::vector<arg_text>* out;
@@ -442,6 +460,135 @@ private:
     out_file file_;
     std::map<std::uint64_t, std::uint64_t> pids_;
     std::map<std::pair<std::uint64_t, std::uint64_t>, std::uint64_t> tids_;
+};
+
+// The Perfetto trace (perfetto.hpp, docs/trace.md): the process, a track per thread (its calls,
+// marker ranges and allocations), per GPU agent a track per queue and per copy direction, flows
+// from each call to the kernels and copies of its correlation id.
+class pftrace_writer final : public writer_base {
+public:
+    pftrace_writer(const process& p, const std::string& path, std::string& error) : p_(p) {
+        ok_ = trace_.open(path, error);
+        const std::vector<std::string>& argv = p.dir->cmdline;
+        std::string name = !argv.empty() ? argv.front() : p.dir->exe;
+        name = name.substr(name.rfind('/') + 1);
+        process_ = trace_.process(p.dir->pid, name, argv);
+        kernel_ = trace_.intern("KERNEL_DISPATCH");
+        copy_ = trace_.intern("MEMORY_COPY");
+        allocation_ = trace_.intern("MEMORY_ALLOCATION");
+        range_ = trace_.intern("MARKER_CORE_RANGE_API");
+        names_ = {trace_.intern("dispatch_id"), trace_.intern("grid"),          trace_.intern("workgroup"),
+                  trace_.intern("lds_bytes"),   trace_.intern("scratch_bytes"), trace_.intern("bytes"),
+                  trace_.intern("address"),     trace_.intern("agent"),         trace_.intern("operation")};
+    }
+    bool ok() const { return ok_; }
+    bool wants_args() const override { return true; }
+    void call(const call_view& c) override {
+        op_ids& op = ops_[c.op];
+        if (op.kind != c.kind) {  // the first call of the op (or "?" of another kind)
+            op = {trace_.intern(*c.op), trace_.intern(*c.kind), c.kind, {}};
+        }
+        args_.clear();
+        for (std::size_t i = 0; i < c.args->size(); ++i) {
+            const arg_text& a = (*c.args)[i];
+            if (i == op.args.size()) op.args.emplace_back(a.name, trace_.intern(a.name));
+            if (op.args[i].first != a.name) op.args[i] = {a.name, trace_.intern(a.name)};
+            args_.add_text(op.args[i].second, a.value);
+        }
+        trace_.slice(thread(c.tid), c.body->start_ns, c.body->end_ns, op.name, op.category, args_,
+                     {c.body->correlation_id, perfetto::flow::out});
+    }
+    void range(const range_view& r) override {
+        args_.clear();
+        args_.add_string(names_.operation, r.operation);
+        trace_.slice(thread(r.tid), r.start, r.end, trace_.intern(r.message.empty() ? r.operation : r.message), range_,
+                     args_, {r.correlation, perfetto::flow::none});
+    }
+    void dispatch(std::uint64_t, const rec::dispatch_body& d) override {
+        auto [it, added] = kernels_.try_emplace(d.kernel_id, 0);
+        if (added) it->second = trace_.intern(p_.kernel_name(d.kernel_id));
+        args_.clear();
+        args_.add_uint(names_.dispatch_id, d.dispatch_id);
+        const auto dims = [](const std::uint32_t(&v)[3]) {
+            char buf[48];
+            std::snprintf(buf, sizeof buf, "%ux%ux%u", v[0], v[1], v[2]);
+            return std::string(buf);
+        };
+        const std::string grid = dims(d.grid), workgroup = dims(d.workgroup);
+        args_.add_string(names_.grid, grid);
+        args_.add_string(names_.workgroup, workgroup);
+        args_.add_uint(names_.lds_bytes, d.group_segment_size);
+        args_.add_uint(names_.scratch_bytes, d.private_segment_size);
+        trace_.slice(gpu_track(d.agent, d.queue, "queue " + std::to_string(d.queue)), d.start_ns, d.end_ns, it->second,
+                     kernel_, args_, {d.correlation_id, perfetto::flow::in});
+    }
+    void copy(const rec::memory_copy_body& c) override {
+        const std::string& op = p_.op_name(ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY, c.operation);
+        const std::uint64_t gpu = c.dst_agent != ~0ull ? c.dst_agent : c.src_agent;
+        args_.clear();
+        args_.add_uint(names_.bytes, c.bytes);
+        // Queues are numbered from 0 up: copy tracks take the ids above them, one per direction.
+        trace_.slice(gpu_track(gpu, ~0ull - static_cast<std::uint32_t>(c.operation), "copies " + op), c.start_ns,
+                     c.end_ns, trace_.intern(op), copy_, args_, {c.correlation_id, perfetto::flow::in});
+    }
+    void allocation(const rec::allocation_body& a) override {
+        args_.clear();
+        args_.add_pointer(names_.address, a.address);
+        args_.add_uint(names_.bytes, a.bytes);
+        if (a.agent != 0) args_.add_string(names_.agent, hex(a.agent));
+        trace_.instant(thread(a.thread_id), a.start_ns,
+                       trace_.intern(p_.op_name(ROCPROFILER_CALLBACK_TRACING_MEMORY_ALLOCATION, a.operation)),
+                       allocation_, args_, {a.correlation_id, perfetto::flow::none});
+    }
+    bool finish(std::string& error) override {
+        const bool ok = trace_.finish(error);
+        if (trace_.left_out() != 0)
+            std::fprintf(stderr,
+                         "[encore-trace] pftrace: %" PRIu64 " events overlapped 256 others on one track: left out\n",
+                         trace_.left_out());
+        return ok;
+    }
+
+private:
+    struct op_ids {
+        perfetto::string_id name = 0, category = 0;
+        const std::string* kind = nullptr;
+        std::vector<std::pair<std::string, perfetto::string_id>> args;  // as the op's last call named them
+    };
+    perfetto::track_id thread(std::uint64_t tid) {
+        auto [it, added] = threads_.try_emplace(tid, 0);
+        if (added) it->second = trace_.thread(process_, p_.dir->pid, static_cast<std::int64_t>(tid), "");
+        return it->second;
+    }
+    perfetto::track_id gpu_track(std::uint64_t agent_handle, std::uint64_t queue, const std::string& name) {
+        auto a = agents_.find(agent_handle);
+        if (a == agents_.end()) {
+            std::string label = "GPU agent " + hex(agent_handle);
+            if (auto k = p_.agents.find(agent_handle); k != p_.agents.end())
+                label = "GPU agent " + std::to_string(k->second.type_index) + " (" + k->second.name + ")";
+            else if (agent_handle < 4096)  // libencore-cuda's agents are device ordinals
+                label = "CUDA device " + std::to_string(agent_handle);
+            a = agents_.emplace(agent_handle, trace_.track(perfetto::no_track, label, perfetto::layout::flat)).first;
+        }
+        auto [q, added] = queues_.try_emplace({agent_handle, queue}, 0);
+        if (added) q->second = trace_.track(a->second, name, perfetto::layout::flat);
+        return q->second;
+    }
+
+    const process& p_;
+    perfetto::trace trace_;
+    bool ok_ = false;
+    perfetto::track_id process_ = perfetto::no_track;
+    perfetto::string_id kernel_ = 0, copy_ = 0, allocation_ = 0, range_ = 0;
+    struct {  // argument names of the GPU side, allocations and marker ranges
+        perfetto::string_id dispatch_id, grid, workgroup, lds_bytes, scratch_bytes, bytes, address, agent, operation;
+    } names_{};
+    perfetto::args args_;
+    std::unordered_map<const std::string*, op_ids> ops_;  // process's names never move
+    std::unordered_map<std::uint64_t, perfetto::string_id> kernels_;
+    std::unordered_map<std::uint64_t, perfetto::track_id> threads_;
+    std::map<std::uint64_t, perfetto::track_id> agents_;
+    std::map<std::pair<std::uint64_t, std::uint64_t>, perfetto::track_id> queues_;
 };
 
 // rocprofv3's CSV files and columns (its kernel_trace, <domain>_api_trace, memory_copy_trace,
@@ -850,6 +997,17 @@ void convert_process(process& p, const convert_options& o, convert_result& resul
             writers.push_back(std::move(w));
         }
     }
+    if (has(o.formats, "pftrace")) {
+        std::string error;
+        auto w = std::make_unique<pftrace_writer>(p, stem + "_results.pftrace", error);
+        if (!w->ok()) {
+            result.ok = false;
+            result.errors.push_back(error);
+        } else {
+            files.push_back(stem + "_results.pftrace");
+            writers.push_back(std::move(w));
+        }
+    }
     if (has(o.formats, "csv")) {
         bool ok = false;
         auto w = std::make_unique<csv_writer>(p, stem, ok);
@@ -885,6 +1043,7 @@ void convert_process(process& p, const convert_options& o, convert_result& resul
     const bool args = std::any_of(writers.begin(), writers.end(), [](auto& w) { return w->wants_args(); });
 
     arg_formatter formatter;
+    alignas(64) std::byte payload_scratch[arg_formatter::scratch_size];  // the live stack: see arg_formatter
     std::vector<arg_text> call_args;
     // Marker ranges: push/pop per thread (a thread's file is in its order), start/stop by id.
     std::map<std::uint64_t, std::vector<range_view>> pushed;
@@ -905,7 +1064,7 @@ void convert_process(process& p, const convert_options& o, convert_result& resul
                     c.op = &p.op_name(b.kind, b.operation);
                     const auto* text = reinterpret_cast<const char*>(bytes + sizeof(b) + b.args_size);
                     if (args)
-                        formatter.format(b, bytes + sizeof(b), text, call_args);
+                        formatter.format(b, bytes + sizeof(b), text, call_args, payload_scratch);
                     else
                         call_args.clear();
                     c.args = &call_args;

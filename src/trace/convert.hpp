@@ -1,7 +1,8 @@
 // src/trace/convert.hpp — turns the record folders a traced run left (record_file.hpp, records.hpp)
 // into what a user reads: a rocpd SQLite database per process (AMD's schema: rocpd.hpp), the
-// Chrome trace-event JSON, CSV files, every call printed, a summary. Runs in encore-trace after
-// the program ended however it ended (convert_main.cpp), never inside the traced program.
+// Chrome trace-event JSON, a Perfetto trace (perfetto.hpp), CSV files, every call printed, a
+// summary. Runs in encore-trace after the program ended however it ended (convert_main.cpp),
+// never inside the traced program.
 //
 //   encore::trace::convert_options o;
 //   o.formats = {"rocpd", "json"};
@@ -21,7 +22,7 @@
 namespace encore::trace {
 
 struct convert_options {
-    std::vector<std::string> formats;  // "rocpd", "json", "csv"; none: only the summary
+    std::vector<std::string> formats;  // "rocpd", "json", "csv", "pftrace"; none: only the summary
     std::string output_dir = ".";      // created if missing
     // The file names' stem, per process: %pid% in it becomes the process id. Default: "%pid%"
     // (rocprofv3's `<pid>_results.db`, `<pid>_kernel_trace.csv`, ...).

@@ -1,7 +1,7 @@
 // src/trace/convert_main.cpp — encore-trace-convert: what encore-trace runs after the program
 // ended, and what a user runs on a record folder kept with --keep-records.
 //
-//   encore-trace-convert [-f rocpd,json,csv] [-d DIR] [--output-file NAME] [--load LIBRARY]
+//   encore-trace-convert [-f rocpd,json,csv,pftrace] [-d DIR] [--output-file NAME] [--load LIBRARY]
 //                        [--print-calls] [--no-summary] RECORDS_DIR
 //
 // Exit status: 0 when every process converted, 1 when something could not be written or read
@@ -19,15 +19,15 @@
 namespace {
 
 constexpr const char* usage =
-    "usage: encore-trace-convert [-f|--output-format rocpd,json,csv] [-d|--output-directory DIR]\n"
+    "usage: encore-trace-convert [-f|--output-format rocpd,json,csv,pftrace] [-d|--output-directory DIR]\n"
     "                            [--output-file NAME] [--load LIBRARY] [--print-calls] [--no-summary] RECORDS_DIR\n";
 
 bool split_formats(std::string_view list, std::vector<std::string>& out) {
     while (!list.empty()) {
         const auto comma = list.find(',');
         const std::string_view f = list.substr(0, comma);
-        if (f != "rocpd" && f != "json" && f != "csv") {
-            std::fprintf(stderr, "encore-trace-convert: unknown output format '%.*s' (rocpd, json, csv)\n",
+        if (f != "rocpd" && f != "json" && f != "csv" && f != "pftrace") {
+            std::fprintf(stderr, "encore-trace-convert: unknown output format '%.*s' (rocpd, json, csv, pftrace)\n",
                          static_cast<int>(f.size()), f.data());
             return false;
         }

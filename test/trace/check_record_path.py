@@ -1,15 +1,18 @@
 """check_record_path.py — encore-trace's record path end to end on the software HSA runtime:
-the outputs (rocpd read through the views AMD's tools read, JSON, CSV), what is kept when the
+the outputs (rocpd read through the views AMD's tools read, JSON, CSV, the Perfetto trace decoded
+by protoc and compared with the rocpd database of the same run), what is kept when the
 program dies (SIGKILL after 100,000 calls, _exit, abort, a crash), forks and a second program
 started through system(), arguments formatted at the call (--args-depth) for a call that frees
 what it is passed.
 
     check_record_path.py ENCORE_TRACE VECTOR_ADD VECTOR_ADD_KERNELS DYING_PROGRAM [sanitized|plain]
 """
+import codecs
 import csv
 import glob
 import json
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -99,6 +102,129 @@ else:
 api_csv = glob.glob(os.path.join(out, "*_hsa_api_trace.csv"))
 expect(len(api_csv) == 1 and sum(1 for _ in open(api_csv[0])) > 10 if api_csv else False, "hsa_api_trace.csv")
 expect("hsa_queue_create(agent=handle=0x" in r.stderr, "every call printed after the run, with its arguments")
+
+# ---- the Perfetto trace ------------------------------------------------------------------------
+def protoc_text(text):
+    """protoc's text format as nested lists of (field, value) pairs; a message's value is a list."""
+    root = []
+    stack = [root]
+    for line in text.splitlines():
+        line = line.strip()
+        if line == "}":
+            stack.pop()
+        elif line.endswith(" {"):
+            stack[-1].append((line[:-2], []))
+            stack.append(stack[-1][-1][1])
+        elif line:
+            key, _, value = line.partition(": ")
+            if value.startswith('"'):
+                value = codecs.escape_decode(value[1:-1])[0].decode("utf-8", "replace")
+            stack[-1].append((key, value))
+    return root
+
+
+def get(message, key, default=None):
+    return next((v for k, v in message if k == key), default)
+
+
+def replay(packets):
+    """The slices and instants of a trace as Perfetto's importer reads them: per sequence, the
+    interned names, the default track and the incremental clock its first packet set; per track,
+    each TYPE_SLICE_END closing the innermost open slice. Returns (events, tracks, problems)."""
+    sequences, stacks, tracks, events, problems = {}, {}, {}, [], []
+    for n, (_, p) in enumerate(packets):
+        seq = get(p, "trusted_packet_sequence_id")
+        flags = int(get(p, "sequence_flags", "0"))
+        if flags & 1:
+            sequences[seq] = {"names": {}, "categories": {}, "track": None, "clock": None, "last": 0}
+        s = sequences.get(seq)
+        if flags & 2 and s is None:
+            problems.append(f"packet {n}: needs incremental state, none valid")
+            continue
+        defaults = get(p, "trace_packet_defaults")
+        if defaults:
+            s["clock"] = get(defaults, "timestamp_clock_id")
+            s["track"] = get(get(defaults, "track_event_defaults", []), "track_uuid")
+        for k, entry in get(p, "interned_data", []):
+            if k in ("event_names", "event_categories"):
+                s["names" if k == "event_names" else "categories"][get(entry, "iid")] = get(entry, "name")
+        for _, clock in get(p, "clock_snapshot", []):
+            if s is not None and get(clock, "clock_id") == s["clock"]:
+                s["last"] = int(get(clock, "timestamp"))
+        descriptor = get(p, "track_descriptor")
+        if descriptor:
+            tracks[get(descriptor, "uuid")] = descriptor
+        event = get(p, "track_event")
+        if event is None:
+            continue
+        if s is None or get(p, "timestamp") is None:
+            problems.append(f"packet {n}: an event without its sequence's state or a timestamp")
+            continue
+        s["last"] += int(get(p, "timestamp"))
+        track = get(event, "track_uuid", s["track"])
+        stack = stacks.setdefault(track, [])
+        if track not in tracks:
+            problems.append(f"packet {n}: an event on undescribed track {track}")
+        if get(event, "type") == "TYPE_SLICE_END":
+            if not stack:
+                problems.append(f"packet {n}: an end with no slice open on track {track}")
+            else:
+                stack.pop()["end"] = s["last"]
+            continue
+        e = {"track": track, "ts": s["last"], "type": get(event, "type"),
+             "name": s["names"].get(get(event, "name_iid"), "?"),
+             "category": s["categories"].get(get(event, "category_iids"), "?"),
+             "correlation": int(get(event, "correlation_id", "0")),
+             "flows": [v for k, v in event if k == "flow_ids"],
+             "terminating": [v for k, v in event if k == "terminating_flow_ids"]}
+        events.append(e)
+        if e["type"] == "TYPE_SLICE_BEGIN":
+            stack.append(e)
+    problems += [f"track {t}: {len(s)} slices never ended" for t, s in stacks.items() if s]
+    return events, tracks, problems
+
+
+out, r = run(["--runtime-trace", "-f", "rocpd,pftrace", "--quiet"], vector_add, kernels)
+traces = glob.glob(os.path.join(out, "*_results.pftrace"))
+dbs = databases(out)
+expect(len(traces) == 1 and len(dbs) == 1, f"-f rocpd,pftrace: one trace and one database ({traces}, {dbs})")
+protoc = shutil.which("protoc")
+if not protoc:
+    print("SKIPPED: the Perfetto trace's contents (no protoc here: apt-get install protobuf-compiler)")
+elif traces and dbs:
+    proto = os.path.join(os.path.dirname(os.path.abspath(__file__)), "perfetto_trace.proto")
+    with open(traces[0], "rb") as f:
+        d = subprocess.run([protoc, "--decode=perfetto.protos.Trace", "-I", os.path.dirname(proto), proto],
+                           stdin=f, capture_output=True, text=True)
+    expect(d.returncode == 0, f"protoc decodes the trace as Perfetto's messages ({d.stderr.strip()[:500]})")
+    events, tracks, problems = replay(protoc_text(d.stdout))
+    expect(not problems, f"pftrace: every event on a described track, every begin ended ({problems[:5]})")
+    db = dbs[0]
+    gpu = ("KERNEL_DISPATCH", "MEMORY_COPY", "MEMORY_ALLOCATION")
+    calls = {}
+    for e in events:
+        if e["category"] not in gpu:
+            calls[e["category"]] = calls.get(e["category"], 0) + 1
+    regions = dict(query(db, "SELECT category, count(*) FROM regions_and_samples GROUP BY category"))
+    expect(calls == regions and sum(calls.values()) > 10,
+           f"pftrace: the database's regions, per category ({calls} == {regions})")
+    names = sorted(e["name"] for e in events if e["category"] == "KERNEL_DISPATCH")
+    expect(names == sorted(n for (n,) in query(db, "SELECT name FROM kernels")) and names == ["vector_add"],
+           f"pftrace: the database's kernels ({names})")
+    allocations = [e for e in events if e["category"] == "MEMORY_ALLOCATION"]
+    expect(len(allocations) == query(db, "SELECT count(*) FROM memory_allocations")[0][0] and
+           all(e["type"] == "TYPE_INSTANT" for e in allocations), f"pftrace: allocations as instants ({len(allocations)})")
+    # Flows: from the call of each kernel's correlation id (the doorbell's signal store) to it.
+    launched = {c for (c,) in query(db, "SELECT stack_id FROM regions")}
+    flows_out = {f for e in events for f in e["flows"]}
+    linked = [e for e in events if e["category"] == "KERNEL_DISPATCH" and e["correlation"] in launched]
+    expect(linked and all(e["terminating"] and set(e["terminating"]) <= flows_out for e in linked),
+           f"pftrace: a flow from its launching call to each kernel ({[(e['correlation'], e['terminating']) for e in linked]})")
+    threads = [t for t in tracks.values() if get(t, "thread")]
+    processes = [t for t in tracks.values() if get(t, "process")]
+    expect(len(processes) == 1 and "hsa_vector_add" in get(get(processes[0], "process"), "process_name", "")
+           and len(threads) == query(db, "SELECT count(*) FROM threads")[0][0],
+           f"pftrace: the process and its threads ({len(processes)}, {len(threads)})")
 
 # ---- what a dying program leaves ---------------------------------------------------------------
 out, r = run(["--hsa-trace", "--kernel-trace", "--quiet"], dying, kernels, "calls-sigkill", "100",
