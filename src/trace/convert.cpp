@@ -5,6 +5,7 @@
 #include "convert.hpp"
 
 #include "json.hpp"
+#include "output_template.hpp"
 #include "perfetto.hpp"
 #include "record_file.hpp"
 #include "records.hpp"
@@ -687,6 +688,16 @@ public:
         info.end_ns = p.goodbye ? p.end_ns : p.info.start_ns;
         for (const auto& a : p.dir->cmdline) info.command += (info.command.empty() ? "" : " ") + a;
         info.hostname = p.dir->hostname;
+        // The environment as rocprofv3 keeps it (rocpd_info_process.environment): a JSON object.
+        info.environment_json = "{";
+        for (const std::string& e : p.dir->environ) {
+            const auto eq = e.find('=');
+            if (eq == std::string::npos || eq == 0) continue;
+            if (info.environment_json.size() > 1) info.environment_json += ',';
+            info.environment_json += json_string(std::string_view(e).substr(0, eq)) + ':' +
+                                     json_string(std::string_view(e).substr(eq + 1));
+        }
+        info.environment_json += '}';
         rocpd::fill_from_system(info);
         // No indexes of encore's own: rocprofv3's databases have none either, and building them
         // is a quarter of the writer's time (benchmarks/RESULTS.md); a user who queries one
@@ -935,10 +946,27 @@ private:
 
 // ---- one process ---------------------------------------------------------------------------------
 
-std::string stem_for(const convert_options& o, const process_dir& d) {
-    std::string name = o.output_file;
-    for (std::size_t at; (at = name.find("%pid%")) != std::string::npos;) name.replace(at, 5, std::to_string(d.pid));
-    return o.output_dir + '/' + name;
+// The process's folder and file stem, placeholders expanded (output_template.hpp); the folder is
+// made here, per process, since a placeholder can give each process one of its own.
+std::string stem_for(const convert_options& o, const process_dir& d, convert_result& result) {
+    std::vector<std::string> unknown;
+    const std::string dir = expand_output_template(o.output_dir, d, false, &unknown);
+    const std::string name = expand_output_template(o.output_file, d, true, &unknown);
+    for (const auto& u : unknown) {
+        const std::string note = "unknown placeholder " + u + " (kept as written)";
+        if (std::find(result.errors.begin(), result.errors.end(), note) == result.errors.end())
+            result.errors.push_back(note);
+    }
+    for (std::size_t at = 0; at != std::string::npos;) {
+        at = dir.find('/', at + 1);
+        const std::string part = dir.substr(0, at);
+        if (!part.empty() && ::mkdir(part.c_str(), 0777) != 0 && errno != EEXIST) {
+            result.ok = false;
+            result.errors.push_back("cannot create " + part + ": " + std::strerror(errno));
+            break;
+        }
+    }
+    return dir + '/' + name;
 }
 
 bool has(const std::vector<std::string>& v, std::string_view s) { return std::find(v.begin(), v.end(), s) != v.end(); }
@@ -983,7 +1011,7 @@ void convert_process(process& p, const convert_options& o, convert_result& resul
                                 ", this converter reads " + std::to_string(rec::layout_version));
         return;
     }
-    const std::string stem = stem_for(o, dir);
+    const std::string stem = o.formats.empty() ? std::string() : stem_for(o, dir, result);
     std::vector<std::unique_ptr<writer_base>> writers;
     std::vector<std::string> files;
     if (has(o.formats, "json")) {
@@ -1133,18 +1161,6 @@ void convert_process(process& p, const convert_options& o, convert_result& resul
 
 convert_result convert(const std::string& records_root, const convert_options& options) {
     convert_result result;
-    if (!options.formats.empty()) {
-        std::string dir;
-        for (std::size_t at = 0; at != std::string::npos;) {
-            at = options.output_dir.find('/', at + 1);
-            dir = options.output_dir.substr(0, at);
-            if (!dir.empty() && ::mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST) {
-                result.ok = false;
-                result.errors.push_back("cannot create " + dir + ": " + std::strerror(errno));
-                return result;
-            }
-        }
-    }
     const std::vector<process_dir> dirs = list_processes(records_root);
     std::vector<std::unique_ptr<process>> all;
     for (const process_dir& d : dirs) {

@@ -57,7 +57,9 @@ constexpr std::size_t dir_cap = path_cap - 64;
 constexpr std::uint32_t hostname_area = 512, hostname_cap = 256;
 constexpr std::uint32_t exe_area = hostname_area + hostname_cap, exe_cap = 2048;
 constexpr std::uint32_t cmdline_area = exe_area + exe_cap;
-constexpr std::uint32_t cmdline_cap = process_meta_bytes - cmdline_area;
+constexpr std::uint32_t environ_area = 16384;
+constexpr std::uint32_t cmdline_cap = environ_area - cmdline_area;
+constexpr std::uint32_t environ_cap = process_meta_bytes - environ_area;
 
 // ---------------------------------------------------------------------------------------------
 // Async-signal-safe helpers.
@@ -244,6 +246,27 @@ bool make_process_dir() noexcept {
         close(cfd);
         m->cmdline_off = cmdline_area;
         m->cmdline_len = got;
+    }
+    // The environment as the kernel set it at exec (what a launcher like mpirun or srun gave
+    // the process: its rank, its job); later setenv calls are not in /proc/self/environ.
+    if (int efd = open("/proc/self/environ", O_RDONLY | O_CLOEXEC); efd >= 0) {
+        std::uint32_t got = 0;
+        for (;;) {
+            const ssize_t n = read(efd, base + environ_area + got, environ_cap - got);
+            if (n <= 0) break;
+            got += static_cast<std::uint32_t>(n);
+            if (got == environ_cap) {
+                char more;
+                m->environ_truncated = read(efd, &more, 1) > 0 ? 1 : 0;
+                break;
+            }
+        }
+        close(efd);
+        // A cut-off entry at the end is dropped: a truncated value would be read as the value.
+        if (m->environ_truncated != 0)
+            while (got > 0 && base[environ_area + got - 1] != '\0') --got;
+        m->environ_off = environ_area;
+        m->environ_len = got;
     }
     // Pairs with the reader's check of magic: the fields above are in place once it is there.
     std::atomic_ref<std::uint64_t>(m->magic).store(process_magic, std::memory_order_release);
@@ -690,9 +713,24 @@ void read_meta(process_dir& pd) {
         pd.cmdline.push_back(cmd.substr(i, end - i));
         i = end + 1;
     }
+    std::string env;
+    str(m.environ_off, m.environ_len, env);
+    pd.environ_truncated = m.environ_truncated != 0;
+    for (std::size_t i = 0; i < env.size();) {
+        const std::size_t end = std::min(env.find('\0', i), env.size());
+        if (end > i) pd.environ.push_back(env.substr(i, end - i));
+        i = end + 1;
+    }
 }
 
 }  // namespace
+
+const char* process_dir::env(std::string_view name) const {
+    for (const std::string& e : environ)
+        if (e.size() > name.size() && e[name.size()] == '=' && e.compare(0, name.size(), name) == 0)
+            return e.c_str() + name.size() + 1;
+    return nullptr;
+}
 
 std::vector<process_dir> list_processes(const std::string& root) {
     namespace fs = std::filesystem;

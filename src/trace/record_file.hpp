@@ -59,6 +59,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace encore::trace {
@@ -66,9 +67,9 @@ namespace encore::trace {
 // ---------------------------------------------------------------------------------------------
 // Format constants and layouts (shared by writer and reader; standard-layout, fixed offsets).
 
-inline constexpr std::uint32_t format_version = 1;
+inline constexpr std::uint32_t format_version = 2;  // 2: process.meta keeps the environment
 inline constexpr std::uint32_t thread_header_bytes = 4096;
-inline constexpr std::uint32_t process_meta_bytes = 16384;
+inline constexpr std::uint32_t process_meta_bytes = 16384 + 65536;  // strings; the environment from 16 KiB
 // The largest record, header included: bounds what the reader accepts and what one reservation
 // can take from a chunk (so a chunk's PAD wastes at most this much).
 inline constexpr std::uint32_t max_record_bytes = 64 * 1024;
@@ -139,7 +140,10 @@ struct process_header {
     std::uint32_t exe_off, exe_len;
     std::uint32_t cmdline_off, cmdline_len;  // NUL-separated arguments, as /proc/self/cmdline
     std::uint32_t cmdline_truncated;
-    std::uint32_t reserved;
+    std::uint32_t environ_truncated;
+    // The environment when the folder was made (/proc/self/environ: NUL-separated NAME=value):
+    // what output templates (%rank%, %env{NAME}%) and rocpd's process row read after the run.
+    std::uint32_t environ_off, environ_len;
 };
 static_assert(sizeof(process_header) <= 512);
 
@@ -204,6 +208,10 @@ struct process_dir {
     std::string hostname, exe;
     std::vector<std::string> cmdline;
     bool cmdline_truncated = false;
+    std::vector<std::string> environ;  // NAME=value, as the process had them when its folder was made
+    bool environ_truncated = false;
+    /// The value of environment variable `name` (valid while this object lives), or null.
+    const char* env(std::string_view name) const;
     drop_counts drops{};               // process totals
     std::vector<thread_file> threads;  // sorted by path
 };

@@ -256,6 +256,31 @@ dbs = databases(out)
 kernel_counts = sorted(query(d, "SELECT count(*) FROM kernels")[0][0] for d in dbs)
 expect(kernel_counts == [1, 2], f"system(): the program and the one it started, each whole ({kernel_counts})")
 
+# ---- output templates: an MPI-style job of 4 ranks under one encore-trace -----------------------
+# A shell starts the 4 "ranks" with the variables a launcher sets (SLURM_PROCID for 0 and 1, Open
+# MPI's for 2 and 3); each process's files go where -d and --output-file say for it.
+top = tempfile.mkdtemp(prefix="encore-record-path-ranks-")
+job = " ".join(f"{var}={i} {size}=4 SLURM_JOB_ID=77 {vector_add} {kernels} > /dev/null &"
+                for i, (var, size) in enumerate([("SLURM_PROCID", "SLURM_NTASKS")] * 2 +
+                                                [("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE")] * 2)) + " wait"
+r = subprocess.run([trace, "--hsa-trace", "--quiet", "-d", os.path.join(top, "%hostname%", "job%job%"),
+                    "--output-file", "rank%rank%of%size%_%env{SLURM_JOB_ID}%", "--", "sh", "-c", job],
+                   capture_output=True, text=True, timeout=300)
+host = os.uname().nodename
+found = sorted(os.path.relpath(p, top) for p in glob.glob(os.path.join(top, "*", "*", "*_results.db")))
+want = sorted(os.path.join(host, "job77", f"rank{i}of4_77_results.db") for i in range(4))
+expect(r.returncode == 0 and found == want, f"4 ranks: one database each, named by rank ({found}; {r.stderr[-400:]})")
+if found == want:
+    envs = [json.loads(query(os.path.join(top, f), "SELECT environment FROM rocpd_info_process")[0][0]) for f in want]
+    expect([e.get("SLURM_JOB_ID") for e in envs] == ["77"] * 4,
+           "each process's environment in its database (rocpd_info_process.environment)")
+r = subprocess.run([trace, "--hsa-trace", "--quiet", "-d", top, "--output-file", "x%bogus%y", "--", vector_add,
+                    kernels], capture_output=True, text=True, timeout=300)
+expect(r.returncode == 0 and "unknown placeholder %bogus%" in r.stderr and
+       os.path.exists(glob.glob(os.path.join(top, "x%bogus%y_results.db"))[0] if glob.glob(os.path.join(top, "x%bogus%y_results.db")) else ""),
+       f"an unknown placeholder: said, kept as written ({r.stderr[-300:]})")
+shutil.rmtree(top, ignore_errors=True)
+
 # ---- --args-depth: a call that frees its argument is formatted before it does ------------------
 out, r = run(["--hsa-trace", "--args-depth", "2", "-f", "rocpd"], vector_add, kernels)
 dbs = databases(out)

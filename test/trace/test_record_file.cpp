@@ -2,6 +2,7 @@
 // children that die every way, torn tails, signal re-entry, a program that closes our fds, a full
 // disk, and a reader that survives corrupt files.
 #include "../../src/trace/record_file.hpp"
+#include "../../src/trace/output_template.hpp"
 
 #include <doctest/doctest.h>
 
@@ -604,4 +605,31 @@ TEST_CASE("a thread's mapping goes at thread exit; a reused tid gets a file of i
     std::uint64_t total = 0;
     for (const auto& tf : procs[0].threads) total += read_all(tf.path).records.size();
     CHECK(total == 20);
+}
+
+// ---- output templates (output_template.hpp) ---------------------------------------------------------
+
+TEST_CASE("output templates: placeholders from the traced process's environment") {
+    encore::trace::process_dir d;
+    d.pid = 4242;
+    d.ppid = 17;
+    d.hostname = "node7";
+    d.environ = {"OMPI_COMM_WORLD_RANK=3", "OMPI_COMM_WORLD_SIZE=8", "SLURM_JOB_ID=991", "ODD=a/b", "EMPTY="};
+    using encore::trace::expand_output_template;
+    std::vector<std::string> unknown;
+    CHECK(expand_output_template("%hostname%/%pid%", d, false) == "node7/4242");
+    CHECK(expand_output_template("r%rank%of%size%_j%job%_n%nid%_p%ppid%", d, true) == "r3of8_j991_n3_p17");
+    CHECK(expand_output_template("%p-%r-%s-%j", d, true) == "4242-3-8-991");
+    CHECK(expand_output_template("%env{ODD}%|$env{ODD}|%q{ODD}%", d, false) == "a/b|a/b|a/b");
+    // In a file name a value's '/' must not make a folder.
+    CHECK(expand_output_template("x%env{ODD}%", d, true) == "xa_b");
+    CHECK(expand_output_template("[%env{NOT_SET}%][%env{EMPTY}%]", d, true) == "[][]");
+    CHECK(expand_output_template("100%_%bogus%_%", d, true, &unknown) == "100%_%bogus%_%");
+    CHECK(unknown == std::vector<std::string>{"%bogus%"});
+    // SLURM's rank comes first; without any, rank 0, size 1, the pid as node id.
+    d.environ = {"OMPI_COMM_WORLD_RANK=3", "SLURM_PROCID=5"};
+    CHECK(expand_output_template("%rank%", d, true) == "5");
+    d.environ.clear();
+    CHECK(expand_output_template("%rank%/%size%/%nid%/%job%", d, false) == "0/1/4242/0");
+    CHECK(expand_output_template("%env{unterminated", d, false) == "%env{unterminated");
 }
