@@ -368,4 +368,20 @@ ROCPROFILER_API rocprofiler_status_t encore_query_operation_payload_layout(
     rocprofiler_callback_tracing_kind_t kind, rocprofiler_tracing_operation_t operation,
     encore_operation_payload_layout_t* layout) ROCPROFILER_NOEXCEPT;
 
+/** The return value in an API record's payload as text, formatted as argument iteration formats
+ *  an argument of its type (an enum by name: "HSA_STATUS_SUCCESS", "hipErrorNoDevice"; a pointer
+ *  as an address, followed `max_dereference_count` deep: 0 never reads it). Meaningful at EXIT,
+ *  where the call wrote it. An operation that returns nothing gives "". Writes at most `size`
+ *  bytes, the terminating NUL included, into `buf` (cut to fit; `buf` may be null when `size` is
+ *  0) and the whole text's length, without the NUL, into `*length` when `length` is not null.
+ *  SUCCESS; KIND_NOT_FOUND for an id that is no kind; NOT_IMPLEMENTED for a kind whose records
+ *  carry no return value to format, or whose library is not in this process; OPERATION_NOT_FOUND
+ *  for an operation the kind does not have; INVALID_ARGUMENT for a payload that is null,
+ *  unreadable or of another size, a null `buf` with `size` > 0, a negative max_dereference_count,
+ *  or nothing to write to (`buf` null and `length` null). */
+ROCPROFILER_API rocprofiler_status_t encore_format_callback_tracing_retval(rocprofiler_callback_tracing_record_t record,
+                                                                           int32_t max_dereference_count, char* buf,
+                                                                           size_t size,
+                                                                           size_t* length) ROCPROFILER_NOEXCEPT;
+
 ROCPROFILER_EXTERN_C_FINI

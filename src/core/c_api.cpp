@@ -8,9 +8,11 @@
 
 #include <time.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstring>
+#include <string>
 #include <type_traits>
 
 using namespace encore;
@@ -163,6 +165,34 @@ rocprofiler_status_t encore_query_operation_payload_layout(rocprofiler_callback_
     layout->retval_offset = k->retval_offset;
     layout->retval_size = k->retval_size;
     return ROCPROFILER_STATUS_SUCCESS;
+}
+
+rocprofiler_status_t encore_format_callback_tracing_retval(rocprofiler_callback_tracing_record_t record,
+                                                           int32_t max_dereference_count, char* buf, size_t size,
+                                                           size_t* length) noexcept {
+    if (!is_kind(record.kind)) return ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND;
+    const core::kind_info* k = core::find_kind(record.kind);
+    if (k == nullptr) return ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND;
+    if (record.payload == nullptr || max_dereference_count < 0 || (buf == nullptr && size != 0) ||
+        (buf == nullptr && length == nullptr))
+        return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    if (k->format_retval == nullptr) return ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED;
+    const auto i = static_cast<std::int64_t>(record.operation) - k->first_op;
+    if (i < 0 || i >= static_cast<std::int64_t>(k->op_count)) return ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND;
+    try {
+        std::string text;
+        const rocprofiler_status_t st = k->format_retval(record, max_dereference_count, text);
+        if (st != ROCPROFILER_STATUS_SUCCESS) return st;
+        if (length != nullptr) *length = text.size();
+        if (size != 0) {
+            const std::size_t n = std::min(text.size(), size - 1);
+            std::memcpy(buf, text.data(), n);
+            buf[n] = '\0';
+        }
+        return ROCPROFILER_STATUS_SUCCESS;
+    } catch (...) {  // no memory for the text
+        return ROCPROFILER_STATUS_ERROR;
+    }
 }
 
 // ---- external correlation ids -----------------------------------------------------------------

@@ -11,13 +11,16 @@
 #include "registry.hpp"
 
 #include <encore/tracing/format.hpp>
+#include <encore/tracing/payload.hpp>
 #include <encore/tracing/kinds.hpp>
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 namespace encore::core {
@@ -40,6 +43,27 @@ rocprofiler_status_t iterate_args_c(const rocprofiler_callback_tracing_record_t&
                                                                    a.indirection_count, a.type, a.name, a.value,
                                                                    a.dereference_count, data) != 0;
                                                      });
+    return known ? ROCPROFILER_STATUS_SUCCESS : ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND;
+}
+
+/// The return value of one record of Domain as text (the C API's encore_format_callback_tracing_retval):
+/// the payload read as iterate_args_c reads it; an operation that returns nothing gives "".
+template <class Domain>
+rocprofiler_status_t format_retval_c(const rocprofiler_callback_tracing_record_t& rec, int32_t max_deref,
+                                     std::string& out) {
+    using P = tracing::payload_t<Domain>;
+    alignas(P) std::byte probe[sizeof(P)];
+    std::uint64_t size = 0;
+    if (!tracing::detail::guarded_read(probe, rec.payload, sizeof(P))) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    std::memcpy(&size, probe, sizeof(size));
+    if (size != sizeof(P)) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    const bool known = api::visit<Domain>(rec.operation, [&](auto I) {
+        using op = typename Domain::template op_at<I>;
+        if constexpr (!std::is_void_v<typename op::return_type>) {
+            format_context ctx{out, max_deref};
+            format_value(ctx, tracing::retval_of<Domain, I>(probe));
+        }
+    });
     return known ? ROCPROFILER_STATUS_SUCCESS : ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND;
 }
 
@@ -74,6 +98,7 @@ constexpr kind_info domain_kind_info() {
             i.retval_size = sizeof(P::retval);
         }
         i.op_args_sizes = op_args_sizes<Domain>.data();
+        if constexpr (requires { sizeof(P::retval); }) i.format_retval = &format_retval_c<Domain>;
     }
     return i;
 }

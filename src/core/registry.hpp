@@ -12,6 +12,7 @@
 #include <bitset>
 #include <cstdint>
 #include <mutex>
+#include <string>
 
 namespace encore::core {
 
@@ -63,6 +64,8 @@ struct kind_info {
     // size of its return value, the offset of its arguments and each operation's argument bytes.
     std::uint32_t payload_size = 0, args_offset = 0, retval_offset = 0, retval_size = 0;
     const std::uint16_t* op_args_sizes = nullptr;
+    // The return value of a record's payload as text (encore_format_callback_tracing_retval).
+    rocprofiler_status_t (*format_retval)(const rocprofiler_callback_tracing_record_t&, int32_t, std::string&) = nullptr;
 };
 
 /// What the core knows of kind k (its name at least), or null for an id that is no kind.

@@ -199,8 +199,9 @@ public:
 
     /// The call's arguments into `out` (its previous contents reused).
     void format(const rec::api_call_body& b, const std::byte* args, const char* text, std::vector<arg_text>& out,
-                std::byte* scratch) {
+                std::string& retval, std::byte* scratch) {
         used_ = 0;
+        format_retval(b, retval, scratch);
         if (b.text_kind == rec::text_formatted) {
             // name=value lines, formatted at the call (--args-depth).
             std::string_view t(text, b.text_size);
@@ -274,6 +275,36 @@ public:
     }
 
 private:
+    // The return value as its type prints (an enum by name) through the C API, from the record's
+    // first 8 bytes of it; as an integer where the kind's layout is not known here.
+    void format_retval(const rec::api_call_body& b, std::string& retval, std::byte* scratch) {
+        retval.clear();
+        if (b.phase != ROCPROFILER_CALLBACK_PHASE_EXIT) return;
+        const auto kind = static_cast<rocprofiler_callback_tracing_kind_t>(b.kind);
+        const auto op = static_cast<rocprofiler_tracing_operation_t>(b.operation);
+        const encore_operation_payload_layout_t& l = layout(kind, op);
+        if (l.payload_size == 0 || l.payload_size > scratch_size || l.retval_size == 0 ||
+            l.retval_offset + l.retval_size > l.payload_size) {
+            retval = std::to_string(static_cast<std::int32_t>(b.retval));
+            return;
+        }
+        const std::uint64_t size = l.payload_size;
+        std::memcpy(scratch, &size, sizeof(size));
+        const std::uint64_t kept = std::min<std::uint64_t>(l.retval_size, sizeof(b.retval));
+        std::memcpy(scratch + l.retval_offset, &b.retval, kept);
+        std::memset(scratch + l.retval_offset + kept, 0, l.retval_size - kept);
+        rocprofiler_callback_tracing_record_t r{};
+        r.kind = kind;
+        r.operation = op;
+        r.phase = ROCPROFILER_CALLBACK_PHASE_EXIT;
+        r.payload = scratch;
+        char text[256];
+        std::size_t length = 0;
+        if (encore_format_callback_tracing_retval(r, 0, text, sizeof text, &length) == ROCPROFILER_STATUS_SUCCESS)
+            retval.assign(text, std::min(length, sizeof text - 1));
+        else
+            retval = std::to_string(static_cast<std::int32_t>(b.retval));
+    }
     void put(std::vector<arg_text>& out, std::uint32_t position, std::string_view type, std::string_view name,
              std::string_view value) {
         if (used_ == out.size()) out.emplace_back();
@@ -310,6 +341,7 @@ struct call_view {
     const std::string* kind = nullptr;
     const std::string* op = nullptr;
     const std::vector<arg_text>* args = nullptr;  // null when no writer asked for them
+    const std::string* retval = nullptr;          // as text ("" for none); with args
     std::string message;                          // a marker's message (its first string argument)
 };
 
@@ -388,6 +420,7 @@ public:
                         ",\"dur\":" + us(c.body->end_ns >= c.body->start_ns ? c.body->end_ns - c.body->start_ns : 0) +
                         ",\"args\":{";
         for (const auto& a : *c.args) j += json_string(a.name) + ':' + json_string(a.value) + ',';
+        if (c.retval != nullptr && !c.retval->empty()) j += "\"return\":" + json_string(*c.retval) + ',';
         j += "\"correlation_id\":" + std::to_string(c.body->correlation_id) + "}}";
         file_.put(j);
     }
@@ -480,7 +513,8 @@ public:
         range_ = trace_.intern("MARKER_CORE_RANGE_API");
         names_ = {trace_.intern("dispatch_id"), trace_.intern("grid"),          trace_.intern("workgroup"),
                   trace_.intern("lds_bytes"),   trace_.intern("scratch_bytes"), trace_.intern("bytes"),
-                  trace_.intern("address"),     trace_.intern("agent"),         trace_.intern("operation")};
+                  trace_.intern("address"),     trace_.intern("agent"),         trace_.intern("operation"),
+                  trace_.intern("return")};
     }
     bool ok() const { return ok_; }
     bool wants_args() const override { return true; }
@@ -496,6 +530,7 @@ public:
             if (op.args[i].first != a.name) op.args[i] = {a.name, trace_.intern(a.name)};
             args_.add_text(op.args[i].second, a.value);
         }
+        if (c.retval != nullptr && !c.retval->empty()) args_.add_text(names_.ret, *c.retval);
         trace_.slice(thread(c.tid), c.body->start_ns, c.body->end_ns, op.name, op.category, args_,
                      {c.body->correlation_id, perfetto::flow::out});
     }
@@ -582,7 +617,7 @@ private:
     perfetto::track_id process_ = perfetto::no_track;
     perfetto::string_id kernel_ = 0, copy_ = 0, allocation_ = 0, range_ = 0;
     struct {  // argument names of the GPU side, allocations and marker ranges
-        perfetto::string_id dispatch_id, grid, workgroup, lds_bytes, scratch_bytes, bytes, address, agent, operation;
+        perfetto::string_id dispatch_id, grid, workgroup, lds_bytes, scratch_bytes, bytes, address, agent, operation, ret;
     } names_{};
     perfetto::args args_;
     std::unordered_map<const std::string*, op_ids> ops_;  // process's names never move
@@ -873,8 +908,8 @@ public:
             line += a.name + '=' + a.value;
         }
         line += ")";
-        if (c.body->phase == ROCPROFILER_CALLBACK_PHASE_EXIT)
-            line += " -> " + std::to_string(static_cast<std::int32_t>(c.body->retval));
+        if (c.body->phase == ROCPROFILER_CALLBACK_PHASE_EXIT && c.retval != nullptr && !c.retval->empty())
+            line += " -> " + *c.retval;
         line += '\n';
         std::fputs(line.c_str(), out_);
     }
@@ -1073,6 +1108,7 @@ void convert_process(process& p, const convert_options& o, convert_result& resul
     arg_formatter formatter;
     alignas(64) std::byte payload_scratch[arg_formatter::scratch_size];  // the live stack: see arg_formatter
     std::vector<arg_text> call_args;
+    std::string call_retval;
     // Marker ranges: push/pop per thread (a thread's file is in its order), start/stop by id.
     std::map<std::uint64_t, std::vector<range_view>> pushed;
     std::map<std::uint64_t, range_view> started;
@@ -1091,11 +1127,14 @@ void convert_process(process& p, const convert_options& o, convert_result& resul
                     c.kind = &p.kind_name(b.kind);
                     c.op = &p.op_name(b.kind, b.operation);
                     const auto* text = reinterpret_cast<const char*>(bytes + sizeof(b) + b.args_size);
-                    if (args)
-                        formatter.format(b, bytes + sizeof(b), text, call_args, payload_scratch);
-                    else
+                    if (args) {
+                        formatter.format(b, bytes + sizeof(b), text, call_args, call_retval, payload_scratch);
+                    } else {
                         call_args.clear();
+                        call_retval.clear();
+                    }
                     c.args = &call_args;
+                    c.retval = &call_retval;
                     const bool marker = b.kind == ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API;
                     if (marker && !call_args.empty()) {
                         const std::string& v = call_args.front().value;

@@ -343,6 +343,85 @@ TEST_CASE("argument iteration rejects bad records") {
           ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND);
 }
 
+TEST_CASE("encore_format_callback_tracing_retval: a call's return value by name, and every status") {
+    using encore::domains::hsa_core;
+    constexpr auto create = hsa_core::id_of<"hsa_queue_create">();
+    constexpr auto store = hsa_core::id_of<"hsa_signal_store_relaxed">();  // returns nothing
+    auto payload = encore::tracing::make_payload<hsa_core, create>(hsa_agent_t{0x1234}, 4096u, HSA_QUEUE_TYPE_MULTI,
+                                                                   nullptr, nullptr, 0u, 0u, nullptr);
+    const auto set_status = [&](int v) {
+        std::memcpy(reinterpret_cast<std::byte*>(&payload) + offsetof(decltype(payload), retval), &v, sizeof(v));
+    };
+    rocprofiler_callback_tracing_record_t r{};
+    r.kind = ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API;
+    r.operation = static_cast<rocprofiler_tracing_operation_t>(create);
+    r.phase = ROCPROFILER_CALLBACK_PHASE_EXIT;
+    r.payload = &payload;
+    char buf[64];
+    std::size_t length = 0;
+    set_status(HSA_STATUS_SUCCESS);
+    REQUIRE(encore_format_callback_tracing_retval(r, 0, buf, sizeof buf, &length) == ROCPROFILER_STATUS_SUCCESS);
+    CHECK(std::string(buf) == "HSA_STATUS_SUCCESS");
+    CHECK(length == std::strlen("HSA_STATUS_SUCCESS"));
+    set_status(HSA_STATUS_ERROR_INVALID_ARGUMENT);
+    CHECK(encore_format_callback_tracing_retval(r, 0, buf, sizeof buf, nullptr) == ROCPROFILER_STATUS_SUCCESS);
+    CHECK(std::string(buf) == "HSA_STATUS_ERROR_INVALID_ARGUMENT");
+    set_status(0x7abc);  // no enumerator: the number
+    CHECK(encore_format_callback_tracing_retval(r, 0, buf, sizeof buf, nullptr) == ROCPROFILER_STATUS_SUCCESS);
+    CHECK(std::string(buf) == std::to_string(0x7abc));
+    // Cut to fit, the whole length said; the length alone with no buffer.
+    set_status(HSA_STATUS_SUCCESS);
+    char small[4] = {'x', 'x', 'x', 'x'};
+    CHECK(encore_format_callback_tracing_retval(r, 0, small, sizeof small, &length) == ROCPROFILER_STATUS_SUCCESS);
+    CHECK(std::string(small) == "HSA");
+    CHECK(length == std::strlen("HSA_STATUS_SUCCESS"));
+    length = 0;
+    CHECK(encore_format_callback_tracing_retval(r, 0, nullptr, 0, &length) == ROCPROFILER_STATUS_SUCCESS);
+    CHECK(length == std::strlen("HSA_STATUS_SUCCESS"));
+    // Repeated calls give the same answer.
+    CHECK(encore_format_callback_tracing_retval(r, 0, buf, sizeof buf, nullptr) == ROCPROFILER_STATUS_SUCCESS);
+    CHECK(std::string(buf) == "HSA_STATUS_SUCCESS");
+    // An operation that returns nothing: "".
+    auto stored = encore::tracing::make_payload<hsa_core, store>(hsa_signal_t{1}, hsa_signal_value_t{2});
+    rocprofiler_callback_tracing_record_t v = r;
+    v.operation = static_cast<rocprofiler_tracing_operation_t>(store);
+    v.payload = &stored;
+    buf[0] = 'x';
+    CHECK(encore_format_callback_tracing_retval(v, 0, buf, sizeof buf, &length) == ROCPROFILER_STATUS_SUCCESS);
+    CHECK((buf[0] == '\0' && length == 0));
+    // Statuses: no payload, a payload of another size, a negative depth, nowhere to write, an
+    // operation the kind lacks, a kind without return values, no kind.
+    rocprofiler_callback_tracing_record_t bad = r;
+    bad.payload = nullptr;
+    CHECK(encore_format_callback_tracing_retval(bad, 0, buf, sizeof buf, nullptr) ==
+          ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT);
+    std::uint64_t wrong_size[64] = {8};
+    bad.payload = wrong_size;
+    CHECK(encore_format_callback_tracing_retval(bad, 0, buf, sizeof buf, nullptr) ==
+          ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT);
+    CHECK(encore_format_callback_tracing_retval(r, -1, buf, sizeof buf, nullptr) ==
+          ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT);
+    CHECK(encore_format_callback_tracing_retval(r, 0, nullptr, 8, &length) == ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT);
+    CHECK(encore_format_callback_tracing_retval(r, 0, nullptr, 0, nullptr) == ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT);
+    bad = r;
+    bad.operation = 100000;
+    CHECK(encore_format_callback_tracing_retval(bad, 0, buf, sizeof buf, nullptr) ==
+          ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND);
+    bad.operation = -1;
+    CHECK(encore_format_callback_tracing_retval(bad, 0, buf, sizeof buf, nullptr) ==
+          ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND);
+    bad = r;
+    bad.kind = ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH;
+    CHECK(encore_format_callback_tracing_retval(bad, 0, buf, sizeof buf, nullptr) ==
+          ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED);
+    bad.kind = ROCPROFILER_CALLBACK_TRACING_LAST;
+    CHECK(encore_format_callback_tracing_retval(bad, 0, buf, sizeof buf, nullptr) ==
+          ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND);
+    bad.kind = static_cast<rocprofiler_callback_tracing_kind_t>(-3);
+    CHECK(encore_format_callback_tracing_retval(bad, 0, buf, sizeof buf, nullptr) ==
+          ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND);
+}
+
 TEST_CASE("encore_query_operation_payload_layout: the bytes that format a call later, and every status") {
     using encore::domains::hsa_core;
     constexpr auto create = hsa_core::id_of<"hsa_queue_create">();

@@ -281,6 +281,15 @@ expect(r.returncode == 0 and "unknown placeholder %bogus%" in r.stderr and
        f"an unknown placeholder: said, kept as written ({r.stderr[-300:]})")
 shutil.rmtree(top, ignore_errors=True)
 
+# ---- return values by name (encore_format_callback_tracing_retval) -------------------------------
+out, r = run(["--hsa-trace", "-f", "json"], vector_add, kernels)
+expect("hsa_shut_down() -> HSA_STATUS_SUCCESS" in r.stderr, "a printed call's return value by name")
+traces = glob.glob(os.path.join(out, "*_trace.json"))
+events = json.load(open(traces[0])) if traces else []
+inits = [e for e in events if e.get("name") == "hsa_queue_create"]
+expect(len(inits) == 1 and inits[0]["args"].get("return") == "HSA_STATUS_SUCCESS",
+       f"trace.json: hsa_queue_create's return value by name ({inits})")
+
 # ---- --args-depth: a call that frees its argument is formatted before it does ------------------
 out, r = run(["--hsa-trace", "--args-depth", "2", "-f", "rocpd"], vector_add, kernels)
 dbs = databases(out)
