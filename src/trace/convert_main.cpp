@@ -1,34 +1,59 @@
 // src/trace/convert_main.cpp — encore-trace-convert: what encore-trace runs after the program
-// ended, and what a user runs on a record folder kept with --keep-records.
+// ended, and what a user runs on a record folder kept with --keep-records; its subcommands work on
+// rocpd databases after the fact (`encore-trace merge` and `encore-trace convert` run them).
 //
 //   encore-trace-convert [-f rocpd,json,csv,pftrace] [-d DIR] [--output-file NAME] [--load LIBRARY]
-//                        [--print-calls] [--no-summary] RECORDS_DIR
+//                        [--print-calls] [--no-summary] [--stats] [-S] [-u UNIT] RECORDS_DIR
+//   encore-trace-convert merge -o OUT.db [--force] IN.db...
+//   encore-trace-convert convert [-f pftrace,json,csv] [--start T] [--end T] [--inclusive] [-d DIR]
+//                                [--output-file NAME] [--stats] [-S] [-u UNIT] IN.db...
+//   encore-trace-convert stats [--stats] [-S] [-u UNIT] [-d DIR] IN.db...
 //
-// Exit status: 0 when every process converted, 1 when something could not be written or read
-// (each reason on stderr), 2 for a wrong command line.
+// Exit status: 0 when everything converted, 1 when something could not be written or read (each
+// reason on stderr), 2 for a wrong command line.
 #include "convert.hpp"
+
+#if ENCORE_TRACE_ROCPD
+#    include "db_convert.hpp"
+#    include "db_reader.hpp"
+#    include "merge.hpp"
+#    include "stats.hpp"
+#endif
 
 #include <dlfcn.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace {
 
 constexpr const char* usage =
     "usage: encore-trace-convert [-f|--output-format rocpd,json,csv,pftrace] [-d|--output-directory DIR]\n"
-    "                            [--output-file NAME] [--load LIBRARY] [--print-calls] [--no-summary] RECORDS_DIR\n";
+    "                            [--output-file NAME] [--load LIBRARY] [--print-calls] [--no-summary]\n"
+    "                            [--stats] [-S|--summary] [-u|--summary-units sec|msec|usec|nsec] RECORDS_DIR\n"
+    "       encore-trace-convert merge -o|--output OUT.db [--force] IN.db...\n"
+    "       encore-trace-convert convert [-f|--output-format pftrace,json,csv] [--start T] [--end T] [--inclusive]\n"
+    "                            [-d DIR] [--output-file NAME] [--stats] [-S] [-u UNIT] IN.db...\n"
+    "       encore-trace-convert stats [--stats] [-S] [-u UNIT] [-d DIR] [--start T] [--end T] IN.db...\n"
+    "  (T: ns since the epoch, as the databases' timestamps, or a percentage of the run: 25%)\n";
 
-bool split_formats(std::string_view list, std::vector<std::string>& out) {
+bool split_formats(std::string_view list, std::vector<std::string>& out, std::initializer_list<std::string_view> known) {
     while (!list.empty()) {
         const auto comma = list.find(',');
         const std::string_view f = list.substr(0, comma);
-        if (f != "rocpd" && f != "json" && f != "csv" && f != "pftrace") {
-            std::fprintf(stderr, "encore-trace-convert: unknown output format '%.*s' (rocpd, json, csv, pftrace)\n",
-                         static_cast<int>(f.size()), f.data());
+        if (std::find(known.begin(), known.end(), f) == known.end()) {
+            std::string names;
+            for (const auto k : known) names += std::string(names.empty() ? "" : ", ") + std::string(k);
+            std::fprintf(stderr, "encore-trace-convert: unknown output format '%.*s' (%s)\n",
+                         static_cast<int>(f.size()), f.data(), names.c_str());
             return false;
         }
         out.emplace_back(f);
@@ -38,11 +63,272 @@ bool split_formats(std::string_view list, std::vector<std::string>& out) {
     return true;
 }
 
+bool make_dirs(const std::string& path) {
+    for (std::size_t at = 0; at != std::string::npos;) {
+        at = path.find('/', at + 1);
+        const std::string dir = path.substr(0, at);
+        if (!dir.empty() && ::mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST) {
+            std::fprintf(stderr, "encore-trace-convert: cannot create %s: %s\n", dir.c_str(), std::strerror(errno));
+            return false;
+        }
+    }
+    return true;
+}
+
+#if ENCORE_TRACE_ROCPD
+namespace st = encore::trace::stats;
+
+// --stats, -S and -u, shared by every command that has a database.
+struct stats_request {
+    bool csv = false, summary = false;
+    st::unit unit = st::unit::nsec;  // rocprofv3's default (ROCPROF_STATS_SUMMARY_UNITS)
+    bool any() const { return csv || summary; }
+};
+
+// Takes argv[i] if it is one of the statistics options; -1 for a wrong value.
+int stats_option(int argc, char** argv, int& i, stats_request& s) {
+    const std::string_view a = argv[i];
+    if (a == "--stats") {
+        s.csv = true;
+    } else if (a == "-S" || a == "--summary") {
+        s.summary = true;
+    } else if (a == "-u" || a == "--summary-units") {
+        if (i + 1 >= argc || !st::parse_unit(argv[i + 1], s.unit)) {
+            std::fprintf(stderr, "encore-trace-convert: %s takes sec, msec, usec or nsec\n", argv[i]);
+            return -1;
+        }
+        ++i;
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+// Statistics of one database: `<stem>_*_stats.csv` (--stats) and the summary table (-S).
+bool stats_of(const encore::trace::rocpd::reader& db, const std::string& stem, const stats_request& s,
+              std::vector<std::string>& written) {
+    std::vector<st::table> tables;
+    std::string error;
+    if (!st::compute(db, tables, &error) || (s.csv && !st::write_csv(tables, stem, written, &error))) {
+        std::fprintf(stderr, "encore-trace-convert: %s\n", error.c_str());
+        return false;
+    }
+    if (s.summary) {
+        const std::string& p = db.path();
+        st::print_summary(tables, s.unit, stderr, "SUMMARY (" + p.substr(p.rfind('/') + 1) + ")");
+    }
+    return true;
+}
+
+// `--start`/`--end` values: ns since the epoch, or a percentage of the database's time span.
+bool parse_time(const char* text, std::uint64_t first, std::uint64_t last, std::uint64_t& out) {
+    char* end = nullptr;
+    errno = 0;
+    if (std::strchr(text, '%') != nullptr) {
+        const double pct = std::strtod(text, &end);
+        if (end == text || *end != '%' || end[1] != '\0' || pct < 0 || pct > 100) return false;
+        out = first + static_cast<std::uint64_t>(static_cast<double>(last - first) * pct / 100.0);
+        return true;
+    }
+    out = std::strtoull(text, &end, 10);
+    return errno == 0 && end != text && *end == '\0' && text[0] != '-';
+}
+
+// The stem of an input's outputs: out/1234_results.db -> DIR/1234, like the record path's.
+std::string stem_of(const std::string& input, const std::string& dir, const std::string& name) {
+    std::string base = name.empty() ? input.substr(input.rfind('/') + 1) : name;
+    for (const std::string_view tail : {"_results.db", ".db"})
+        if (name.empty() && base.size() > tail.size() && base.compare(base.size() - tail.size(), tail.size(), tail) == 0) {
+            base.resize(base.size() - tail.size());
+            break;
+        }
+    return dir + '/' + base;
+}
+
+int merge_command(int argc, char** argv) {
+    std::string output;
+    std::vector<std::string> inputs;
+    encore::trace::merge::options o;
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view a = argv[i];
+        if (a == "-o" || a == "--output") {
+            if (i + 1 >= argc) {
+                std::fprintf(stderr, "encore-trace-convert merge: %s needs a file\n%s", argv[i], usage);
+                return 2;
+            }
+            output = argv[++i];
+        } else if (a == "-i" || a == "--input") {  // rocpd merge's spelling
+            if (i + 1 >= argc) {
+                std::fprintf(stderr, "encore-trace-convert merge: %s needs a file\n%s", argv[i], usage);
+                return 2;
+            }
+            inputs.emplace_back(argv[++i]);
+        } else if (a == "--force") {
+            o.force = true;
+        } else if (a == "-h" || a == "--help") {
+            std::fputs(usage, stdout);
+            return 0;
+        } else if (!a.empty() && a[0] == '-') {
+            std::fprintf(stderr, "encore-trace-convert merge: unknown option %s\n%s", argv[i], usage);
+            return 2;
+        } else {
+            inputs.emplace_back(a);
+        }
+    }
+    if (output.empty() || inputs.empty()) {
+        std::fprintf(stderr, "encore-trace-convert merge: needs -o OUT.db and at least one input database\n%s", usage);
+        return 2;
+    }
+    std::string error;
+    encore::trace::merge::result r;
+    if (!encore::trace::merge::merge(output, inputs, o, &error, &r)) {
+        std::fprintf(stderr, "encore-trace-convert merge: %s\n", error.c_str());
+        return 1;
+    }
+    std::fprintf(stderr, "[encore-trace] merged %llu processes from %llu databases into %s\n",
+                 static_cast<unsigned long long>(r.processes), static_cast<unsigned long long>(r.inputs), output.c_str());
+    return 0;
+}
+
+// `convert` and `stats`: every input on its own (a merged database gives one set of outputs for
+// all its processes), through the time window when one is asked.
+int database_command(int argc, char** argv, bool stats_only) {
+    const char* what = stats_only ? "stats" : "convert";
+    std::vector<std::string> formats, inputs;
+    std::string dir = ".", name;
+    const char* start = nullptr;
+    const char* end = nullptr;
+    bool inclusive = false;
+    stats_request s;
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view a = argv[i];
+        const auto value = [&]() -> const char* {
+            if (i + 1 >= argc) {
+                std::fprintf(stderr, "encore-trace-convert %s: %s needs a value\n%s", what, argv[i], usage);
+                return nullptr;
+            }
+            return argv[++i];
+        };
+        if (const int taken = stats_option(argc, argv, i, s); taken != 0) {
+            if (taken < 0) return 2;
+        } else if (!stats_only && (a == "-f" || a == "--output-format")) {
+            const char* v = value();
+            if (v == nullptr || !split_formats(v, formats, {"pftrace", "json", "csv"})) return 2;
+        } else if (a == "-d" || a == "--output-directory") {
+            const char* v = value();
+            if (v == nullptr) return 2;
+            dir = v;
+        } else if (!stats_only && a == "--output-file") {
+            const char* v = value();
+            if (v == nullptr) return 2;
+            name = v;
+        } else if (a == "--start") {
+            if ((start = value()) == nullptr) return 2;
+        } else if (a == "--end") {
+            if ((end = value()) == nullptr) return 2;
+        } else if (a == "--inclusive") {
+            inclusive = true;
+        } else if (a == "-i" || a == "--input") {
+            const char* v = value();
+            if (v == nullptr) return 2;
+            inputs.emplace_back(v);
+        } else if (a == "-h" || a == "--help") {
+            std::fputs(usage, stdout);
+            return 0;
+        } else if (!a.empty() && a[0] == '-') {
+            std::fprintf(stderr, "encore-trace-convert %s: unknown option %s\n%s", what, argv[i], usage);
+            return 2;
+        } else {
+            inputs.emplace_back(a);
+        }
+    }
+    if (stats_only && !s.any()) s.summary = true;
+    if (inputs.empty()) {
+        std::fprintf(stderr, "encore-trace-convert %s: no input database\n%s", what, usage);
+        return 2;
+    }
+    if (formats.empty() && !s.any()) {
+        std::fprintf(stderr, "encore-trace-convert convert: nothing to write (-f pftrace,json,csv, --stats or -S)\n%s",
+                     usage);
+        return 2;
+    }
+    if (!name.empty() && inputs.size() > 1) {
+        std::fprintf(stderr, "encore-trace-convert convert: --output-file names the outputs of one input only\n");
+        return 2;
+    }
+    if ((!formats.empty() || s.csv) && !make_dirs(dir)) return 1;
+    bool ok = true;
+    std::vector<std::string> written;
+    for (const auto& input : inputs) {
+        std::string error;
+        auto db = encore::trace::rocpd::reader::open(input, &error);
+        if (db == nullptr) {
+            std::fprintf(stderr, "encore-trace-convert %s: %s\n", what, error.c_str());
+            ok = false;
+            continue;
+        }
+        if (start != nullptr || end != nullptr) {
+            std::uint64_t first = 0, last = 0;
+            encore::trace::rocpd::time_window w;
+            w.inclusive = inclusive;
+            if (!db->has_views()) {
+                std::fprintf(stderr, "encore-trace-convert %s: %s: has no rocpd views (its writer did not finish)\n",
+                             what, input.c_str());
+                ok = false;
+                continue;
+            }
+            if (!db->bounds(first, last, &error)) first = last = 0;
+            if ((start != nullptr && !parse_time(start, first, last, w.start)) ||
+                (end != nullptr && !parse_time(end, first, last, w.end))) {
+                std::fprintf(stderr, "encore-trace-convert %s: --start/--end take ns since the epoch or N%%\n", what);
+                return 2;
+            }
+            if (w.end < w.start) {
+                std::fprintf(stderr, "encore-trace-convert %s: --end (%llu) before --start (%llu)\n", what,
+                             static_cast<unsigned long long>(w.end), static_cast<unsigned long long>(w.start));
+                return 2;
+            }
+            if (!db->window(w, &error)) {
+                std::fprintf(stderr, "encore-trace-convert %s: %s\n", what, error.c_str());
+                ok = false;
+                continue;
+            }
+        }
+        const std::string stem = stem_of(input, dir, name);
+        if (!formats.empty() && !encore::trace::db_convert::convert(*db, stem, formats, written, &error)) {
+            std::fprintf(stderr, "encore-trace-convert %s: %s\n", what, error.c_str());
+            ok = false;
+        }
+        if (s.any() && !stats_of(*db, stem, s, written)) ok = false;
+    }
+    for (const auto& f : written) std::fprintf(stderr, "[encore-trace] wrote %s\n", f.c_str());
+    return ok ? 0 : 1;
+}
+#endif
+
 }  // namespace
 
 int main(int argc, char** argv) {
+    if (argc > 1) {
+        const std::string_view command = argv[1];
+        if (command == "merge" || command == "convert" || command == "stats") {
+#if ENCORE_TRACE_ROCPD
+            return command == "merge" ? merge_command(argc - 1, argv + 1)
+                                      : database_command(argc - 1, argv + 1, command == "stats");
+#else
+            std::fprintf(stderr,
+                         "encore-trace-convert %s: this build has no SQLite (apt-get install libsqlite3-dev, "
+                         "then reconfigure)\n",
+                         argv[1]);
+            return 2;
+#endif
+        }
+    }
     encore::trace::convert_options o;
     std::string records;
+#if ENCORE_TRACE_ROCPD
+    stats_request stats;
+#endif
     for (int i = 1; i < argc; ++i) {
         const std::string_view a = argv[i];
         const auto value = [&](const char* what) -> const char* {
@@ -52,9 +338,23 @@ int main(int argc, char** argv) {
             }
             return argv[++i];
         };
+#if ENCORE_TRACE_ROCPD
+        if (const int taken = stats_option(argc, argv, i, stats); taken != 0) {
+            if (taken < 0) return 2;
+            continue;
+        }
+#else
+        if (a == "--stats" || a == "-S" || a == "--summary" || a == "-u" || a == "--summary-units") {
+            std::fprintf(stderr,
+                         "encore-trace-convert: %s needs a build with SQLite (the statistics are computed "
+                         "from the rocpd database)\n",
+                         argv[i]);
+            return 2;
+        }
+#endif
         if (a == "-f" || a == "--output-format") {
             const char* v = value("-f");
-            if (v == nullptr || !split_formats(v, o.formats)) return 2;
+            if (v == nullptr || !split_formats(v, o.formats, {"rocpd", "json", "csv", "pftrace"})) return 2;
         } else if (a == "-d" || a == "--output-directory") {
             const char* v = value("-d");
             if (v == nullptr) return 2;
@@ -95,8 +395,39 @@ int main(int argc, char** argv) {
                      records.empty() ? "(none given)" : records.c_str(), usage);
         return 2;
     }
-    const encore::trace::convert_result r = encore::trace::convert(records, o);
+#if ENCORE_TRACE_ROCPD
+    // The statistics come from the rocpd database: written for them when not asked for, and
+    // removed after.
+    const bool stats_db_only = stats.any() && std::find(o.formats.begin(), o.formats.end(), "rocpd") == o.formats.end();
+    if (stats_db_only) o.formats.emplace_back("rocpd");
+#endif
+    encore::trace::convert_result r = encore::trace::convert(records, o);
     for (const auto& e : r.errors) std::fprintf(stderr, "encore-trace-convert: %s\n", e.c_str());
+#if ENCORE_TRACE_ROCPD
+    if (stats.any()) {
+        std::vector<std::string> kept, stats_files;
+        constexpr std::string_view tail = "_results.db";
+        for (const auto& f : r.written) {
+            const bool db = f.size() > tail.size() && f.compare(f.size() - tail.size(), tail.size(), tail) == 0;
+            if (db) {
+                std::string error;
+                auto reader = encore::trace::rocpd::reader::open(f, &error);
+                if (reader == nullptr) {
+                    std::fprintf(stderr, "encore-trace-convert: %s\n", error.c_str());
+                    r.ok = false;
+                } else if (!stats_of(*reader, f.substr(0, f.size() - tail.size()), stats, stats_files)) {
+                    r.ok = false;
+                }
+            }
+            if (db && stats_db_only)
+                ::unlink(f.c_str());
+            else
+                kept.push_back(f);
+        }
+        r.written = std::move(kept);
+        r.written.insert(r.written.end(), stats_files.begin(), stats_files.end());
+    }
+#endif
     if (r.dropped != 0)
         std::fprintf(stderr,
                      "[encore-trace] %llu records could not be recorded (a full disk, or calls from a signal handler "
