@@ -1105,6 +1105,29 @@ void convert_process(process& p, const convert_options& o, convert_result& resul
     if (summary != nullptr) writers.emplace_back(summary);
     const bool args = std::any_of(writers.begin(), writers.end(), [](auto& w) { return w->wants_args(); });
 
+    // The filters (convert_options): a kernel's verdict once per kernel; periods from the
+    // process's start (the kernel's start time of it, on the records' clock), else the tool's.
+    std::unordered_map<std::uint64_t, bool> kernel_kept;
+    const auto kernel_ok = [&](std::uint64_t kernel_id) {
+        if (!o.kernel_include && !o.kernel_exclude) return true;
+        auto [it, added] = kernel_kept.try_emplace(kernel_id, true);
+        if (added) {
+            const std::string name = p.kernel_name(kernel_id);
+            it->second = (!o.kernel_include || std::regex_search(name, *o.kernel_include)) &&
+                         (!o.kernel_exclude || !std::regex_search(name, *o.kernel_exclude));
+        }
+        return it->second;
+    };
+    const std::uint64_t period_origin = dir.start_boottime_ns != 0 ? dir.start_boottime_ns : p.info.start_ns;
+    const auto in_period = [&](std::uint64_t t) {
+        if (!o.collection_period) return true;
+        const auto& c = *o.collection_period;
+        if (t < period_origin || c.length_ns == 0) return false;
+        const std::uint64_t cycle = c.delay_ns + c.length_ns;
+        const std::uint64_t off = t - period_origin;
+        if (c.repeat != 0 && off / cycle >= c.repeat) return false;
+        return off % cycle >= c.delay_ns;
+    };
     arg_formatter formatter;
     alignas(64) std::byte payload_scratch[arg_formatter::scratch_size];  // the live stack: see arg_formatter
     std::vector<arg_text> call_args;
@@ -1120,7 +1143,14 @@ void convert_process(process& p, const convert_options& o, convert_result& resul
                 case rec::api_call: {
                     rec::api_call_body b;
                     if (!read_body(body, n, b) || sizeof(b) + b.args_size + b.text_size > n) return;
-                    ++result.calls;
+                    const bool kept = in_period(b.start_ns);
+                    const bool marker_call = b.kind == ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API;
+                    if (!kept) {
+                        ++result.filtered;
+                        if (!marker_call) return;  // a marker's call still opens or closes its range
+                    } else {
+                        ++result.calls;
+                    }
                     call_view c;
                     c.tid = tid;
                     c.body = &b;
@@ -1135,12 +1165,13 @@ void convert_process(process& p, const convert_options& o, convert_result& resul
                     }
                     c.args = &call_args;
                     c.retval = &call_retval;
-                    const bool marker = b.kind == ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API;
+                    const bool marker = marker_call;
                     if (marker && !call_args.empty()) {
                         const std::string& v = call_args.front().value;
                         c.message = v.size() >= 2 && v.front() == '"' ? v.substr(1, v.rfind('"') - 1) : v;
                     }
-                    for (auto& w : writers) w->call(c);
+                    if (kept)
+                        for (auto& w : writers) w->call(c);
                     if (marker) {
                         const std::string& op = *c.op;
                         if (op == "roctxRangePushA") {
@@ -1149,14 +1180,16 @@ void convert_process(process& p, const convert_options& o, convert_result& resul
                             range_view r = pushed[tid].back();
                             pushed[tid].pop_back();
                             r.end = b.end_ns;
-                            for (auto& w : writers) w->range(r);
+                            if (in_period(r.start))
+                                for (auto& w : writers) w->range(r);
                         } else if (op == "roctxRangeStartA") {
                             started[b.retval] = {tid, b.start_ns, 0, b.correlation_id, c.message, op};
                         } else if (op == "roctxRangeStop" && !call_args.empty()) {
                             const auto id = std::strtoull(call_args.front().value.c_str(), nullptr, 0);
                             if (auto it = started.find(id); it != started.end()) {
                                 it->second.end = b.end_ns;
-                                for (auto& w : writers) w->range(it->second);
+                                if (in_period(it->second.start))
+                                    for (auto& w : writers) w->range(it->second);
                                 started.erase(it);
                             }
                         }
@@ -1165,16 +1198,31 @@ void convert_process(process& p, const convert_options& o, convert_result& resul
                 }
                 case rec::dispatch:
                     to_writers<rec::dispatch_body>(body, n, result.dispatches, [&](const rec::dispatch_body& d) {
+                        if (!kernel_ok(d.kernel_id) || !in_period(d.start_ns)) {
+                            ++result.filtered;
+                            --result.dispatches;
+                            return;
+                        }
                         for (auto& w : writers) w->dispatch(d.thread_id != 0 ? d.thread_id : tid, d);
                     });
                     break;
                 case rec::memory_copy:
                     to_writers<rec::memory_copy_body>(body, n, result.copies, [&](const rec::memory_copy_body& c) {
+                        if (!in_period(c.start_ns)) {
+                            ++result.filtered;
+                            --result.copies;
+                            return;
+                        }
                         for (auto& w : writers) w->copy(c);
                     });
                     break;
                 case rec::allocation:
                     to_writers<rec::allocation_body>(body, n, result.allocations, [&](const rec::allocation_body& a) {
+                        if (!in_period(a.start_ns)) {
+                            ++result.filtered;
+                            --result.allocations;
+                            return;
+                        }
                         for (auto& w : writers) w->allocation(a);
                     });
                     break;

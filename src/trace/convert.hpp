@@ -16,6 +16,8 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <optional>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,17 @@ struct convert_options {
     // The file names' stem, per process: %pid% in it becomes the process id. Default: "%pid%"
     // (rocprofv3's `<pid>_results.db`, `<pid>_kernel_trace.csv`, ...).
     std::string output_file = "%pid%";
+    // Kernel filters (rocprofv3's --kernel-include-regex / --kernel-exclude-regex, here applied to
+    // tracing): a dispatch is kept when its kernel's name as shown (demangled) matches
+    // `kernel_include` (when set) and not `kernel_exclude` (when set); ECMAScript syntax, searched.
+    std::optional<std::regex> kernel_include, kernel_exclude;
+    // Collection periods (rocprofv3's -P start_delay:collection_time:repeat): from the process's
+    // start, `delay_ns` left out, then `length_ns` kept, the cycle `repeat` times (0: forever). A
+    // record is kept when it started inside a kept span (a marker range: when its push did).
+    struct period {
+        std::uint64_t delay_ns = 0, length_ns = 0, repeat = 0;
+    };
+    std::optional<period> collection_period;
     bool print_calls = false;  // every call on `out`, one line each, in each thread's order
     bool summary = true;       // per function, per kernel, per copy direction on `out`
     std::FILE* out = stderr;
@@ -37,8 +50,9 @@ struct convert_result {
     std::vector<std::string> errors;   // each with its file
     std::vector<std::string> written;  // the files written
     std::uint64_t processes = 0, calls = 0, dispatches = 0, copies = 0, allocations = 0;
-    std::uint64_t dropped = 0;  // records the program's threads could not record (record_file)
-    std::uint64_t torn = 0;     // threads whose last record was cut by the process's death
+    std::uint64_t dropped = 0;   // records the program's threads could not record (record_file)
+    std::uint64_t torn = 0;      // threads whose last record was cut by the process's death
+    std::uint64_t filtered = 0;  // records the kernel filters and collection periods left out
 };
 
 /// Converts every process folder under `records_root`.

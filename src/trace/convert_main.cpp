@@ -27,6 +27,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <utility>
+#include <cstdint>
+#include <regex>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -38,7 +41,9 @@ namespace {
 constexpr const char* usage =
     "usage: encore-trace-convert [-f|--output-format rocpd,json,csv,pftrace] [-d|--output-directory DIR]\n"
     "                            [--output-file NAME] [--load LIBRARY] [--print-calls] [--no-summary]\n"
-    "                            [--stats] [-S|--summary] [-u|--summary-units sec|msec|usec|nsec] RECORDS_DIR\n"
+    "                            [--stats] [-S|--summary] [-u|--summary-units sec|msec|usec|nsec]\n"
+    "                            [--kernel-include-regex RE] [--kernel-exclude-regex RE]\n"
+    "                            [-P|--collection-period DELAY:TIME:REPEAT [--collection-period-unit U]] RECORDS_DIR\n"
     "       encore-trace-convert merge -o|--output OUT.db [--force] IN.db...\n"
     "       encore-trace-convert convert [-f|--output-format pftrace,json,csv] [--start T] [--end T] [--inclusive]\n"
     "                            [-d DIR] [--output-file NAME] [--stats] [-S] [-u UNIT] IN.db...\n"
@@ -326,6 +331,9 @@ int main(int argc, char** argv) {
     }
     encore::trace::convert_options o;
     std::string records;
+    std::string period_text, period_unit = "sec";
+    bool check_only = false;  // --check: the options are checked, nothing is converted (encore-trace
+                              // asks before it starts the program)
 #if ENCORE_TRACE_ROCPD
     stats_request stats;
 #endif
@@ -372,6 +380,25 @@ int main(int argc, char** argv) {
             if (::dlopen(v, RTLD_NOW | RTLD_LOCAL) == nullptr)
                 std::fprintf(stderr, "encore-trace-convert: %s (arguments of its kinds convert as argument words)\n",
                              ::dlerror());
+        } else if (a == "--kernel-include-regex" || a == "--kernel-exclude-regex") {
+            const char* v = value(argv[i]);
+            if (v == nullptr) return 2;
+            try {
+                (a == "--kernel-include-regex" ? o.kernel_include : o.kernel_exclude) = std::regex(v);
+            } catch (const std::regex_error& e) {
+                std::fprintf(stderr, "encore-trace-convert: %s: not a regular expression (%s)\n", v, e.what());
+                return 2;
+            }
+        } else if (a == "-P" || a == "--collection-period") {
+            const char* v = value("-P");
+            if (v == nullptr) return 2;
+            period_text = v;
+        } else if (a == "--collection-period-unit") {
+            const char* v = value("--collection-period-unit");
+            if (v == nullptr) return 2;
+            period_unit = v;
+        } else if (a == "--check") {
+            check_only = true;
         } else if (a == "--print-calls") {
             o.print_calls = true;
         } else if (a == "--no-summary") {
@@ -389,6 +416,39 @@ int main(int argc, char** argv) {
             return 2;
         }
     }
+    if (!period_text.empty()) {
+        // rocprofv3's -P: start_delay:collection_time:repeat, in --collection-period-unit (sec).
+        static const std::pair<const char*, std::uint64_t> units[] = {
+            {"hour", 3600'000'000'000ull}, {"min", 60'000'000'000ull}, {"sec", 1'000'000'000ull},
+            {"msec", 1'000'000ull},        {"usec", 1'000ull},         {"nsec", 1ull}};
+        std::uint64_t scale = 0;
+        for (const auto& [name, ns] : units)
+            if (period_unit == name) scale = ns;
+        // Exactly three whole numbers separated by ':'.
+        std::uint64_t v[3] = {0, 0, 0};
+        int fields = 0;
+        bool digits_ok = true;
+        std::string_view rest = period_text;
+        for (; fields < 3 && digits_ok; ++fields) {
+            const std::string_view part = rest.substr(0, rest.find(':'));
+            digits_ok = !part.empty() && part.size() <= 19 &&
+                        std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; });
+            if (digits_ok) v[fields] = std::strtoull(std::string(part).c_str(), nullptr, 10);
+            rest = part.size() < rest.size() ? rest.substr(part.size() + 1) : std::string_view{};
+            if (fields < 2 && part.size() == period_text.size()) digits_ok = false;  // no ':'
+        }
+        const char* at = rest.empty() ? "" : "x";  // something after the third field
+        if (scale == 0 || !digits_ok || fields != 3 || *at != '\0' || v[1] == 0 || v[0] > UINT64_MAX / scale ||
+            v[1] > UINT64_MAX / scale) {
+            std::fprintf(stderr,
+                         "encore-trace-convert: -P %s %s: needs DELAY:TIME:REPEAT (whole numbers, TIME > 0) in "
+                         "hour, min, sec, msec, usec or nsec\n",
+                         period_text.c_str(), period_unit.c_str());
+            return 2;
+        }
+        o.collection_period = encore::trace::convert_options::period{v[0] * scale, v[1] * scale, v[2]};
+    }
+    if (check_only) return 0;
     struct stat st {};
     if (records.empty() || ::stat(records.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
         std::fprintf(stderr, "encore-trace-convert: %s: not a record folder\n%s",
@@ -428,6 +488,9 @@ int main(int argc, char** argv) {
         r.written.insert(r.written.end(), stats_files.begin(), stats_files.end());
     }
 #endif
+    if (r.filtered != 0)
+        std::fprintf(stderr, "[encore-trace] %llu records left out by the kernel filters and collection periods\n",
+                     static_cast<unsigned long long>(r.filtered));
     if (r.dropped != 0)
         std::fprintf(stderr,
                      "[encore-trace] %llu records could not be recorded (a full disk, or calls from a signal handler "

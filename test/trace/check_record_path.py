@@ -281,6 +281,31 @@ expect(r.returncode == 0 and "unknown placeholder %bogus%" in r.stderr and
        f"an unknown placeholder: said, kept as written ({r.stderr[-300:]})")
 shutil.rmtree(top, ignore_errors=True)
 
+# ---- kernel filters and collection periods -----------------------------------------------------
+def counts(options):
+    out, r = run(["--hsa-trace", "--kernel-trace", "--quiet", *options], vector_add, kernels)
+    dbs = databases(out)
+    if not dbs:
+        return None, None, r
+    return (query(dbs[0], "SELECT count(*) FROM kernels")[0][0],
+            query(dbs[0], "SELECT count(*) FROM regions")[0][0], r)
+
+
+all_kernels, all_regions, _ = counts([])
+expect(all_kernels == 1 and all_regions > 10, f"unfiltered: the kernel and the calls ({all_kernels}, {all_regions})")
+k, n, _ = counts(["--kernel-include-regex", "vector_a+dd"])
+expect((k, n) == (1, all_regions), f"--kernel-include-regex matching: the kernel kept ({k}, {n})")
+k, n, r = counts(["--kernel-include-regex", "vector", "--kernel-exclude-regex", "^vec"])
+expect(k == 0 and n == all_regions and "1 records left out" in r.stderr,
+       f"--kernel-exclude-regex after the include: the kernel left out, calls kept ({k}, {n})")
+k, n, _ = counts(["-P", "0:1:0", "--collection-period-unit", "hour"])
+expect((k, n) == (all_kernels, all_regions), f"-P 0:1:0 hour: everything in the first hour kept ({k}, {n})")
+k, n, _ = counts(["-P", "1:1:1", "--collection-period-unit", "hour"])
+expect((k, n) == (0, 0), f"-P 1:1:1 hour: the first hour left out, nothing after it ({k}, {n})")
+for bad in (["-P", "1:2"], ["--kernel-include-regex", "("], ["--collection-period-unit", "week"]):
+    r = subprocess.run([trace, *bad, vector_add, kernels], capture_output=True, text=True)
+    expect(r.returncode == 2, f"{' '.join(bad)}: refused, exit 2 ({r.returncode}: {r.stderr.strip()[:120]})")
+
 # ---- return values by name (encore_format_callback_tracing_retval) -------------------------------
 out, r = run(["--hsa-trace", "-f", "json"], vector_add, kernels)
 expect("hsa_shut_down() -> HSA_STATUS_SUCCESS" in r.stderr, "a printed call's return value by name")
