@@ -39,6 +39,11 @@ build_cuda_only() {  # TARGET...: a CUDA-only build with the examples (-Dhsa=dis
     ninja -C "$B" "$@" >/dev/null || { echo "FAIL: build"; return 1; }
 }
 
+build_trace_front_end() {  # encore-trace's record path in $B (CUDA-only), for the trace_*.sh scripts
+    build_cuda_only src/cuda/libcuda.so.1 src/trace/libencore_trace_tool.so src/trace/encore-trace-convert \
+        src/nvtx/libencore-nvtx.so.0.1.0 src/marker/libencore-roctx.so.0.1.0 examples/libencore_api_trace.so
+}
+
 build_tool() {  # SOURCE OUTPUT: a tool library linked against libencore (a C++ runtime the
     # compiler links statically kept inside, as for encore's own libraries: docs/cuda.md)
     prebuilt "$2" && return 0

@@ -16,8 +16,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 B=${1:-build-gpu-trace}
 source benchmarks/cuda/common.sh
-build_cuda_only src/cuda/libcuda.so.1 src/trace/libencore_trace_tool.so src/trace/encore-trace-convert \
-    src/nvtx/libencore-nvtx.so.0.1.0 src/marker/libencore-roctx.so.0.1.0 || exit 1
+build_trace_front_end || exit 1
 trace=$B/examples/encore-trace
 prog=benchmarks/cuda/programs/dataloader_train.py
 work=$(mktemp -d)
