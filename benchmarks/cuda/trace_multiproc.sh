@@ -24,7 +24,24 @@ export CUBLAS_WORKSPACE_CONFIG=:4096:8
 field() { grep -E "^$1=" "$2" | tail -1 | cut -d= -f2; }
 check() { if eval "$2"; then echo "PASS: $1"; else echo "FAIL: $1"; fails=$((fails + 1)); fi; }
 # count DB: kernels in a rocpd database (python's sqlite3: the GPU machine has no sqlite3 CLI)
-count() { python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM kernels").fetchone()[0])' "$1" 2>/dev/null || echo -1; }
+# count DB [OUT]: kernels whose GPU start lies in OUT's window_ns (the program's loop), and on stderr
+# the names of those outside it
+count() {
+    python3 - "$@" <<'PY' || echo -1
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+lo, hi = 0, 2**63
+if len(sys.argv) > 2:
+    for line in open(sys.argv[2]):
+        if line.startswith("window_ns="):
+            lo, hi = map(int, line.strip().split("=")[1].split(","))
+rows = db.execute("SELECT name, start FROM kernels").fetchall()
+outside = [n for n, s in rows if not lo <= s <= hi]
+if outside:
+    print(f"{len(outside)} kernels outside the loop: {sorted(set(outside))[:4]}", file=sys.stderr)
+print(sum(1 for n, s in rows if lo <= s <= hi))
+PY
+}
 
 python3 "$prog" > "$work/bare.txt" 2>&1
 python3 "$prog" --profile > "$work/prof.txt" 2>&1
@@ -33,7 +50,8 @@ python3 "$prog" --profile > "$work/prof.txt" 2>&1
 main_pid=$(sed -nE 's/^pid=([0-9]+).*/\1/p' "$work/dl.txt")
 dbs=$(ls "$work"/dl/*/p*_results.db 2>/dev/null | wc -l)
 main_db=$(ls "$work"/dl/*/p"${main_pid}"_results.db 2>/dev/null)
-kernels=$([[ -n $main_db ]] && count "$main_db" || echo -1)
+kernels=$([[ -n $main_db ]] && count "$main_db" "$work/dl.txt" 2> "$work/dl.outside" || echo -1)
+cat "$work/dl.outside"
 echo "dataloader: $dbs databases; main pid $main_pid: $kernels kernels; torch.profiler $(field profiler_kernels "$work/prof.txt")"
 tail -4 "$work/dl.err"
 check "dataloader: a database per process, the 2 workers' too (3 or more: $dbs)" '[[ $dbs -ge 3 ]]'
@@ -45,7 +63,8 @@ check "dataloader: loss as bare" '[[ "$(field final_loss "$work/dl.txt")" == "$(
     torchrun --standalone --nproc_per_node=1 "$prog" > "$work/tr.txt" 2> "$work/tr.err"
 worker_pid=$(sed -nE 's/^pid=([0-9]+).*/\1/p' "$work/tr.txt")
 worker_db=$(ls "$work"/tr/rank0_p"${worker_pid}"_results.db 2>/dev/null)
-wk=$([[ -n $worker_db ]] && count "$worker_db" || echo -1)
+wk=$([[ -n $worker_db ]] && count "$worker_db" "$work/tr.txt" 2> "$work/tr.outside" || echo -1)
+cat "$work/tr.outside"
 echo "torchrun: $(ls "$work"/tr | tr '\n' ' '); worker pid $worker_pid: $wk kernels"
 tail -3 "$work/tr.err"
 check "torchrun: the worker's database named by its rank, with the kernels ($wk)" \
