@@ -59,9 +59,13 @@ rocprofiler_status_t format_retval_c(const rocprofiler_callback_tracing_record_t
     if (size != sizeof(P)) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
     const bool known = api::visit<Domain>(rec.operation, [&](auto I) {
         using op = typename Domain::template op_at<I>;
-        if constexpr (!std::is_void_v<typename op::return_type>) {
-            format_context ctx{out, max_deref};
-            format_value(ctx, tracing::retval_of<Domain, I>(probe));
+        // An operation the headers lack (api::unavailable, e.g. a CUDA 12 call under CUDA 11.8's
+        // cuda.h) has no return type and makes no records: "" as for a void one.
+        if constexpr (requires { typename op::return_type; }) {
+            if constexpr (!std::is_void_v<typename op::return_type>) {
+                format_context ctx{out, max_deref};
+                format_value(ctx, tracing::retval_of<Domain, I>(probe));
+            }
         }
     });
     return known ? ROCPROFILER_STATUS_SUCCESS : ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND;
