@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <new>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -63,8 +64,14 @@ rocprofiler_status_t format_retval_c(const rocprofiler_callback_tracing_record_t
         // cuda.h) has no return type and makes no records: "" as for a void one.
         if constexpr (requires { typename op::return_type; }) {
             if constexpr (!std::is_void_v<typename op::return_type>) {
+                // Formatted in place, never loaded as its type: a record may hold any bits (an enum
+                // value outside its enumerators is undefined to load; format_value reads an enum
+                // through its underlying type).
+                using R = typename op::return_type;
+                alignas(R) std::byte raw[sizeof(R)];
+                std::memcpy(raw, probe + offsetof(P, retval), sizeof(R));
                 format_context ctx{out, max_deref};
-                format_value(ctx, tracing::retval_of<Domain, I>(probe));
+                format_value(ctx, *std::launder(reinterpret_cast<const R*>(raw)));
             }
         }
     });

@@ -571,7 +571,9 @@ public:
         args_.clear();
         args_.add_pointer(names_.address, a.address);
         args_.add_uint(names_.bytes, a.bytes);
-        if (a.agent != 0) args_.add_string(names_.agent, hex(a.agent));
+        // The args keep views of their strings until the event is added: the text must outlive it.
+        const std::string agent = a.agent != 0 ? hex(a.agent) : std::string();
+        if (a.agent != 0) args_.add_string(names_.agent, agent);
         trace_.instant(thread(a.thread_id), a.start_ns,
                        trace_.intern(p_.op_name(ROCPROFILER_CALLBACK_TRACING_MEMORY_ALLOCATION, a.operation)),
                        allocation_, args_, {a.correlation_id, perfetto::flow::none});
