@@ -403,18 +403,44 @@ struct out_file {
     }
 };
 
-// The GPU side of the JSON trace: one process track per agent, one thread track per queue.
+// A Chrome trace-event array being written: "[", elements separated by ",\n", "]" at the end. One
+// per process (-f json) or one for every process (combined_dir: encore-trace -o).
+struct json_sink {
+    out_file file;
+    bool first = true;
+    void element(std::string_view e) {
+        file.put(first ? "[\n" : ",\n");
+        first = false;
+        file.put(e);
+    }
+    bool finish(std::string& error) {
+        file.put(first ? "[\n]\n" : "\n]\n");
+        return file.close(error);
+    }
+};
+
+// A process's part of a JSON trace: its host track (calls, marker ranges, allocations), one process
+// track per GPU agent with one thread track per queue (and one for copies), and an instant event
+// saying how the process ended. `gpu_base` keeps the GPU tracks of processes apart in a combined
+// trace (pids above any real pid: pid_max <= 2^22).
 class json_writer final : public writer_base {
 public:
-    json_writer(const process& p, const std::string& path, bool& ok) : p_(p) {
-        ok = file_.open(path);
+    json_writer(const process& p, json_sink& sink, std::uint64_t gpu_base, std::string end_reason)
+        : p_(p), sink_(sink), gpu_base_(gpu_base), end_reason_(std::move(end_reason)) {
         const std::uint64_t pid = p.dir->pid;
-        file_.put("[\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" + std::to_string(pid) +
-                  ",\"tid\":0,\"args\":{\"name\":" + json_string("host (pid " + std::to_string(pid) + ")") + "}}");
+        sink_.element("{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" + std::to_string(pid) +
+                      ",\"tid\":0,\"args\":{\"name\":" + json_string("host (pid " + std::to_string(pid) + ")") + "}}");
+    }
+    // A writer of its own file (-f json): closes it in finish().
+    json_writer(const process& p, std::unique_ptr<json_sink> own, std::string end_reason)
+        : json_writer(p, *own, 1ull << 30, std::move(end_reason)) {
+        own_ = std::move(own);
     }
     bool wants_args() const override { return true; }
     void call(const call_view& c) override {
-        std::string j = ",\n{\"ph\":\"X\",\"cat\":" + json_string(*c.kind) + ",\"name\":" + json_string(*c.op) +
+        ++calls_;
+        seen(c.body->end_ns);
+        std::string j = "{\"ph\":\"X\",\"cat\":" + json_string(*c.kind) + ",\"name\":" + json_string(*c.op) +
                         ",\"pid\":" + std::to_string(p_.dir->pid) + ",\"tid\":" + std::to_string(c.tid) +
                         ",\"ts\":" + us(c.body->start_ns) +
                         ",\"dur\":" + us(c.body->end_ns >= c.body->start_ns ? c.body->end_ns - c.body->start_ns : 0) +
@@ -422,46 +448,70 @@ public:
         for (const auto& a : *c.args) j += json_string(a.name) + ':' + json_string(a.value) + ',';
         if (c.retval != nullptr && !c.retval->empty()) j += "\"return\":" + json_string(*c.retval) + ',';
         j += "\"correlation_id\":" + std::to_string(c.body->correlation_id) + "}}";
-        file_.put(j);
+        sink_.element(j);
     }
     void range(const range_view& r) override {
-        file_.put(",\n{\"ph\":\"X\",\"cat\":\"MARKER_CORE_API\",\"name\":" + json_string(r.message) +
-                  ",\"pid\":" + std::to_string(p_.dir->pid) + ",\"tid\":" + std::to_string(r.tid) +
-                  ",\"ts\":" + us(r.start) + ",\"dur\":" + us(r.end >= r.start ? r.end - r.start : 0) + ",\"args\":{}}");
+        seen(r.end);
+        sink_.element("{\"ph\":\"X\",\"cat\":\"MARKER_CORE_API\",\"name\":" + json_string(r.message) +
+                      ",\"pid\":" + std::to_string(p_.dir->pid) + ",\"tid\":" + std::to_string(r.tid) +
+                      ",\"ts\":" + us(r.start) + ",\"dur\":" + us(r.end >= r.start ? r.end - r.start : 0) +
+                      ",\"args\":{\"range\":" + json_string(r.operation) +
+                      ",\"correlation_id\":" + std::to_string(r.correlation) + "}}");
     }
     void dispatch(std::uint64_t, const rec::dispatch_body& d) override {
+        ++dispatches_;
+        seen(d.end_ns);
         const auto [pid, tid] = track(d.agent, d.queue, "queue " + std::to_string(d.queue));
-        file_.put(",\n{\"ph\":\"X\",\"cat\":\"KERNEL_DISPATCH\",\"name\":" + json_string(p_.kernel_name(d.kernel_id)) +
-                  ",\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(tid) + ",\"ts\":" + us(d.start_ns) +
-                  ",\"dur\":" + us(d.end_ns >= d.start_ns ? d.end_ns - d.start_ns : 0) +
-                  ",\"args\":{\"dispatch_id\":" + std::to_string(d.dispatch_id) + ",\"grid\":\"" +
-                  std::to_string(d.grid[0]) + 'x' + std::to_string(d.grid[1]) + 'x' + std::to_string(d.grid[2]) +
-                  "\",\"workgroup\":\"" + std::to_string(d.workgroup[0]) + 'x' + std::to_string(d.workgroup[1]) + 'x' +
-                  std::to_string(d.workgroup[2]) + "\",\"correlation_id\":" + std::to_string(d.correlation_id) + "}}");
+        sink_.element("{\"ph\":\"X\",\"cat\":\"KERNEL_DISPATCH\",\"name\":" + json_string(p_.kernel_name(d.kernel_id)) +
+                      ",\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(tid) +
+                      ",\"ts\":" + us(d.start_ns) + ",\"dur\":" + us(d.end_ns >= d.start_ns ? d.end_ns - d.start_ns : 0) +
+                      ",\"args\":{\"dispatch_id\":" + std::to_string(d.dispatch_id) + ",\"kernel_id\":\"" +
+                      std::to_string(d.kernel_id) + "\",\"agent_id\":\"" + hex(d.agent) +
+                      "\",\"queue_id\":" + std::to_string(d.queue) + ",\"grid\":\"" + std::to_string(d.grid[0]) + 'x' +
+                      std::to_string(d.grid[1]) + 'x' + std::to_string(d.grid[2]) + "\",\"workgroup\":\"" +
+                      std::to_string(d.workgroup[0]) + 'x' + std::to_string(d.workgroup[1]) + 'x' +
+                      std::to_string(d.workgroup[2]) + "\",\"correlation_id\":" + std::to_string(d.correlation_id) +
+                      "}}");
     }
     void copy(const rec::memory_copy_body& c) override {
+        ++copies_;
+        seen(c.end_ns);
         const std::uint64_t gpu = c.dst_agent != ~0ull ? c.dst_agent : c.src_agent;
         const auto [pid, tid] = track(gpu, ~0ull, "copies");
-        file_.put(",\n{\"ph\":\"X\",\"cat\":\"MEMORY_COPY\",\"name\":" +
-                  json_string(p_.op_name(ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY, c.operation)) +
-                  ",\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(tid) + ",\"ts\":" + us(c.start_ns) +
-                  ",\"dur\":" + us(c.end_ns >= c.start_ns ? c.end_ns - c.start_ns : 0) + ",\"args\":{\"bytes\":" +
-                  std::to_string(c.bytes) + ",\"correlation_id\":" + std::to_string(c.correlation_id) + "}}");
+        sink_.element("{\"ph\":\"X\",\"cat\":\"MEMORY_COPY\",\"name\":" +
+                      json_string(p_.op_name(ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY, c.operation)) +
+                      ",\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(tid) +
+                      ",\"ts\":" + us(c.start_ns) + ",\"dur\":" + us(c.end_ns >= c.start_ns ? c.end_ns - c.start_ns : 0) +
+                      ",\"args\":{\"bytes\":" + std::to_string(c.bytes) + ",\"src\":\"" + hex(c.src_address) +
+                      "\",\"dst\":\"" + hex(c.dst_address) + "\",\"src_agent\":\"" + hex(c.src_agent) +
+                      "\",\"dst_agent\":\"" + hex(c.dst_agent) +
+                      "\",\"correlation_id\":" + std::to_string(c.correlation_id) + "}}");
     }
     void allocation(const rec::allocation_body& a) override {
-        file_.put(",\n{\"ph\":\"X\",\"cat\":\"MEMORY_ALLOCATION\",\"name\":" +
-                  json_string(p_.op_name(ROCPROFILER_CALLBACK_TRACING_MEMORY_ALLOCATION, a.operation)) +
-                  ",\"pid\":" + std::to_string(p_.dir->pid) + ",\"tid\":" + std::to_string(a.thread_id) +
-                  ",\"ts\":" + us(a.start_ns) + ",\"dur\":" + us(a.end_ns >= a.start_ns ? a.end_ns - a.start_ns : 0) +
-                  ",\"args\":{\"address\":\"" + hex(a.address) + "\",\"bytes\":" + std::to_string(a.bytes) +
-                  ",\"correlation_id\":" + std::to_string(a.correlation_id) + "}}");
+        ++allocations_;
+        seen(a.end_ns);
+        sink_.element("{\"ph\":\"X\",\"cat\":\"MEMORY_ALLOCATION\",\"name\":" +
+                      json_string(p_.op_name(ROCPROFILER_CALLBACK_TRACING_MEMORY_ALLOCATION, a.operation)) +
+                      ",\"pid\":" + std::to_string(p_.dir->pid) + ",\"tid\":" + std::to_string(a.thread_id) +
+                      ",\"ts\":" + us(a.start_ns) + ",\"dur\":" + us(a.end_ns >= a.start_ns ? a.end_ns - a.start_ns : 0) +
+                      ",\"args\":{\"address\":\"" + hex(a.address) + "\",\"bytes\":" + std::to_string(a.bytes) +
+                      ",\"agent_id\":\"" + hex(a.agent) + "\",\"correlation_id\":" + std::to_string(a.correlation_id) +
+                      "}}");
     }
     bool finish(std::string& error) override {
-        file_.put("\n]\n");
-        return file_.close(error);
+        // How the process ended, at its end (the tool's finalization, else its last record), with
+        // what it left: a reader sees a SIGKILL as such instead of a trace that merely stops.
+        const std::uint64_t end = p_.end_ns != 0 ? p_.end_ns : last_ns_;
+        sink_.element("{\"ph\":\"i\",\"s\":\"p\",\"name\":" + json_string("end of trace (" + end_reason_ + ")") +
+                      ",\"pid\":" + std::to_string(p_.dir->pid) + ",\"tid\":0,\"ts\":" + us(end) +
+                      ",\"args\":{\"api_calls\":" + std::to_string(calls_) + ",\"kernel_dispatches\":" +
+                      std::to_string(dispatches_) + ",\"memory_copies\":" + std::to_string(copies_) +
+                      ",\"memory_allocations\":" + std::to_string(allocations_) + "}}");
+        return own_ == nullptr || own_->finish(error);
     }
 
 private:
+    void seen(std::uint64_t t) { last_ns_ = t > last_ns_ ? t : last_ns_; }
     std::pair<std::uint64_t, std::uint64_t> track(std::uint64_t agent_handle, std::uint64_t queue,
                                                   const std::string& name) {
         auto it = pids_.find(agent_handle);
@@ -475,25 +525,117 @@ private:
                 label = "CUDA device " + std::to_string(agent_handle);
                 index = agent_handle;
             }
-            // GPU tracks: pids above any real pid (pid_max <= 2^22).
-            it = pids_.emplace(agent_handle, (1ull << 30) + index).first;
-            file_.put(",\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" + std::to_string(it->second) +
-                      ",\"tid\":0,\"args\":{\"name\":" + json_string(label) + "}}");
+            if (gpu_base_ != (1ull << 30)) label += " of pid " + std::to_string(p_.dir->pid);
+            it = pids_.emplace(agent_handle, gpu_base_ + index).first;
+            sink_.element("{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" + std::to_string(it->second) +
+                          ",\"tid\":0,\"args\":{\"name\":" + json_string(label) + "}}");
         }
         const auto key = std::make_pair(agent_handle, queue);
         auto q = tids_.find(key);
         if (q == tids_.end()) {
             q = tids_.emplace(key, tids_.size() + 1).first;
-            file_.put(",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":" + std::to_string(it->second) +
-                      ",\"tid\":" + std::to_string(q->second) + ",\"args\":{\"name\":" + json_string(name) + "}}");
+            sink_.element("{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":" + std::to_string(it->second) +
+                          ",\"tid\":" + std::to_string(q->second) + ",\"args\":{\"name\":" + json_string(name) + "}}");
         }
         return {it->second, q->second};
     }
 
     const process& p_;
-    out_file file_;
+    json_sink& sink_;
+    std::unique_ptr<json_sink> own_;
+    std::uint64_t gpu_base_;
+    std::string end_reason_;
+    std::uint64_t calls_ = 0, dispatches_ = 0, copies_ = 0, allocations_ = 0, last_ns_ = 0;
     std::map<std::uint64_t, std::uint64_t> pids_;
     std::map<std::pair<std::uint64_t, std::uint64_t>, std::uint64_t> tids_;
+};
+
+// encore-trace -o DIR: one set of files for every process of the run (a program that forks,
+// execs or runs others adds its records beside the first's instead of truncating them):
+// trace.json, and the CSV files of encore's first tool with their columns, plus the process id.
+struct combined_outputs {
+    std::string dir;
+    json_sink json;
+    out_file api, kernel, copy, alloc;
+    std::uint64_t processes = 0;  // the next process's index (its GPU tracks' place in trace.json)
+    bool open(const std::string& d, std::string& error) {
+        dir = d;
+        if (::mkdir(d.c_str(), 0777) != 0 && errno != EEXIST) {
+            error = "cannot create " + d + ": " + std::strerror(errno);
+            return false;
+        }
+        out_file* files[] = {&json.file, &api, &kernel, &copy, &alloc};
+        const char* names[] = {"trace.json", "api_trace.csv", "kernel_trace.csv", "memory_copy_trace.csv",
+                               "memory_allocation_trace.csv"};
+        for (int n = 0; n < 5; ++n)
+            if (!files[n]->open(d + '/' + names[n])) {
+                error = d + '/' + names[n] + ": " + std::strerror(errno);
+                return false;
+            }
+        api.put("correlation_id,thread_id,kind,operation,start_ns,end_ns,return_value,process_id\n");
+        kernel.put("dispatch_id,agent_id,agent,queue_id,kernel_id,kernel_name,grid_x,grid_y,grid_z,workgroup_x,"
+                   "workgroup_y,workgroup_z,start_ns,end_ns,duration_ns,correlation_id,process_id\n");
+        copy.put("correlation_id,thread_id,operation,src_agent_id,dst_agent_id,src_address,dst_address,bytes,start_ns,"
+                 "end_ns,duration_ns,process_id\n");
+        alloc.put("correlation_id,thread_id,operation,agent_id,address,bytes,start_ns,end_ns,process_id\n");
+        return true;
+    }
+    std::vector<std::string> paths() const { return {json.file.path, api.path, kernel.path, copy.path, alloc.path}; }
+    bool finish(std::vector<std::string>& errors) {
+        std::string error;
+        bool ok = true;
+        for (out_file* f : {&api, &kernel, &copy, &alloc})
+            if (!f->close(error)) ok = false, errors.push_back(error);
+        if (!json.finish(error)) ok = false, errors.push_back(error);
+        return ok;
+    }
+};
+
+// A process's rows of the combined CSV files (combined_outputs).
+class combined_csv_writer final : public writer_base {
+public:
+    combined_csv_writer(const process& p, combined_outputs& out) : p_(p), out_(out), pid_(std::to_string(p.dir->pid)) {}
+    bool wants_args() const override { return true; }  // the return value
+    void call(const call_view& c) override {
+        out_.api.put(std::to_string(c.body->correlation_id) + ',' + std::to_string(c.tid) + ',' + csv_field(*c.kind) +
+                     ',' + csv_field(*c.op) + ',' + std::to_string(c.body->start_ns) + ',' +
+                     std::to_string(c.body->end_ns) + ',' + csv_field(c.retval != nullptr ? *c.retval : "") + ',' +
+                     pid_ + '\n');
+    }
+    void dispatch(std::uint64_t, const rec::dispatch_body& d) override {
+        out_.kernel.put(
+            std::to_string(d.dispatch_id) + ',' + hex(d.agent) + ',' + csv_field(agent_label(d.agent)) + ',' +
+            std::to_string(d.queue) + ',' + std::to_string(d.kernel_id) + ',' + csv_field(p_.kernel_name(d.kernel_id)) +
+            ',' + std::to_string(d.grid[0]) + ',' + std::to_string(d.grid[1]) + ',' + std::to_string(d.grid[2]) + ',' +
+            std::to_string(d.workgroup[0]) + ',' + std::to_string(d.workgroup[1]) + ',' +
+            std::to_string(d.workgroup[2]) + ',' + std::to_string(d.start_ns) + ',' + std::to_string(d.end_ns) + ',' +
+            std::to_string(d.end_ns >= d.start_ns ? d.end_ns - d.start_ns : 0) + ',' +
+            std::to_string(d.correlation_id) + ',' + pid_ + '\n');
+    }
+    void copy(const rec::memory_copy_body& c) override {
+        out_.copy.put(std::to_string(c.correlation_id) + ',' + std::to_string(c.thread_id) + ',' +
+                      csv_field(p_.op_name(ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY, c.operation)) + ',' +
+                      hex(c.src_agent) + ',' + hex(c.dst_agent) + ',' + hex(c.src_address) + ',' + hex(c.dst_address) +
+                      ',' + std::to_string(c.bytes) + ',' + std::to_string(c.start_ns) + ',' + std::to_string(c.end_ns) +
+                      ',' + std::to_string(c.end_ns >= c.start_ns ? c.end_ns - c.start_ns : 0) + ',' + pid_ + '\n');
+    }
+    void allocation(const rec::allocation_body& a) override {
+        out_.alloc.put(std::to_string(a.correlation_id) + ',' + std::to_string(a.thread_id) + ',' +
+                       csv_field(p_.op_name(ROCPROFILER_CALLBACK_TRACING_MEMORY_ALLOCATION, a.operation)) + ',' +
+                       hex(a.agent) + ',' + hex(a.address) + ',' + std::to_string(a.bytes) + ',' +
+                       std::to_string(a.start_ns) + ',' + std::to_string(a.end_ns) + ',' + pid_ + '\n');
+    }
+
+private:
+    // The agent as the first tool named it: "GPU <type index>", a CUDA device's ordinal.
+    std::string agent_label(std::uint64_t handle) const {
+        if (auto a = p_.agents.find(handle); a != p_.agents.end()) return "GPU " + std::to_string(a->second.type_index);
+        if (handle < 4096) return "GPU " + std::to_string(handle);
+        return "GPU agent " + hex(handle);
+    }
+    const process& p_;
+    combined_outputs& out_;
+    std::string pid_;
 };
 
 // The Perfetto trace (perfetto.hpp, docs/trace.md): the process, a track per thread (its calls,
@@ -925,6 +1067,7 @@ class summary_writer final : public writer_base {
 public:
     explicit summary_writer(const process& p) : p_(p) {}
     void call(const call_view& c) override {
+        kinds_.insert(*c.kind);
         auto& s = calls_[*c.op];
         ++s.count;
         s.ns += c.body->end_ns >= c.body->start_ns ? c.body->end_ns - c.body->start_ns : 0;
@@ -953,8 +1096,11 @@ public:
         };
         std::uint64_t n = 0;
         for (auto& [k, s] : calls_) n += s.count;
-        std::fprintf(out, "[encore-trace] pid %d: %" PRIu64 " API calls, %zu distinct functions\n", p_.dir->pid, n,
-                     calls_.size());
+        std::string kinds;
+        for (const auto& k : kinds_) kinds += (kinds.empty() ? " (" : ", ") + k;
+        if (!kinds.empty()) kinds += ')';
+        std::fprintf(out, "[encore-trace] pid %d: %" PRIu64 " API calls%s, %zu distinct functions\n", p_.dir->pid, n,
+                     kinds.c_str(), calls_.size());
         for (auto& [name, s] : by_time(calls_))
             std::fprintf(out, "[encore-trace] %8" PRIu64 "  %s  total %s us\n", s.count, name.c_str(), us(s.ns).c_str());
         n = 0;
@@ -966,11 +1112,21 @@ public:
                 std::fprintf(out, "[encore-trace] %8" PRIu64 "  %s  total %s us, mean %s us\n", s.count, name.c_str(),
                              us(s.ns).c_str(), us(s.count != 0 ? s.ns / s.count : 0).c_str());
         }
-        for (auto& [name, s] : copies_)
-            std::fprintf(out, "[encore-trace] %8" PRIu64 "  %s  %" PRIu64 " bytes, total %s us\n", s.count,
-                         name.c_str(), s.bytes, us(s.ns).c_str());
-        for (auto& [name, s] : allocations_)
-            std::fprintf(out, "[encore-trace] %8" PRIu64 "  %s  %" PRIu64 " bytes\n", s.count, name.c_str(), s.bytes);
+        const auto memory = [&](const char* what, const std::map<std::string, stat>& m, bool timed) {
+            std::uint64_t count = 0;
+            for (auto& [k, s] : m) count += s.count;
+            if (count == 0) return;
+            std::fprintf(out, "[encore-trace] pid %d: %" PRIu64 " %s\n", p_.dir->pid, count, what);
+            for (auto& [name, s] : m)
+                if (timed)
+                    std::fprintf(out, "[encore-trace] %8" PRIu64 "  %s  %" PRIu64 " bytes, total %s us\n", s.count,
+                                 name.c_str(), s.bytes, us(s.ns).c_str());
+                else
+                    std::fprintf(out, "[encore-trace] %8" PRIu64 "  %s  %" PRIu64 " bytes\n", s.count, name.c_str(),
+                                 s.bytes);
+        };
+        memory("memory copies", copies_, true);
+        memory("memory allocations and frees", allocations_, false);
     }
 
 private:
@@ -978,6 +1134,7 @@ private:
         std::uint64_t count = 0, ns = 0, bytes = 0;
     };
     const process& p_;
+    std::set<std::string> kinds_;
     std::map<std::string, stat> calls_, kernels_, copies_, allocations_;
 };
 
@@ -1035,8 +1192,28 @@ void inherit_from_parent(process& child, const std::vector<std::unique_ptr<proce
     for (const auto& [id, k] : parent->kernels) child.kernels.emplace(id, k);
 }
 
-// Pass 2: a process's calls and events to the writers.
-void convert_process(process& p, const convert_options& o, convert_result& result) {
+// How a process ended, as its trace's end names it: "exit" when the tool's finalization ran;
+// "exec" when a later folder has its pid (the program image was replaced); for the launcher's
+// child, the signal it died of or _exit(status); else "no exit" (a signal, _exit, or still
+// running when the launcher's child ended).
+std::string end_reason_of(const process& p, const convert_options& o, const std::vector<std::unique_ptr<process>>& all) {
+    if (p.goodbye) return "exit";
+    for (const auto& q : all)
+        if (q.get() != &p && q->dir->pid == p.dir->pid && q->dir->open_monotonic_ns > p.dir->open_monotonic_ns)
+            return "exec";
+    if (o.launcher_pid > 0 && p.dir->ppid == o.launcher_pid) {
+        if (o.child_signal > 0) {
+            const char* abbrev = ::sigabbrev_np(o.child_signal);
+            return abbrev != nullptr ? std::string("SIG") + abbrev : "signal " + std::to_string(o.child_signal);
+        }
+        if (o.child_status >= 0) return "_exit(" + std::to_string(o.child_status) + ")";
+    }
+    return "no exit";
+}
+
+// Pass 2: a process's calls and events to the writers (and to `combined`, when not null).
+void convert_process(process& p, const convert_options& o, convert_result& result, combined_outputs* combined,
+                     const std::string& end_reason) {
     const process_dir& dir = *p.dir;
     if (!p.hello) {
         result.errors.push_back(dir.path + ": no records of encore-trace's tool (not converted)");
@@ -1052,15 +1229,20 @@ void convert_process(process& p, const convert_options& o, convert_result& resul
     std::vector<std::unique_ptr<writer_base>> writers;
     std::vector<std::string> files;
     if (has(o.formats, "json")) {
-        bool ok = false;
-        auto w = std::make_unique<json_writer>(p, stem + "_trace.json", ok);
-        if (!ok) {
+        auto sink = std::make_unique<json_sink>();
+        if (!sink->file.open(stem + "_trace.json")) {
             result.ok = false;
             result.errors.push_back(stem + "_trace.json: " + std::strerror(errno));
         } else {
             files.push_back(stem + "_trace.json");
-            writers.push_back(std::move(w));
+            writers.push_back(std::make_unique<json_writer>(p, std::move(sink), end_reason));
         }
+    }
+    if (combined != nullptr) {
+        // Past the first process, each its own range of GPU track pids (8192 agents apiece).
+        writers.push_back(std::make_unique<json_writer>(p, combined->json, (1ull << 30) + 8192 * combined->processes++,
+                                                        end_reason));
+        writers.push_back(std::make_unique<combined_csv_writer>(p, *combined));
     }
     if (has(o.formats, "pftrace")) {
         std::string error;
@@ -1263,7 +1445,21 @@ convert_result convert(const std::string& records_root, const convert_options& o
         all.push_back(std::move(p));
     }
     for (auto& p : all) inherit_from_parent(*p, all);
-    for (auto& p : all) convert_process(*p, options, result);
+    std::unique_ptr<combined_outputs> combined;
+    if (!options.combined_dir.empty()) {
+        combined = std::make_unique<combined_outputs>();
+        std::string error;
+        if (!combined->open(options.combined_dir, error)) {
+            result.ok = false;
+            result.errors.push_back(error);
+            combined.reset();
+        }
+    }
+    for (auto& p : all) convert_process(*p, options, result, combined.get(), end_reason_of(*p, options, all));
+    if (combined != nullptr) {
+        if (!combined->finish(result.errors)) result.ok = false;
+        for (auto& f : combined->paths()) result.written.push_back(f);
+    }
     return result;
 }
 

@@ -40,6 +40,15 @@ struct convert_options {
         std::uint64_t delay_ns = 0, length_ns = 0, repeat = 0;
     };
     std::optional<period> collection_period;
+    // encore-trace -o DIR: every process's records into one set of files in DIR, as encore's first
+    // tool wrote them: trace.json (one Chrome trace for all processes, each ended by an "end of
+    // trace (WHY)" event), api_trace.csv, kernel_trace.csv, memory_copy_trace.csv and
+    // memory_allocation_trace.csv with that tool's columns and a process_id column. "": none.
+    std::string combined_dir;
+    // The launcher's pid (encore-trace-run) and how its child ended, its exit status or the signal
+    // it died of: names the end of the child's trace when it left no goodbye. -1 / 0: unknown.
+    std::int64_t launcher_pid = -1;
+    int child_status = -1, child_signal = 0;
     bool print_calls = false;  // every call on `out`, one line each, in each thread's order
     bool summary = true;       // per function, per kernel, per copy direction on `out`
     std::FILE* out = stderr;

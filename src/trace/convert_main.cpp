@@ -2,8 +2,9 @@
 // ended, and what a user runs on a record folder kept with --keep-records; its subcommands work on
 // rocpd databases after the fact (`encore-trace merge` and `encore-trace convert` run them).
 //
-//   encore-trace-convert [-f rocpd,json,csv,pftrace] [-d DIR] [--output-file NAME] [--load LIBRARY]
-//                        [--print-calls] [--no-summary] [--stats] [-S] [-u UNIT] RECORDS_DIR
+//   encore-trace-convert [-f rocpd,json,csv,pftrace] [-d DIR] [--output-file NAME] [--combined-dir DIR]
+//                        [--launcher-pid PID --child-status N|--child-signal N] [--load LIBRARY] [--print-calls]
+//                        [--no-summary] [--stats] [-S] [-u UNIT] RECORDS_DIR
 //   encore-trace-convert merge -o OUT.db [--force] IN.db...
 //   encore-trace-convert convert [-f pftrace,json,csv] [--start T] [--end T] [--inclusive] [-d DIR]
 //                                [--output-file NAME] [--stats] [-S] [-u UNIT] IN.db...
@@ -40,7 +41,8 @@ namespace {
 
 constexpr const char* usage =
     "usage: encore-trace-convert [-f|--output-format rocpd,json,csv,pftrace] [-d|--output-directory DIR]\n"
-    "                            [--output-file NAME] [--load LIBRARY] [--print-calls] [--no-summary]\n"
+    "                            [--output-file NAME] [--combined-dir DIR] [--launcher-pid PID --child-status N|--child-signal N]\n"
+    "                            [--load LIBRARY] [--print-calls] [--no-summary]\n"
     "                            [--stats] [-S|--summary] [-u|--summary-units sec|msec|usec|nsec]\n"
     "                            [--kernel-include-regex RE] [--kernel-exclude-regex RE]\n"
     "                            [-P|--collection-period DELAY:TIME:REPEAT [--collection-period-unit U]] RECORDS_DIR\n"
@@ -397,6 +399,24 @@ int main(int argc, char** argv) {
             const char* v = value("--collection-period-unit");
             if (v == nullptr) return 2;
             period_unit = v;
+        } else if (a == "--combined-dir") {
+            const char* v = value("--combined-dir");
+            if (v == nullptr || *v == '\0') return 2;
+            o.combined_dir = v;
+        } else if (a == "--launcher-pid" || a == "--child-status" || a == "--child-signal") {
+            const char* v = value(argv[i]);
+            char* end = nullptr;
+            const long n = v != nullptr ? std::strtol(v, &end, 10) : -1;
+            if (v == nullptr || end == v || *end != '\0' || n < 0 || n > INT32_MAX) {
+                std::fprintf(stderr, "encore-trace-convert: %s needs a whole number\n", argv[i - 1]);
+                return 2;
+            }
+            if (a == "--launcher-pid")
+                o.launcher_pid = n;
+            else if (a == "--child-status")
+                o.child_status = static_cast<int>(n);
+            else
+                o.child_signal = static_cast<int>(n);
         } else if (a == "--check") {
             check_only = true;
         } else if (a == "--print-calls") {

@@ -2,12 +2,17 @@
 """What encore-trace -o DIR and encore-replay -o FILE keep when the program dies, and an output
 that cannot be written, refused at start with the reason.
 
-usage: check_dying_outputs.py trace|replay LAUNCHER DYING_PROGRAM CODE_OBJECT plain|sanitized
+usage: check_dying_outputs.py trace|replay LAUNCHER DYING_PROGRAM CODE_OBJECT plain|sanitized [CONVERTER]
 
 DYING_PROGRAM (test/e2e/dying_program.cpp) makes HSA calls and kernel dispatches, then dies as
 told: by SIGSEGV, abort(), _exit(), SIGINT/SIGTERM/SIGHUP/SIGQUIT (raised, or sent from here
 while it runs), SIGKILL, or with its own handlers. For each way:
-  trace   the exit status is the program's own (the signal it died of); api_trace.csv and
+  trace   on the record path (the default): the exit status is the program's own; the record
+          folder is converted after the death (removed then), trace.json parses whole and ends with
+          one "end of trace (WHY)" event, the CSV rows and JSON events agree exactly; SIGKILL sent to
+          encore-trace itself kills the program, and its record folder converts by hand;
+  --live  (the first tool, writing on the program's threads): the exit status is the program's
+          own (the signal it died of); api_trace.csv and
           kernel_trace.csv parse and hold every call and dispatch before the death; trace.json
           parses as it is (ended by the tool, with an "end of trace (WHY)" event) or, after
           _exit / SIGKILL, once "]" is appended (as trace-event readers close a cut array);
@@ -36,6 +41,7 @@ import tempfile
 import time
 
 mode, launcher, program, code_object, build = sys.argv[1:6]
+converter = sys.argv[6] if len(sys.argv) > 6 else None  # encore-trace-convert (trace)
 sanitized = build == "sanitized"
 passed = 0
 failed = 0
@@ -122,11 +128,85 @@ def dispatched(out):
     return -1
 
 
+# How the record path's trace.json names each end: the tool's finalization ran ("exit"), else how
+# the launcher saw its child end.
+RECORD_ENDS = {"exit": "exit", "_exit": "_exit(3)", "abort": "SIGABRT", "segv": "SIGSEGV", "segv-handled": "_exit(42)",
+               "segv-recover": "exit", "sigint": "SIGINT", "sigterm": "SIGTERM", "sighup": "SIGHUP",
+               "sigquit": "SIGQUIT", "sigkill": "SIGKILL", "sigint-handled": "exit", "wait+SIGINT": "SIGINT",
+               "wait+SIGTERM": "SIGTERM", "wait+SIGKILL": None}
+
+
+def check_record_path(tmp):
+    """encore-trace -o DIR on the record path: the program's threads copy binary records into mapped
+    files; the outputs are written after it ended, however it ended, whole."""
+    records = os.path.join(tmp, "records")
+    os.mkdir(records)
+    for how, (_, why) in DEATHS.items():
+        out_dir = os.path.join(tmp, "rec-" + how.replace("+", "-"))
+        rc, out, err = run(["--quiet", "-o", out_dir], how, env={"ENCORE_TRACE_RECORDS_TMPDIR": records})
+        tag = f"[record path, {how}]"
+        if not check(expected_status(how, rc, err), f"{tag} exit status {status_name(rc)}: the program's own"):
+            print(err[-3000:])
+            continue
+        before = dispatched(out)
+        check(before > 0, f"{tag} the program made its dispatches before dying")
+        end = RECORD_ENDS[how]
+        if end is None:
+            # SIGKILL to encore-trace itself: the program dies with it; its records stay in the
+            # record folder, and encore-trace-convert converts them.
+            left = [os.path.join(records, d) for d in os.listdir(records)]
+            if not check(len(left) == 1, f"{tag} the record folder stays ({left})"):
+                continue
+            r = subprocess.run([converter, "--no-summary", "--combined-dir", out_dir, left[0]],
+                               capture_output=True, text=True, timeout=120)
+            check(r.returncode == 0, f"{tag} encore-trace-convert converts it: {r.stderr[-500:]}")
+            subprocess.run(["rm", "-rf", left[0]])
+            end = "no exit"
+        else:
+            check(not os.listdir(records), f"{tag} the record folder is removed after the conversion")
+        files = {n: os.path.join(out_dir, n) for n in ("trace.json", "api_trace.csv", "kernel_trace.csv")}
+        if not all(check(os.path.isfile(f), f"{tag} {n} is there") for n, f in files.items()):
+            continue
+        with open(files["api_trace.csv"], newline="") as f:
+            api = list(csv.reader(f))
+        with open(files["kernel_trace.csv"], newline="") as f:
+            kernels = list(csv.reader(f))
+        check(api and api[0][:4] == ["correlation_id", "thread_id", "kind", "operation"], f"{tag} api_trace.csv header")
+        check(all(len(r) == len(api[0]) for r in api), f"{tag} every api_trace.csv row is whole")
+        ops = [r[3] for r in api[1:]]
+        check("hsa_queue_create" in ops and "hsa_signal_create" in ops, f"{tag} the calls before the death are there")
+        check(len(kernels) - 1 >= before, f"{tag} {len(kernels) - 1} dispatch rows >= {before} made before dying")
+        try:
+            with open(files["trace.json"], encoding="utf-8") as f:
+                events = json.load(f)
+        except ValueError as e:
+            check(False, f"{tag} trace.json parses, whole: {e}")
+            continue
+        ends = [e for e in events if str(e.get("name", "")).startswith("end of trace")]
+        if not (sanitized and how.startswith("segv")):  # the sanitizer's handler ends the program its way
+            check(len(ends) == 1 and ends[0]["name"] == f"end of trace ({end})" and events[-1] is ends[0],
+                  f"{tag} one end-of-trace event, last, naming {end}: {[e['name'] for e in ends]}")
+        xs = [e for e in events if e.get("ph") == "X"]
+        api_events = [e for e in xs if e["cat"] in ("HSA_CORE_API", "HSA_AMD_EXT_API")]
+        kernel_events = [e for e in xs if e["cat"] == "KERNEL_DISPATCH"]
+        check(len(api_events) == len(api) - 1, f"{tag} API events ({len(api_events)}) = api_trace.csv rows ({len(api) - 1})")
+        check(len(kernel_events) == len(kernels) - 1,
+              f"{tag} kernel events ({len(kernel_events)}) = kernel_trace.csv rows ({len(kernels) - 1})")
+        if how == "segv-recover":
+            check(len(kernel_events) == before + 1 and "recovered" in out,
+                  f"{tag} the trace went on after the repaired fault ({len(kernel_events)} dispatches)")
+        if how == "sigint-handled":
+            check("sigint handled 1 times" in out, f"{tag} the program's own SIGINT handler ran once")
+        if how.startswith("wait+") and how != "wait+SIGKILL":
+            check("hsa_system_get_info" in ops, f"{tag} calls of the running loop are there")
+
+
 def check_trace(tmp):
+    """encore-trace --live -o DIR: the first tool, writing on the program's threads."""
     for how, (_, why) in DEATHS.items():
         out_dir = os.path.join(tmp, how.replace("+", "-"))
-        rc, out, err = run(["--quiet", "-o", out_dir], how)
-        tag = f"[{how}]"
+        rc, out, err = run(["--live", "--quiet", "-o", out_dir], how)
+        tag = f"[--live, {how}]"
         if not check(expected_status(how, rc, err), f"{tag} exit status {status_name(rc)}"):
             print(err[-3000:])
             continue
@@ -252,7 +332,7 @@ def check_unwritable(tmp):
     # The tool's own check, through the environment (no launcher check), at start.
     var = "ENCORE_TRACE_OUTPUT" if mode == "trace" else "ENCORE_REPLAY_REPORT"
     path = os.path.join(regular, "out")
-    rc, out, err = run([], "exit", env={var: path})
+    rc, out, err = run(["--live"] if mode == "trace" else [], "exit", env={var: path})
     tag = f"[{var}={path}]"
     check(rc == 0 and dispatched(out) > 0, f"{tag} the program runs (untraced), exit {rc}")
     check(f"{name}: cannot write {path}: Not a directory" in err, f"{tag} the tool says why at start: {err[-500:]!r}")
@@ -261,7 +341,7 @@ def check_unwritable(tmp):
         # A folder that exists and can be written, where trace.json cannot be (a folder: EISDIR for root too).
         out_dir = os.path.join(tmp, "blocked")
         os.makedirs(os.path.join(out_dir, "trace.json"))
-        rc, out, err = run(["--quiet", "-o", out_dir], "exit")
+        rc, out, err = run(["--live", "--quiet", "-o", out_dir], "exit")
         check(f"encore-trace: cannot write {out_dir}/trace.json: Is a directory" in err,
               f"[trace.json is a folder] the tool says why at start: {err[-500:]!r}")
         check(rc == 0 and dispatched(out) > 0, "[trace.json is a folder] the program runs untraced")
@@ -273,6 +353,7 @@ def check_unwritable(tmp):
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         if mode == "trace":
+            check_record_path(tmp)
             check_trace(tmp)
         else:
             check_replay(tmp)

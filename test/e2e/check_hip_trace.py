@@ -16,11 +16,12 @@ with traced_run(trace, ["--hip-trace", "--marker-trace"], program) as t:
     expect(("HIP_RUNTIME_API", "hipGetDeviceCount") in names, "hipGetDeviceCount in trace.json")
     expect(("HIP_RUNTIME_API", "hipMalloc") in names, "hipMalloc in trace.json")
     expect(("MARKER_CORE_API", "roctxRangePushA") in names, "roctxRangePushA in trace.json")
-    ranges = [e for e in calls if e["name"] == "roctx range"]
-    expect(sorted(e["args"]["message"] for e in ranges) == ['"allocate"', '"setup"'], "two roctx ranges: %r" % ranges)
+    # A range is a slice named by its message, with the call that opened it.
+    ranges = [e for e in calls if e["cat"] == "MARKER_CORE_API" and e["args"].get("range") == "roctxRangePushA"]
+    expect(sorted(e["name"] for e in ranges) == ["allocate", "setup"], "two roctx ranges: %r" % ranges)
     if len(ranges) == 2:
-        outer = [e for e in ranges if e["args"]["message"] == '"setup"'][0]
-        inner = [e for e in ranges if e["args"]["message"] == '"allocate"'][0]
+        outer = [e for e in ranges if e["name"] == "setup"][0]
+        inner = [e for e in ranges if e["name"] == "allocate"][0]
         expect(float(outer["ts"]) <= float(inner["ts"]) and
                float(inner["ts"]) + float(inner["dur"]) <= float(outer["ts"]) + float(outer["dur"]),
                "the ranges nest")

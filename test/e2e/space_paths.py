@@ -11,7 +11,8 @@ encore-trace and encore-replay are made from their templates with every path thr
   - the installed tree, staged in a folder with a space, traces and replays.
 
   space_paths.py BUILD_ROOT TRACE_TEMPLATE REPLAY_TEMPLATE key=path...
-keys: hsa api replay sim roctx hip trace_prog trace_co replay_prog replay_co driver c_tool, and
+keys: hsa api replay sim roctx hip trace_tool trace_convert trace_run trace_prog trace_co replay_prog replay_co driver
+c_tool, and
 meson (then also: the tree installed with DESTDIR in a folder with a space, its launchers run)
 """
 import os
@@ -58,6 +59,10 @@ with tempfile.TemporaryDirectory() as tmp:
         "SIM_DIR": through(paths["sim"]),
         "HIP_TOOL": through(paths.get("hip", "")),
         "ROCTX_LIB": through(paths["roctx"]),
+        "TRACE_TOOL": through(paths["trace_tool"]),
+        "TRACE_CONVERT": through(paths["trace_convert"]),
+        "TRACE_RUN": through(paths["trace_run"]),
+        "DEFAULT_FORMATS": "json,csv",
     }
     launchers = {}
     for name, template in (("encore-trace", trace_in), ("encore-replay", replay_in)):
@@ -69,8 +74,8 @@ with tempfile.TemporaryDirectory() as tmp:
             f.write(text)
         os.chmod(out, 0o755)
         launchers[name] = out
-    for p in subst.values():
-        check(not p or " " in p, "every path holds the space: " + p)
+    for k, p in subst.items():
+        check(k == "DEFAULT_FORMATS" or not p or " " in p, "every path holds the space: " + p)
 
     # encore-trace: the program's output as untraced, its HSA calls traced.
     prog, co = through(paths["trace_prog"]), through(paths["trace_co"])
@@ -79,8 +84,9 @@ with tempfile.TemporaryDirectory() as tmp:
     traced = run([launchers["encore-trace"], "--sim", prog, co])
     check(traced.returncode == 0, "encore-trace runs it", traced.stderr)
     check(traced.stdout == plain.stdout, "its output unchanged when traced")
-    check("hsa_shut_down() -> HSA_STATUS_SUCCESS" in traced.stderr and "API calls traced" in traced.stderr,
-          "encore-trace traced the program (libencore-hsa and the api_trace tool loaded)", traced.stderr)
+    check("hsa_shut_down() -> HSA_STATUS_SUCCESS" in traced.stderr and " API calls (HSA_" in traced.stderr,
+          "encore-trace traced the program (libencore-hsa and the record tool loaded, records converted)",
+          traced.stderr)
 
     # encore-replay: replayed, inputs identical, report written into a folder with a space.
     prog, co = through(paths["replay_prog"]), through(paths["replay_co"])
