@@ -3,9 +3,11 @@
 # it, on the software HSA runtime (no GPU; CI runs it):
 #   benchmarks/trace_cost.sh [BUILD_DIR] [THOUSANDS_OF_CALLS] [ROUNDS]    (default build 200 5)
 # test/dying_program's `bench` mode times THOUSANDS x 1000 hsa_system_get_info calls in the
-# program itself; each round runs, taking turns: bare; encore-trace --quiet (the first tool, no
-# files); encore-trace --quiet -o DIR (the first tool writing its files on the program's thread);
-# encore-trace --quiet --hsa-trace -d DIR -f rocpd (the record path). Prints each round's ns per
+# program itself; each round runs, taking turns: bare; encore-trace --quiet (the record path, a
+# summary); encore-trace --quiet -o DIR (the record path, trace.json and CSV files after the run);
+# encore-trace --quiet --hsa-trace -d DIR -f rocpd (the record path, rocpd); and the first tool:
+# --live --quiet (no files) and --live --quiet -o DIR (its files written on the program's
+# thread). Prints each round's ns per
 # call, the medians, each one's cost over bare, and the wall time of the record path's conversion
 # (timed alone on the records of one more run, kept). The record path's records go where
 # encore-trace puts them by default (/dev/shm where it has room).
@@ -28,14 +30,18 @@ for r in $(seq "$rounds"); do
     files=$("$T" --quiet -o "$work/o" "$P" "$CO" bench "$n" 2> /dev/null | ns)
     rm -rf "$work/d"
     record=$("$T" --quiet --hsa-trace -d "$work/d" -f rocpd "$P" "$CO" bench "$n" 2> /dev/null | ns)
-    echo "round $r: bare $bare | first tool, no files $quiet | first tool -o $files | record path -f rocpd $record (ns per call)"
+    live=$("$T" --live --quiet "$P" "$CO" bench "$n" 2> /dev/null | ns)
+    rm -rf "$work/l"
+    live_files=$("$T" --live --quiet -o "$work/l" "$P" "$CO" bench "$n" 2> /dev/null | ns)
+    echo "round $r: bare $bare | default $quiet | -o $files | -f rocpd $record | --live $live | --live -o $live_files (ns per call)"
     all[bare]+="$bare " all[quiet]+="$quiet " all[files]+="$files " all[record]+="$record "
+    all[live]+="$live " all[live_files]+="$live_files "
 done
 median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 b=$(median <<< "${all[bare]}")
-for k in bare quiet files record; do
+for k in bare quiet files record live live_files; do
     m=$(median <<< "${all[$k]}")
-    printf '%-7s median %8.1f ns per call, +%.1f ns over bare\n' "$k" "$m" "$(awk -v m="$m" -v b="$b" 'BEGIN { print m - b }')"
+    printf '%-10s median %8.1f ns per call, +%.1f ns over bare\n' "$k" "$m" "$(awk -v m="$m" -v b="$b" 'BEGIN { print m - b }')"
 done
 # The converter alone: the records of one more run (kept), n x 1000 calls each with its arguments
 # and the program's other records, into one rocpd database.
