@@ -44,13 +44,12 @@
 #include <cuda.h>
 
 #include <atomic>
-#include <deque>
-#include <iterator>
 #include <memory>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <new>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -140,18 +139,90 @@ std::atomic<std::uint64_t> g_paired{0}, g_unpaired{0};
 // ---- stream-order pairing ------------------------------------------------------------------------
 struct launch_entry {
     std::uint64_t key;        // 0: a placeholder
-    std::uint64_t seq;        // identifies the entry for rejected()
     std::uint64_t before_ns;  // encore's clock right before the driver call
     std::uint32_t grid[3], block[3];
 };
+/// A stream's entries live in blocks of `block_entries`, linked oldest to newest; a block the
+/// pairing side has passed goes to its queue's spare stack, which the launching side takes from
+/// before allocating. Why not a std::deque under a mutex: each launch then took a second lock
+/// (which CUPTI's thread held while pairing, waking the launcher through futex) and allocated
+/// a deque node every few launches that CUPTI's thread freed. Small blocks: every stream a
+/// process ever launched on keeps its queue (2.5 KB of entries at least) for good.
+constexpr std::size_t block_entries = 64;
+struct entry_block {
+    launch_entry e[block_entries];
+    // The next block: stored (release) by the launching side before it publishes an entry in
+    // it (stream_queue::tail), loaded (acquire) by the pairing side.
+    std::atomic<entry_block*> next{nullptr};
+    entry_block* next_spare = nullptr;  // on the spare stack: written before the push's release
+};
+/// One stream's FIFO of launches: a single writer, the launching side (serialized by `order`),
+/// and a single reader, the pairing side (CUPTI's buffer hand-over, serialized by
+/// g_buffers_mutex, and report(); both under `m`). Entries [head, tail) are waiting.
 struct stream_queue {
     std::mutex order;  // held from queuing an entry until the driver call returned (queued_launch)
-    std::mutex m;      // q; never held while calling out
-    std::deque<launch_entry> q;
+    // Launching side, under `order`. `tail`: entries published; stored (release) after the
+    // entry's fields, loaded (acquire) by the pairing side. Only rejected() lowers it, under `m`
+    // too, so that the pairing side never reads an entry being taken back.
+    alignas(64) std::atomic<std::uint64_t> tail{0};
+    entry_block* wblock = nullptr;  // the block holding entry `tail` (or the one before, full)
+    std::uint64_t wbase = 0;        // the index of wblock's first entry
+    // Pairing side, under `m` (the launching side takes it only in rejected()).
+    alignas(64) std::mutex m;
+    std::uint64_t head = 0;
+    entry_block* rblock = nullptr;  // the block holding entry `head` (or the one before, consumed)
+    std::uint64_t rbase = 0;
+    // Blocks the pairing side passed: pushed by it (under `m`), popped by the launching side
+    // (under `order`): one popper, so a popped block cannot come back meanwhile (no ABA).
+    alignas(64) std::atomic<entry_block*> spare{nullptr};
+
+    stream_queue() : wblock(new entry_block), rblock(wblock) {}  // may throw: queue_of's callers catch
+    stream_queue(const stream_queue&) = delete;
+    stream_queue& operator=(const stream_queue&) = delete;
+
+    /// Launching side: entry `tail`'s slot, linking a block when the last is full; null: no memory.
+    launch_entry* slot(std::uint64_t t) noexcept {
+        if (t - wbase == block_entries) {
+            entry_block* n = spare.load(std::memory_order_acquire);
+            while (n != nullptr && !spare.compare_exchange_weak(n, n->next_spare, std::memory_order_acquire,
+                                                                std::memory_order_acquire)) {
+            }
+            if (n != nullptr)
+                n->next.store(nullptr, std::memory_order_relaxed);
+            else if ((n = new (std::nothrow) entry_block) == nullptr)
+                return nullptr;
+            wblock->next.store(n, std::memory_order_release);
+            wblock = n;
+            wbase += block_entries;
+        }
+        return &wblock->e[t - wbase];
+    }
+    /// Pairing side (under `m`): entry `i` (head <= i < a tail loaded with acquire).
+    const launch_entry& at(std::uint64_t i) const noexcept {
+        const entry_block* b = rblock;
+        std::uint64_t off = i - rbase;
+        for (; off >= block_entries; off -= block_entries) b = b->next.load(std::memory_order_acquire);
+        return b->e[off];
+    }
+    /// Pairing side (under `m`): entries before `h` are done; blocks passed go to the spare stack.
+    /// A full block stays until its successor is linked: the launching side still links from it.
+    void pop_to(std::uint64_t h) noexcept {
+        head = h;
+        while (head - rbase >= block_entries) {
+            entry_block* const n = rblock->next.load(std::memory_order_acquire);
+            if (n == nullptr) break;
+            entry_block* old = rblock;
+            rblock = n;
+            rbase += block_entries;
+            old->next_spare = spare.load(std::memory_order_relaxed);
+            while (!spare.compare_exchange_weak(old->next_spare, old, std::memory_order_release,
+                                                std::memory_order_relaxed)) {
+            }
+        }
+    }
 };
 std::mutex g_queues_mutex;
 auto* g_queues = new std::unordered_map<std::uint64_t, std::unique_ptr<stream_queue>>;  // never destroyed
-std::atomic<std::uint64_t> g_seq{0};
 // Resynchronizations (and dropped-record reports), graph kernels skipped (relaxed: statistics).
 std::atomic<std::uint64_t> g_drift{0}, g_graph_kernels{0};
 // For ENCORE_CUPTI_STATS (report()): entries a resynchronization skipped (their launches got no
@@ -175,9 +246,10 @@ void sample_unmatched(const kernel_record_prefix& k, std::uint64_t start, const 
     if (g_sample_count == max_samples) return;
     unmatched_sample& u = g_samples[g_sample_count++];
     u = {k.contextId, k.streamId, {k.gridX, k.gridY, k.gridZ}, {k.blockX, k.blockY, k.blockZ}, start, 0, {}};
-    if (q != nullptr && !q->q.empty()) {  // the caller holds q->m
-        u.waiting = q->q.size();
-        u.head = q->q.front();
+    if (q != nullptr) {  // the caller holds q->m
+        const std::uint64_t tail = q->tail.load(std::memory_order_acquire);
+        u.waiting = static_cast<std::size_t>(tail - q->head);
+        if (u.waiting != 0) u.head = q->at(q->head);
     }
 }
 
@@ -223,9 +295,14 @@ void handle_in_order(const kernel_record_prefix* k, std::uint64_t b, std::uint64
             return;  // a stream encore launched nothing on while timing: not encore's kernel
         }
         std::lock_guard lk(q->m);
-        const std::size_t n = q->q.size() < resync_window ? q->q.size() : resync_window;
-        std::size_t at = 0;
-        while (at < n && !(same_shape(q->q[at], *k) && (!timed || b + early_start_ns >= q->q[at].before_ns))) ++at;
+        const std::uint64_t waiting = q->tail.load(std::memory_order_acquire) - q->head;
+        const std::uint64_t n = waiting < resync_window ? waiting : resync_window;
+        std::uint64_t at = 0;
+        while (at < n) {
+            const launch_entry& w = q->at(q->head + at);
+            if (same_shape(w, *k) && (!timed || b + early_start_ns >= w.before_ns)) break;
+            ++at;
+        }
         if (at == n) {
             g_unpaired.fetch_add(1, std::memory_order_relaxed);
             sample_unmatched(*k, b, q);
@@ -236,12 +313,12 @@ void handle_in_order(const kernel_record_prefix* k, std::uint64_t b, std::uint64
             g_lost.fetch_add(at, std::memory_order_relaxed);
             // The entries before it lost their records (rare). May throw: caught by the caller,
             // before anything was taken off the queue.
-            for (std::size_t i = 0; i < at; ++i)
-                if (q->q[i].key != 0) out.push_back({q->q[i].key, 0, 0, false});
+            for (std::uint64_t i = 0; i < at; ++i)
+                if (const std::uint64_t lost = q->at(q->head + i).key; lost != 0) out.push_back({lost, 0, 0, false});
         }
-        key = q->q[at].key;
+        key = q->at(q->head + at).key;
         if (key != 0) out.push_back({key, b, e, timed});  // may throw, as above
-        q->q.erase(q->q.begin(), q->q.begin() + static_cast<std::ptrdiff_t>(at) + 1);
+        q->pop_to(q->head + at + 1);
     }
     g_paired.fetch_add(1, std::memory_order_relaxed);
 }
@@ -633,17 +710,17 @@ queued_launch::queued_launch(std::uint64_t ids, std::uint64_t key, const unsigne
         return;
     }
     q->order.lock();
-    const std::uint64_t seq = g_seq.fetch_add(1, std::memory_order_relaxed) + 1;
-    try {
-        std::lock_guard lk(q->m);
-        q->q.push_back({key, seq, core::now_ns(), {grid[0], grid[1], grid[2]}, {block[0], block[1], block[2]}});
-    } catch (...) {
+    const std::uint64_t t = q->tail.load(std::memory_order_relaxed);  // written under `order` only
+    launch_entry* const e = q->slot(t);
+    if (e == nullptr) {
         q->order.unlock();
         return;
     }
+    *e = {key, core::now_ns(), {grid[0], grid[1], grid[2]}, {block[0], block[1], block[2]}};
+    q->tail.store(t + 1, std::memory_order_release);  // pairs with the pairing side's acquire
     q_ = q;
     key_ = key;
-    seq_ = seq;
+    index_ = t;
 }
 
 queued_launch::~queued_launch() {
@@ -653,13 +730,10 @@ queued_launch::~queued_launch() {
 void queued_launch::rejected() noexcept {
     if (q_ == nullptr) return;
     auto* q = static_cast<stream_queue*>(q_);
+    // Ours is the newest entry (the order lock is held); `m` keeps the pairing side out while it
+    // is taken back. A resynchronization may have taken it already (head past it): then it stays.
     std::lock_guard lk(q->m);
-    // Ours is the newest entry (the order lock is held); a resynchronization may have dropped it.
-    for (auto it = q->q.rbegin(); it != q->q.rend(); ++it)
-        if (it->seq == seq_) {
-            q->q.erase(std::next(it).base());
-            return;
-        }
+    if (q->head <= index_) q->tail.store(index_, std::memory_order_relaxed);  // `m`'s unlock publishes it
 }
 
 health pairing_health(std::size_t waiting, std::size_t threshold) noexcept {
@@ -688,7 +762,8 @@ void report() noexcept {
         for (const auto& [ids, q] : *g_queues) {
             std::lock_guard ql(q->m);
             ++queues;
-            for (const launch_entry& e : q->q) waiting += e.key != 0;
+            const std::uint64_t tail = q->tail.load(std::memory_order_acquire);
+            for (std::uint64_t i = q->head; i < tail; ++i) waiting += q->at(i).key != 0;
         }
     }
     std::fprintf(stderr,

@@ -77,7 +77,7 @@ public:
 private:
     void* q_ = nullptr;
     std::uint64_t key_ = 0;
-    std::uint64_t seq_ = 0;
+    std::uint64_t index_ = 0;  // the entry's place in its stream's queue
 };
 
 /// Around a launch on this thread (pairing::external): `key` as CUPTI's external correlation id (kind CUSTOM2) of the

@@ -40,7 +40,9 @@
 //                                their times handed back before the release (FAKE_CUPTI_NO_PERIOD,
 //                                FAKE_CUPTI_RECORDS_PER_BUFFER: 90,000 launches waiting at once,
 //                                more than encore's table has slots; records given back to the
-//                                pools of threads that ended): the same checks as `reused`
+//                                pools of threads that ended), and a rejected launch after every
+//                                100th (its queue entry taken back): the same checks as `reused`,
+//                                the rejected ones untimed
 //   test_cuda_cupti exit         three launches, no release: every COMPLETE reaches the tool
 //                                before its finalization (printed there, checked on stderr)
 //   test_cuda_cupti broken       a CUPTI that pairs no launch with its kernel: encore gives up on it
@@ -499,34 +501,43 @@ int run_broken(bool alternate) {
 int run_many() {
     auto [dev, ctx, mod, f, counter] = open_counting(true);
     constexpr int threads = 3, per_thread = 30'000;
-    int failed = 0;
+    int failed = 0, rejected = 0;
     for (int t = 0; t < threads; ++t) {
         std::thread th([&, ctx = ctx, f = f] {
             if (cuCtxSetCurrent(ctx) != CUDA_SUCCESS) ++failed;
             void* params[] = {&counter};
-            for (int i = 0; i < per_thread; ++i)
+            for (int i = 0; i < per_thread; ++i) {
                 failed += cuLaunchKernel(f, 1 + static_cast<unsigned>(i % 4), 1, 1, 32, 1, 1, 0, nullptr, params,
                                          nullptr) != CUDA_SUCCESS;
+                // Rejected launches among them, each entry taken back where it fell in the
+                // stream's queue: entries 100, 200, ..., so at the first of a block too (1,600:
+                // cupti.cpp's blocks hold 64).
+                if (i % 100 == 99)
+                    rejected += cuLaunchKernel(f, 0, 1, 1, 32, 1, 1, 0, nullptr, params, nullptr) ==
+                                CUDA_ERROR_INVALID_VALUE;
+            }
         });
         th.join();
     }
     expect(failed == 0, std::to_string(failed) + " launches failed");
+    expect(rejected == threads * per_thread / 100, std::to_string(rejected) + " launches rejected");
     const fake_cupti_counts_t before = fake_cupti();
     expect(before.buffers == 0, "no buffer came back before the release (" + std::to_string(before.buffers) +
                                     "): every launch waited at once");
     CHECK(cuMemFree(counter));
     CHECK(cuModuleUnload(mod));
     CHECK(cuDevicePrimaryCtxRelease(dev));
-    const int launches = threads * per_thread;
+    const int launched = threads * per_thread, launches = launched + rejected;
     std::lock_guard lk(g_mutex);
     const launch_checks ch = check_launches(true);
     expect(ch.complete_ok == launches, "ENQUEUE ENTER, EXIT and exactly one COMPLETE per launch (" +
                                            std::to_string(ch.complete_ok) + " of " + std::to_string(launches) + ")");
     expect(ch.distinct_ids == launches && ch.user_ok == launches && ch.order_ok == launches,
            "COMPLETE has its ENQUEUE's user_data and dispatch id, after its ENQUEUE EXIT");
-    expect(ch.timed == launches && ch.in_window == launches,
-           "every launch timed exactly inside its host window (" + std::to_string(ch.timed) + " timed, " +
-               std::to_string(ch.in_window) + " in the window, of " + std::to_string(launches) + ")");
+    expect(ch.timed == launched && ch.in_window == launched && ch.untimed == rejected,
+           "every launch timed exactly inside its host window but the rejected ones (" + std::to_string(ch.timed) +
+               " timed, " + std::to_string(ch.in_window) + " in the window, of " + std::to_string(launched) + "; " +
+               std::to_string(ch.untimed) + " untimed)");
     return test_support::finish();
 }
 
