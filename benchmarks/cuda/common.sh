@@ -40,7 +40,7 @@ build_cuda_only() {  # TARGET...: a CUDA-only build with the examples (-Dhsa=dis
 }
 
 build_trace_front_end() {  # encore-trace's record path in $B (CUDA-only), for the trace_*.sh scripts
-    build_cuda_only src/cuda/libcuda.so.1 src/trace/libencore_trace_tool.so src/trace/encore-trace-convert \
+    build_cuda_only src/cuda/libcuda.so.1 src/trace/libencore_trace_tool.so src/trace/encore-trace-convert src/trace/encore-trace-run \
         src/nvtx/libencore-nvtx.so.0.1.0 src/marker/libencore-roctx.so.0.1.0 examples/libencore_api_trace.so
 }
 

@@ -6,7 +6,9 @@
 # bare; torch.profiler (CPU and CUDA activities); encore-trace --kernel-trace -f rocpd with
 # ENCORE_CUDA_DISPATCH_TIMING=events (kernel times from CUDA events, "kernel"); the same with
 # encore-trace's default (auto: times from CUPTI's records, "cupti");
-# encore-trace --runtime-trace -f rocpd (the driver API, markers, kernels, copies, allocations).
+# encore-trace --runtime-trace -f rocpd (the driver API, markers, kernels, copies, allocations);
+# encore-trace -o DIR (the driver API, kernels, copies, allocations into trace.json and the CSVs:
+# "legacy", the first tool's format, on the record path since 0f41146).
 # Prints each run's median step time, the medians' ratios to bare, and checks: the final loss
 # equals the bare run's; every kernel torch.profiler counts in the timed steps is in the rocpd
 # database (the kernels whose GPU start lies in the steps' window), each with a name.
@@ -35,14 +37,16 @@ for round in $(seq "$rounds"); do
         > "$work/cupti_$round.txt" 2> "$work/cupti_$round.err"
     "$trace" --runtime-trace --quiet -d "$work/runtime_$round" -f rocpd -- python3 "$prog" --steps "$steps" \
         > "$work/runtime_$round.txt" 2> "$work/runtime_$round.err"
-    for c in bare prof kernel cupti runtime; do
+    "$trace" --quiet -o "$work/legacy_$round" -- python3 "$prog" --steps "$steps" \
+        > "$work/legacy_$round.txt" 2> "$work/legacy_$round.err"
+    for c in bare prof kernel cupti runtime legacy; do
         echo "round $round $c: median_step_ms=$(field median_step_ms "$work/${c}_$round.txt") final_loss=$(field final_loss "$work/${c}_$round.txt")"
     done
 done
-for c in kernel cupti runtime; do tail -3 "$work/${c}_1.err"; done
+for c in kernel cupti runtime legacy; do tail -3 "$work/${c}_1.err"; done
 
 python3 - "$work" "$rounds" <<'PY'
-import glob, os, sqlite3, statistics, sys
+import csv, glob, os, sqlite3, statistics, sys
 work, rounds = sys.argv[1], range(1, int(sys.argv[2]) + 1)
 def field(path, name):
     for line in open(path):
@@ -50,11 +54,11 @@ def field(path, name):
             return line.strip().split("=", 1)[1]
     return None
 med = {}
-for c in ("bare", "prof", "kernel", "cupti", "runtime"):
+for c in ("bare", "prof", "kernel", "cupti", "runtime", "legacy"):
     vals = [float(field(f"{work}/{c}_{r}.txt", "median_step_ms") or "nan") for r in rounds]
     med[c] = statistics.median(vals)
     print(f"{c:8s} median of rounds' median step: {med[c]:.3f} ms  ({', '.join(f'{v:.3f}' for v in vals)})")
-for c in ("prof", "kernel", "cupti", "runtime"):
+for c in ("prof", "kernel", "cupti", "runtime", "legacy"):
     print(f"RATIO {c}/bare = {med[c] / med['bare']:.3f}")
 bare_loss = field(f"{work}/bare_1.txt", "final_loss")
 fails = 0
@@ -62,7 +66,7 @@ def check(what, ok):
     global fails
     print(("PASS: " if ok else "FAIL: ") + what)
     fails += 0 if ok else 1
-for c in ("kernel", "cupti", "runtime"):
+for c in ("kernel", "cupti", "runtime", "legacy"):
     losses = {field(f"{work}/{c}_{r}.txt", "final_loss") for r in rounds}
     check(f"{c}: final loss equals bare's ({losses} vs {bare_loss})", losses == {bare_loss})
 prof_kernels = int(field(f"{work}/prof_1.txt", "profiler_kernels") or -1)
@@ -77,6 +81,13 @@ for c in ("kernel", "cupti", "runtime"):
             named += sum(1 for (name,) in rows if name and not name.startswith("kernel "))
     check(f"{c}: kernels in the timed steps' window: {n}, torch.profiler's {prof_kernels}", n == prof_kernels)
     check(f"{c}: every kernel named ({named} of {n})", named == n and n > 0)
+lo, hi = map(int, field(f"{work}/legacy_1.txt", "window_ns").split(","))
+with open(f"{work}/legacy_1/kernel_trace.csv", newline="") as f:
+    rows = [r for r in csv.DictReader(f) if lo <= int(r["start_ns"]) <= hi]
+check(f"legacy: kernels in the timed steps' window (kernel_trace.csv): {len(rows)}, torch.profiler's {prof_kernels}",
+      len(rows) == prof_kernels)
+check("legacy: every kernel named", rows and all(r["kernel_name"] and not r["kernel_name"].startswith("kernel ")
+                                                 for r in rows))
 sys.exit(1 if fails else 0)
 PY
 status=$?
