@@ -10,7 +10,6 @@
 // publishes tail. The producer's fast path touches only its own ring's lines and a read-mostly
 // buffer line; everything shared (waking the consumer, blocking when full) is a slow path.
 #include "buffer.hpp"
-#include "exit_safe_local.hpp"
 #include "registry.hpp"
 #include "warn.hpp"
 
@@ -82,7 +81,10 @@ struct ring {
     // The furthest head a record may end at without the slow path's checks: the ring's end (no
     // wrap), the space known free (cached_tail), and before check_at (no watermark look due). 0
     // sends every record to the slow path (a new ring, a fork child, a reset), which recomputes it.
-    std::uint64_t limit = 0;
+    // limit_busy while a record is being written into the ring (below). Atomic, relaxed: plain
+    // loads and stores, which a signal handler on this thread may read (lock-free atomics are what
+    // a handler may touch).
+    std::atomic<std::uint64_t> limit{0};
     std::byte* wdata = nullptr;                  // data and capacity - 1, copied here so that
     std::uint64_t mask = 0;                      // a record touches one line of the ring
     std::uint64_t cached_tail = 0;               // the producer's last look at tail
@@ -91,9 +93,12 @@ struct ring {
     std::atomic<std::uint64_t> reported{0};      // head as of the last look (added to the buffer's `written`)
     // ---- the consumer's line
     alignas(64) std::atomic<std::uint64_t> tail{0};  // seq_cst by the consumer (pairs with `waiting`)
-    std::atomic<bool> waiting{false};                // a LOSSLESS producer is blocked on tail
-    std::atomic<std::uint64_t> dropped{0};           // the producer counts (relaxed, rare); the consumer takes
-    std::uint64_t accounted = 0;                     // the consumer's: reported bytes it took out of `written`
+    // LOSSLESS waits blocked on tail: the producer's, and a signal handler's that interrupted it
+    // (emit_slow lets one in while it waits). A count, so the inner one's end does not hide the
+    // outer one from the consumer's notify.
+    std::atomic<std::uint32_t> waiting{0};
+    std::atomic<std::uint64_t> dropped{0};  // the producer counts (relaxed, rare); the consumer takes
+    std::uint64_t accounted = 0;            // the consumer's: reported bytes it took out of `written`
     // ---- read-mostly (the consumer's view)
     alignas(64) std::byte* data = nullptr;
     std::uint64_t capacity = 0;
@@ -103,19 +108,29 @@ struct ring {
 };
 static_assert(offsetof(ring, tail) == 64, "the producer's fields fill exactly one cache line");
 
+// A ring's limit while its producer writes a record (both paths set it first, before they read
+// head, and put a real limit back last). A record that interrupts that one on the same thread (a
+// signal handler's: a sampler's traced call, a backend's record) finds every record's end past it,
+// takes the slow path and is dropped there, counted, instead of being written at the same head
+// (issue 40 item 10: records overwritten, cut, lost). No real limit is 1: it is 0 or a ring's end,
+// a free-space end (>= 4096) or a watermark look minus one at a head past a record (>= 7).
+constexpr std::uint64_t limit_busy = 1;
+
 // The limit (above) for the ring's state now; the producer calls it after the slow path.
 void refresh_limit(ring& r) noexcept {
     const std::uint64_t head = r.head.load(std::memory_order_relaxed);
     const std::uint64_t ring_end = (head | r.mask) + 1;
     const std::uint64_t free_end = r.cached_tail + r.mask + 1;
     const std::uint64_t watermark_end = r.check_at == 0 ? 0 : r.check_at - 1;
-    r.limit = std::min({ring_end, free_end, watermark_end});
+    r.limit.store(std::min({ring_end, free_end, watermark_end}), std::memory_order_relaxed);
 }
 
 struct buffer {
     // Read by every producer on every record (read-mostly: written at create/destroy only).
-    alignas(64) std::atomic<int> state{0};  // 0 free, 1 live, 2 destroyed (release at change)
-    std::uint64_t generation = 0;           // a ring cached by a thread for another incarnation is not ours
+    // 0 free, 1 live, 3 closing (records refused, what its rings hold still delivered: destroy,
+    // finalization), 2 destroyed. Release at change.
+    alignas(64) std::atomic<int> state{0};
+    std::uint64_t generation = 0;  // a ring cached by a thread for another incarnation is not ours
     std::uint64_t ring_bytes = 0;
     std::uint64_t watermark = 0;
     rocprofiler_buffer_policy_t policy = ROCPROFILER_BUFFER_POLICY_NONE;
@@ -137,6 +152,10 @@ struct buffer {
     std::atomic<std::uint64_t> flush_requested{0};  // flushers increment (release)
     std::atomic<std::uint64_t> flush_done{0};       // the consumer stores (release) and notifies
     std::atomic<bool> delivering{false};
+    // Records dropped before a ring could count them (a record that interrupted its thread's
+    // making of a ring, no memory for one): producers add, the consumer takes them into
+    // pending_drops.
+    std::atomic<std::uint64_t> lost{0};
 };
 
 // A thread that delivers buffers. `work` is bumped (seq_cst) and notified by anyone who wants a
@@ -150,6 +169,12 @@ struct callback_thread {
     std::atomic<std::uint64_t> pass_end{0};
     std::atomic<std::uint64_t> os_tid{0};
     std::atomic<bool> started{false};
+    // What its callback is blocked on now, for the waits' deadlock checks (waits, below): the
+    // callback thread it waits for (a flush, a full LOSSLESS ring), a backend resource (an
+    // agent's replay gate: set_blocked_on). seq_cst stores and loads: two threads that each set
+    // theirs and then read the other's cannot both miss.
+    std::atomic<callback_thread*> waits_for{nullptr};
+    std::atomic<std::uint64_t> blocked_on{0};
     pid_t pid = 0;
     std::vector<rocprofiler_record_header_t> headers;
     std::vector<rocprofiler_record_header_t*> pointers;
@@ -175,31 +200,44 @@ std::vector<thread_hooks>& hooks() {
     return *h;
 }
 
-// This thread's ring per buffer (index = buffer id - 1), made on its first record. Heap, behind
-// an initial-exec TLS pointer (one load from the thread pointer per record).
+// This thread's ring per buffer (index = buffer id - 1), made on its first record, behind an
+// initial-exec TLS pointer (one load from the thread pointer per record). Mapped pages, not heap:
+// a thread's first record may be written from a signal handler that interrupted malloc.
 struct producer_state {
     ring* rings[max_buffers] = {};
-    ~producer_state();
 };
+constexpr std::size_t producer_state_bytes = (sizeof(producer_state) + 4095) & ~std::size_t{4095};
 __attribute__((tls_model("initial-exec"))) constinit thread_local producer_state* t_producer = nullptr;
+// The thread is making its producer state or a ring (attach_ring: not re-entrant); a record that
+// interrupts it (a signal handler's) is dropped. initial-exec: read on the record path.
+__attribute__((tls_model("initial-exec"))) constinit thread_local bool t_attaching = false;
 // The buffer whose callback runs on this thread now (flush from inside it is BUFFER_BUSY).
 constinit thread_local buffer* t_delivering = nullptr;
-constinit thread_local callback_thread* t_callback_thread = nullptr;
+// This thread's callback_thread, if it is one; and a backend resource it holds (set_held_resource).
+// initial-exec: read by a LOSSLESS producer's wait, which may run in a signal handler.
+__attribute__((tls_model("initial-exec"))) constinit thread_local callback_thread* t_callback_thread = nullptr;
+__attribute__((tls_model("initial-exec"))) constinit thread_local std::uint64_t t_held_resource = 0;
 
-struct producer_owner {
-    producer_state* state = nullptr;
-    ~producer_owner() {
-        if (t_producer == state) t_producer = nullptr;
-        delete state;
-    }
-};
-
-// A thread's rings outlive it: they stay in their buffers until drained, then another thread may
-// adopt them (its records after the exited thread's in that ring).
-producer_state::~producer_state() {
-    for (ring* r : rings)
+// A thread's exit hook (a pthread key destructor: after its C++ thread_local destructors, which
+// may still write records; exit_safe_local.hpp). Its rings outlive it: they stay in their
+// buffers until drained, then another thread may adopt them (its records after the exited
+// thread's in that ring). t_producer is cleared first: a signal handler's record from here on
+// makes a new state instead of writing into rings another thread may adopt.
+void drop_producer_state(void* p) noexcept {
+    auto* const state = static_cast<producer_state*>(p);
+    if (t_producer == state) t_producer = nullptr;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    for (ring* r : state->rings)
         if (r != nullptr) r->orphan.store(true, std::memory_order_release);
+    ::munmap(state, producer_state_bytes);
 }
+// Made at load: a key made on first use could be made in a signal handler, and one past the
+// first 32 makes pthread_setspecific allocate.
+struct producer_exit_hook {
+    pthread_key_t key{};
+    bool ok = false;
+    producer_exit_hook() noexcept { ok = ::pthread_key_create(&key, &drop_producer_state) == 0; }
+} g_producer_exit_hook;
 
 // ---- callback threads -------------------------------------------------------------------------
 
@@ -215,7 +253,7 @@ void deliver_pass(callback_thread& self) noexcept {
         const int state = b.state.load(std::memory_order_seq_cst);
         if (state == 0 || b.thread.load(std::memory_order_acquire) != &self) continue;
         const std::uint64_t asked = b.flush_requested.load(std::memory_order_acquire);
-        if (state == 1) drain_buffer(self, b);  // a destroyed one only completes its flushes
+        if (state == 1 || state == 3) drain_buffer(self, b);  // a destroyed one only completes its flushes
         if (asked > b.flush_done.load(std::memory_order_relaxed)) {
             b.flush_done.store(asked, std::memory_order_release);
             b.flush_done.notify_all();
@@ -231,13 +269,14 @@ bool any_due(callback_thread& self) noexcept {
     const std::size_t n = g_buffer_count.load(std::memory_order_acquire);
     for (std::size_t i = 0; i < n; ++i) {
         buffer& b = g_buffers[i];
-        if (b.state.load(std::memory_order_acquire) != 1 || b.thread.load(std::memory_order_acquire) != &self) continue;
+        const int state = b.state.load(std::memory_order_acquire);
+        if ((state != 1 && state != 3) || b.thread.load(std::memory_order_acquire) != &self) continue;
         if (b.flush_requested.load(std::memory_order_acquire) > b.flush_done.load(std::memory_order_relaxed))
             return true;
         std::uint64_t held = 0;
         for (ring* r = b.rings.load(std::memory_order_acquire); r != nullptr; r = r->next) {
             const std::uint64_t fill = r->head.load(std::memory_order_acquire) - r->tail.load(std::memory_order_relaxed);
-            if (fill > 0 && r->waiting.load(std::memory_order_seq_cst)) return true;
+            if (fill > 0 && r->waiting.load(std::memory_order_seq_cst) != 0) return true;
             held += fill;
         }
         if (held > 0 && held >= b.watermark) return true;
@@ -337,6 +376,10 @@ void wake(callback_thread* t) noexcept {
 // Hands every record of every ring of `b` to the tool, one callback per ring with records (so a
 // thread's records arrive in order), then frees their space.
 void drain_buffer(callback_thread& self, buffer& b) noexcept {
+    if (b.lost.load(std::memory_order_relaxed) != 0)
+        b.pending_drops.store(b.pending_drops.load(std::memory_order_relaxed) +
+                                  b.lost.exchange(0, std::memory_order_relaxed),
+                              std::memory_order_relaxed);
     for (ring* r = b.rings.load(std::memory_order_acquire); r != nullptr; r = r->next) {
         const std::uint64_t head = r->head.load(std::memory_order_acquire);
         if (r->dropped.load(std::memory_order_relaxed) != 0)
@@ -367,7 +410,9 @@ void drain_buffer(callback_thread& self, buffer& b) noexcept {
                 const rocprofiler_buffer_id_t id{static_cast<std::uint64_t>(&b - g_buffers) + 1};
                 const std::uint64_t drops = b.pending_drops.load(std::memory_order_relaxed);
                 b.pending_drops.store(0, std::memory_order_relaxed);
-                t_delivering = &b;
+                // Saved and put back: a callback of another buffer on this thread may be flushing
+                // b inline (flush), and is still delivering when b's callback returns.
+                buffer* const outer = std::exchange(t_delivering, &b);
                 b.delivering.store(true, std::memory_order_relaxed);
                 try {
                     b.callback(b.context, id, self.pointers.data(), self.pointers.size(), b.callback_data, drops);
@@ -380,12 +425,12 @@ void drain_buffer(callback_thread& self, buffer& b) noexcept {
                     tracing::detail::callback_threw(b.context.handle, static_cast<std::uint32_t>(source));
                 }
                 b.delivering.store(false, std::memory_order_relaxed);
-                t_delivering = nullptr;
+                t_delivering = outer;
             }
             // seq_cst: pairs with a blocked producer's `waiting` (it sets it, then reads tail).
             tail = pos;
             r->tail.store(tail, std::memory_order_seq_cst);
-            if (r->waiting.load(std::memory_order_seq_cst)) r->tail.notify_all();
+            if (r->waiting.load(std::memory_order_seq_cst) != 0) r->tail.notify_all();
         }
         // What the buffer no longer holds, of what this ring reported (bytes it has not reported
         // are not in `written` either); every pass, records or not, so a producer that reported
@@ -415,15 +460,17 @@ std::uint64_t look_step(const buffer& b) noexcept {
 }
 
 // The calling thread's ring in `b` (index i): an orphan adopted, or a new one. Null when out of
-// memory.
+// memory. Async-signal-safe (mmap, atomics, a pthread key made at load), not re-entrant: the
+// caller sets t_attaching around it.
 [[gnu::noinline]] ring* attach_ring(buffer& b, std::size_t i) noexcept {
     producer_state* p = t_producer;
     if (p == nullptr) {
-        producer_owner* o = exit_safe_local<producer_owner>::get();
-        if (o == nullptr) return nullptr;
-        if (o->state == nullptr) o->state = new (std::nothrow) producer_state();
-        if (o->state == nullptr) return nullptr;
-        t_producer = p = o->state;
+        void* mem = ::mmap(nullptr, producer_state_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (mem == MAP_FAILED) return nullptr;
+        p = ::new (mem) producer_state();
+        // No key (out of keys at load): the state and its rings are never given up.
+        if (g_producer_exit_hook.ok) ::pthread_setspecific(g_producer_exit_hook.key, p);
+        t_producer = p;
     }
     for (ring* r = b.rings.load(std::memory_order_acquire); r != nullptr; r = r->next) {
         bool was = true;
@@ -432,13 +479,12 @@ std::uint64_t look_step(const buffer& b) noexcept {
             r->orphan.compare_exchange_strong(was, false, std::memory_order_acq_rel))
             return p->rings[i] = r;
     }
-    auto* r = new (std::nothrow) ring();
-    if (r == nullptr) return nullptr;
-    void* mem = ::mmap(nullptr, b.ring_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (mem == MAP_FAILED) {
-        delete r;
-        return nullptr;
-    }
+    // The ring's fields in the page after its data: one mapping, never unmapped (release_rings
+    // gives back the data's pages only).
+    void* mem = ::mmap(nullptr, b.ring_bytes + 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED) return nullptr;
+    static_assert(sizeof(ring) <= 4096 && alignof(ring) <= 4096);
+    auto* r = ::new (static_cast<std::byte*>(mem) + b.ring_bytes) ring();
     r->data = r->wdata = static_cast<std::byte*>(mem);
     r->mask = b.ring_bytes - 1;
     // This ring's share of the watermark (past_watermark).
@@ -453,30 +499,97 @@ std::uint64_t look_step(const buffer& b) noexcept {
     return p->rings[i] = r;
 }
 
+// ---- waits on callback threads ----------------------------------------------------------------
+//
+// A thread that waits for a callback thread's progress (a flush; a full LOSSLESS ring; destroy
+// waiting out a pass) must not wait for one that waits for it: two buffers' callbacks on two
+// callback threads each flushing the other's buffer (issue 40 item 1); a callback whose traced
+// call fills a LOSSLESS ring of a buffer whose callback thread waits for this one; a callback
+// blocked on a backend resource the waiting thread holds (a kernel replay holds its agent's gate
+// while its passes' records fill a ring whose callback copies into that agent's memory: item 2).
+// Each waiting callback thread says what it waits for (waits_for), each callback thread blocked
+// on a backend resource says which (blocked_on), and a wait first follows that chain from the
+// thread it would wait for: reaching the waiting thread itself, or a thread blocked on what the
+// waiting thread holds, means the wait would never end, and the caller gives up instead (a
+// flush: BUFFER_BUSY; a LOSSLESS record: dropped, counted). Waits between callback threads
+// block (two threads that set waits_for and then follow the chain cannot both miss each other:
+// seq_cst); a thread that holds a resource naps and looks again, since the callback thread may
+// block on the resource only after the look.
+
+// Whether waiting for `t` would wait for the calling thread (see above).
+bool waits_for_me(callback_thread* t) noexcept {
+    for (std::size_t hops = 0; t != nullptr && hops <= max_callback_threads; ++hops) {
+        if (t == t_callback_thread) return true;
+        if (t_held_resource != 0 && t->blocked_on.load(std::memory_order_seq_cst) == t_held_resource) return true;
+        t = t->waits_for.load(std::memory_order_seq_cst);
+    }
+    return false;
+}
+
+// Marks the calling callback thread as waiting for `t` while it lives.
+class waiting_for {
+public:
+    explicit waiting_for(callback_thread* t) noexcept : self_(t_callback_thread) {
+        if (self_ != nullptr) before_ = self_->waits_for.exchange(t, std::memory_order_seq_cst);
+    }
+    ~waiting_for() {
+        if (self_ != nullptr) self_->waits_for.store(before_, std::memory_order_seq_cst);
+    }
+    waiting_for(const waiting_for&) = delete;
+    waiting_for& operator=(const waiting_for&) = delete;
+
+private:
+    callback_thread* self_;
+    callback_thread* before_ = nullptr;
+};
+
+// Waits until `word` moves from `seen` (a futex wait), or a nap when the calling thread holds a
+// resource (the deadlock check must look again).
+void wait_change(std::atomic<std::uint64_t>& word, std::uint64_t seen) noexcept {
+    if (t_held_resource != 0) {
+        const timespec nap{0, 200 * 1000};
+        ::nanosleep(&nap, nullptr);
+        return;
+    }
+    word.wait(seen, std::memory_order_seq_cst);
+}
+
 // Waits until `need` bytes are free past `head` (LOSSLESS): spins re-reading tail, then blocks on
-// it after waking the consumer. False when waiting cannot end (this is the consumer's thread).
+// it after waking the consumer. True when there is room, or when head moved meanwhile (a signal
+// handler's record on this thread: the caller computes head and need again; against a stale head
+// the room test could never pass, once the consumer has freed past it). False when waiting cannot
+// end: this is the consumer's thread, or the consumer waits for this thread (waits_for_me).
 [[gnu::noinline]] bool wait_for_room(buffer& b, ring& r, std::uint64_t head, std::uint64_t need) noexcept {
     callback_thread* const consumer = b.thread.load(std::memory_order_acquire);
     if (consumer == t_callback_thread) return false;
+    const auto done = [&](std::uint64_t tail) noexcept {
+        return head + need - tail <= r.capacity || r.head.load(std::memory_order_relaxed) != head;
+    };
     wake(consumer);
     for (int i = 0; i < lossless_spins + lossless_yields; ++i) {
         r.cached_tail = r.tail.load(std::memory_order_acquire);
-        if (head + need - r.cached_tail <= r.capacity) return true;
+        if (done(r.cached_tail)) return true;
         if (i < lossless_spins)
             cpu_relax();
         else
             ::sched_yield();
     }
-    r.waiting.store(true, std::memory_order_seq_cst);
+    const waiting_for marked(consumer);
+    r.waiting.fetch_add(1, std::memory_order_seq_cst);
+    bool ok = false;
     for (;;) {
         const std::uint64_t t = r.tail.load(std::memory_order_seq_cst);
         r.cached_tail = t;
-        if (head + need - t <= r.capacity || b.state.load(std::memory_order_acquire) != 1) break;
+        if (done(t)) {
+            ok = true;
+            break;
+        }
+        if (b.state.load(std::memory_order_acquire) != 1 || waits_for_me(consumer)) break;
         wake(consumer);  // again: a pass that began before our record may have missed it
-        r.tail.wait(t, std::memory_order_seq_cst);
+        wait_change(r.tail, t);
     }
-    r.waiting.store(false, std::memory_order_relaxed);
-    return head + need - r.cached_tail <= r.capacity;
+    r.waiting.fetch_sub(1, std::memory_order_relaxed);
+    return ok;
 }
 
 // head reached check_at: report this ring's bytes since its last look into the buffer's count
@@ -484,8 +597,11 @@ std::uint64_t look_step(const buffer& b) noexcept {
 // then compare what the buffer holds (written minus what the consumer freed) with the watermark.
 // At or past it, wake the consumer once per progress it makes: one that has freed nothing since
 // our last wake-up has a pass coming and looks at every ring again before it sleeps (any_due).
-// A ring never reads another ring's lines, which other cores are writing.
-[[gnu::noinline]] void past_watermark(buffer& b, ring& r, std::uint64_t head) noexcept {
+// A ring never reads another ring's lines, which other cores are writing. Returns the consumer
+// to wake, or null: the caller wakes it once the ring is no longer busy (a wake-up is a system
+// call, and a signal is delivered on the way back from one: a handler's record would find the
+// ring busy every time).
+[[gnu::noinline]] callback_thread* past_watermark(buffer& b, ring& r, std::uint64_t head) noexcept {
     // seq_cst: a full barrier between our head store and the loads below (the consumer stores
     // tail and `consumed`, then loads head): one of us sees the other's store.
     const std::uint64_t delta = head - r.reported.load(std::memory_order_relaxed);
@@ -495,10 +611,10 @@ std::uint64_t look_step(const buffer& b) noexcept {
     const std::uint64_t consumed = b.consumed.load(std::memory_order_seq_cst);
     const std::uint64_t held = written > consumed ? written - consumed : 0;
     r.check_at = b.watermark == 0 ? head : head + look_step(b);
-    if (held < b.watermark || held == 0) return;
-    if (consumed == r.signaled) return;
+    if (held < b.watermark || held == 0) return nullptr;
+    if (consumed == r.signaled) return nullptr;
     r.signaled = consumed;
-    wake(b.thread.load(std::memory_order_acquire));
+    return b.thread.load(std::memory_order_acquire);
 }
 
 // Writes a slot: its header, then the payload. Records are small whole words (the fast path
@@ -547,8 +663,14 @@ constexpr std::uint64_t slot_word(std::uint64_t total, std::uint32_t category, s
     return total | static_cast<std::uint64_t>(category) << 32 | static_cast<std::uint64_t>(kind) << 48;
 }
 
+// A read-modify-write, not a load and a store: the consumer takes the count with an exchange, and
+// a signal handler's drop may interrupt this thread's own.
 [[gnu::noinline]] rocprofiler_status_t drop(ring& r) noexcept {
-    r.dropped.store(r.dropped.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    r.dropped.fetch_add(1, std::memory_order_relaxed);
+    return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
+}
+[[gnu::noinline]] rocprofiler_status_t lost(buffer& b) noexcept {
+    b.lost.fetch_add(1, std::memory_order_relaxed);
     return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
 }
 
@@ -571,9 +693,9 @@ void fork_child() noexcept {
             r->reported.store(head, std::memory_order_relaxed);
             r->accounted = head;
             r->check_at = head;
-            r->limit = 0;
+            r->limit.store(0, std::memory_order_relaxed);
             r->dropped.store(0, std::memory_order_relaxed);
-            r->waiting.store(false, std::memory_order_relaxed);
+            r->waiting.store(0, std::memory_order_relaxed);
             const bool mine = t_producer != nullptr && t_producer->rings[i] == r;
             if (!mine) r->orphan.store(true, std::memory_order_relaxed);
         }
@@ -587,6 +709,8 @@ void fork_child() noexcept {
     for (std::size_t i = 0; i < nt; ++i) {
         g_threads[i]->pass_end.store(g_threads[i]->pass_begin.load(std::memory_order_relaxed), std::memory_order_relaxed);
         g_threads[i]->started.store(false, std::memory_order_relaxed);
+        g_threads[i]->waits_for.store(nullptr, std::memory_order_relaxed);
+        g_threads[i]->blocked_on.store(0, std::memory_order_relaxed);
     }
     if (nt != 0) g_restart_after_fork.store(true, std::memory_order_release);
 }
@@ -597,31 +721,59 @@ void fork_child() noexcept {
 // ---- the record path ----------------------------------------------------------------------------
 
 namespace {
-// Every case of a record: a new or stale ring, a wrap, a full ring, the watermark, odd sizes.
+// Every case of a record: a new or stale ring, a wrap, a full ring, the watermark, odd sizes, a
+// record that interrupted this thread's own (a signal handler's).
 [[gnu::noinline]] rocprofiler_status_t emit_slow(buffer& b, std::uint64_t i, std::uint32_t category, std::uint32_t kind,
                                                  const void* payload, std::size_t bytes) noexcept {
     producer_state* p = t_producer;
     ring* r = p != nullptr ? p->rings[i] : nullptr;
     if (r == nullptr || r->generation != b.generation) [[unlikely]] {
+        if (t_attaching) return lost(b);  // interrupts this thread's attach_ring (a signal handler)
+        t_attaching = true;
+        std::atomic_signal_fence(std::memory_order_seq_cst);
         r = attach_ring(b, i);
+        std::atomic_signal_fence(std::memory_order_seq_cst);
+        t_attaching = false;
         if (r == nullptr) {
             static warn_once no_ring;
             no_ring("no memory for a thread's buffer ring: its records are dropped");
-            return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
+            return lost(b);
         }
     }
+    // Busy before anything of the ring is read (limit_busy); a real limit again on every way out.
+    if (r->limit.load(std::memory_order_relaxed) == limit_busy) [[unlikely]]
+        return drop(*r);  // this record interrupted the thread's own record into r
+    r->limit.store(limit_busy, std::memory_order_relaxed);
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    const auto done = [r](rocprofiler_status_t st) noexcept {
+        std::atomic_signal_fence(std::memory_order_seq_cst);
+        refresh_limit(*r);
+        return st;
+    };
     const std::uint64_t total = slot_bytes(bytes);
     if (total > r->capacity) [[unlikely]]
-        return drop(*r);
-    std::uint64_t head = r->head.load(std::memory_order_relaxed);
+        return done(drop(*r));
+    std::uint64_t head, to_end;
     const std::uint64_t mask = r->capacity - 1;
-    const std::uint64_t to_end = r->capacity - (head & mask);
-    const std::uint64_t need = total <= to_end ? total : total + to_end;  // + the padding slot
-    if (head + need - r->cached_tail > r->capacity) [[unlikely]] {
+    for (;;) {
+        head = r->head.load(std::memory_order_relaxed);
+        to_end = r->capacity - (head & mask);
+        const std::uint64_t need = total <= to_end ? total : total + to_end;  // + the padding slot
+        if (head + need - r->cached_tail <= r->capacity) break;
         r->cached_tail = r->tail.load(std::memory_order_acquire);
-        if (head + need - r->cached_tail > r->capacity) {
-            if (b.policy == ROCPROFILER_BUFFER_POLICY_DISCARD || !wait_for_room(b, *r, head, need)) return drop(*r);
-        }
+        if (head + need - r->cached_tail <= r->capacity) break;
+        if (b.policy == ROCPROFILER_BUFFER_POLICY_DISCARD) return done(drop(*r));
+        // A LOSSLESS wait lets a signal handler's record on this thread in (limit 0: the slow
+        // path, which waits for room in turn), rather than drop every record of a sampler that
+        // interrupts a thread blocked on a full ring; this record then goes after it (head is
+        // read again).
+        std::atomic_signal_fence(std::memory_order_seq_cst);
+        r->limit.store(0, std::memory_order_relaxed);
+        std::atomic_signal_fence(std::memory_order_seq_cst);
+        const bool room = wait_for_room(b, *r, head, need);
+        r->limit.store(limit_busy, std::memory_order_relaxed);
+        std::atomic_signal_fence(std::memory_order_seq_cst);
+        if (!room) return done(drop(*r));
     }
     if (total > to_end) {
         auto* pad = reinterpret_cast<slot_header*>(r->data + (head & mask));
@@ -631,10 +783,10 @@ namespace {
     write_slot(r->data + (head & mask), slot_word(total, category, kind), payload, bytes);
     head += total;
     r->head.store(head, std::memory_order_release);
-    if (head >= r->check_at) [[unlikely]]
-        past_watermark(b, *r, head);
-    refresh_limit(*r);
-    return ROCPROFILER_STATUS_SUCCESS;
+    callback_thread* const to_wake = head >= r->check_at ? past_watermark(b, *r, head) : nullptr;
+    const rocprofiler_status_t st = done(ROCPROFILER_STATUS_SUCCESS);
+    if (to_wake != nullptr) wake(to_wake);
+    return st;
 }
 }  // namespace
 
@@ -649,21 +801,34 @@ rocprofiler_status_t buffer_emit(rocprofiler_buffer_id_t id, std::uint32_t categ
     if ((payload == nullptr && bytes != 0) || category >= padding_category || kind > 0xffff) [[unlikely]]
         return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
     // The common record: the thread has its ring, whole words up to 128 bytes (the API records
-    // are 64), and it ends within the ring's
-    // limit (before the ring's end, in the space known free, before the next watermark look).
-    // Nothing else is spilled around it, so everything else goes to emit_slow (a tail call). A
-    // ring of an earlier incarnation of the buffer (test resets) has limit 0.
+    // are 64), and it ends within the ring's limit (before the ring's end, in the space known
+    // free, before the next watermark look). Nothing else is spilled around it, so everything
+    // else goes to emit_slow (a tail call). A ring of an earlier incarnation of the buffer (test
+    // resets) has limit 0.
     producer_state* const p = t_producer;
     ring* const r = p != nullptr ? p->rings[i] : nullptr;
     if (r == nullptr || bytes > 128 || (bytes & 7) != 0) [[unlikely]]
         return emit_slow(b, i, category, kind, payload, bytes);
+    // The ring is busy (limit_busy) from before head is read until after it is published, so a
+    // signal handler's record on this thread in between takes the slow path and is dropped there,
+    // never written at the same head. Two plain stores on the producer's own line. A handler's
+    // record that completes between the load of `limit` and the busy store only moves the true
+    // limit further (a later ring end, more space known free, a later watermark look), so the one
+    // read here is still safe to check against and to put back.
+    const std::uint64_t limit = r->limit.load(std::memory_order_relaxed);
+    r->limit.store(limit_busy, std::memory_order_relaxed);
+    std::atomic_signal_fence(std::memory_order_seq_cst);
     const std::uint64_t head = r->head.load(std::memory_order_relaxed);
     const std::uint64_t total = sizeof(slot_header) + bytes;
     const std::uint64_t end = head + total;
-    if (end > r->limit) [[unlikely]]
+    if (end > limit) [[unlikely]] {
+        r->limit.store(limit, std::memory_order_relaxed);
         return emit_slow(b, i, category, kind, payload, bytes);
+    }
     write_slot(r->wdata + (head & r->mask), slot_word(total, category, kind), payload, bytes);
     r->head.store(end, std::memory_order_release);
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    r->limit.store(limit, std::memory_order_relaxed);
     return ROCPROFILER_STATUS_SUCCESS;
 }
 
@@ -720,19 +885,33 @@ buffer* live_buffer(rocprofiler_buffer_id_t id) noexcept {
 }
 
 // Delivers what `b` holds now and waits for it (on b's callback thread; inline when called there).
+// BUFFER_BUSY where the wait would never end (waits_for_me: b's callback thread waits for this
+// one, directly or through others, or is blocked on a resource this thread holds); the request
+// stays, and b's callback thread completes it on its next pass.
 rocprofiler_status_t flush(buffer& b) noexcept {
     if (t_delivering == &b) return ROCPROFILER_STATUS_ERROR_BUFFER_BUSY;
     callback_thread* const t = b.thread.load(std::memory_order_acquire);
     if (t == nullptr) return ROCPROFILER_STATUS_ERROR;
     if (t_callback_thread == t) {
+        // From another buffer's callback on this thread: that callback's batch lives in t's
+        // vectors, so this drain gets vectors of its own (a swap keeps the batch's memory alive).
+        std::vector<rocprofiler_record_header_t> headers;
+        std::vector<rocprofiler_record_header_t*> pointers;
+        std::swap(headers, t->headers);
+        std::swap(pointers, t->pointers);
         drain_buffer(*t, b);
+        std::swap(headers, t->headers);
+        std::swap(pointers, t->pointers);
         return ROCPROFILER_STATUS_SUCCESS;
     }
     const std::uint64_t mine = b.flush_requested.fetch_add(1, std::memory_order_acq_rel) + 1;
     wake(t);
-    for (std::uint64_t done = b.flush_done.load(std::memory_order_acquire); done < mine;
-         done = b.flush_done.load(std::memory_order_acquire))
-        b.flush_done.wait(done, std::memory_order_acquire);
+    const waiting_for marked(t);
+    for (std::uint64_t done = b.flush_done.load(std::memory_order_seq_cst); done < mine;
+         done = b.flush_done.load(std::memory_order_seq_cst)) {
+        if (waits_for_me(t)) return ROCPROFILER_STATUS_ERROR_BUFFER_BUSY;
+        wait_change(b.flush_done, done);
+    }
     return ROCPROFILER_STATUS_SUCCESS;
 }
 
@@ -748,7 +927,7 @@ void release_rings(buffer& b) noexcept {
 // Called where no pass is reading b, or after a flush (the relaxed loads may then miss drops
 // that raced with it, never report any twice).
 void warn_undelivered_drops(const buffer& b) noexcept {
-    std::uint64_t n = b.pending_drops.load(std::memory_order_relaxed);
+    std::uint64_t n = b.pending_drops.load(std::memory_order_relaxed) + b.lost.load(std::memory_order_relaxed);
     for (const ring* r = b.rings.load(std::memory_order_acquire); r != nullptr; r = r->next)
         n += r->dropped.load(std::memory_order_relaxed);
     if (n != 0)
@@ -771,28 +950,94 @@ rocprofiler_status_t flush_buffer(rocprofiler_buffer_id_t id) noexcept {
     return flush(*b);
 }
 
+namespace {
+// Records still in b's rings (written after the last pass read them), counted slot by slot.
+// Called where no pass reads b any more.
+std::uint64_t records_left(const buffer& b) noexcept {
+    std::uint64_t n = 0;
+    for (const ring* r = b.rings.load(std::memory_order_acquire); r != nullptr; r = r->next) {
+        const std::uint64_t head = r->head.load(std::memory_order_acquire);
+        for (std::uint64_t pos = r->tail.load(std::memory_order_relaxed); pos != head;) {
+            const auto* s = reinterpret_cast<const slot_header*>(r->data + (pos & (r->capacity - 1)));
+            if (s->bytes == 0) break;  // never written (a ring reset by fork); defensive
+            if (s->category != padding_category) ++n;
+            pos += s->bytes;
+        }
+    }
+    return n;
+}
+
+// Ends b: records written from now on get BUFFER_NOT_FOUND (producers blocked on its full rings
+// wake and drop), what its rings hold is delivered (a flush while it is closing), then a pass that
+// may still read it is waited out (unless that pass waits for this thread: then b's memory stays,
+// unreleased). What no delivery carried is said on stderr: drops, and records that a writer which
+// saw b live just before the close published after the last pass (or everything, where the flush
+// could not be waited for). False if b was not live.
+bool close_buffer(buffer& b) noexcept {
+    {
+        std::lock_guard lk(g_mutex);
+        int live = 1;
+        if (!b.state.compare_exchange_strong(live, 3, std::memory_order_seq_cst)) return false;
+    }
+    for (ring* r = b.rings.load(std::memory_order_acquire); r != nullptr; r = r->next) r->tail.notify_all();
+    (void)flush(b);
+    std::lock_guard lk(g_mutex);
+    b.state.store(2, std::memory_order_seq_cst);
+    // A pass that read b as live before the change may still be reading its rings: wait it out
+    // (passes begun after it skip b). On b's own callback thread no pass is running.
+    bool quiet = true;
+    if (callback_thread* t = b.thread.load(std::memory_order_acquire); t != nullptr && t_callback_thread != t) {
+        const std::uint64_t begun = t->pass_begin.load(std::memory_order_seq_cst);
+        const waiting_for marked(t);
+        for (std::uint64_t ended = t->pass_end.load(std::memory_order_seq_cst); ended < begun;
+             ended = t->pass_end.load(std::memory_order_seq_cst)) {
+            if (waits_for_me(t)) {
+                quiet = false;
+                break;
+            }
+            wait_change(t->pass_end, ended);
+        }
+    }
+    warn_undelivered_drops(b);
+    if (!quiet) return true;
+    if (const std::uint64_t n = records_left(b); n != 0)
+        warn("buffer %llu (context %llu): %llu records were never delivered (written as it was destroyed or "
+             "finalized, or its last delivery could not be waited for)",
+             static_cast<unsigned long long>(&b - g_buffers + 1), static_cast<unsigned long long>(b.context.handle),
+             static_cast<unsigned long long>(n));
+    release_rings(b);
+    return true;
+}
+}  // namespace
+
 rocprofiler_status_t destroy_buffer(rocprofiler_buffer_id_t id) noexcept {
     buffer* b = live_buffer(id);
     if (b == nullptr) return ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND;
     if (t_delivering == b) return ROCPROFILER_STATUS_ERROR_BUFFER_BUSY;
+    // A flush first, only to refuse (BUFFER_BUSY, b left live) where it cannot be waited for.
     if (const auto st = flush(*b); st != ROCPROFILER_STATUS_SUCCESS) return st;
-    std::lock_guard lk(g_mutex);
-    int live = 1;
-    if (!b->state.compare_exchange_strong(live, 2, std::memory_order_seq_cst))
-        return ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND;
-    // Wake producers blocked on a full ring: they see the buffer gone and drop.
-    for (ring* r = b->rings.load(std::memory_order_acquire); r != nullptr; r = r->next) r->tail.notify_all();
-    // A pass that read b as live before the change may still be reading its rings: wait it out
-    // (passes begun after it skip b). On b's own callback thread no pass is running.
-    if (callback_thread* t = b->thread.load(std::memory_order_acquire); t != nullptr && t_callback_thread != t) {
-        const std::uint64_t begun = t->pass_begin.load(std::memory_order_seq_cst);
-        for (std::uint64_t ended = t->pass_end.load(std::memory_order_acquire); ended < begun;
-             ended = t->pass_end.load(std::memory_order_acquire))
-            t->pass_end.wait(ended, std::memory_order_acquire);
+    return close_buffer(*b) ? ROCPROFILER_STATUS_SUCCESS : ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND;
+}
+
+void close_buffers(std::uint32_t client, bool all) noexcept {
+    const std::size_t n = g_buffer_count.load(std::memory_order_acquire);
+    for (std::size_t i = 0; i < n; ++i) {
+        buffer& b = g_buffers[i];
+        if (b.state.load(std::memory_order_acquire) != 1) continue;
+        if (!all) {
+            const context* c = find_context(b.context);
+            if (c == nullptr || c->client != client) continue;
+        }
+        (void)close_buffer(b);
     }
-    warn_undelivered_drops(*b);
-    release_rings(*b);
-    return ROCPROFILER_STATUS_SUCCESS;
+}
+
+std::uint64_t set_held_resource(std::uint64_t resource) noexcept { return std::exchange(t_held_resource, resource); }
+
+std::uint64_t set_blocked_on(std::uint64_t resource) noexcept {
+    callback_thread* const self = t_callback_thread;
+    if (self == nullptr) return 0;
+    return self->blocked_on.exchange(resource, std::memory_order_seq_cst);
 }
 
 void flush_all_buffers() noexcept {
@@ -853,7 +1098,8 @@ void buffers_reset_for_testing() noexcept {
         // the slow path, where its generation tells it apart). They stay reachable from a list
         // that lives as long as the process.
         release_rings(b);
-        for (ring* r = b.rings.load(std::memory_order_relaxed); r != nullptr; r = r->next) r->limit = 0;
+        for (ring* r = b.rings.load(std::memory_order_relaxed); r != nullptr; r = r->next)
+            r->limit.store(0, std::memory_order_relaxed);
         static auto* retired = new std::vector<ring*>();
         for (ring* r = b.rings.exchange(nullptr, std::memory_order_acq_rel); r != nullptr; r = r->next) {
             try {

@@ -25,9 +25,13 @@ namespace encore::core {
 /// at the copy. Returns SUCCESS; BUFFER_NOT_FOUND (unknown or destroyed buffer);
 /// INVALID_ARGUMENT (null payload with bytes > 0, kind or category past 16 bits);
 /// OUT_OF_RESOURCES when the record was dropped: DISCARD policy and the thread's ring is full, a
-/// record larger than a ring, no memory for the thread's ring, or LOSSLESS on the buffer's own
-/// callback thread (waiting there would wait for itself). Every drop is counted and reported as
-/// the next delivery's drop_count. Thread-safe; never takes a lock once the thread has its ring.
+/// record larger than a ring, no memory for the thread's ring, LOSSLESS where waiting for room
+/// would wait for itself (on the buffer's own callback thread, or for a callback thread that waits
+/// for this one or is blocked on a resource it holds: set_held_resource), or a record that
+/// interrupted the thread's own record into the same buffer (a signal handler's). Every drop is
+/// counted and reported as the next delivery's drop_count. Thread-safe; never takes a lock once the
+/// thread has its ring. Async-signal-safe: a signal handler may call it on any thread but a
+/// callback thread (no malloc, no lock; a thread's first record maps its ring with mmap).
 ENCORE_API rocprofiler_status_t buffer_emit(rocprofiler_buffer_id_t id, std::uint32_t category, std::uint32_t kind,
                                             const void* payload, std::size_t bytes) noexcept;
 
@@ -50,6 +54,22 @@ rocprofiler_status_t at_internal_thread_create(rocprofiler_internal_thread_libra
 /// the tool while the kernel's symbol is still registered, so tools that map kernel ids to names
 /// at LOAD and forget them at UNLOAD, as the reference's 2024 samples do, find the name).
 ENCORE_API void flush_all_buffers() noexcept;
+
+/// Finalization (a tool's, or the process's: `all`): every live buffer of the client's contexts is
+/// delivered (flushed), then ended as destroy ends it, so that no record reaches its callback
+/// after this returns; what was written too late for the last delivery is said on stderr.
+void close_buffers(std::uint32_t client, bool all) noexcept;
+
+/// The deadlock checks of the buffer paths' waits (buffer.cpp, "waits on callback threads"), for a
+/// backend lock that a buffer callback may wait for while its holder writes records or flushes:
+/// kernel replay's agent gates (src/hsa/replay_gate.cpp). set_held_resource: the calling thread
+/// now holds `resource` (an opaque non-zero key; 0: none), so a LOSSLESS record it writes, or a
+/// flush it asks for, does not wait for a callback thread blocked on that resource (the record is
+/// dropped and counted; the flush returns BUFFER_BUSY). set_blocked_on: the calling thread, if it
+/// is a buffer callback thread, is about to block on `resource` (0 once it no longer is). Each
+/// returns the value it replaces.
+ENCORE_API std::uint64_t set_held_resource(std::uint64_t resource) noexcept;
+ENCORE_API std::uint64_t set_blocked_on(std::uint64_t resource) noexcept;
 
 /// Warns, per live buffer, of DISCARD drops that no delivery reported (no record followed
 /// them): at finalization, after the last flush. destroy_buffer does the same for its buffer.

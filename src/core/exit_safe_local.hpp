@@ -8,8 +8,10 @@
 // pthread key destructor, which glibc runs after every C++ thread_local destructor. A use after
 // that (another key's destructor) makes a new T, set on the key again so glibc's next round
 // deletes it too (PTHREAD_DESTRUCTOR_ITERATIONS rounds; one made after the last is never freed).
-// Used for the tracing core's thread state (src/core/registry.cpp), roctx's open ranges and the
-// CUDA launch path's context cache.
+// Used for roctx's open ranges, OMPT's scopes and the CUDA launch path's caches. Not for what a
+// signal handler's traced call may make first (get() calls new): the tracing core's thread state
+// (src/core/registry.cpp) and buffer rings (buffer.cpp) use pthread keys of their own, made at
+// load, and mapped pages.
 #pragma once
 
 #include <pthread.h>

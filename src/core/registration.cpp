@@ -148,9 +148,12 @@ void finalize_tool(tool& t) {
 
 // rocprofiler_client_finalize_t handed to initialize: lets a tool finalize itself early.
 void client_finalize(rocprofiler_client_id_t id) {
-    // Its buffers are delivered before its finalize runs (no lock held: a buffer callback may
-    // itself call into registration).
-    flush_all_buffers();
+    // Its contexts stop first (finalize_tool would stop them anyway), then its buffers are
+    // delivered and closed before its finalize runs: nothing reaches its buffer callbacks after
+    // that, whatever other threads still write (no lock held: a buffer callback may itself call
+    // into registration).
+    invalidate_client_contexts(id.handle);
+    close_buffers(id.handle, false);
     std::lock_guard lk(g_reg_mutex);
     for (auto& t : g_tools)
         if (t.id.handle == id.handle) finalize_tool(t);
@@ -245,9 +248,16 @@ void initialize() noexcept {
 }
 
 void finalize() noexcept {
-    // Everything buffered is delivered before any tool's finalize runs (outside the lock: a
-    // buffer callback may call into registration).
-    if (g_fini_state.load(std::memory_order_acquire) == 0) flush_all_buffers();
+    // Everything buffered is delivered before any tool's finalize runs, and nothing after
+    // (docs/buffer-tracing.md): every context stops (so threads still running at exit write only
+    // what calls already in flight finish), then every buffer is flushed and closed, so that a
+    // record written later reaches no tool that may have freed what its callback uses (issue 40
+    // item 5: deliveries came during and after the tools' finalize). Outside the lock: a buffer
+    // callback may call into registration.
+    if (g_fini_state.load(std::memory_order_acquire) == 0) {
+        stop_all_contexts();
+        close_buffers(0, true);
+    }
     std::lock_guard lk(g_reg_mutex);
     if (g_fini_state.load(std::memory_order_acquire) != 0) return;
     g_fini_state.store(-1, std::memory_order_release);

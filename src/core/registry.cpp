@@ -2,7 +2,7 @@
 // the ENTER/EXIT dispatch of traced calls. All mutable tracing state of encore lives here.
 #include "registry.hpp"
 #include "buffer.hpp"
-#include "exit_safe_local.hpp"
+#include "core_lock.hpp"
 #include "registration.hpp"
 #include "replay.hpp"
 #include "warn.hpp"
@@ -15,9 +15,17 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <unistd.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+#    define ENCORE_LSAN 1
+#    include <sanitizer/lsan_interface.h>
+#else
+#    define ENCORE_LSAN 0
+#endif
 
 #include <algorithm>
 #include <cstddef>
@@ -25,7 +33,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <memory>
 #include <new>
 #include <string>
 #include <unordered_map>
@@ -51,6 +58,9 @@ void guarded_read_after_fork_child() noexcept;  // guarded_read.cpp
 }
 
 namespace encore::core {
+
+__attribute__((tls_model("initial-exec"))) constinit thread_local std::uint32_t t_core_locks = 0;
+
 namespace {
 
 using tracing::detail::subscribers;
@@ -71,21 +81,83 @@ std::uint32_t g_config_client = 0;  // guarded by g_mutex / single initializing 
 constexpr std::uint64_t id_block = 1u << 12;
 std::atomic<std::uint64_t> g_next_id_block{1};
 
+constexpr std::uint32_t max_internal_services = 2;  // per kind of a context (service_set)
+
+// An internal service's user_data, kept per thread: the record's own user_data is the tool's (it
+// may write it at ENTER and read it at EXIT). An entry lives from a call's ENTER to its EXIT,
+// found again by (context, service, internal correlation id); nesting is bounded by max_nesting,
+// so the stack only fills if EXITs go missing (a thread that unwound through a traced call):
+// then its older half is forgotten. A signal handler's traced call may interrupt enter or take
+// on the same thread: each leaves the stack as it found it, so enter claims its slot before
+// filling it (the handler's entries go above it) and take copies the value out before the entry
+// is removed (the signal fences keep the compiler from reordering across those points).
+struct internal_user_data {
+    struct entry {
+        std::uint64_t key, id;
+        rocprofiler_user_data_t value;
+    };
+    static constexpr std::uint32_t capacity = 128;
+    entry stack[capacity];
+    std::uint32_t depth = 0;
+
+    static std::uint64_t key_of(const rocprofiler_callback_tracing_record_t& r, std::uint32_t service) noexcept {
+        return r.context_id.handle * max_internal_services + service;
+    }
+    // ENTER: a slot for the value, found again by take at EXIT.
+    rocprofiler_user_data_t* enter(const rocprofiler_callback_tracing_record_t& r, std::uint32_t service) noexcept {
+        if (depth == capacity) {
+            static warn_once lost;
+            lost("a traced call's EXIT never came: a buffer record's start time is lost");
+            std::copy(stack + capacity / 2, stack + capacity, stack);
+            depth = capacity / 2;
+        }
+        const std::uint32_t d = depth;
+        depth = d + 1;
+        std::atomic_signal_fence(std::memory_order_seq_cst);
+        stack[d] = {key_of(r, service), r.correlation_id.internal, {}};
+        return &stack[d].value;
+    }
+    // EXIT (or a record without phases): the value ENTER left, 0 if none; the entry is removed.
+    rocprofiler_user_data_t take(const rocprofiler_callback_tracing_record_t& r, std::uint32_t service) noexcept {
+        rocprofiler_user_data_t out{};
+        if (r.phase != ROCPROFILER_CALLBACK_PHASE_EXIT) return out;
+        const std::uint64_t key = key_of(r, service);
+        for (std::uint32_t i = depth; i-- > 0;)
+            if (stack[i].key == key && stack[i].id == r.correlation_id.internal) {
+                out = stack[i].value;
+                std::copy(stack + i + 1, stack + depth, stack + i);
+                std::atomic_signal_fence(std::memory_order_seq_cst);
+                --depth;
+                break;
+            }
+        return out;
+    }
+};
+
 // A thread's state: the fast part the inlined traced path reads (first, so a thread_fast* is a
-// thread_state*), then the external correlation stacks. Pushes may come from other threads (the
-// API takes a thread id), so the stacks are guarded; fast.top mirrors each stack's top.
-// A state a push made for a thread that has not made a traced call yet is "unattached": nothing
-// runs when that thread exits, so the state must know its thread (task_fd) to be found stale.
+// thread_state*), then the external correlation stacks and the internal services' user_data.
+// Pushes may come from other threads (the API takes a thread id), so the stacks are guarded;
+// fast.top mirrors each stack's top. A state a push made for a thread that has not made a traced
+// call yet is "unattached": nothing runs when that thread exits, so the state must know its
+// thread (task_fd) to be found stale.
+//
+// A thread attaches (its first traced call) without a lock and without malloc: a signal handler's
+// traced call may be the thread's first, or interrupt the thread inside malloc or inside this
+// file's locks (issue 40 item 9: a handler that attached under the thread map's lock while the
+// interrupted code held it waited for itself). States are mapped pages, published on a lock-free
+// list (g_pending) that whoever takes the thread map's lock next moves into the map.
 struct thread_state {
     tracing::detail::thread_fast fast{};
     std::mutex mutex;
     std::vector<rocprofiler_user_data_t> stacks[max_contexts];
-    // Guarded by g_threads_mutex. A state a push made for another thread is not attached until
-    // that thread's first traced call; until then task_fd (or start_time) tells that thread
-    // from a later one that reuses its tid.
+    internal_user_data internal;  // this thread's only: no lock
+    // Guarded by g_threads_mutex once the state is in the map. A state a push made for another
+    // thread is not attached until that thread's first traced call; until then task_fd (or
+    // start_time) tells that thread from a later one that reuses its tid.
     bool attached = false;
-    int task_fd = -1;              // an unattached state's handle on its thread (open_task)
-    std::uint64_t start_time = 0;  // its start time, where no handle could be had
+    int task_fd = -1;                      // an unattached state's handle on its thread (open_task)
+    std::uint64_t start_time = 0;          // its start time, where no handle could be had
+    thread_state* pending_next = nullptr;  // on g_pending
 
     thread_state() = default;
     thread_state(const thread_state&) = delete;
@@ -96,11 +168,60 @@ struct thread_state {
 };
 static_assert(offsetof(thread_state, fast) == 0);
 
+constexpr std::size_t state_bytes = (sizeof(thread_state) + 4095) & ~std::size_t{4095};
+
+// A new state in pages of its own (mmap: async-signal-safe, unlike malloc), or null.
+thread_state* new_state(std::uint64_t tid) noexcept {
+    void* mem = ::mmap(nullptr, state_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED) return nullptr;
+    auto* s = ::new (mem) thread_state();
+    s->fast.tid = tid;
+    return s;
+}
+void free_state(thread_state* s) noexcept {
+    s->~thread_state();
+    ::munmap(s, state_bytes);
+}
+
+// LeakSanitizer does not look into mapped pages, so heap memory reached only from a state (its
+// external correlation stacks) would be reported as leaked: what the stacks allocate is made
+// invisible to it instead (a sanitizer build only; __lsan_disable is a per-thread count, no lock).
+// Registering the pages as roots would take LeakSanitizer's lock in attach, which a signal
+// handler's attach can interrupt.
+#if ENCORE_LSAN
+struct lsan_unseen {
+    lsan_unseen() noexcept { __lsan_disable(); }
+    ~lsan_unseen() { __lsan_enable(); }
+    lsan_unseen(const lsan_unseen&) = delete;
+    lsan_unseen& operator=(const lsan_unseen&) = delete;
+};
+#else
+struct lsan_unseen {
+    lsan_unseen() noexcept {}  // NOLINT(modernize-use-equals-default): a const local needs it user-provided
+};
+#endif
+
+// Where a thread goes when not even a page can be had for its state: shared, never destroyed
+// (its ids and nesting are then approximate; better than the abort a failed allocation meant).
+union no_memory_holder {
+    thread_state state;
+    no_memory_holder() : state() {}
+    ~no_memory_holder() {}
+} g_no_memory;
+thread_state& g_no_memory_state = g_no_memory.state;
+
+// Guards the map, and every use of a state by a thread other than its own (a push or pop onto
+// another thread's stacks holds it throughout, so that thread cannot free its state meanwhile).
 std::mutex g_threads_mutex;
-std::unordered_map<std::uint64_t, std::shared_ptr<thread_state>>& threads() {
-    static auto* m = new std::unordered_map<std::uint64_t, std::shared_ptr<thread_state>>();  // never destroyed: used from thread exit
+std::unordered_map<std::uint64_t, thread_state*>& threads() {
+    static auto* m = new std::unordered_map<std::uint64_t, thread_state*>();  // never destroyed: used from thread exit
     return *m;
 }
+// States attached since the map was last brought up to date (Treiber stack: pushed with a CAS by
+// attaching threads, taken whole by drain_pending under g_threads_mutex).
+std::atomic<thread_state*> g_pending{nullptr};
+// Unattached states in the map (guarded by g_threads_mutex; read without it as a hint by attach).
+std::atomic<std::uint32_t> g_unattached{0};
 
 std::uint64_t gettid_now() noexcept { return static_cast<std::uint64_t>(::syscall(SYS_gettid)); }
 
@@ -122,8 +243,6 @@ std::uint64_t task_start_time(std::uint64_t tid) noexcept {
         if (*p == ' ') ++field;
     return std::strtoull(p, nullptr, 10);
 }
-
-enum class lookup { find, attach, for_push };
 
 // A handle on thread `tid` itself, not on its number: a /proc/self/task/<tid> directory opened
 // now keeps naming that thread, and lookups under it fail once it has exited, even after a new
@@ -155,10 +274,17 @@ void drop_task_handle(thread_state& st) noexcept {
     --g_task_handles;
 }
 
-void sweep_exited(std::unordered_map<std::uint64_t, std::shared_ptr<thread_state>>& m) noexcept {
+// An unattached state leaves the map (its entry is erased or replaced by the caller) and is freed.
+void forget_unattached(thread_state* st) noexcept {
+    drop_task_handle(*st);
+    g_unattached.fetch_sub(1, std::memory_order_relaxed);
+    free_state(st);
+}
+
+void sweep_exited(std::unordered_map<std::uint64_t, thread_state*>& m) noexcept {
     for (auto it = m.begin(); it != m.end();) {
         if (pushed_for_exited_thread(*it->second)) {
-            drop_task_handle(*it->second);
+            forget_unattached(it->second);
             it = m.erase(it);
         } else {
             ++it;
@@ -166,69 +292,166 @@ void sweep_exited(std::unordered_map<std::uint64_t, std::shared_ptr<thread_state
     }
 }
 
-// The state of thread `tid`: found, or created (attach: by the thread itself; for_push: by a
-// push from another thread). A state a push made for a thread that has since exited without a
-// traced call is dropped when found, so a later thread with the same tid starts clean.
-std::shared_ptr<thread_state> state_for_tid(std::uint64_t tid, lookup how) {
-    std::lock_guard lk(g_threads_mutex);
-    auto& m = threads();
-    if (auto it = m.find(tid); it != m.end()) {
-        thread_state& st = *it->second;
-        if (!pushed_for_exited_thread(st)) {
-            if (how == lookup::attach) {
-                st.attached = true;
-                drop_task_handle(st);  // the thread's own exit hook takes over (thread_owner)
-            }
-            return it->second;
+// What pushes made for thread s before its first traced call (`pushed`, found in the map when s
+// was drained) goes under what s pushed itself since, each context's stack in order.
+void take_pushed(thread_state& s, thread_state& pushed) noexcept {
+    std::lock_guard lk(s.mutex);
+    for (std::size_t c = 0; c < max_contexts; ++c) {
+        auto& from = pushed.stacks[c];
+        if (from.empty()) continue;
+        auto& to = s.stacks[c];
+        try {
+            const lsan_unseen unseen;
+            to.insert(to.begin(), from.begin(), from.end());
+        } catch (...) {
+            continue;  // no memory: those ids are lost, the thread's own stay
         }
-        drop_task_handle(st);
-        m.erase(it);  // a pusher holding it keeps its copy alive; nobody finds it again
+        s.fast.top[c].store(to.back().value, std::memory_order_release);
+    }
+}
+
+// Moves the states attached since the last drain into the map (under g_threads_mutex). A state
+// a push made for the same thread meanwhile gives it its ids and goes; one for an earlier thread
+// with that tid, which exited, just goes.
+void drain_pending(std::unordered_map<std::uint64_t, thread_state*>& m) noexcept {
+    for (thread_state* s = g_pending.exchange(nullptr, std::memory_order_acquire); s != nullptr;) {
+        thread_state* const next = s->pending_next;
+        s->pending_next = nullptr;
+        if (auto it = m.find(s->fast.tid); it == m.end()) {
+            try {
+                m.emplace(s->fast.tid, s);
+            } catch (...) {
+                // No memory for the entry: pushes naming this thread from other threads do not
+                // find it; its own calls are unaffected.
+            }
+        } else if (it->second != s) {
+            thread_state* const old = it->second;
+            if (!old->attached) {
+                if (!pushed_for_exited_thread(*old)) take_pushed(*s, *old);
+                forget_unattached(old);
+            }
+            // (An attached one of the same tid is an exited thread's that its exit hook frees.)
+            it->second = s;
+        }
+        s = next;
+    }
+}
+
+enum class lookup { find, for_push };
+
+// The state of thread `tid` (another thread's: the caller holds g_threads_mutex throughout its
+// use): found, or created for a push before that thread's first traced call. A state a push made
+// for a thread that has since exited without a traced call is dropped when found, so a later
+// thread with the same tid starts clean. Null when none (find) or out of memory.
+thread_state* state_for_tid(std::uint64_t tid, lookup how) noexcept {
+    auto& m = threads();
+    drain_pending(m);
+    if (auto it = m.find(tid); it != m.end()) {
+        if (!pushed_for_exited_thread(*it->second)) return it->second;
+        forget_unattached(it->second);
+        m.erase(it);
     }
     if (how == lookup::find) return nullptr;
-    auto s = std::make_shared<thread_state>();
-    s->fast.tid = tid;
-    s->attached = how == lookup::attach;
-    if (!s->attached) {
-        if (g_task_handles >= max_task_handles) sweep_exited(m);
-        if (g_task_handles < max_task_handles) s->task_fd = open_task(tid);
-        if (s->task_fd >= 0)
-            ++g_task_handles;
-        else
-            s->start_time = task_start_time(tid);
+    thread_state* s = new_state(tid);
+    if (s == nullptr) return nullptr;
+    if (g_task_handles >= max_task_handles) sweep_exited(m);
+    if (g_task_handles < max_task_handles) s->task_fd = open_task(tid);
+    if (s->task_fd >= 0)
+        ++g_task_handles;
+    else
+        s->start_time = task_start_time(tid);
+    try {
+        m.emplace(tid, s);
+    } catch (...) {
+        drop_task_handle(*s);
+        free_state(s);
+        return nullptr;
     }
-    m.emplace(tid, s);
+    g_unattached.fetch_add(1, std::memory_order_relaxed);
     return s;
 }
 
-// Who frees a thread's state when it exits: an exit_safe_local, so the thread's C++
-// thread_local destructors (the program's, a runtime's: they make HSA/HIP calls) trace with it
-// still in place. A call after it is dropped attaches the thread again (exit_safe_local.hpp).
-// The main thread's state lives until the process ends (no key destructors run at exit()).
-struct thread_owner {
-    std::shared_ptr<thread_state> state;
-    ~thread_owner() {
-        if (!state) return;
-        {
-            std::lock_guard lk(g_threads_mutex);
-            auto& m = threads();
-            // Erase only our own entry: the tid may already name a newer thread's state.
-            if (auto it = m.find(state->fast.tid); it != m.end() && it->second == state) m.erase(it);
-        }
-        if (tracing::detail::t_thread == &state->fast) tracing::detail::t_thread = nullptr;
-        // A pusher on another thread may still hold the state; it goes with the last copy.
+// A thread's exit hook: a pthread key destructor, so the thread's C++ thread_local destructors
+// (the program's, a runtime's: they make HSA/HIP calls) trace with the state still in place
+// (glibc runs key destructors after them; exit_safe_local.hpp). A traced call after it (a later
+// key destructor, a signal handler) attaches the thread again, and glibc's next round frees that
+// state too. The main thread's state lives until the process ends (no key destructors at exit()).
+void detach_state(void* p) noexcept {
+    auto* const s = static_cast<thread_state*>(p);
+    {
+        const counted_lock lk(g_threads_mutex);
+        auto& m = threads();
+        drain_pending(m);
+        // Erase only our own entry: the tid may already name a newer thread's state.
+        if (auto it = m.find(s->fast.tid); it != m.end() && it->second == s) m.erase(it);
     }
-};
+    if (tracing::detail::t_thread == &s->fast) tracing::detail::t_thread = nullptr;
+    std::atomic_signal_fence(std::memory_order_seq_cst);  // a handler from here on attaches anew
+    free_state(s);
+}
+// Made at load, before any traced call can need it: a key made later (on first use) could be
+// made inside a signal handler, and one past the first 32 makes pthread_setspecific allocate.
+struct exit_hook {
+    pthread_key_t key{};
+    bool ok = false;
+    exit_hook() noexcept { ok = ::pthread_key_create(&key, &detach_state) == 0; }
+} g_exit_hook;
 
-// This thread's state, created on first use (or found, if a push from another thread made it).
-// Valid on this thread until its thread_owner is dropped.
+// A state another thread's push made for this thread before its first traced call, adopted so
+// that the call sees those ids at once. Needs the map, so only when such states exist and its
+// lock is free: never waited for (the code a signal handler interrupted may hold it). Otherwise
+// drain_pending merges the two later. unordered_map::find does not allocate.
+thread_state* adopt_pushed(std::uint64_t tid) noexcept {
+    if (g_unattached.load(std::memory_order_relaxed) == 0) return nullptr;
+    ++t_core_locks;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    thread_state* found = nullptr;
+    if (g_threads_mutex.try_lock()) {
+        auto& m = threads();
+        // Only a handle proves the state is this thread's (the start-time check reads /proc with
+        // stdio, which a signal handler must not).
+        if (auto it = m.find(tid); it != m.end() && !it->second->attached && it->second->task_fd >= 0 &&
+                                   ::faccessat(it->second->task_fd, "stat", F_OK, 0) == 0) {
+            found = it->second;
+            found->attached = true;
+            drop_task_handle(*found);
+            g_unattached.fetch_sub(1, std::memory_order_relaxed);
+        }
+        g_threads_mutex.unlock();
+    }
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    --t_core_locks;
+    return found;
+}
+
+// This thread's state, made on its first traced call (or adopted from a push). Async-signal-safe:
+// no malloc, no lock waited for (pthread_setspecific of a key made at load does not allocate).
+[[gnu::noinline]] thread_state* attach_self() noexcept {
+    const std::uint64_t tid = gettid_now();
+    thread_state* s = adopt_pushed(tid);
+    if (s == nullptr) {
+        s = new_state(tid);
+        if (s == nullptr) {
+            tracing::detail::t_thread = &g_no_memory_state.fast;
+            return &g_no_memory_state;
+        }
+        s->attached = true;
+        thread_state* head = g_pending.load(std::memory_order_relaxed);
+        do {
+            s->pending_next = head;
+        } while (!g_pending.compare_exchange_weak(head, s, std::memory_order_release, std::memory_order_relaxed));
+    }
+    // No key (out of keys at load): the state is never freed.
+    if (g_exit_hook.ok) ::pthread_setspecific(g_exit_hook.key, s);
+    tracing::detail::t_thread = &s->fast;
+    return s;
+}
+
+// This thread's state. Valid on this thread until its exit hook runs.
 thread_state* self() noexcept {
     if (tracing::detail::t_thread != nullptr) [[likely]]
         return reinterpret_cast<thread_state*>(tracing::detail::t_thread);
-    std::shared_ptr<thread_state> s = state_for_tid(gettid_now(), lookup::attach);
-    // Out of memory for the owner: the map's reference keeps the state, never freed.
-    if (thread_owner* o = exit_safe_local<thread_owner>::get()) o->state = s;
-    tracing::detail::t_thread = &s->fast;
-    return s.get();
+    return attach_self();
 }
 
 // fork(): the child has one thread, a copy of the forking one. A lock another thread held at the
@@ -237,6 +460,8 @@ thread_state* self() noexcept {
 // the child's thread gets its own tid in its records and in the thread map.
 void fork_prepare() noexcept {
     lock_registration_for_fork();
+    ++t_core_locks;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
     g_mutex.lock();
     g_threads_mutex.lock();
     lock_warnings_for_fork();
@@ -246,6 +471,8 @@ void fork_parent() noexcept {
     unlock_warnings_after_fork();
     g_threads_mutex.unlock();
     g_mutex.unlock();
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    --t_core_locks;
     unlock_registration_after_fork();
 }
 
@@ -255,28 +482,22 @@ void fork_child() noexcept {
     reset_warnings_lock_in_child();
     tracing::detail::guarded_read_after_fork_child();
     auto& m = threads();
-    std::shared_ptr<thread_state> mine;
-    if (tracing::detail::t_thread != nullptr) {
-        if (auto it = m.find(tracing::detail::t_thread->tid); it != m.end()) mine = it->second;
-    }
-    // The other threads' states name threads that do not exist here; their locks may be held
-    // for good. Kept, never freed (a leak per fork), so no locked mutex is destroyed.
-    static auto* orphans = new std::vector<std::shared_ptr<thread_state>>();
-    for (auto& [tid, st] : m)
-        if (st != mine) {
-            try {
-                orphans->push_back(std::move(st));
-            } catch (...) {
-                (void)new std::shared_ptr<thread_state>(std::move(st));  // still never destroyed
-            }
-        }
+    thread_state* const mine = tracing::detail::t_thread != nullptr && tracing::detail::t_thread != &g_no_memory_state.fast
+                                   ? reinterpret_cast<thread_state*>(tracing::detail::t_thread)
+                                   : nullptr;
+    // The other threads' states (in the map, or attached since the last drain) name threads that
+    // do not exist here; their locks may be held for good. Never freed (a leak per fork), so no
+    // locked mutex is destroyed.
+    g_pending.store(nullptr, std::memory_order_relaxed);
     m.clear();
     g_task_handles = 0;  // the orphans' stay open, uncounted
-    if (mine) {
+    g_unattached.store(0, std::memory_order_relaxed);
+    if (mine != nullptr) {
         // Its stack lock may have been held by a pusher on another thread at the fork.
         ::new (&mine->mutex) std::mutex();
         mine->fast.tid = gettid_now();
         mine->start_time = 0;
+        mine->pending_next = nullptr;
         try {
             m.emplace(mine->fast.tid, mine);
         } catch (...) {
@@ -285,6 +506,8 @@ void fork_child() noexcept {
     }
     ::new (&g_threads_mutex) std::mutex();
     ::new (&g_mutex) std::mutex();
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    --t_core_locks;  // taken in fork_prepare, in the parent's copy of this thread
     reset_registration_lock_in_child();
 }
 
@@ -331,7 +554,7 @@ void set_subscriptions(std::uint32_t c, bool on) noexcept {
 // A tool's callback and internal services on one kind of one context (HIP_RUNTIME_API's buffer
 // kinds, plain and _EXT, are two internal services of one source kind).
 struct service_set {
-    static constexpr std::uint32_t max_internal = 2;
+    static constexpr std::uint32_t max_internal = max_internal_services;
     tracing::detail::callback_slot tool{};  // unset when the tool has none on the kind
     std::bitset<max_ops_per_kind> tool_ops;
     std::uint32_t internal_count = 0;
@@ -341,58 +564,6 @@ struct service_set {
 
 namespace {
 
-// An internal service's user_data, kept per thread: the record's own user_data is the tool's (it
-// may write it at ENTER and read it at EXIT). An entry lives from a call's ENTER to its EXIT,
-// found again by (context, service, internal correlation id); nesting is bounded by max_nesting,
-// so the stack only fills if EXITs go missing (a thread that unwound through a traced call):
-// then its older half is forgotten.
-struct internal_user_data {
-    struct entry {
-        std::uint64_t key, id;
-        rocprofiler_user_data_t value;
-    };
-    static constexpr std::uint32_t capacity = 128;
-    entry stack[capacity];
-    std::uint32_t depth = 0;
-    rocprofiler_user_data_t scratch{};  // an EXIT's copy, or a record without phases
-
-    rocprofiler_user_data_t* at(const rocprofiler_callback_tracing_record_t& r, std::uint32_t service) noexcept {
-        const std::uint64_t key = r.context_id.handle * service_set::max_internal + service;
-        if (r.phase == ROCPROFILER_CALLBACK_PHASE_ENTER) {
-            if (depth == capacity) {
-                static warn_once lost;
-                lost("a traced call's EXIT never came: a buffer record's start time is lost");
-                std::copy(stack + capacity / 2, stack + capacity, stack);
-                depth = capacity / 2;
-            }
-            stack[depth] = {key, r.correlation_id.internal, {}};
-            return &stack[depth++].value;
-        }
-        scratch = {};
-        if (r.phase == ROCPROFILER_CALLBACK_PHASE_EXIT)
-            for (std::uint32_t i = depth; i-- > 0;)
-                if (stack[i].key == key && stack[i].id == r.correlation_id.internal) {
-                    scratch = stack[i].value;
-                    std::copy(stack + i + 1, stack + depth, stack + i);
-                    --depth;
-                    break;
-                }
-        return &scratch;
-    }
-};
-// On the heap (exit_safe_local: one pointer of TLS): libencore's TLS block is static (its
-// initial-exec t_thread), and a few KiB more would not fit glibc's surplus when a runtime
-// dlopens encore.
-rocprofiler_user_data_t* internal_ud(const rocprofiler_callback_tracing_record_t& r, std::uint32_t service) noexcept {
-    static rocprofiler_user_data_t no_memory{};
-    internal_user_data* u = exit_safe_local<internal_user_data>::get();
-    if (u == nullptr) {
-        no_memory = {};
-        return &no_memory;
-    }
-    return u->at(r, service);
-}
-
 // The slot of a kind with several services. Each sees only its own operations. The internal
 // services' work nests inside the tool's: they run after the tool's callback at ENTER and before
 // it at EXIT, so their timestamps cover the call, not the tool's callbacks.
@@ -400,9 +571,19 @@ void set_call(const rocprofiler_callback_tracing_record_t* r, rocprofiler_user_d
     const auto& set = *static_cast<const service_set*>(data);
     const auto op = static_cast<std::size_t>(r->operation);
     if (op >= max_ops_per_kind) return;
+    // The internal services' user_data is the thread's (thread_state::internal). At EXIT each gets
+    // a copy of its value on this frame, which a signal handler's traced call cannot overwrite.
     const auto internal = [&] {
-        for (std::uint32_t i = 0; i < set.internal_count; ++i)
-            if (set.internal_ops[i].test(op)) set.internal[i].invoke(*r, internal_ud(*r, i));
+        internal_user_data& ud_of = self()->internal;
+        for (std::uint32_t i = 0; i < set.internal_count; ++i) {
+            if (!set.internal_ops[i].test(op)) continue;
+            if (r->phase == ROCPROFILER_CALLBACK_PHASE_ENTER) {
+                set.internal[i].invoke(*r, ud_of.enter(*r, i));
+            } else {
+                rocprofiler_user_data_t v = ud_of.take(*r, i);
+                set.internal[i].invoke(*r, &v);
+            }
+        }
     };
     const bool tool = set.tool.set() && set.tool_ops.test(op);
     if (r->phase == ROCPROFILER_CALLBACK_PHASE_EXIT) {
@@ -460,7 +641,7 @@ bool add_to_set(callback_service& svc, tracing::detail::callback_slot& slot, tra
 bool configuration_open() noexcept { return g_config_open.load(std::memory_order_acquire); }
 
 void set_configuration_open(bool open, std::uint32_t client) noexcept {
-    std::lock_guard lk(g_mutex);
+    const counted_lock lk(g_mutex);
     g_config_client = client;
     g_config_open.store(open, std::memory_order_release);
 }
@@ -472,7 +653,7 @@ context* find_context(rocprofiler_context_id_t id) noexcept {
 
 rocprofiler_status_t create_context(rocprofiler_context_id_t* out) noexcept {
     if (out == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
-    std::lock_guard lk(g_mutex);
+    const counted_lock lk(g_mutex);
     if (!g_config_open.load(std::memory_order_relaxed)) return ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
     const auto n = g_context_count.load(std::memory_order_relaxed);
     if (n >= max_contexts) return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
@@ -484,8 +665,14 @@ rocprofiler_status_t create_context(rocprofiler_context_id_t* out) noexcept {
     return ROCPROFILER_STATUS_SUCCESS;
 }
 
+// Async-signal-safe apart from one case (docs/c-api.md, "Signal handlers"): a signal handler that
+// interrupted its thread inside one of libencore's counted locks (core_lock.hpp) gets
+// CONTEXT_ERROR instead of waiting for g_mutex, which that code may hold or be waiting behind (a
+// handler toggling tracing on a timer deadlocked here: issue 40 item 11). Otherwise the lock is
+// free or held by another thread for a few stores, and the rest is atomics.
 rocprofiler_status_t start_context(rocprofiler_context_id_t id) noexcept {
-    std::lock_guard lk(g_mutex);
+    if (t_core_locks != 0) return ROCPROFILER_STATUS_ERROR_CONTEXT_ERROR;
+    const counted_lock lk(g_mutex);
     context* c = find_context(id);
     if (c == nullptr) return ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
     if (!c->valid.load(std::memory_order_relaxed)) return ROCPROFILER_STATUS_ERROR_CONTEXT_INVALID;
@@ -496,7 +683,8 @@ rocprofiler_status_t start_context(rocprofiler_context_id_t id) noexcept {
 }
 
 rocprofiler_status_t stop_context(rocprofiler_context_id_t id) noexcept {
-    std::lock_guard lk(g_mutex);
+    if (t_core_locks != 0) return ROCPROFILER_STATUS_ERROR_CONTEXT_ERROR;  // as start_context
+    const counted_lock lk(g_mutex);
     context* c = find_context(id);
     if (c == nullptr) return ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
     if (!c->active.load(std::memory_order_relaxed)) return ROCPROFILER_STATUS_SUCCESS;
@@ -508,7 +696,7 @@ rocprofiler_status_t stop_context(rocprofiler_context_id_t id) noexcept {
 rocprofiler_status_t configure_callback_service(rocprofiler_context_id_t id, rocprofiler_callback_tracing_kind_t k,
                                                 const rocprofiler_tracing_operation_t* ops, unsigned long count,
                                                 tracing::detail::callback_slot cb, service_owner owner) noexcept {
-    std::lock_guard lk(g_mutex);
+    const counted_lock lk(g_mutex);
     if (!g_config_open.load(std::memory_order_relaxed)) return ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
     context* c = find_context(id);
     if (c == nullptr) return ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
@@ -567,7 +755,7 @@ rocprofiler_status_t configure_external_request(rocprofiler_context_id_t id,
                                                 const rocprofiler_external_correlation_id_request_kind_t* kinds,
                                                 unsigned long count, rocprofiler_external_correlation_id_request_cb_t cb,
                                                 void* data) noexcept {
-    std::lock_guard lk(g_mutex);
+    const counted_lock lk(g_mutex);
     if (!g_config_open.load(std::memory_order_relaxed)) return ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
     context* c = find_context(id);
     if (c == nullptr) return ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
@@ -594,7 +782,7 @@ rocprofiler_status_t configure_external_request(rocprofiler_context_id_t id,
 }
 
 void invalidate_client_contexts(std::uint32_t client) noexcept {
-    std::lock_guard lk(g_mutex);
+    const counted_lock lk(g_mutex);
     const auto n = g_context_count.load(std::memory_order_relaxed);
     for (std::uint32_t i = 0; i < n; ++i) {
         context& c = g_contexts[i];
@@ -606,7 +794,7 @@ void invalidate_client_contexts(std::uint32_t client) noexcept {
 }
 
 std::bitset<kind_count> configured_kinds() noexcept {
-    std::lock_guard lk(g_mutex);
+    const counted_lock lk(g_mutex);
     std::bitset<kind_count> out;
     const auto n = g_context_count.load(std::memory_order_relaxed);
     for (std::uint32_t i = 0; i < n; ++i)
@@ -616,7 +804,7 @@ std::bitset<kind_count> configured_kinds() noexcept {
 }
 
 void stop_all_contexts() noexcept {
-    std::lock_guard lk(g_mutex);
+    const counted_lock lk(g_mutex);
     const auto n = g_context_count.load(std::memory_order_relaxed);
     for (std::uint32_t i = 0; i < n; ++i) {
         if (g_contexts[i].active.load(std::memory_order_relaxed)) set_subscriptions(i, false);
@@ -629,7 +817,7 @@ void reset_for_testing() noexcept {
     buffers_reset_for_testing();
     buffer_services_reset_for_testing();
     replay::reset_for_testing();
-    std::lock_guard lk(g_mutex);
+    const counted_lock lk(g_mutex);
     {
         const masks_change change;
         for (auto& row : subscribers)
@@ -649,7 +837,8 @@ void reset_for_testing() noexcept {
     tracing::detail::request_contexts.store(0, std::memory_order_relaxed);
     g_context_count.store(0, std::memory_order_release);
     g_config_open.store(false, std::memory_order_release);
-    std::lock_guard tl(g_threads_mutex);
+    const counted_lock tl(g_threads_mutex);
+    drain_pending(threads());
     for (auto& [tid, ts] : threads()) {
         std::lock_guard sl(ts->mutex);
         for (std::size_t i = 0; i < max_contexts; ++i) {
@@ -664,50 +853,56 @@ void reset_for_testing() noexcept {
 std::uint64_t this_thread_id() noexcept { return self()->fast.tid; }
 
 namespace {
-// The state a push or pop on `tid` acts on: this thread's own (valid while it runs), or another
-// thread's, kept alive by `hold` in case that thread exits meanwhile. Null if that thread has none.
-thread_state* state_of(std::uint64_t tid, std::shared_ptr<thread_state>& hold) noexcept {
-    thread_state* const me = self();
-    if (tid == me->fast.tid) return me;
-    hold = state_for_tid(tid, lookup::find);
-    return hold.get();
-}
-}  // namespace
-
-rocprofiler_status_t push_external(rocprofiler_context_id_t ctx, rocprofiler_thread_id_t tid,
-                                   rocprofiler_user_data_t v) noexcept {
-    if (find_context(ctx) == nullptr) return ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
-    std::shared_ptr<thread_state> hold;
-    thread_state* ts = state_of(tid, hold);
-    if (ts == nullptr) {
-        if (!thread_exists(tid)) return ROCPROFILER_STATUS_ERROR_THREAD_NOT_FOUND;
-        hold = state_for_tid(tid, lookup::for_push);
-        ts = hold.get();
-    }
-    std::lock_guard lk(ts->mutex);
-    auto& stack = ts->stacks[ctx.handle];
+rocprofiler_status_t push_onto(thread_state& ts, rocprofiler_context_id_t ctx, rocprofiler_user_data_t v) noexcept {
+    std::lock_guard lk(ts.mutex);
+    auto& stack = ts.stacks[ctx.handle];
     try {
+        const lsan_unseen unseen;
         stack.push_back(v);
     } catch (...) {
         return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
     }
-    ts->fast.top[ctx.handle].store(v.value, std::memory_order_release);
+    ts.fast.top[ctx.handle].store(v.value, std::memory_order_release);
     return ROCPROFILER_STATUS_SUCCESS;
+}
+
+rocprofiler_status_t pop_from(thread_state& ts, rocprofiler_context_id_t ctx, rocprofiler_user_data_t* out) noexcept {
+    std::lock_guard lk(ts.mutex);
+    auto& stack = ts.stacks[ctx.handle];
+    if (stack.empty()) return ROCPROFILER_STATUS_ERROR;
+    if (out != nullptr) *out = stack.back();
+    stack.pop_back();
+    ts.fast.top[ctx.handle].store(stack.empty() ? 0 : stack.back().value, std::memory_order_release);
+    return ROCPROFILER_STATUS_SUCCESS;
+}
+}  // namespace
+
+// A push or pop acts on this thread's own state (valid while it runs), or on another thread's
+// under g_threads_mutex, which that thread's exit hook takes before it frees its state.
+rocprofiler_status_t push_external(rocprofiler_context_id_t ctx, rocprofiler_thread_id_t tid,
+                                   rocprofiler_user_data_t v) noexcept {
+    if (find_context(ctx) == nullptr) return ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
+    thread_state* const me = self();
+    if (tid == me->fast.tid) return push_onto(*me, ctx, v);
+    const counted_lock lk(g_threads_mutex);
+    thread_state* ts = state_for_tid(tid, lookup::find);
+    if (ts == nullptr) {
+        if (!thread_exists(tid)) return ROCPROFILER_STATUS_ERROR_THREAD_NOT_FOUND;
+        ts = state_for_tid(tid, lookup::for_push);
+        if (ts == nullptr) return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
+    }
+    return push_onto(*ts, ctx, v);
 }
 
 rocprofiler_status_t pop_external(rocprofiler_context_id_t ctx, rocprofiler_thread_id_t tid,
                                   rocprofiler_user_data_t* out) noexcept {
     if (find_context(ctx) == nullptr) return ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
-    std::shared_ptr<thread_state> hold;
-    thread_state* const ts = state_of(tid, hold);
+    thread_state* const me = self();
+    if (tid == me->fast.tid) return pop_from(*me, ctx, out);
+    const counted_lock lk(g_threads_mutex);
+    thread_state* const ts = state_for_tid(tid, lookup::find);
     if (ts == nullptr) return thread_exists(tid) ? ROCPROFILER_STATUS_ERROR : ROCPROFILER_STATUS_ERROR_THREAD_NOT_FOUND;
-    std::lock_guard lk(ts->mutex);
-    auto& stack = ts->stacks[ctx.handle];
-    if (stack.empty()) return ROCPROFILER_STATUS_ERROR;
-    if (out != nullptr) *out = stack.back();
-    stack.pop_back();
-    ts->fast.top[ctx.handle].store(stack.empty() ? 0 : stack.back().value, std::memory_order_release);
-    return ROCPROFILER_STATUS_SUCCESS;
+    return pop_from(*ts, ctx, out);
 }
 
 }  // namespace encore::core
@@ -718,11 +913,15 @@ namespace encore::tracing::detail {
 
 thread_fast* attach_thread() noexcept { return &core::self()->fast; }
 
+// next_id before end_id: a signal handler's traced call in between takes an id past the old end
+// and a block of its own, so ids stay unique and increase along the thread (blocks only grow).
 std::uint64_t refill_ids(thread_fast* t) noexcept {
     const auto block = core::g_next_id_block.fetch_add(1, std::memory_order_relaxed);
-    t->next_id = block * core::id_block;
-    t->end_id = t->next_id + core::id_block;
-    return t->next_id++;
+    const std::uint64_t first = block * core::id_block;
+    t->next_id = first + 1;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    t->end_id = first + core::id_block;
+    return first;
 }
 
 void enter_many(many_state& s, std::uint64_t mask, thread_fast* t, std::uint64_t kind_op, std::uint64_t internal,
@@ -793,7 +992,7 @@ std::bitset<max_ops_per_kind> configured_operations(kind k) noexcept {
     std::bitset<max_ops_per_kind> out;
     const auto ki = static_cast<std::size_t>(k);
     if (ki >= kind_count) return out;
-    std::lock_guard lk(core::g_mutex);
+    const core::counted_lock lk(core::g_mutex);
     const auto n = core::g_context_count.load(std::memory_order_relaxed);
     for (std::uint32_t i = 0; i < n; ++i) {
         const auto& c = core::g_contexts[i];

@@ -1,6 +1,8 @@
 // src/core/warn.cpp — see warn.hpp.
 #include "warn.hpp"
 
+#include "core_lock.hpp"
+
 #include <cstdarg>
 #include <cstdio>
 #include <mutex>
@@ -35,7 +37,7 @@ void reset_warnings_lock_in_child() noexcept { ::new (&g_seen_mutex) std::mutex(
 
 bool first_time(std::string_view key) noexcept {
     static auto* seen = new std::set<std::string, std::less<>>;  // never destroyed: used at exit
-    std::lock_guard lk(g_seen_mutex);
+    const counted_lock lk(g_seen_mutex);
     if (seen->find(key) != seen->end()) return false;
     try {
         seen->emplace(key);

@@ -3,6 +3,7 @@
 #include "replay_gate.hpp"
 
 #include "backend/drain.hpp"
+#include "core/buffer.hpp"
 
 #include <atomic>
 #include <cstddef>
@@ -83,10 +84,18 @@ shared_hold::shared_hold(std::uint64_t a, std::uint64_t b) noexcept {
     for (std::uint64_t x : {a, b}) {
         if (x == 0 || x == t_exclusive_agent) continue;
         auto& g = replay_gate_of(x);
-        if (t_completion_depth > 0)
+        if (t_completion_depth > 0) {
             joined_[i] = join_drain(g);
-        else
+        } else if (!g.lock.try_lock_shared()) {
+            // Held by a replay. Its thread may be writing its passes' records into a LOSSLESS
+            // buffer whose callback is this one (a buffer callback's copy, fill, free, dispatch):
+            // a buffer callback thread says what it blocks on, and the replaying thread drops
+            // such records (counted) instead of waiting for it (core/buffer.hpp, issue 40
+            // item 2). This wait then lasts as long as the replay, itself bounded.
+            const std::uint64_t before = core::set_blocked_on(x);
             g.lock.lock_shared();
+            core::set_blocked_on(before);
+        }
         held_[i++] = x;
     }
 }
@@ -119,6 +128,8 @@ exclusive take_exclusive(std::uint64_t agent, std::chrono::nanoseconds limit) no
     // false), and readers hold the lock only while they submit.
     if (!backend::wait_until([&] { return g.lock.try_lock(); }, limit, replay_nap)) return exclusive::lock_timed_out;
     t_exclusive_agent = agent;
+    // The buffer paths never make this thread wait for a callback thread blocked on the gate.
+    core::set_held_resource(agent);
     // Drain: every dispatch and async copy submitted on the agent before (the replayed queue and
     // its siblings) has completed and its completion handler has run.
     if (!backend::wait_until([&] { return g.in_flight.load(std::memory_order_acquire) <= 0; }, limit, replay_nap)) {
@@ -131,6 +142,7 @@ exclusive take_exclusive(std::uint64_t agent, std::chrono::nanoseconds limit) no
 void release_exclusive(std::uint64_t agent) noexcept {
     if (t_exclusive_agent == agent) {
         t_exclusive_agent = 0;
+        core::set_held_resource(0);
         replay_gate_of(agent).lock.unlock();
     }
 }

@@ -168,10 +168,19 @@ ENCORE_API bool request_external(thread_fast* t, unsigned c, kind k, op_id op, s
     return t;
 }
 
+/// The id is taken in one instruction: a signal handler's traced call may interrupt this thread
+/// between any two, and a load and a store apart gave both calls one id. x86: xadd without a lock
+/// prefix (the line is this thread's; a signal arrives between instructions, never inside one).
 [[gnu::always_inline]] inline std::uint64_t next_id(thread_fast* t) noexcept {
-    if (t->next_id == t->end_id) [[unlikely]]
+    std::uint64_t id = 1;
+#if defined(__x86_64__)
+    asm volatile("xaddq %0, %1" : "+r"(id), "+m"(t->next_id));
+#else
+    id = __atomic_fetch_add(&t->next_id, 1, __ATOMIC_RELAXED);
+#endif
+    if (id >= t->end_id) [[unlikely]]
         return refill_ids(t);
-    return t->next_id++;
+    return id;
 }
 
 /// The record a callback gets, written as four 16-byte stores in record order: built with
