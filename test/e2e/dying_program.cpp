@@ -24,6 +24,8 @@
 //                 exec); the parent waits for it, makes one more dispatch and exits normally
 //   system        runs itself through system() ("<self> <code object> exit 1": a second traced
 //                 process, by a shell), then exits normally
+//   closefds      closes every descriptor above 2, opens the file DYING_OWN_FILE names and
+//                 writes 13 lines into it, each followed by a call and a dispatch; exits normally
 #include "hsa_example.hpp"
 
 #include <signal.h>
@@ -33,6 +35,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <string_view>
@@ -167,6 +170,23 @@ int main(int argc, char** argv) {
             const std::string cmd = std::string("'") + argv[0] + "' '" + argv[1] + "' exit 1";
             const int status = std::system(cmd.c_str());
             std::printf("system: %d\n", status);
+        }
+        if (how == "closefds") {
+            // A program that closes every descriptor above 2 and opens a file of its own, as
+            // daemons and sandboxes do, while it goes on making traced calls: the file must hold
+            // its 13 lines and nothing of encore's (issue 40 item 7). The path: DYING_OWN_FILE.
+            const char* path = std::getenv("DYING_OWN_FILE");
+            for (int fd = 3; fd < 1024; ++fd) ::close(fd);
+            std::FILE* f = path != nullptr ? std::fopen(path, "w") : nullptr;
+            for (int i = 0; i < 13 && f != nullptr; ++i) {
+                std::fprintf(f, "line %d of the program's own file\n", i);
+                std::fflush(f);
+                uint16_t major = 0;
+                hsa_system_get_info(HSA_SYSTEM_INFO_VERSION_MAJOR, &major);
+                dispatch();
+            }
+            if (f != nullptr) std::fclose(f);
+            std::printf("closefds: %s\n", f != nullptr ? "wrote 13 lines" : "no file");
         }
         if (how == "wait") {
             std::printf("ready\n");

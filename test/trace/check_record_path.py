@@ -257,6 +257,45 @@ dbs = databases(out)
 kernel_counts = sorted(query(d, "SELECT count(*) FROM kernels")[0][0] for d in dbs)
 expect(kernel_counts == [1, 2], f"system(): the program and the one it started, each whole ({kernel_counts})")
 
+# ---- -o DIR: one set of files for every process of the run (issue 40 items 6, 7) ------------------
+def legacy(args, env=None):
+    out = tempfile.mkdtemp(prefix="encore-record-path-o-")
+    r = subprocess.run([trace, "--quiet", "-o", out, "--", *args], capture_output=True, text=True, timeout=300,
+                       env=dict(os.environ, **(env or {})))
+    events, rows = [], []
+    try:
+        events = json.load(open(os.path.join(out, "trace.json")))
+        rows = list(csv.DictReader(open(os.path.join(out, "kernel_trace.csv"), newline="")))
+    except (OSError, ValueError) as e:
+        expect(False, f"-o {' '.join(args)[:80]}: trace.json and kernel_trace.csv read ({e}; {r.stderr[-500:]})")
+    return r, events, rows
+
+
+# A shell script of traced programs: two at once, then one more; nothing truncated, one valid trace.
+r, events, rows = legacy(["sh", "-c", f"'{dying}' '{kernels}' exit 1 > /dev/null & '{dying}' '{kernels}' exit 2 "
+                                      f"> /dev/null & wait; '{dying}' '{kernels}' exit 1 > /dev/null"])
+ends = [e for e in events if str(e.get("name", "")).startswith("end of trace")]
+by_pid = {}
+for row in rows:
+    by_pid[row["process_id"]] = by_pid.get(row["process_id"], 0) + 1
+expect(r.returncode == 0 and sorted(by_pid.values()) == [1, 1, 2] and len(ends) == 3 and
+       all(e["name"] == "end of trace (exit)" for e in ends),
+       f"-o over a shell script of 3 traced programs: their 4 dispatches, 3 processes ended ({by_pid}, "
+       f"{[e['name'] for e in ends]})")
+gpu_tracks = {e["pid"] for e in events if e.get("cat") == "KERNEL_DISPATCH"}
+expect(len(gpu_tracks) == 3, f"-o: each process's GPU track apart ({gpu_tracks})")
+r, events, rows = legacy([dying, kernels, "system", "2"])
+expect(r.returncode == 0 and len(rows) == 3 and len({row["process_id"] for row in rows}) == 2,
+       f"-o with system(): the program's 2 dispatches and its child's 1 ({len(rows)} rows)")
+own = os.path.join(tempfile.mkdtemp(prefix="encore-record-path-own-"), "own.txt")
+r, events, rows = legacy([dying, kernels, "closefds", "1"], env={"DYING_OWN_FILE": own})
+lines = open(own).read().splitlines() if os.path.exists(own) else []
+expect(r.returncode == 0 and "closefds: wrote 13 lines" in r.stdout and
+       lines == [f"line {i} of the program's own file" for i in range(13)],
+       f"-o on a program that closes every fd and opens its own file: the file holds its 13 lines only "
+       f"({len(lines)} lines: {lines[:3]}...)")
+expect(len(rows) == 14, f"-o: the dispatches after the fds were closed are traced ({len(rows)} of 14)")
+
 # ---- output templates: an MPI-style job of 4 ranks under one encore-trace -----------------------
 # A shell starts the 4 "ranks" with the variables a launcher sets (SLURM_PROCID for 0 and 1, Open
 # MPI's for 2 and 3); each process's files go where -d and --output-file say for it.
