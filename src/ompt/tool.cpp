@@ -28,6 +28,7 @@
 #include <dlfcn.h>
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -396,7 +397,30 @@ ompt_start_tool_result_t* start(unsigned int omp_version, const char* runtime_ve
     return &g_result;
 }
 
-[[gnu::constructor]] void announce() { core::set_ompt_start(&start); }
+// Where the OpenMP runtime (LLVM's libomp) is loaded and an object ahead of this library in the
+// lookup order defines ompt_start_tool (the program, exporting its own tool), the runtime calls
+// that one and never starts encore: --ompt-trace would record nothing. Said at load, with the
+// object that wins (issue 40 item 12: an empty output and exit 0, nothing said).
+void say_if_shadowed() noexcept {
+    if (::dlsym(RTLD_DEFAULT, "__kmpc_fork_call") == nullptr) return;  // no libomp (libgomp has no OMPT)
+    void* const first = ::dlsym(RTLD_DEFAULT, "ompt_start_tool");
+    static const int anchor = 0;
+    Dl_info mine{}, theirs{};
+    if (first == nullptr || ::dladdr(&anchor, &mine) == 0 || ::dladdr(first, &theirs) == 0 ||
+        theirs.dli_fbase == mine.dli_fbase)
+        return;
+    // libomp's own weak ompt_start_tool is found only when nothing else defines one: not ours to say.
+    if (theirs.dli_fname != nullptr && std::strstr(theirs.dli_fname, "libomp") != nullptr) return;
+    std::fprintf(stderr,
+                 "[encore] OMPT: %s defines its own ompt_start_tool, which the OpenMP runtime calls instead of "
+                 "libencore-ompt's: no OpenMP callbacks will be traced (docs/ompt.md)\n",
+                 theirs.dli_fname != nullptr && *theirs.dli_fname != '\0' ? theirs.dli_fname : "the program");
+}
+
+[[gnu::constructor]] void announce() {
+    core::set_ompt_start(&start);
+    say_if_shadowed();
+}
 
 }  // namespace
 }  // namespace encore::ompt

@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """test/ompt/check_ompt_trace.py — encore-trace --ompt-trace on an OpenMP program.
 
-  check_ompt_trace.py ENCORE_TRACE PROGRAM
+  check_ompt_trace.py ENCORE_TRACE PROGRAM [--own-tool]
 
 The program prints what it printed without encore-trace; the summary on stderr and
 api_trace.csv (-o) list the OpenMP callbacks it made (parallel regions, implicit tasks,
-worksharing), by the reference's operation names."""
+worksharing), by the reference's operation names. --own-tool: the program defines its own
+ompt_start_tool, which the OpenMP runtime starts instead of encore's: it still runs as alone, and
+encore-trace says why nothing was traced, naming the program."""
 import csv
 import os
 import subprocess
@@ -28,6 +30,18 @@ def main():
     failures = []
     if traced.stdout != bare.stdout:
         failures.append(f"output changed: {bare.stdout!r} vs {traced.stdout!r}")
+    if sys.argv[3:] == ["--own-tool"]:
+        said = [l for l in traced.stderr.splitlines() if "defines its own ompt_start_tool" in l]
+        if not (said and os.path.basename(program) in said[0]):
+            failures.append(f"no message naming {os.path.basename(program)} as the tool libomp started: "
+                            f"{traced.stderr[-1500:]}")
+        if len(rows) > 1:
+            failures.append(f"{len(rows) - 1} OMPT rows, though encore was never started")
+        if failures:
+            print("\n".join(failures), file=sys.stderr)
+            sys.exit(1)
+        print("ok")
+        return
     names = {cell for row in rows for cell in row}
     for op in ("omp_parallel_begin", "omp_parallel_end", "omp_implicit_task", "omp_work", "omp_sync_region"):
         if op not in traced.stderr:
