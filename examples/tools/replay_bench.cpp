@@ -36,6 +36,8 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -303,10 +305,24 @@ bool open_report() {
     const char* f = std::getenv("ENCORE_REPLAY_REPORT");
     if (f == nullptr || *f == '\0') return true;
     g_report_path = f;
-    g_report_fd = ::open(f, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0666);
-    if (g_report_fd < 0 ||
-        !dying_output::write_all(g_report_fd, "dispatch_id,kernel,passes,min_us,median_us,max_us,snapshot_us,"
-                                              "restore_us,checksum_us,snapshot_bytes,inputs\n")) {
+    // ENCORE_REPLAY_REPORT_SHARED=1 (encore-replay -o, which empties the file before the run):
+    // every process of the run appends its rows (exec, system(), a script of several programs),
+    // the first to find the file empty writing the header; else the file is this process's.
+    const char* shared_env = std::getenv("ENCORE_REPLAY_REPORT_SHARED");
+    const bool shared = shared_env != nullptr && std::strcmp(shared_env, "1") == 0;
+    g_report_fd = ::open(f, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (shared ? 0 : O_TRUNC), 0666);
+    bool header = g_report_fd >= 0;
+    if (header && shared) {
+        struct stat st {};
+        ::flock(g_report_fd, LOCK_EX);  // two processes starting at once: one header
+        header = ::fstat(g_report_fd, &st) == 0 && st.st_size == 0;
+    }
+    const bool ok = g_report_fd >= 0 &&
+                    (!header || dying_output::write_all(g_report_fd, "dispatch_id,kernel,passes,min_us,median_us,max_us,"
+                                                                     "snapshot_us,restore_us,checksum_us,snapshot_bytes,"
+                                                                     "inputs\n"));
+    if (g_report_fd >= 0 && shared) ::flock(g_report_fd, LOCK_UN);
+    if (!ok) {
         std::fprintf(stderr, "encore-replay: cannot write %s: %s (not replaying)\n", f, std::strerror(errno));
         if (g_report_fd >= 0) ::close(g_report_fd);
         g_report_fd = -1;
@@ -380,7 +396,28 @@ bool decimal_at_least(const char* v, std::uint64_t least, std::uint64_t& out) {
     return true;
 }
 
+// A fork child (no exec) keeps the parent's tables: it reports only its own dispatches, under its
+// pid (issue 40 item 13: each child printed the parent's numbers as its own). Its rows go on into
+// the report file it shares with the parent (O_APPEND: one write per row).
+pid_t g_pid = 0;
+void on_fork_child() noexcept {
+    ::new (&g_mutex) std::mutex();  // another thread may have held it at the fork
+    g_running.clear();
+    g_report.clear();
+    g_declined.clear();
+    g_ran.clear();
+    g_selected = 0;
+    g_replayed.store(0);
+    g_replayed_passes.store(0);
+    g_declined_count.store(0);
+    g_line_count.store(0);
+    g_line_of.clear();
+    g_recording.store(0);
+}
+
 int initialize(rocprofiler_client_finalize_t, void*) {
+    g_pid = ::getpid();
+    ::pthread_atfork(nullptr, nullptr, &on_fork_child);
     if (const char* v = std::getenv("ENCORE_REPLAY_PASSES"); v != nullptr && *v != '\0') {
         if (!decimal_at_least(v, 2, g_passes))
             std::fprintf(stderr,
@@ -419,6 +456,9 @@ void finalize(void*) {
     g_done = true;
     range_tool::report();  // --range
     if (range_tool::enabled()) return;
+    if (::getpid() != g_pid)
+        std::fprintf(stderr, "\n[encore-replay] pid %d (forked from %d): its own dispatches\n",
+                     static_cast<int>(::getpid()), static_cast<int>(g_pid));
     std::fprintf(stderr, "\n[encore-replay] %" PRIu64 " passes per dispatch%s\n", g_passes,
                  g_verify ? ", inputs verified" : "");
     if (!g_pattern.empty() && g_selected == 0) {

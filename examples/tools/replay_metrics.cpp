@@ -36,6 +36,9 @@
 #include <rocprofiler-sdk/dispatch_counting_service.h>
 #include <rocprofiler-sdk/experimental/kernel_replay.h>
 
+#include <sys/file.h>
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cinttypes>
@@ -462,13 +465,21 @@ int initialize(rocprofiler_client_finalize_t, void*) {
         v != nullptr && *v != '\0' && !decimal_at_least(v, 1, g_count))
         std::fprintf(stderr, "[encore-replay] ignoring ENCORE_REPLAY_COUNT=%s\n", v);
     if (const char* f = std::getenv("ENCORE_REPLAY_REPORT"); f != nullptr && *f != '\0') {
-        g_csv = std::fopen(f, "w");
+        // ENCORE_REPLAY_REPORT_SHARED=1 (encore-replay -o, which empties the file first): every
+        // process of the run appends, the first to find it empty writing the header.
+        const char* shared_env = std::getenv("ENCORE_REPLAY_REPORT_SHARED");
+        const bool shared = shared_env != nullptr && std::strcmp(shared_env, "1") == 0;
+        g_csv = std::fopen(f, shared ? "a" : "w");
         if (g_csv == nullptr) {
             std::fprintf(stderr, "[encore-replay] cannot write %s: %s (not collecting)\n", f, std::strerror(errno));
             return 1;
         }
-        std::fprintf(g_csv, "dispatch_id,kernel,metric,value,pass,passes,replay_us\n");
+        struct stat st {};
+        if (shared) ::flock(::fileno(g_csv), LOCK_EX);
+        if (!shared || (::fstat(::fileno(g_csv), &st) == 0 && st.st_size == 0))
+            std::fprintf(g_csv, "dispatch_id,kernel,metric,value,pass,passes,replay_us\n");
         std::fflush(g_csv);
+        if (shared) ::flock(::fileno(g_csv), LOCK_UN);
     }
     encore::context ctx;
     if (encore::context::create(ctx) != ROCPROFILER_STATUS_SUCCESS) return 1;

@@ -307,6 +307,27 @@ def check_replay(tmp):
             check("median_us" in err, f"{tag} the full table at exit")
 
 
+def check_replay_processes(tmp):
+    """encore-replay -o FILE over several processes: every process's rows in FILE under one header
+    (issue 40 item 6: each process truncated it); a fork child that exits reports its own
+    dispatches, under its pid, not the parent's (item 13)."""
+    report = os.path.join(tmp, "system.csv")
+    rc, out, err = run(["-n", "2", "-o", report], "system")
+    rows = list(csv.reader(open(report, newline=""))) if os.path.isfile(report) else []
+    check(rc == 0 and len(rows) == 5 and rows[0][0] == "dispatch_id" and
+          sum(r[0] == "dispatch_id" for r in rows) == 1,
+          f"[replay, system()] the program's 3 dispatches and its child's 1 ({len(rows) - 1} rows), one header: "
+          f"{rows[:2]}")
+    report = os.path.join(tmp, "fork.csv")
+    rc, out, err = run(["-n", "2", "-o", report], "fork-exit")
+    rows = list(csv.reader(open(report, newline=""))) if os.path.isfile(report) else []
+    check(rc == 0 and len(rows) == 5, f"[replay, fork-exit] the parent's 4 dispatches in the report ({len(rows) - 1} rows)")
+    child = err.split("(forked from")[1] if "(forked from" in err else ""
+    check(child != "" and "vector_add" not in child.split("[encore-replay] 2 passes per dispatch")[1].split("\n\n")[0]
+          if "[encore-replay] 2 passes per dispatch" in child else False,
+          f"[replay, fork-exit] the child's report is its own, under its pid: {err[-1500:]!r}")
+
+
 def check_unwritable(tmp):
     regular = os.path.join(tmp, "a-file")
     with open(regular, "w") as f:
@@ -357,6 +378,7 @@ def main():
             check_trace(tmp)
         else:
             check_replay(tmp)
+            check_replay_processes(tmp)
         check_unwritable(tmp)
     print(f"{passed} passed, {failed} failed")
     return 0 if failed == 0 else 1

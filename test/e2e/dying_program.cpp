@@ -24,6 +24,7 @@
 //                 exec); the parent waits for it, makes one more dispatch and exits normally
 //   system        runs itself through system() ("<self> <code object> exit 1": a second traced
 //                 process, by a shell), then exits normally
+//   fork-exit     as fork, but the child ends through exit() after 10 calls (its tools finalize)
 //   closefds      closes every descriptor above 2, opens the file DYING_OWN_FILE names and
 //                 writes 13 lines into it, each followed by a call and a dispatch; exits normally
 #include "hsa_example.hpp"
@@ -160,6 +161,22 @@ int main(int argc, char** argv) {
                 std::printf("child %d: 1000 calls\n", static_cast<int>(::getpid()));
                 std::fflush(stdout);
                 ::_exit(0);
+            }
+            int status = 0;
+            ::waitpid(child, &status, 0);
+            dispatch();
+            std::printf("parent: child exited %d, dispatched %d\n", WEXITSTATUS(status), dispatches + 1);
+        }
+        if (how == "fork-exit") {
+            // A fork child that ends through exit() (its tools' finalize runs in it) after calls
+            // of its own, and no dispatch; the parent then goes on as for "fork".
+            const pid_t child = ::fork();
+            if (child == 0) {
+                uint16_t major = 0;
+                for (int i = 0; i < 10; ++i) hsa_system_get_info(HSA_SYSTEM_INFO_VERSION_MAJOR, &major);
+                std::printf("child %d: exit\n", static_cast<int>(::getpid()));
+                std::fflush(stdout);
+                std::exit(0);
             }
             int status = 0;
             ::waitpid(child, &status, 0);
