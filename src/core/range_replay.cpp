@@ -191,6 +191,29 @@ void decline_all(const decline_reason& d) noexcept {
         }
 }
 
+void drop_recordings(const decline_reason& d) noexcept {
+    std::vector<std::unique_ptr<recording>> gone;
+    {
+        std::lock_guard lk(g_mutex);
+        for (range_state* r : g_open) {
+            if (!r->rec) continue;
+            if (r->status == ROCPROFILER_RANGE_REPLAY_STATUS_REPLAYED) {
+                decline_locked(*r, d);
+                if (first_time(d.why)) warn("range replay: %s", d.why);
+            }
+            try {
+                gone.push_back(std::move(r->rec));
+            } catch (...) {
+                r->rec->finish();  // no room to defer it: finished here, destroyed below
+                r->rec.reset();
+            }
+        }
+    }
+    // Outside the lock: finishing releases the agent's gate and what the recording held, which
+    // may call back into range replay.
+    for (auto& rec : gone) rec->finish();
+}
+
 rocprofiler_status_t begin(std::uint64_t id) noexcept {
     if (!service_configured()) return ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
     std::uint64_t mask = 0;

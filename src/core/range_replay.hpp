@@ -76,5 +76,9 @@ ENCORE_API bool with_range_on(std::uint64_t agent, const decline_reason* (*f)(re
 ENCORE_API void decline_agent(std::uint64_t agent, const decline_reason& r) noexcept;
 /// Declines every open range (allocations: the snapshot's coverage changed under all of them).
 ENCORE_API void decline_all(const decline_reason& r) noexcept;
+/// The backend that made the open ranges' recordings is going away (HSA's OnUnload, while the
+/// runtime still works): every open range with a recording is declined with `r`, and its
+/// recording finished and destroyed now, so that no range later calls into an unloaded library.
+ENCORE_API void drop_recordings(const decline_reason& r) noexcept;
 
 }  // namespace encore::core::range_replay

@@ -22,6 +22,7 @@
 #include "backend/events.hpp"
 #include "backend/slot_hook.hpp"
 #include "core/buffer.hpp"
+#include "core/range_replay.hpp"
 #include "core/warn.hpp"
 
 #include <encore/tracing/tool.hpp>
@@ -275,6 +276,14 @@ hsa_status_t executable_freeze(hsa_executable_t exe, const char* options) noexce
 }
 
 hsa_status_t executable_destroy(hsa_executable_t exe) noexcept {
+    // An open range may have recorded dispatches of its kernels: a pass would re-dispatch code
+    // that no longer exists (issue 40 item 4: each such range stalled until the pass timeout).
+    if (core::range_replay::any_open()) {
+        static constexpr core::range_replay::decline_reason why{
+            ENCORE_RANGE_REPLAY_STATUS_EXECUTABLE_DESTROYED,
+            "an executable was destroyed (hsa_executable_destroy) while a range was open: the range is not replayed"};
+        core::range_replay::decline_all(why);
+    }
     unload(exe);
     // Its module variables are not destroyed while a replay on their agent may snapshot or
     // restore them (agents in ascending order, like every multi-agent hold).

@@ -21,6 +21,7 @@
 #include "scratch.hpp"
 
 #include "backend/events.hpp"
+#include "core/range_replay.hpp"
 #include "core/registration.hpp"
 #include "core/registry.hpp"
 #include "core/range_replay.hpp"
@@ -81,6 +82,14 @@ extern "C" ENCORE_API void OnUnload() {
     using namespace encore;
     // The runtime is shutting down: give it back its own functions.
     if (hsa::g_table != nullptr) {
+        // A range still open (a program that shuts HSA down inside one, or pops it after): its
+        // recording lives in this library, which the runtime unloads next; it is finished now,
+        // with the runtime still working, and the range declined (issue 40 item 3: SIGSEGV at
+        // the range's end).
+        static constexpr core::range_replay::decline_reason shut_down{
+            ENCORE_RANGE_REPLAY_STATUS_RUNTIME_SHUT_DOWN,
+            "the HSA runtime shut down (hsa_shut_down) while a range was open: the range is not replayed"};
+        core::range_replay::drop_recordings(shut_down);
         tracing::hsa_all::uninstall(*hsa::g_table);
         hsa::uninstall_scratch_tracing(*hsa::g_table);
         hsa::uninstall_dispatch_tracing(*hsa::g_table);

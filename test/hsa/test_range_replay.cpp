@@ -36,6 +36,7 @@
 #include <rocprofiler-sdk/rocprofiler.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstring>
 #include <functional>
@@ -912,6 +913,60 @@ int mixed(const char* co) {
     return 0;
 }
 
+// An executable destroyed while a range that dispatched its kernel is open: the range is declined
+// at once (issue 40 item 4: each pass re-dispatched the destroyed kernel object and waited for the
+// pass timeout), and a later range replays.
+int executable_destroyed(const char* co) {
+    device_state d{};
+    setup(d, co);
+    {
+        std::lock_guard lk(g_mutex);
+        g_plan[40] = plan::fixed4;
+    }
+    reset(d);
+    auto* own = new example::CodeObject(co, d.gpu);
+    const uint64_t k = own->kernel("add_into", d.gpu);
+    const auto t0 = std::chrono::steady_clock::now();
+    expect(rocprofiler_range_replay_begin(40) == ROCPROFILER_STATUS_SUCCESS, "begin");
+    run(d, d.queue, k, d.args, {d.x, d.y, n});
+    run(d, d.queue, d.k_double, d.args, {d.x, d.y, n});
+    run(d, d.queue, d.k_add, d.args, {d.x, d.z, n});
+    delete own;  // hsa_executable_destroy inside the range
+    expect(rocprofiler_range_replay_end() == ROCPROFILER_STATUS_SUCCESS, "end");
+    const auto secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const range_seen s = seen(40);
+    expect(s.status == ENCORE_RANGE_REPLAY_STATUS_EXECUTABLE_DESTROYED && s.pass_enter == 0 && s.reason != nullptr,
+           "declined as EXECUTABLE_DESTROYED, no pass (status " + std::to_string(s.status) + ")");
+    expect(secs < 10, "declined at once (" + std::to_string(secs) + " s)");
+    expect(memory_as_one_run(d), "the memory is what one run leaves");
+    const auto again = one_range(d, 41, plan::fixed4);
+    expect(again.status == ROCPROFILER_RANGE_REPLAY_STATUS_REPLAYED && again.outputs_ok == 3, "a later range replays");
+    teardown(d);
+    return 0;
+}
+
+// A range open across hsa_shut_down, ended after it (a program that pops its range last): the
+// recording made by libencore-hsa is finished before the runtime unloads it, and the range ends
+// declined, with its CLOSE records (issue 40 item 3: SIGSEGV at the end).
+int shut_down(const char* co) {
+    device_state d{};
+    setup(d, co);
+    {
+        std::lock_guard lk(g_mutex);
+        g_plan[50] = plan::fixed4;
+    }
+    reset(d);
+    expect(rocprofiler_range_replay_begin(50) == ROCPROFILER_STATUS_SUCCESS, "begin");
+    body(d);
+    HSA_CHECK(hsa_shut_down());  // its code objects still loaded: the runtime's shutdown takes them
+    expect(rocprofiler_range_replay_end() == ROCPROFILER_STATUS_SUCCESS, "end after hsa_shut_down");
+    const range_seen s = seen(50);
+    expect(s.status == ENCORE_RANGE_REPLAY_STATUS_RUNTIME_SHUT_DOWN && s.pass_enter == 0 && s.close_exit == 1,
+           "declined as RUNTIME_SHUT_DOWN with its CLOSE (status " + std::to_string(s.status) + ", passes " +
+               std::to_string(s.pass_enter) + ", CLOSE EXIT " + std::to_string(s.close_exit) + ")");
+    return 0;
+}
+
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) rocprofiler_tool_configure_result_t* rocprofiler_configure(
@@ -922,8 +977,10 @@ extern "C" __attribute__((visibility("default"))) rocprofiler_tool_configure_res
 
 int main(int argc, char** argv) {
     if (argc < 3) {
-        std::fprintf(stderr, "usage: %s <range code object> rules|copies|declines|mixed|throws|no_service|stopped\n",
-                     argv[0]);
+        std::fprintf(
+            stderr,
+            "usage: %s <range code object> rules|copies|declines|mixed|throws|no_service|stopped|executable_destroyed|shut_down\n",
+            argv[0]);
         return 2;
     }
     g_mode = argv[2];
@@ -936,6 +993,8 @@ int main(int argc, char** argv) {
     if (g_mode == "copies") rc = copies(argv[1]);
     if (g_mode == "mixed") rc = mixed(argv[1]);
     if (g_mode == "throws") rc = throws(argv[1]);
+    if (g_mode == "executable_destroyed") rc = executable_destroyed(argv[1]);
+    if (g_mode == "shut_down") return shut_down(argv[1]) | test_support::finish();  // shut down already
     if (g_mode == "no_service" || g_mode == "stopped") {
         const auto want = g_mode == "no_service" ? ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND
                                                  : ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_STARTED;

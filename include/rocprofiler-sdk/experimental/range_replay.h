@@ -53,6 +53,8 @@ typedef enum rocprofiler_range_replay_status_t  // NOLINT(performance-enum-size)
   /* ---- encore (outside the reference's range, so its values never move) ---- */
   ENCORE_RANGE_REPLAY_STATUS_NESTED_RANGE = 0x100, /**< begin was called again while the range was open */
   ENCORE_RANGE_REPLAY_STATUS_TIMED_OUT,            /**< a drain or a pass exceeded ENCORE_REPLAY_TIMEOUT_MS */
+  ENCORE_RANGE_REPLAY_STATUS_EXECUTABLE_DESTROYED, /**< an executable was destroyed while the range was open */
+  ENCORE_RANGE_REPLAY_STATUS_RUNTIME_SHUT_DOWN,    /**< the runtime shut down while the range was open */
 } rocprofiler_range_replay_status_t;
 
 /** Payload of every RANGE_REPLAY record; which members mean something depends on the operation.
