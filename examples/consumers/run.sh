@@ -93,7 +93,8 @@ done
 
 step "installed encore-trace"
 "$B/encore-trace" --sim --quiet "$program" "$co" > /dev/null 2> "$tmp/trace.err" || bad "installed encore-trace failed"
-grep -E '\] [0-9]+ API calls traced \(hsa\)' "$tmp/trace.err" || { cat "$tmp/trace.err"; bad "installed encore-trace printed no summary"; }
+grep -E '\] pid [0-9]+: [0-9]+ API calls \(HSA_' "$tmp/trace.err" || { cat "$tmp/trace.err"; bad "installed encore-trace printed no summary"; }
+grep -qE '\] pid [0-9]+: 1 kernel dispatches' "$tmp/trace.err" || bad "installed encore-trace: no kernel in the summary"
 
 step "a consumer asking for encore 99 fails at configure time"
 expect_fail() {  # $1 = what; $2 = regex the error must match; rest = command
