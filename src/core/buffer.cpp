@@ -790,6 +790,33 @@ namespace {
 }
 }  // namespace
 
+bool buffer_group_fits(rocprofiler_buffer_id_t id, std::size_t first_bytes, std::size_t each_bytes,
+                       std::size_t count) noexcept {
+    const std::uint64_t i = id.handle - 1;
+    if (i >= max_buffers) return true;  // buffer_emit says what is wrong
+    buffer& b = g_buffers[i];
+    if (b.state.load(std::memory_order_acquire) != 1 || b.policy != ROCPROFILER_BUFFER_POLICY_DISCARD) return true;
+    // The group's slots, and one padding slot where it wraps (at most the largest slot): only this
+    // thread writes its ring, and the consumer only frees space, so what fits now still fits when
+    // the records are written (a signal handler's record into the same ring in between aside).
+    const std::uint64_t largest = std::max(slot_bytes(first_bytes), slot_bytes(each_bytes));
+    const std::uint64_t need = slot_bytes(first_bytes) + count * slot_bytes(each_bytes) + largest;
+    producer_state* const p = t_producer;
+    ring* const r = p != nullptr ? p->rings[i] : nullptr;
+    std::uint64_t used = 0, capacity = b.ring_bytes;
+    if (r != nullptr && r->generation == b.generation) {
+        capacity = r->capacity;
+        used = r->head.load(std::memory_order_relaxed) - r->tail.load(std::memory_order_acquire);
+    }
+    if (used + need <= capacity) return true;
+    if (r != nullptr && r->generation == b.generation) {
+        r->dropped.fetch_add(1 + count, std::memory_order_relaxed);
+    } else {
+        b.lost.fetch_add(1 + count, std::memory_order_relaxed);
+    }
+    return false;
+}
+
 rocprofiler_status_t buffer_emit(rocprofiler_buffer_id_t id, std::uint32_t category, std::uint32_t kind,
                                  const void* payload, std::size_t bytes) noexcept {
     const std::uint64_t i = id.handle - 1;

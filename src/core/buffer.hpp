@@ -35,6 +35,14 @@ namespace encore::core {
 ENCORE_API rocprofiler_status_t buffer_emit(rocprofiler_buffer_id_t id, std::uint32_t category, std::uint32_t kind,
                                             const void* payload, std::size_t bytes) noexcept;
 
+/// For records that must reach the tool together or not at all (a counting dispatch's header and
+/// its values): whether a DISCARD buffer's ring of the calling thread has room now for a record of
+/// `first_bytes` and `count` records of `each_bytes` of payload; when not, the group is counted
+/// as dropped (1 + count, reported as the next delivery's drop_count) and the caller writes none
+/// of it. True for LOSSLESS buffers (their records wait for room) and for an unknown buffer.
+ENCORE_API bool buffer_group_fits(rocprofiler_buffer_id_t id, std::size_t first_bytes, std::size_t each_bytes,
+                                  std::size_t count) noexcept;
+
 /// The context a live buffer belongs to, or false for an unknown or destroyed buffer.
 [[nodiscard]] ENCORE_API bool buffer_context(rocprofiler_buffer_id_t id, rocprofiler_context_id_t& out) noexcept;
 

@@ -700,6 +700,17 @@ int tool_init(rocprofiler_client_finalize_t, void*) {
     int bad = 0;
     bad += rocprofiler_create_context(&g_count_a) != ok;
     bad += rocprofiler_create_context(&g_count_b) != ok;
+    if (g_mode == "discard") {
+        // Context C alone: the buffered service into a one-page DISCARD buffer that is not
+        // delivered before the flush, so most dispatches' records find it full.
+        bad += rocprofiler_create_context(&g_count_c) != ok;
+        bad += rocprofiler_create_buffer(g_count_c, 4096, 4096, ROCPROFILER_BUFFER_POLICY_DISCARD, &counting_buffer_cb,
+                                         nullptr, &g_buffer_c) != ok;
+        bad += rocprofiler_configure_buffer_dispatch_counting_service(g_count_c, g_buffer_c, &values_dispatch_cb,
+                                                                      nullptr) != ok;
+        bad += rocprofiler_start_context(g_count_c) != ok;
+        return bad;
+    }
     auto* dispatch_cb = g_mode == "values" ? &values_dispatch_cb : &replay_dispatch_cb;
     bad += rocprofiler_configure_callback_dispatch_counting_service(g_count_a, dispatch_cb, nullptr, &record_cb,
                                                                     reinterpret_cast<void*>(uintptr_t{1})) != ok;
@@ -757,6 +768,41 @@ int main(int argc, char** argv) {
     if (g_mode == "api") {
         api_checks_after_init();
         HSA_CHECK(hsa_shut_down());
+        return test_support::finish();
+    }
+    if (g_mode == "discard") {
+        // A counting dispatch's header and its values arrive together or not at all (issue 40 item
+        // 16: a full DISCARD ring kept a header that announced 5 values and 2 of them).
+        constexpr int dispatches = 40;
+        {
+            hsa_agent_t cpu = example::agents(HSA_DEVICE_TYPE_CPU).at(0);
+            hsa_agent_t gpu = example::agents(HSA_DEVICE_TYPE_GPU).at(0);
+            example::CodeObject co(argv[1], gpu);
+            const uint64_t kernel = co.kernel("vector_add", gpu);
+            auto* args = example::alloc_vector_add_args(cpu, gpu, 1u << 16);
+            hsa_queue_t* q = nullptr;
+            HSA_CHECK(hsa_queue_create(gpu, 64, HSA_QUEUE_TYPE_SINGLE, nullptr, nullptr, UINT32_MAX, UINT32_MAX, &q));
+            for (int i = 0; i < dispatches; ++i) {
+                hsa_signal_t done{};
+                HSA_CHECK(hsa_signal_create(1, 0, nullptr, &done));
+                dispatch(q, kernel, args, {4096, 1, 1}, {256, 1, 1}, 1, done);
+                example::wait_done(done);
+                HSA_CHECK(hsa_signal_destroy(done));
+            }
+            HSA_CHECK(hsa_queue_destroy(q));
+        }
+        expect(rocprofiler_flush_buffer(g_buffer_c) == ok, "flush C's buffer");
+        HSA_CHECK(hsa_shut_down());
+        std::lock_guard lk(g_mutex);
+        size_t whole = 0;
+        for (const auto& b : g_buffered) whole += b.header.num_records == 5 && b.value_records == 5;
+        const size_t kept = g_buffered.size();
+        expect(kept > 0 && kept < static_cast<size_t>(dispatches),
+               "the full DISCARD buffer kept some dispatches' records: " + std::to_string(kept));
+        expect(whole == kept,
+               "every header kept came with its 5 values: " + std::to_string(whole) + " of " + std::to_string(kept));
+        expect(g_buffered_drops == 6 * (dispatches - kept),
+               "the dropped groups counted whole (6 records each): " + std::to_string(g_buffered_drops));
         return test_support::finish();
     }
     const uint32_t wave = 64;  // the software runtime's wavefront (docs/sim.md); checked below
