@@ -382,24 +382,42 @@ public:
 
 // The file a writer makes: refuses to overwrite nothing (the launcher picks a fresh folder), but
 // reports a failure to open or write with the path.
+//
+// Written as PATH.partial and renamed to PATH once whole: a full disk (or a file size limit)
+// leaves no cut file that a reader would take for a trace (issue 40 item 14: a trace.json cut
+// mid-record); the partial file is removed and the error says why.
 struct out_file {
     std::FILE* f = nullptr;
     std::string path;
     bool failed = false;
+    int error_number = 0;  // the first failure's errno
     bool open(const std::string& p) {
         path = p;
-        f = std::fopen(p.c_str(), "w");
-        failed = f == nullptr;
+        f = std::fopen((p + ".partial").c_str(), "w");
+        if (f == nullptr) fail();
         return !failed;
     }
     void put(std::string_view s) {
-        if (f != nullptr && std::fwrite(s.data(), 1, s.size(), f) != s.size()) failed = true;
+        if (f != nullptr && !failed && std::fwrite(s.data(), 1, s.size(), f) != s.size()) fail();
     }
     bool close(std::string& error) {
-        if (f != nullptr && std::fclose(f) != 0) failed = true;
-        f = nullptr;
-        if (failed) error = path + ": " + std::strerror(errno);
+        if (f != nullptr) {
+            if (std::fclose(f) != 0) fail();
+            f = nullptr;
+            const std::string partial = path + ".partial";
+            if (failed)
+                ::unlink(partial.c_str());
+            else if (std::rename(partial.c_str(), path.c_str()) != 0)
+                fail();
+        }
+        if (failed) error = path + ": " + std::strerror(error_number) + " (not written)";
         return !failed;
+    }
+
+private:
+    void fail() {
+        if (!failed) error_number = errno != 0 ? errno : EIO;
+        failed = true;
     }
 };
 

@@ -296,6 +296,38 @@ expect(r.returncode == 0 and "closefds: wrote 13 lines" in r.stdout and
        f"({len(lines)} lines: {lines[:3]}...)")
 expect(len(rows) == 14, f"-o: the dispatches after the fds were closed are traced ({len(rows)} of 14)")
 
+# ---- a full disk while converting (issue 40 item 14): no cut file left, the reason said -----------
+# A file size limit stands in for a full disk (RLIMIT_FSIZE: writes past it fail with EFBIG once
+# SIGXFSZ is ignored); the records of 20,000 calls make outputs far larger than 64 KiB.
+keep = tempfile.mkdtemp(prefix="encore-record-path-keep-")
+r = subprocess.run([trace, "--quiet", "--hsa-trace", "--keep-records", keep, "-d", keep + "-out", "-f", "json", "--",
+                    dying, kernels, "bench", "20"], capture_output=True, text=True, timeout=300)
+expect(r.returncode == 0, f"--keep-records run ({r.stderr[-300:]})")
+converter = os.path.join(os.path.dirname(os.path.abspath(trace)), "..", "src", "trace", "encore-trace-convert")
+full = tempfile.mkdtemp(prefix="encore-record-path-full-")
+
+
+def small_files():
+    import resource
+    import signal
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (65536, 65536))
+
+
+r = subprocess.run([converter, "--no-summary", "-f", "json,csv", "-d", full, "--combined-dir", full, keep],
+                   capture_output=True, text=True, timeout=300, preexec_fn=small_files)
+left = sorted(os.listdir(full))
+expect(r.returncode == 1 and "File too large (not written)" in r.stderr,
+       f"a full disk: the converter fails and says why ({r.returncode}: {r.stderr.strip()[-400:]})")
+expect(not any(f.endswith(".partial") for f in left), f"a full disk: no partial file left ({left})")
+for f in left:
+    if f.endswith(".json"):
+        try:
+            json.load(open(os.path.join(full, f)))
+            expect(True, f"a full disk: {f} left whole")
+        except ValueError as e:
+            expect(False, f"a full disk: {f} is cut ({e})")
+
 # ---- output templates: an MPI-style job of 4 ranks under one encore-trace -----------------------
 # A shell starts the 4 "ranks" with the variables a launcher sets (SLURM_PROCID for 0 and 1, Open
 # MPI's for 2 and 3); each process's files go where -d and --output-file say for it.
