@@ -945,6 +945,8 @@ int executable_destroyed(const char* co) {
     return 0;
 }
 
+example::CodeObject* g_kept_code_objects[2];  // shut_down's: reachable, never freed
+
 // A range open across hsa_shut_down, ended after it (a program that pops its range last): the
 // recording made by libencore-hsa is finished before the runtime unloads it, and the range ends
 // declined, with its CLOSE records (issue 40 item 3: SIGSEGV at the end).
@@ -958,7 +960,11 @@ int shut_down(const char* co) {
     reset(d);
     expect(rocprofiler_range_replay_begin(50) == ROCPROFILER_STATUS_SUCCESS, "begin");
     body(d);
-    HSA_CHECK(hsa_shut_down());  // its code objects still loaded: the runtime's shutdown takes them
+    // The code objects stay loaded (destroying them would decline the range first); the runtime's
+    // shutdown takes their executables, and the wrappers stay reachable, never freed.
+    g_kept_code_objects[0] = d.co;
+    g_kept_code_objects[1] = d.co2;
+    HSA_CHECK(hsa_shut_down());
     expect(rocprofiler_range_replay_end() == ROCPROFILER_STATUS_SUCCESS, "end after hsa_shut_down");
     const range_seen s = seen(50);
     expect(s.status == ENCORE_RANGE_REPLAY_STATUS_RUNTIME_SHUT_DOWN && s.pass_enter == 0 && s.close_exit == 1,
