@@ -127,7 +127,7 @@ range_holder::~range_holder() {
 
 }  // namespace
 
-bool service_configured() noexcept { return configured_operations(kind::range_replay).any(); }
+bool service_configured() noexcept { return kind_configured(kind::range_replay); }
 void backend_available() noexcept { g_backend.store(true, std::memory_order_release); }
 bool any_open() noexcept { return g_open_count.load(std::memory_order_relaxed) != 0; }
 bool closing_here() noexcept { return t_closing; }

@@ -73,6 +73,9 @@ std::atomic<std::uint32_t> g_context_count{0};
 std::mutex g_mutex;
 std::atomic<bool> g_config_open{false};
 std::uint32_t g_config_client = 0;  // guarded by g_mutex / single initializing thread
+// Bumped (under g_mutex) by whatever may change configured_operations while configuration is
+// closed, or opens it: kind_configured's cached answers of older generations are recomputed.
+std::atomic<std::uint64_t> g_config_generation{1};
 
 // ---- per-thread state -----------------------------------------------------------------------
 
@@ -644,6 +647,22 @@ void set_configuration_open(bool open, std::uint32_t client) noexcept {
     const counted_lock lk(g_mutex);
     g_config_client = client;
     g_config_open.store(open, std::memory_order_release);
+    g_config_generation.fetch_add(1, std::memory_order_acq_rel);
+}
+
+bool kind_configured(kind k) noexcept {
+    const auto ki = static_cast<std::size_t>(k);
+    if (ki >= kind_count) return false;
+    // generation << 1 | answer, per kind; 0: never computed.
+    static std::atomic<std::uint64_t> cached[kind_count];
+    const std::uint64_t generation = g_config_generation.load(std::memory_order_acquire);
+    const std::uint64_t c = cached[ki].load(std::memory_order_acquire);
+    if (c >> 1 == generation && !configuration_open()) return (c & 1) != 0;
+    // The generation is read before the answer is computed: a change in between bumps it, and the
+    // stored pair is older than the next reader's generation (recomputed then).
+    const bool any = configured_operations(k).any();
+    cached[ki].store(generation << 1 | (any ? 1 : 0), std::memory_order_release);
+    return any;
 }
 
 context* find_context(rocprofiler_context_id_t id) noexcept {
@@ -791,6 +810,7 @@ void invalidate_client_contexts(std::uint32_t client) noexcept {
         c.active.store(false, std::memory_order_relaxed);
         c.valid.store(false, std::memory_order_relaxed);
     }
+    g_config_generation.fetch_add(1, std::memory_order_acq_rel);
 }
 
 std::bitset<kind_count> configured_kinds() noexcept {
@@ -823,6 +843,7 @@ void reset_for_testing() noexcept {
         for (auto& row : subscribers)
             for (auto& m : row) m.store(0, std::memory_order_relaxed);
     }
+    g_config_generation.fetch_add(1, std::memory_order_acq_rel);
     for (auto& c : g_contexts) {
         c.valid.store(false, std::memory_order_relaxed);
         c.client = 0;

@@ -100,6 +100,11 @@ ENCORE_API void register_kind_info(kind k, const kind_info* info) noexcept;
 // ---- contexts and services (registry.cpp) ---------------------------------------------------
 [[nodiscard]] bool configuration_open() noexcept;
 void set_configuration_open(bool open, std::uint32_t client) noexcept;
+/// configured_operations(k).any() for the backends' per-call paths (a CUDA launch asks whether
+/// replay is configured): while configuration is closed, one relaxed load of a value cached per
+/// kind; recomputed under the registry's lock when configuration opens or closes, a client's
+/// contexts are invalidated, or a test resets the registry.
+ENCORE_API bool kind_configured(kind k) noexcept;
 [[nodiscard]] context* find_context(rocprofiler_context_id_t id) noexcept;
 rocprofiler_status_t create_context(rocprofiler_context_id_t* out) noexcept;
 rocprofiler_status_t start_context(rocprofiler_context_id_t id) noexcept;

@@ -175,7 +175,7 @@ options current_options(encore_replay_snapshot_policy_t backend_default) noexcep
     return o;
 }
 
-bool service_configured() noexcept { return configured_operations(kind::kernel_replay).any(); }
+bool service_configured() noexcept { return kind_configured(kind::kernel_replay); }
 
 bool service_active() noexcept {
     // The subscriber mask, relaxed: a hint (replay_dispatch loads it with acquire).

@@ -32,6 +32,7 @@
 
 #include "core/clock.hpp"
 #include "core/exit_safe_local.hpp"
+#include "core/registry.hpp"
 #include "core/warn.hpp"
 #include "backend/drain.hpp"
 #include "backend/events.hpp"
@@ -847,9 +848,9 @@ bool cupti_queueing() noexcept {
 
 }  // namespace
 
-bool dispatches_configured() noexcept { return configured_operations(kind::kernel_dispatch).any(); }
-bool copies_configured() noexcept { return configured_operations(kind::memory_copy).any(); }
-bool allocations_configured() noexcept { return configured_operations(kind::memory_allocation).any(); }
+bool dispatches_configured() noexcept { return core::kind_configured(kind::kernel_dispatch); }
+bool copies_configured() noexcept { return core::kind_configured(kind::memory_copy); }
+bool allocations_configured() noexcept { return core::kind_configured(kind::memory_allocation); }
 
 std::uint64_t next_dispatch_id() noexcept { return g_dispatch_id.fetch_add(1, std::memory_order_relaxed) + 1; }
 
