@@ -128,7 +128,10 @@ int main(int argc, char** argv) {
         if (old.sa_handler == SIG_IGN) continue;  // ignored by the caller: the program ignores it too
         struct sigaction sa {};
         sa.sa_sigaction = forward;
-        sa.sa_flags = SA_SIGINFO | SA_RESTART;
+        // No SA_RESTART: waitpid returns EINTR (wait_for loops), so that a sanitizer which defers
+        // a signal's handler to its next intercepted call (ThreadSanitizer does) runs it then,
+        // rather than after a waitpid restarted until the program ends (which never came).
+        sa.sa_flags = SA_SIGINFO;
         ::sigemptyset(&sa.sa_mask);
         ::sigaction(s, &sa, nullptr);
     }

@@ -202,12 +202,19 @@ void learn_once(api_kind* k) noexcept {
     try {
         std::lock_guard lk(k->learning);
         if (k->learned.load(std::memory_order_relaxed)) return;
-        learn_kind(k);
+        try {
+            learn_kind(k);
+        } catch (...) {
+            // Out of memory while learning: the kind's calls record without their arguments (the
+            // tables stay as far as they got; each op's entry is whole or zero).
+        }
+        // Under the lock: a thread that waited for it must find the kind learned, not learn it
+        // again while the first one already reads the tables (ThreadSanitizer saw that race on
+        // two threads' first calls of a kind, and the names record was written twice).
+        k->learned.store(true, std::memory_order_release);
     } catch (...) {
-        // Out of memory while learning: the kind's calls record without their arguments (the
-        // tables stay as far as they got; each op's entry is whole or zero).
+        k->learned.store(true, std::memory_order_release);  // the lock itself failed: no tables
     }
-    k->learned.store(true, std::memory_order_release);
 }
 
 api_kind* new_kind(rocprofiler_callback_tracing_kind_t kind) {
