@@ -20,8 +20,15 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+// GCC says ASan with __SANITIZE_ADDRESS__, clang (the fuzz build) with __has_feature.
 #if defined(__SANITIZE_ADDRESS__)
 #    define ENCORE_LSAN 1
+#elif defined(__has_feature)
+#    if __has_feature(address_sanitizer)
+#        define ENCORE_LSAN 1
+#    endif
+#endif
+#ifdef ENCORE_LSAN
 #    include <sanitizer/lsan_interface.h>
 #else
 #    define ENCORE_LSAN 0
