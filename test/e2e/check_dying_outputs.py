@@ -128,6 +128,26 @@ def dispatched(out):
     return -1
 
 
+def read_outputs(out_dir, tag, before):
+    """-o DIR's trace.json, api_trace.csv and kernel_trace.csv after a death: checks they are there,
+    their rows whole and the calls and dispatches made before it present; returns (files, API rows,
+    kernel rows, operations) or None when a file is missing."""
+    files = {n: os.path.join(out_dir, n) for n in ("trace.json", "api_trace.csv", "kernel_trace.csv")}
+    if not all(check(os.path.isfile(f), f"{tag} {n} is there") for n, f in files.items()):
+        return None
+    with open(files["api_trace.csv"], newline="") as f:
+        api = list(csv.reader(f))
+    with open(files["kernel_trace.csv"], newline="") as f:
+        kernels = list(csv.reader(f))
+    check(api and api[0][:4] == ["correlation_id", "thread_id", "kind", "operation"], f"{tag} api_trace.csv header")
+    check(all(len(r) == len(api[0]) for r in api), f"{tag} every api_trace.csv row is whole")
+    check(all(len(r) == len(kernels[0]) for r in kernels), f"{tag} every kernel_trace.csv row is whole")
+    ops = [r[3] for r in api[1:]]
+    check("hsa_queue_create" in ops and "hsa_signal_create" in ops, f"{tag} the calls before the death are there")
+    check(len(kernels) - 1 >= before, f"{tag} {len(kernels) - 1} dispatch rows >= {before} made before dying")
+    return files, api, kernels, ops
+
+
 # How the record path's trace.json names each end: the tool's finalization ran ("exit"), else how
 # the launcher saw its child end.
 RECORD_ENDS = {"exit": "exit", "_exit": "_exit(3)", "abort": "SIGABRT", "segv": "SIGSEGV", "segv-handled": "_exit(42)",
@@ -164,18 +184,10 @@ def check_record_path(tmp):
             end = "no exit"
         else:
             check(not os.listdir(records), f"{tag} the record folder is removed after the conversion")
-        files = {n: os.path.join(out_dir, n) for n in ("trace.json", "api_trace.csv", "kernel_trace.csv")}
-        if not all(check(os.path.isfile(f), f"{tag} {n} is there") for n, f in files.items()):
+        outputs = read_outputs(out_dir, tag, before)
+        if outputs is None:
             continue
-        with open(files["api_trace.csv"], newline="") as f:
-            api = list(csv.reader(f))
-        with open(files["kernel_trace.csv"], newline="") as f:
-            kernels = list(csv.reader(f))
-        check(api and api[0][:4] == ["correlation_id", "thread_id", "kind", "operation"], f"{tag} api_trace.csv header")
-        check(all(len(r) == len(api[0]) for r in api), f"{tag} every api_trace.csv row is whole")
-        ops = [r[3] for r in api[1:]]
-        check("hsa_queue_create" in ops and "hsa_signal_create" in ops, f"{tag} the calls before the death are there")
-        check(len(kernels) - 1 >= before, f"{tag} {len(kernels) - 1} dispatch rows >= {before} made before dying")
+        files, api, kernels, ops = outputs
         try:
             with open(files["trace.json"], encoding="utf-8") as f:
                 events = json.load(f)
@@ -212,19 +224,10 @@ def check_trace(tmp):
             continue
         before = dispatched(out)
         check(before > 0, f"{tag} the program made its dispatches before dying")
-        files = {n: os.path.join(out_dir, n) for n in ("trace.json", "api_trace.csv", "kernel_trace.csv")}
-        if not all(check(os.path.isfile(f), f"{tag} {n} is there") for n, f in files.items()):
+        outputs = read_outputs(out_dir, tag, before)
+        if outputs is None:
             continue
-        with open(files["api_trace.csv"], newline="") as f:
-            api = list(csv.reader(f))
-        with open(files["kernel_trace.csv"], newline="") as f:
-            kernels = list(csv.reader(f))
-        check(api and api[0][:4] == ["correlation_id", "thread_id", "kind", "operation"], f"{tag} api_trace.csv header")
-        check(all(len(r) == len(api[0]) for r in api), f"{tag} every api_trace.csv row is whole")
-        check(all(len(r) == len(kernels[0]) for r in kernels), f"{tag} every kernel_trace.csv row is whole")
-        ops = [r[3] for r in api[1:]]
-        check("hsa_queue_create" in ops and "hsa_signal_create" in ops, f"{tag} the calls before the death are there")
-        check(len(kernels) - 1 >= before, f"{tag} {len(kernels) - 1} dispatch rows >= {before} made before dying")
+        files, api, kernels, ops = outputs
         if how.startswith("wait"):
             check("hsa_system_get_info" in ops, f"{tag} calls of the running loop are there")
         with open(files["trace.json"], encoding="utf-8") as f:
