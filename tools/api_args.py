@@ -44,6 +44,8 @@ REFERENCE_PARAM_NAMES: dict[str, dict[str, str]] = {
     "hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags": {"f": "func"},
     "hipOccupancyMaxPotentialBlockSize": {"f": "func"},
     "hipKernelNameRef": {"f": "func"},
+    "hipExtModuleLaunchKernel": {"f": "func", "hStream": "stream"},
+    "hipHccModuleLaunchKernel": {"f": "func", "hStream": "stream"},
 }
 
 
@@ -211,6 +213,8 @@ _PRELUDE = {
 #    define __HIP_PLATFORM_AMD__ 1
 #endif
 #include <hip/hip_runtime_api.h>
+/* what the reference's operation list needs and ROCm 5.2's HIP lacks */
+#include <encore/domains/detail/hip_newer_api.h>
 
 #include <stddef.h>
 #include <stdint.h>

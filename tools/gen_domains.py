@@ -47,6 +47,9 @@ from cdecl import (EnumDef, Proto, Slot, banner, c_banner, c_enum, collect_enums
 import api_args
 
 GENERATOR = "tools/gen_domains.py"
+# The reference's HIP runtime op order, and encore's declarations of what ROCm 5.2's HIP lacks.
+HIP_ORDER_FILE = "tools/hip_runtime_api_order.txt"
+HIP_NEWER_HEADER = "encore/domains/detail/hip_newer_api.h"
 
 HSA_TABLES = [
     # struct, output stem, kind, C-name, enum prefix, description, HsaApiTable member
@@ -319,17 +322,29 @@ def main() -> int:
     hip_dir = hip_root / "hip"
     if not (hip_dir / "hip_runtime_api.h").exists():
         die(f"{hip_dir}/hip_runtime_api.h not found (set --hip-include)")
-    hip_src = "#include <hip/hip_runtime_api.h>\n"
-    hip_flags = ["-D__HIP_PLATFORM_AMD__", f"-I{hip_root}"]
+    # hip_ext.h declares the hipExt*/hipHcc* launches the reference lists; the newer-API header
+    # declares what the reference lists and this HIP lacks (see the header).
+    # (hip_ext.h last: it pulls in hip_runtime.h, whose C++ the declaration splitter reads less
+    # well than the C headers before it.)
+    hip_src = ("#include <hip/hip_runtime_api.h>\n"
+               f"#include <{HIP_NEWER_HEADER}>\n#include <hip/hip_ext.h>\n")
+    hip_flags = ["-D__HIP_PLATFORM_AMD__", f"-I{hip_root}", f"-I{repo / 'include'}"]
     hip_decls = split_declarations(tokenize(preprocess(cxx, hip_src, hip_flags)))
     hip_dir_res = hip_dir.resolve()
+    newer_res = (repo / "include" / HIP_NEWER_HEADER).resolve()
 
     def in_hip(f: str) -> bool:
+        if Path(f).resolve() == newer_res:
+            return True
         try:
             Path(f).resolve().relative_to(hip_dir_res)
             return True
         except ValueError:
             return False
+
+    reference_order = [ln.strip() for ln in (repo / HIP_ORDER_FILE).read_text().splitlines()
+                       if ln.strip() and not ln.startswith("#")]
+    in_reference = set(reference_order)
 
     hip_protos = collect_prototypes(hip_decls, in_hip)
     exports = exported_symbols(args.hip_lib, args.nm)
@@ -338,7 +353,10 @@ def main() -> int:
     skipped: list[tuple[str, str]] = []
     cxx_linkage: list[Proto] = []
     for p in hip_protos:
-        if not p.c_linkage or not p.global_scope:
+        # C++ linkage is skipped, except where the reference lists the function: ROCm 5.2's
+        # hip_ext.h declares hipExtModuleLaunchKernel / hipHccModuleLaunchKernel as C++
+        # functions (mangled symbols, which libencore-hip's C exports do not interpose).
+        if not p.global_scope or (not p.c_linkage and p.name not in in_reference):
             cxx_linkage.append(p)
             continue
         if p.name in header_fns:
@@ -350,11 +368,17 @@ def main() -> int:
         if p.name not in header_fns and p.name not in {n for n, _ in skipped}:
             why = "C++ linkage" if p.global_scope else "declared in a namespace"
             skipped.append((p.name, f"{why} ({rel_header(p.file, [hip_root])}:{p.line})"))
+    # The reference's operations come first, in its order (its ids are ABI for tools): every one
+    # must be declared, by this HIP or by the newer-API header, exported by the library or not.
+    # After them, encore's own: functions this HIP declares and its library exports that the
+    # reference does not list, in their previous order (new ones appended).
     hip_ops: list[Proto] = []
     for name, p in header_fns.items():
         if p.variadic:
             skipped.append((name, "variadic"))
-        elif name not in exports:
+        elif name not in in_reference and not name.startswith(("hip", "__hip")):
+            skipped.append((name, "not a HIP function (declared by a header hip_ext.h pulls in)"))
+        elif name not in exports and name not in in_reference:
             skipped.append((name, "declared but not exported by " + args.hip_lib.name
                             + (" (deprecated)" if p.deprecated else "")))
         else:
@@ -364,10 +388,15 @@ def main() -> int:
     prev_order = [] if args.fresh_hip_order else previous_op_order(out_root / inc_rel)
     by_name = {p.name: p for p in hip_ops}
     ordered: list[Proto] = []
+    for n in reference_order:
+        if n not in by_name:
+            die(f"{HIP_ORDER_FILE}: {n} is declared neither by {hip_dir} nor by {HIP_NEWER_HEADER}")
+        ordered.append(by_name.pop(n))
+    n_reference = len(ordered)
     for n in prev_order:
         if n in by_name:
             ordered.append(by_name.pop(n))
-        else:
+        elif n not in in_reference:
             warn(f"HIP op {n} (id {prev_order.index(n)}) is gone from the headers/library: "
                  "later op ids shift")
     appended = [p for p in hip_ops if p.name in by_name]
@@ -375,7 +404,7 @@ def main() -> int:
         info("HIP ops appended: " + ", ".join(p.name for p in appended))
     ordered.extend(appended)
 
-    hip_sources = sorted({rel_header(p.file, [hip_root]) for p in ordered},
+    hip_sources = sorted({rel_header(p.file, [hip_root, repo / "include"]) for p in ordered},
                          key=lambda s: (s != "hip/hip_runtime_api.h", s))
     lines = []
     hip_names: dict[str, list[str]] = {}
@@ -385,11 +414,12 @@ def main() -> int:
         pn = "".join(f', "{n}"' for n in names)
         lines.append(f'    api::fn<"{p.name}", {p.signature}{pn}>')
     text = banner(GENERATOR, inc_rel, hip_sources, [
-        "HIP runtime op list: every C-linkage function declared by hip/hip_runtime_api.h (compiled as",
-        f"C++ with -D__HIP_PLATFORM_AMD__) that {args.hip_lib.name} exports.",
-        "Op ids are positions (ABI, append-only). The baseline order is the order of first declaration",
-        "in the preprocessed header text; on regeneration the existing order is kept and functions",
-        "new to the headers are appended at the end.",
+        "HIP runtime op list. Op ids are positions and ABI. Ids 0.." + str(n_reference - 1) + " are the",
+        f"reference's, in its order ({HIP_ORDER_FILE}), whether or not {args.hip_lib.name}",
+        f"exports them (those ROCm 5.2 lacks are declared by {HIP_NEWER_HEADER}).",
+        "After them, functions hip/hip_runtime_api.h and hip/hip_ext.h declare (C linkage, compiled",
+        f"as C++ with -D__HIP_PLATFORM_AMD__) and {args.hip_lib.name} exports that the reference does",
+        "not list; new ones are appended.",
         "Included by include/encore/domains/hip_runtime.hpp inside the api::domain<...> argument list."])
     text += ",\n".join(lines) + "\n"
     write(out_root, inc_rel, text, written)
@@ -397,13 +427,18 @@ def main() -> int:
     rel = "include/rocprofiler-sdk/hip/runtime_api_id.h"
     text = c_banner(GENERATOR, rel, hip_sources, [
         "Op ids of the HIP runtime API tracing domain (same order as",
-        "include/encore/domains/hip_runtime_ops.inc). Append-only."])
+        "include/encore/domains/hip_runtime_ops.inc). Ids 0.." + str(n_reference - 1) + " have the reference's",
+        "names and values (all of its table steps declared); encore's own ids follow."])
     text += "#pragma once\n\n" + c_enum("rocprofiler_hip_runtime_api_id_t",
                                        "ROCPROFILER_HIP_RUNTIME_API_ID",
                                        [p.name for p in ordered])
     write(out_root, rel, text, written)
 
-    hip_enums = collect_enums(hip_decls, in_hip)
+    # Enum names from what the domain's own include (encore/domains/detail/hip_api.hpp) reads:
+    # not the headers only hip_ext.h pulls in.
+    hip_api_decls = split_declarations(tokenize(preprocess(
+        cxx, f"#include <hip/hip_runtime_api.h>\n#include <{HIP_NEWER_HEADER}>\n", hip_flags)))
+    hip_enums = collect_enums(hip_api_decls, in_hip)
     rel = "include/encore/domains/hip_enums.hpp"
     enum_sources = sorted({rel_header(e.file, [hip_root]) for e in hip_enums},
                           key=lambda s: (s != "hip/hip_runtime_api.h", s))
@@ -438,8 +473,9 @@ def main() -> int:
             p.name, p.params, api_args.reference_names(p.name, names_for(p, "HIP")),
             "declared by the HIP headers, not traced (no record fills these)", []))
     marker_members = api_args.symbol_domain_members(dom_dir / "marker.hpp")
-    note = ["Functions the reference declares that this build's headers do not have no member",
-            "(docs/arguments.md lists them)."]
+    note = ["HSA functions the reference declares that this build's headers do not have no member",
+            "(docs/arguments.md lists them). Every HIP function of the reference's list has one:",
+            "those ROCm 5.2 lacks are declared by encore/domains/detail/hip_newer_api.h."]
     areas = [("hsa", hsa_members, ["hsa/hsa.h", "hsa/hsa_ext_amd.h", "hsa/hsa_ext_image.h",
                                    "hsa/hsa_ext_finalize.h", "hsa/hsa_api_trace.h"], hsa_typedefs),
              ("hip", hip_members, [*hip_sources, "include/encore/domains/hip_compiler.hpp"], []),
@@ -486,7 +522,8 @@ _STANDINS = {
     "encore/domains/detail/hsa_table.hpp":
         "#pragma once\n#define AMD_INTERNAL_BUILD\n#include <hsa/hsa_api_trace.h>\n#include <hsa/hsa_ven_amd_loader.h>\n",
     "encore/domains/detail/hip_api.hpp":
-        "#pragma once\n#ifndef __HIP_PLATFORM_AMD__\n#define __HIP_PLATFORM_AMD__\n#endif\n#include <hip/hip_runtime_api.h>\n",
+        "#pragma once\n#ifndef __HIP_PLATFORM_AMD__\n#define __HIP_PLATFORM_AMD__\n#endif\n#include <hip/hip_runtime_api.h>\n"
+        f"#include <{HIP_NEWER_HEADER}>\n",
 }
 
 
@@ -519,7 +556,8 @@ def run_checks(out_root: Path, cxx: list[str], cc: list[str], hsa_root: Path, hi
                    "-DAMD_INTERNAL_BUILD", "-D__HIP_PLATFORM_AMD__", *incs]
 
         # 1. every HIP signature names a declared overload
-        src = "#include <hip/hip_runtime_api.h>\n#include <type_traits>\n"
+        src = ("#include <hip/hip_runtime_api.h>\n"
+               f"#include <{HIP_NEWER_HEADER}>\n#include <hip/hip_ext.h>\n#include <type_traits>\n")
         src += "#pragma GCC diagnostic ignored \"-Wdeprecated-declarations\"\n"
         for p in hip_ops:
             src += (f"[[maybe_unused]] static auto* const p_{p.name} = "

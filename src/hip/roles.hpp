@@ -36,14 +36,21 @@ inline constexpr role_entry role_table[] = {
     {"hipStreamCreateWithFlags", hip_role::stream_create},
     {"hipStreamCreateWithPriority", hip_role::stream_create},
     {"hipExtStreamCreateWithCUMask", hip_role::stream_create},
+    // Below, functions of newer runtimes (ROCm 5.2's library has none of them): where a runtime
+    // exports them, they feed the derived kinds as their older forms do.
+    {"hipExecutionCtxStreamCreate", hip_role::stream_create},
     {"hipStreamDestroy", hip_role::stream_destroy},
     {"hipEventRecord", hip_role::event_record},
+    {"hipEventRecord_spt", hip_role::event_record},
+    {"hipEventRecordWithFlags", hip_role::event_record},
     {"hipStreamWaitEvent", hip_role::event_wait},
     {"hipStreamWaitEvent_spt", hip_role::event_wait},
     {"hipGraphInstantiate", hip_role::exec_create},
     {"hipGraphInstantiateWithFlags", hip_role::exec_create},
+    {"hipGraphInstantiateWithParams", hip_role::exec_create},
     {"hipGraphExecDestroy", hip_role::exec_destroy},
     {"hipGraphLaunch", hip_role::exec_launch},
+    {"hipGraphLaunch_spt", hip_role::exec_launch},
 };
 
 /// The role of op I of the HIP runtime domain.

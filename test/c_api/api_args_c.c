@@ -4,6 +4,7 @@
 #include "api_args_c.h"
 
 #include <rocprofiler-sdk/callback_tracing.h>
+#include <rocprofiler-sdk/hip/runtime_api_id.h>
 
 #include <stddef.h>
 
@@ -64,3 +65,22 @@ int32_t c_marker_int32_retval(const void* payload) {
     return d->retval.int32_t_retval;
 }
 size_t c_marker_args_size(void) { return sizeof(rocprofiler_marker_api_args_t); }
+
+/* Triton Proton's kernel-launch switch (the ids and members it names), as C: the stream of a
+ * launch record, or NULL for another op. These four ids and members were missing while encore's
+ * HIP list was ROCm 5.2's (issue 41). */
+void* c_hip_launch_stream(int op, const void* payload) {
+    const rocprofiler_callback_tracing_hip_api_data_t* d = payload;
+    switch (op) {
+        case ROCPROFILER_HIP_RUNTIME_API_ID_hipExtModuleLaunchKernel:
+            return (void*)d->args.hipExtModuleLaunchKernel.stream;
+        case ROCPROFILER_HIP_RUNTIME_API_ID_hipHccModuleLaunchKernel:
+            return (void*)d->args.hipHccModuleLaunchKernel.stream;
+        case ROCPROFILER_HIP_RUNTIME_API_ID_hipModuleLaunchCooperativeKernel:
+            return (void*)d->args.hipModuleLaunchCooperativeKernel.stream;
+        case ROCPROFILER_HIP_RUNTIME_API_ID_hipModuleLaunchCooperativeKernelMultiDevice:
+            return (void*)d->args.hipModuleLaunchCooperativeKernelMultiDevice.launchParamsList;
+        case ROCPROFILER_HIP_RUNTIME_API_ID_hipModuleLaunchKernel: return (void*)d->args.hipModuleLaunchKernel.stream;
+        default: return NULL;
+    }
+}

@@ -22,6 +22,7 @@ int c_hip_memcpy_kind(const void* payload);
 uint32_t c_hip_launch_kernel_grid_y(const void* payload);
 int c_hip_error_retval(const void* payload);
 size_t c_hip_memcpy_kind_offset(void);
+void* c_hip_launch_stream(int op, const void* payload);
 
 const char* c_roctx_mark_message(const void* payload);
 const char* c_roctx_push_message(const void* payload);

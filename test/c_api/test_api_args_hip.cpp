@@ -15,6 +15,9 @@
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
+#include <dlfcn.h>
+
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -145,6 +148,59 @@ TEST_CASE("hip: members of HIP runtime calls") {
         const auto r = exited(ROCPROFILER_HIP_RUNTIME_API_ID_hipGetDeviceCount, got);
         CHECK(r.data.args.hipGetDeviceCount.count == &n);
     }
+}
+
+TEST_CASE("hip: the reference's operations ROCm 5.2 lacks: ids, names, members, a traced call") {
+    int count = -1;
+    (void)hipGetDeviceCount(&count);
+    REQUIRE(g_started);
+    // Names at the reference's values.
+    const auto name_of = [](int op) {
+        const char* name = nullptr;
+        std::size_t len = 0;
+        const auto st = rocprofiler_query_callback_tracing_kind_operation_name(
+            ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API, static_cast<rocprofiler_tracing_operation_t>(op), &name, &len);
+        return st == ROCPROFILER_STATUS_SUCCESS && name != nullptr ? std::string(name, len) : std::string("?");
+    };
+    CHECK(name_of(306) == "hipModuleLaunchCooperativeKernel");
+    CHECK(name_of(388) == "hipExtModuleLaunchKernel");
+    CHECK(name_of(389) == "hipHccModuleLaunchKernel");
+    CHECK(name_of(537) == "hipModuleGetLoadingMode");
+    CHECK(name_of(ROCPROFILER_HIP_RUNTIME_API_ID_hipGetProcAddress) == "hipGetProcAddress");
+
+    // Proton's switch, compiled as C, reads the members where C++ wrote them.
+    rocprofiler_callback_tracing_hip_api_data_t d{};
+    auto* const s = reinterpret_cast<hipStream_t>(0x1234);
+    d.args.hipExtModuleLaunchKernel.stream = s;
+    CHECK(c_hip_launch_stream(ROCPROFILER_HIP_RUNTIME_API_ID_hipExtModuleLaunchKernel, &d) == static_cast<void*>(s));
+    d = {};
+    d.args.hipModuleLaunchCooperativeKernel.stream = s;
+    CHECK(c_hip_launch_stream(ROCPROFILER_HIP_RUNTIME_API_ID_hipModuleLaunchCooperativeKernel, &d) ==
+          static_cast<void*>(s));
+    CHECK(c_hip_launch_stream(ROCPROFILER_HIP_RUNTIME_API_ID_hipMalloc, &d) == nullptr);
+
+    // libencore-hip exports hipModuleLaunchCooperativeKernel, so a runtime that has it gets it
+    // traced. ROCm 5.2's library lacks it (no 5.2 program calls it): a call through the export
+    // fails with hipErrorSharedObjectSymbolNotFound, and the record carries the arguments.
+    using launch_fn = hipError_t (*)(hipFunction_t, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                     unsigned, hipStream_t, void**);
+    void* sym = dlsym(RTLD_DEFAULT, "hipModuleLaunchCooperativeKernel");
+    REQUIRE(sym != nullptr);
+    Dl_info info{};
+    REQUIRE(dladdr(sym, &info) != 0);
+    CHECK(std::string(info.dli_fname).find("libencore-hip") != std::string::npos);
+    launch_fn f = nullptr;
+    std::memcpy(&f, &sym, sizeof f);
+    const hipError_t got = f(nullptr, 7, 1, 1, 64, 1, 1, 0, s, nullptr);
+    CHECK(got == hipErrorSharedObjectSymbolNotFound);
+    const auto r = exited(ROCPROFILER_HIP_RUNTIME_API_ID_hipModuleLaunchCooperativeKernel, got);
+    CHECK(r.data.args.hipModuleLaunchCooperativeKernel.gridDimX == 7);
+    CHECK(r.data.args.hipModuleLaunchCooperativeKernel.blockDimX == 64);
+    CHECK(c_hip_launch_stream(ROCPROFILER_HIP_RUNTIME_API_ID_hipModuleLaunchCooperativeKernel, &r.data) ==
+          static_cast<void*>(s));
+    const auto* grid = arg(r, "gridDimX");
+    REQUIRE(grid != nullptr);
+    CHECK(grid->value == "7");
 }
 
 int main(int argc, char** argv) {

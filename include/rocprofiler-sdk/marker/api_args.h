@@ -5,8 +5,9 @@
  * (encore::api::captured_args): src/core/api_args_check.cpp asserts, per parameter, that
  * offset and type agree, so this header cannot drift from the domain declarations.
  * A function without parameters has the one field `no_args` (C has no empty structs).
- * Functions the reference declares that this build's headers do not have no member
- * (docs/arguments.md lists them).
+ * HSA functions the reference declares that this build's headers do not have no member
+ * (docs/arguments.md lists them). Every HIP function of the reference's list has one:
+ * those ROCm 5.2 lacks are declared by encore/domains/detail/hip_newer_api.h.
  */
 #pragma once
 
