@@ -248,7 +248,7 @@ public:
                 [](rocprofiler_callback_tracing_kind_t, rocprofiler_tracing_operation_t, uint32_t n, const void* const,
                    int32_t, const char* type, const char* name, const char* value, int32_t, void* data) {
                     auto* k = static_cast<sink*>(data);
-                    k->self->put(*k->out, n, type != nullptr ? type : "", name != nullptr ? name : "",
+                    k->self->put(*k->out, n, k->self->type_text(type), name != nullptr ? name : "",
                                  value != nullptr ? value : "");
                     return 0;
                 },
@@ -328,7 +328,16 @@ private:
         return it->second;
     }
 
+    // An argument's type as rocprofv3 writes it: the C API's typeid(T).name(), demangled
+    // ("PKc" -> "char const*"), once per type (the pointer is the same for every call).
+    const std::string& type_text(const char* type) {
+        auto it = types_.find(type);
+        if (it == types_.end()) it = types_.emplace(type, type != nullptr ? demangled(type) : std::string{}).first;
+        return it->second;
+    }
+
     std::size_t used_ = 0;
+    std::unordered_map<const char*, std::string> types_;
     std::unordered_map<std::uint32_t, std::vector<std::byte>> payload_;
     std::unordered_map<std::uint64_t, encore_operation_payload_layout_t> layouts_;
 };
@@ -1197,7 +1206,11 @@ void gather_process(process& p, convert_result& result) {
 // A fork child (no exec) wrote no names, agents or kernel symbols of its own (tool.cpp's
 // on_fork_child): it has its parent's, those of the latest folder of its parent's pid opened
 // before its own. What the child learned itself (a kind first used after the fork) stays.
+// A child that wrote agents of its own started the tool itself (forked before its parent's
+// runtime started, as GPU workers are): it inherits nothing, since its parent's agents are other
+// handles under the same indexes and would take its own agents' rows in the database.
 void inherit_from_parent(process& child, const std::vector<std::unique_ptr<process>>& all) {
+    if (!child.agents.empty()) return;
     const process* parent = nullptr;
     for (const auto& q : all)
         if (q.get() != &child && q->dir->pid == child.dir->ppid &&

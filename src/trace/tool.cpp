@@ -41,6 +41,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <typeinfo>
 #include <vector>
 
 namespace encore::trace {
@@ -167,8 +168,10 @@ void learn_kind(api_kind* k) {
             [](rocprofiler_callback_tracing_kind_t, rocprofiler_tracing_operation_t, uint32_t n, const void* const addr,
                int32_t, const char* type, const char*, const char*, int32_t, void* data) {
                 auto* pr = static_cast<probe*>(data);
+                // Argument types come as typeid(T).name() (as the reference's do): "PKc", "Pc".
                 const std::string_view t = type != nullptr ? type : "";
-                if ((t == "const char*" || t == "char*") && pr->o->strings < max_strings && n < 256) {
+                if ((t == typeid(const char*).name() || t == typeid(char*).name()) && pr->o->strings < max_strings &&
+                    n < 256) {
                     pr->o->string_index[pr->o->strings] = static_cast<std::uint8_t>(n);
                     pr->o->string_offset[pr->o->strings] = static_cast<std::uint16_t>(
                         static_cast<const std::byte*>(addr) - pr->args);

@@ -71,7 +71,9 @@ if dbs:
     args = query(db, "SELECT type, name, value FROM region_args WHERE "
                      "id IN (SELECT id FROM regions WHERE name = 'hsa_queue_create')")
     names = [a[1] for a in args]
-    expect(names[:3] == ["agent", "size", "type"] and len(names) == 8 and args[0][0] == "hsa_agent_t"
+    # Types as rocprofv3 writes them: the C API's typeid(T).name(), demangled (a struct by its tag).
+    expect(names[:3] == ["agent", "size", "type"] and len(names) == 8 and args[0][0] == "hsa_agent_s"
+           and args[1][0] == "unsigned int" and args[7][0] == "hsa_queue_s**"
            and args[0][2].startswith("handle=0x") and args[1][2] == "256" and args[6][2] == "4294967295",
            f"region_args: hsa_queue_create's 8 arguments, typed ({args})")
     symbol = query(db, "SELECT value FROM region_args WHERE name = 'symbol_name'")

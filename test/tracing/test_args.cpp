@@ -1,5 +1,6 @@
 // test/tracing/test_args.cpp — argument iteration over real HSA signatures: handles, enums,
-// structs, strings and pointers at dereference depths 0-3, with null and dangling pointers.
+// structs, strings and pointers at dereference depths 0-3, with null and dangling pointers; the
+// type of each argument spelt as the reference spells it (typeid(T).name()).
 #include "../support/fake_hsa.hpp"
 #include "../support/tool_fixture.hpp"
 
@@ -7,10 +8,13 @@
 
 #include <doctest/doctest.h>
 
+#include <cxxabi.h>
 #include <sys/mman.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <string>
+#include <typeinfo>
 #include <vector>
 
 using namespace encore;
@@ -58,21 +62,76 @@ TEST_CASE("names, types, indirection counts and handle/enum/number values") {
                                             static_cast<void*>(nullptr), 0u, 16u, &q);
     REQUIRE(args.size() == 8);
     CHECK(args[0].name == "agent");
-    CHECK(args[0].type == "hsa_agent_t");
+    CHECK(args[0].type == typeid(hsa_agent_t).name());
     CHECK(args[0].value == "handle=0x2a");
     CHECK(args[0].indirection == 0);
     CHECK(args[1].value == "64");
-    CHECK(args[1].type == "unsigned int");
+    CHECK(args[1].type == typeid(unsigned int).name());
     CHECK(args[3].value == "(null)");
     CHECK(args[4].value == "(null)");
     CHECK(args[6].value == "16");
     CHECK(args[7].name == "queue");
-    CHECK(args[7].type == "hsa_queue_t**");
+    CHECK(args[7].type == typeid(hsa_queue_t**).name());
     CHECK(args[7].indirection == 2);
     // depth 1: *queue is a null hsa_queue_t*.
     CHECK(args[7].value == "(null)");
     CHECK(args[7].derefs == 1);
     for (std::uint32_t i = 0; i < 8; ++i) CHECK(args[i].number == i);
+}
+
+namespace {
+// What AccelProf does with arg_type: abi::__cxa_demangle, and it stops logging on a null result.
+std::string demangle(const std::string& mangled) {
+    int status = -1;
+    char* out = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
+    std::string s = status == 0 && out != nullptr ? out : "";
+    std::free(out);
+    return s;
+}
+}  // namespace
+
+// The reference sets arg_type to typeid(T).name() of the argument's type (lib/common/stringize_arg.hpp:
+// stringize_arg), T being the decayed member type of its api_args struct: the mangled spelling.
+TEST_CASE("argument types are typeid(T).name(), as the reference passes them, and demangle") {
+    hsa_queue_t* q = nullptr;
+    const auto create = iterate<queue_create>(0, hsa_agent_t{1}, 64u, HSA_QUEUE_TYPE_MULTI,
+                                              static_cast<void (*)(hsa_status_t, hsa_queue_t*, void*)>(nullptr),
+                                              static_cast<void*>(nullptr), 0u, 16u, &q);
+    REQUIRE(create.size() == 8);
+    CHECK(create[0].type == typeid(hsa_agent_t).name());
+    CHECK(create[1].type == typeid(std::uint32_t).name());
+    CHECK(create[2].type == typeid(hsa_queue_type32_t).name());
+    CHECK(create[3].type == typeid(void (*)(hsa_status_t, hsa_queue_t*, void*)).name());
+    CHECK(create[4].type == typeid(void*).name());
+    CHECK(create[7].type == typeid(hsa_queue_t**).name());
+    // The Itanium C++ ABI's spellings (GCC and clang on Linux): HSA's typedef'd structs by their tags.
+    CHECK(create[0].type == "11hsa_agent_s");
+    CHECK(create[1].type == "j");
+    CHECK(create[7].type == "PP11hsa_queue_s");
+    CHECK(demangle(create[0].type) == "hsa_agent_s");
+    CHECK(demangle(create[1].type) == "unsigned int");
+    CHECK(demangle(create[3].type) == "void (*)(hsa_status_t, hsa_queue_s*, void*)");
+    CHECK(demangle(create[7].type) == "hsa_queue_s**");
+
+    char name[64] = {};
+    const auto info = iterate<agent_get_info>(0, hsa_agent_t{1}, HSA_AGENT_INFO_NAME, static_cast<void*>(name));
+    REQUIRE(info.size() == 3);
+    CHECK(info[1].type == typeid(hsa_agent_info_t).name());
+    CHECK(demangle(info[1].type) == "hsa_agent_info_t");
+    CHECK(demangle(info[2].type) == "void*");
+
+    hsa_executable_symbol_t sym{};
+    const auto symbol = iterate<get_symbol>(0, hsa_executable_t{1}, "k", static_cast<const hsa_agent_t*>(nullptr), &sym);
+    REQUIRE(symbol.size() == 4);
+    CHECK(symbol[1].type == typeid(const char*).name());
+    CHECK(symbol[1].type == "PKc");
+    CHECK(demangle(symbol[1].type) == "char const*");
+    CHECK(symbol[2].type == typeid(const hsa_agent_t*).name());
+    CHECK(demangle(symbol[2].type) == "hsa_agent_s const*");
+    CHECK(symbol[3].type == typeid(hsa_executable_symbol_t*).name());
+    // Every argument of these calls demangles (a null demangling stops AccelProf's logging).
+    for (const auto* list : {&create, &info, &symbol})
+        for (const auto& a : *list) CHECK_MESSAGE(!demangle(a.type).empty(), a.type);
 }
 
 TEST_CASE("dereference depth 0..3 over hsa_queue_t**") {
@@ -105,8 +164,8 @@ TEST_CASE("enums print by name, out-of-range enums as numbers") {
     char name[64] = "x";
     auto args = iterate<agent_get_info>(0, hsa_agent_t{1}, HSA_AGENT_INFO_NAME, static_cast<void*>(name));
     CHECK(args[1].value == "HSA_AGENT_INFO_NAME");
-    CHECK(args[1].type == "hsa_agent_info_t");
-    CHECK(args[2].type == "void*");
+    CHECK(args[1].type == typeid(hsa_agent_info_t).name());
+    CHECK(args[2].type == typeid(void*).name());
     CHECK(args[2].derefs == 0);  // void* is never followed
     // An application may pass any bits as an enum: write them into the captured copy as raw
     // bytes (creating such an enum value in C++ would itself be undefined behaviour).
@@ -198,10 +257,10 @@ TEST_CASE("C argument iteration from a live callback, with early stop") {
     hsa_queue_t* q = nullptr;
     (void)t.core.hsa_queue_create_fn(hsa_agent_t{2}, 32, HSA_QUEUE_TYPE_SINGLE, nullptr, nullptr, 0, 0, &q);
     REQUIRE(g_c_args.size() == 8);
-    CHECK(g_c_args[0] == "0:hsa_agent_t:agent=handle=0x2:0:0");
+    CHECK(g_c_args[0] == std::string("0:") + typeid(hsa_agent_t).name() + ":agent=handle=0x2:0:0");
     // At EXIT with depth 2 the out-parameter is followed to the queue the call created.
     INFO(g_c_args[7]);
-    CHECK(g_c_args[7].find("7:hsa_queue_t**:queue={type=1") == 0);
+    CHECK(g_c_args[7].find(std::string("7:") + typeid(hsa_queue_t**).name() + ":queue={type=1") == 0);
     CHECK(g_c_args[7].find("size=32") != std::string::npos);
 
     g_c_args.clear();

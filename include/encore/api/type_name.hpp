@@ -2,9 +2,10 @@
 //
 //   static_assert(encore::api::type_name<hsa_queue_t**>() == "hsa_queue_t**");
 //
-// Argument iteration reports these instead of `typeid(T).name()`'s mangled names: a tool prints
-// them as they are. The name is read from the compiler's signature of a function template and
-// stored once per type as a static NUL-terminated array, so callers may hand out `c_str()`.
+// Argument iteration reports `typeid(T).name()` (mangled, as the reference does); this is the
+// readable spelling, for code of encore's own that prints a type it knows at compile time. The
+// name is read from the compiler's signature of a function template and stored once per type as
+// a static NUL-terminated array, so callers may hand out `c_str()`.
 #pragma once
 
 #include <array>

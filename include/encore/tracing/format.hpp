@@ -30,6 +30,7 @@
 #include <string>
 #include <tuple>
 #include <type_traits>
+#include <typeinfo>
 
 namespace encore {
 
@@ -270,12 +271,24 @@ constexpr int indirection_count() {
         return 0;
 }
 
+/// The arg_type string of a parameter of type T: typeid(T).name(), the mangled spelling the
+/// reference passes. A tool built without RTTI (-fno-rtti: no typeid) gets encore's readable
+/// spelling instead, and the docs say so.
+template <class T>
+const char* arg_type_name() noexcept {
+#if defined(__GXX_RTTI) || defined(__cpp_rtti)
+    return typeid(T).name();
+#else
+    return api::type_name_c_str<T>();
+#endif
+}
+
 /// One argument of a traced call, as argument iteration reports it.
 struct arg_info {
     std::uint32_t number;   // 0-based position
     const void* address;    // the captured copy of the value
     int indirection_count;  // pointer depth of the parameter's type
-    const char* type;       // readable type name
+    const char* type;       // typeid(T).name() of the parameter's type, as the reference passes it
     const char* name;       // parameter name from the declaration
     const char* value;      // the value as a string
     int dereference_count;  // dereferences actually done while formatting `value`
@@ -300,7 +313,7 @@ void for_each_arg(const void* payload, int max_deref, F&& f) {
             const arg_info info{static_cast<std::uint32_t>(j()),
                                 &args.template get<j>(),
                                 indirection_count<T>(),
-                                api::type_name_c_str<T>(),
+                                arg_type_name<T>(),
                                 op::param_c_names[j],
                                 value.c_str(),
                                 ctx.deref_max_seen};
