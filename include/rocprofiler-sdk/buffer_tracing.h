@@ -366,7 +366,8 @@ ROCPROFILER_API rocprofiler_status_t rocprofiler_iterate_buffer_tracing_kind_ope
     rocprofiler_buffer_tracing_kind_t kind, rocprofiler_buffer_tracing_kind_operation_cb_t callback,
     void* data) ROCPROFILER_NOEXCEPT;
 
-/** Called once per argument by rocprofiler_iterate_buffer_tracing_record_args; non-zero stops. */
+/** Called once per argument by rocprofiler_iterate_buffer_tracing_record_args; non-zero stops.
+ *  arg_type as in rocprofiler_callback_tracing_operation_args_cb_t: typeid(T).name(). */
 typedef int (*rocprofiler_buffer_tracing_operation_args_cb_t)(
     rocprofiler_buffer_tracing_kind_t kind, rocprofiler_tracing_operation_t operation, uint32_t arg_number,
     const void* const arg_value_addr, int32_t arg_indirection_count, const char* arg_type, const char* arg_name,

@@ -237,7 +237,9 @@ typedef int (*rocprofiler_callback_tracing_kind_operation_cb_t)(rocprofiler_call
                                                                 rocprofiler_tracing_operation_t operation, void* data);
 
 /** Called once per argument by rocprofiler_iterate_callback_tracing_kind_operation_args;
- *  non-zero stops the iteration. arg_type is a readable C type name (not a mangled one). */
+ *  non-zero stops the iteration. arg_type is typeid(T).name() of the argument's type, as the
+ *  reference passes it: the mangled spelling ("PKc", "11hsa_agent_s"), which
+ *  abi::__cxa_demangle turns into "char const*", "hsa_agent_s". A static string. */
 typedef int (*rocprofiler_callback_tracing_operation_args_cb_t)(
     rocprofiler_callback_tracing_kind_t kind, rocprofiler_tracing_operation_t operation, uint32_t arg_number,
     const void* const arg_value_addr, int32_t arg_indirection_count, const char* arg_type, const char* arg_name,

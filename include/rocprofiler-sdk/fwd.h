@@ -141,13 +141,21 @@ typedef enum rocprofiler_hip_stream_operation_t  // NOLINT(performance-enum-size
   ROCPROFILER_HIP_STREAM_LAST,
 } rocprofiler_hip_stream_operation_t;
 
-/** HIP graph operations. */
+/** HIP graph operations, named as the reference names them since it added the kind
+ *  (ROCPROFILER_HIP_GRAPH_OPERATION_*). */
 typedef enum rocprofiler_hip_graph_operation_t  // NOLINT(performance-enum-size)
-{ ROCPROFILER_HIP_GRAPH_NONE = 0,
-  ROCPROFILER_HIP_GRAPH_EXEC_CREATE,
-  ROCPROFILER_HIP_GRAPH_EXEC_DESTROY,
-  ROCPROFILER_HIP_GRAPH_EXEC_LAUNCH,
-  ROCPROFILER_HIP_GRAPH_LAST,
+{ ROCPROFILER_HIP_GRAPH_OPERATION_NONE = 0,
+  ROCPROFILER_HIP_GRAPH_OPERATION_EXEC_CREATE,
+  ROCPROFILER_HIP_GRAPH_OPERATION_EXEC_DESTROY,
+  ROCPROFILER_HIP_GRAPH_OPERATION_EXEC_LAUNCH,
+  ROCPROFILER_HIP_GRAPH_OPERATION_LAST,
+  /* encore's earlier spellings, without OPERATION_. The reference has no such names; they stay
+   * so that tools and encore's own code written against them keep compiling (same values). */
+  ROCPROFILER_HIP_GRAPH_NONE = ROCPROFILER_HIP_GRAPH_OPERATION_NONE,
+  ROCPROFILER_HIP_GRAPH_EXEC_CREATE = ROCPROFILER_HIP_GRAPH_OPERATION_EXEC_CREATE,
+  ROCPROFILER_HIP_GRAPH_EXEC_DESTROY = ROCPROFILER_HIP_GRAPH_OPERATION_EXEC_DESTROY,
+  ROCPROFILER_HIP_GRAPH_EXEC_LAUNCH = ROCPROFILER_HIP_GRAPH_OPERATION_EXEC_LAUNCH,
+  ROCPROFILER_HIP_GRAPH_LAST = ROCPROFILER_HIP_GRAPH_OPERATION_LAST,
 } rocprofiler_hip_graph_operation_t;
 
 /** HIP event operations (encore). */
@@ -296,6 +304,11 @@ typedef struct rocprofiler_dim3_t {
     uint32_t y;
     uint32_t z;
 } rocprofiler_dim3_t;
+
+/** A device's universally unique id: 16 bytes (rocprofiler_agent_v0_t.uuid). */
+typedef struct rocprofiler_uuid_t {
+    uint8_t bytes[16];
+} rocprofiler_uuid_t;
 
 /** Correlation ids: internal (unique per traced call), external (tool-provided, per context
  *  and thread), ancestor (internal id of the traced call that enclosed this one, 0 if none). */

@@ -1,14 +1,15 @@
 // src/core/agents.cpp — rocprofiler_query_available_agents and encore::agents().
 //
 // The agent table is written once (register_agent_provider, from the HSA backend's OnLoad) and
-// published through an atomic pointer; it and its strings are never freed, so the pointers a
-// tool received stay valid through finalization at exit.
+// published through an atomic pointer; it, its strings and its arrays are never freed, so the
+// pointers a tool received stay valid through finalization at exit.
 #include "agents.hpp"
 
 #include <encore/tracing/agents.hpp>
 #include <rocprofiler-sdk/agent.h>
 
 #include <atomic>
+#include <cstdint>
 #include <cstring>
 #include <mutex>
 #include <new>
@@ -22,6 +23,10 @@ struct agent_table {
     std::vector<rocprofiler_agent_v0_t> agents;
     std::vector<const void*> pointers;  // what the C callback receives
     std::vector<char*> strings;         // owned copies, never freed
+    // Owned copies of each agent's arrays (one vector per agent and array), never freed.
+    std::vector<std::vector<rocprofiler_agent_mem_bank_t>> mem_banks;
+    std::vector<std::vector<rocprofiler_agent_cache_t>> caches;
+    std::vector<std::vector<rocprofiler_agent_io_link_t>> io_links;
 };
 
 std::mutex g_register_mutex;
@@ -34,6 +39,16 @@ const char* own(agent_table& t, const char* s) {
     std::memcpy(copy, s, n + 1);
     t.strings.push_back(copy);
     return copy;
+}
+
+// The provider's array of `count` entries as one of ours (null when empty). Its buffer stays where
+// it is when `store` grows: a vector that moves keeps its buffer.
+template <class T>
+const T* own(std::vector<std::vector<T>>& store, const T* items, std::uint32_t& count) {
+    if (items == nullptr) count = 0;
+    if (count == 0) return nullptr;
+    store.emplace_back(items, items + count);
+    return store.back().data();
 }
 
 }  // namespace
@@ -61,6 +76,9 @@ void register_agent_provider(agent_provider provider) noexcept {
             a.product_name = own(*t, a.product_name);
             a.model_name = own(*t, a.model_name);
             a.uuid_string = own(*t, a.uuid_string);
+            a.mem_banks = own(t->mem_banks, a.mem_banks, a.mem_banks_count);
+            a.caches = own(t->caches, a.caches, a.caches_count);
+            a.io_links = own(t->io_links, a.io_links, a.io_links_count);
         }
         for (const auto& a : t->agents) t->pointers.push_back(&a);
         g_table.store(t, std::memory_order_release);  // never freed (see above)

@@ -10,8 +10,8 @@
 
 namespace encore::core {
 
-/// Fills `out[0..capacity)` with the runtime's agents (the strings may point anywhere: libencore
-/// copies them) and returns how many there are (which may exceed capacity: it is then called
+/// Fills `out[0..capacity)` with the runtime's agents (the strings and the mem_banks, caches and
+/// io_links arrays may point anywhere: libencore copies them) and returns how many there are (which may exceed capacity: it is then called
 /// again with enough room).
 using agent_provider = std::size_t (*)(rocprofiler_agent_v0_t* out, std::size_t capacity);
 

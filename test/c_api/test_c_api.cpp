@@ -805,3 +805,100 @@ TEST_CASE("a context created after its tool finalized itself is disabled at fina
     CHECK(rocprofiler_start_context(late) == ROCPROFILER_STATUS_ERROR_CONTEXT_INVALID);
     (void)rocprofiler_stop_context(late);
 }
+
+extern "C" {
+struct c_agent_summary {
+    std::uint8_t uuid[16];
+    std::uint32_t visible_hsa, visible_hip, visible_rccl, visible_rocdecode;
+    std::uint32_t lds_size_in_kb;
+    std::uint64_t local_mem_size;
+    std::uint32_t cache_levels;
+    std::uint64_t cache_bytes;
+    std::uint32_t links_to;
+    std::uint32_t link_types;
+    std::uint32_t mem_banks;
+    std::uint32_t fw, sdma_fw, capability, num_xcc, family_id;
+    std::uint64_t gpu_id;
+    std::uint32_t array_count, cu_per_engine;
+};
+int c_graph_launch_step(rocprofiler_callback_tracing_record_t record);
+void c_summarize_agent(const rocprofiler_agent_v0_t* a, c_agent_summary* out);
+std::size_t c_agent_size();
+std::size_t c_reference_agent_size();
+}
+
+// Issue 41: C code as real tools write it (c_agent_fields.c, C11) compiles against encore's
+// headers: the HIP graph operation's current name, and the agent fields of the reference's struct
+// (whose layout that file checks field by field against the reference's list).
+TEST_CASE("C code names the HIP graph launch operation and reads the reference's agent fields") {
+    rocprofiler_callback_tracing_record_t r{};
+    r.kind = ROCPROFILER_CALLBACK_TRACING_HIP_GRAPH;
+    r.operation = ROCPROFILER_HIP_GRAPH_OPERATION_EXEC_LAUNCH;
+    r.phase = ROCPROFILER_CALLBACK_PHASE_ENTER;
+    CHECK(c_graph_launch_step(r) == 1);
+    r.phase = ROCPROFILER_CALLBACK_PHASE_EXIT;
+    CHECK(c_graph_launch_step(r) == -1);
+    r.operation = ROCPROFILER_HIP_GRAPH_OPERATION_EXEC_CREATE;
+    CHECK(c_graph_launch_step(r) == 0);
+    const char* name = nullptr;
+    CHECK(rocprofiler_query_callback_tracing_kind_operation_name(ROCPROFILER_CALLBACK_TRACING_HIP_GRAPH,
+                                                                 ROCPROFILER_HIP_GRAPH_OPERATION_EXEC_LAUNCH, &name,
+                                                                 nullptr) == ROCPROFILER_STATUS_SUCCESS);
+    REQUIRE(name != nullptr);
+    CHECK(std::string(name) == "HIP_GRAPH_EXEC_LAUNCH");
+
+    CHECK(c_agent_size() == sizeof(rocprofiler_agent_v0_t));
+    CHECK(c_reference_agent_size() < sizeof(rocprofiler_agent_v0_t));  // encore's own fields follow
+
+    rocprofiler_agent_cache_t caches[2] = {};
+    caches[0].level = 1;
+    caches[0].size = 16384;
+    caches[1].level = 2;
+    caches[1].size = 4u << 20;
+    rocprofiler_agent_io_link_t links[1] = {};
+    links[0].type = HSA_IOLINK_TYPE_XGMI;
+    links[0].node_to = 7;
+    rocprofiler_agent_v0_t a{};
+    a.type = ROCPROFILER_AGENT_TYPE_GPU;
+    for (int i = 0; i < 16; ++i) a.uuid.bytes[i] = static_cast<std::uint8_t>(0xa0 + i);
+    a.runtime_visibility.hsa = 1;
+    a.runtime_visibility.hip = 1;
+    a.runtime_visibility.rccl = 0;
+    a.runtime_visibility.rocdecode = 1;
+    a.lds_size_in_kb = 64;
+    a.local_mem_size = 1ULL << 34;
+    a.caches = caches;
+    a.caches_count = 2;
+    a.io_links = links;
+    a.io_links_count = 1;
+    a.fw_version.ui32.uCode = 0x123;
+    a.sdma_fw_version.uCodeSDMA = 0x45;
+    a.capability.ui32.HotPluggable = 1;
+    a.num_xcc = 8;
+    a.family_id = 141;
+    a.gpu_id = 0xbeef;
+    a.array_count = 4;
+    a.cu_per_engine = 26;
+    c_agent_summary s{};
+    c_summarize_agent(&a, &s);
+    CHECK(std::memcmp(s.uuid, a.uuid.bytes, 16) == 0);
+    CHECK(s.visible_hsa == 1);
+    CHECK(s.visible_hip == 1);
+    CHECK(s.visible_rccl == 0);
+    CHECK(s.visible_rocdecode == 1);
+    CHECK(s.lds_size_in_kb == 64);
+    CHECK(s.local_mem_size == (1ULL << 34));
+    CHECK(s.cache_levels == 3);
+    CHECK(s.cache_bytes == 16384 + (4u << 20));
+    CHECK(s.links_to == 7);
+    CHECK(s.link_types == HSA_IOLINK_TYPE_XGMI);
+    CHECK(s.mem_banks == 0);
+    CHECK(s.fw == 0x123);
+    CHECK(s.sdma_fw == 0x45);
+    CHECK(s.capability == 1);
+    CHECK(s.num_xcc == 8);
+    CHECK(s.family_id == 141);
+    CHECK(s.gpu_id == 0xbeef);
+    CHECK(s.array_count == 4);
+    CHECK(s.cu_per_engine == 26);
+}
