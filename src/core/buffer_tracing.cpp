@@ -241,7 +241,7 @@ struct args_bridge {
 }  // namespace
 
 namespace encore::core {
-// Forgets every buffer service (test suites, with registry's reset_for_testing).
+// Forgets every buffer service (test suites, with reset_for_testing: registration.cpp).
 ENCORE_API void buffer_services_reset_for_testing() noexcept {
     std::lock_guard lk(g_mutex);
     for (auto& row : g_adapters)

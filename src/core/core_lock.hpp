@@ -19,7 +19,7 @@ namespace encore::core {
 
 /// How many of the counted locks this thread holds (or is taking, or giving back). initial-exec:
 /// read from signal handlers, where a first access to a dynamically allocated TLS block could
-/// call malloc. Defined in registry.cpp.
+/// call malloc. Defined in core_lock.cpp.
 extern __attribute__((tls_model("initial-exec"))) constinit thread_local std::uint32_t t_core_locks;
 
 /// std::lock_guard that counts in t_core_locks: from just before the lock is taken (a handler that

@@ -126,11 +126,10 @@ const char* why_not_produced(kind k) noexcept {
     return out;
 }
 
-void warn_unproduced_kinds() noexcept {
+void warn_unproduced_kinds(const std::bitset<kind_count>& configured) noexcept {
     // One line per reason: a tool that configures the four event kinds of a backend that is not in
     // the process hears it once ("KERNEL_DISPATCH, MEMORY_COPY, ... were configured ..."), not
     // four times. Kinds are few, so the grouping is a quadratic pass over static storage.
-    const auto configured = configured_kinds();
     const char* why[kind_count] = {};
     for (std::size_t i = 1; i < kind_count; ++i)
         if (configured.test(i)) why[i] = why_not_produced(static_cast<kind>(i));

@@ -10,6 +10,8 @@
 
 #include "buffer.hpp"
 #include "registry.hpp"
+#include "replay.hpp"
+#include "tool_table.hpp"
 #include "warn.hpp"
 
 #include <encore/tracing/tool.hpp>
@@ -31,16 +33,7 @@
 namespace encore::core {
 namespace {
 
-struct tool {
-    rocprofiler_configure_func_t configure = nullptr;
-    rocprofiler_tool_configure_result_t* result = nullptr;
-    rocprofiler_client_id_t id{};
-    std::string origin;
-    bool failed = false;
-    bool finalized = false;
-};
-
-std::recursive_mutex g_reg_mutex;
+// The tools found, and the lock over all of registration: tool_table.hpp.
 std::vector<rocprofiler_configure_func_t> g_forced;  // guarded by g_reg_mutex
 
 // Tools registered from C++ (encore::register_tool): what to call, and the configure result
@@ -58,7 +51,6 @@ struct cxx_tool {
 };
 constexpr std::size_t max_cxx_tools = 64;
 std::vector<cxx_tool>* g_cxx_tools = nullptr;  // guarded by g_reg_mutex; never freed (addresses handed out)
-std::vector<tool> g_tools;                     // guarded by g_reg_mutex
 std::atomic<int> g_init_state{0};
 std::atomic<int> g_fini_state{0};
 bool g_atexit_registered = false;
@@ -114,23 +106,6 @@ std::vector<std::pair<rocprofiler_configure_func_t, std::string>> discover() {
     }
     return found;
 }
-
-// What the exception being handled says (call only inside a catch block).
-std::string current_exception_text() noexcept {
-    try {
-        throw;
-    } catch (const std::exception& e) {
-        try {
-            return std::string("an exception: ") + e.what();
-        } catch (...) {
-            return "an exception";
-        }
-    } catch (...) {
-        return "an exception of a type that is not std::exception";
-    }
-}
-
-const char* tool_name(const tool& t) noexcept { return t.id.name != nullptr ? t.id.name : "<unnamed>"; }
 
 void finalize_tool(tool& t) {
     // Every time, not once: a tool that finalized itself early may have created contexts since
@@ -262,7 +237,7 @@ void finalize() noexcept {
     if (g_fini_state.load(std::memory_order_acquire) != 0) return;
     g_fini_state.store(-1, std::memory_order_release);
     // Before the tools' finalize, so the warning comes ahead of the tools' reports.
-    warn_unproduced_kinds();
+    warn_unproduced_kinds(configured_kinds());
     warn_undelivered_drops();
     for (auto it = g_tools.rbegin(); it != g_tools.rend(); ++it) finalize_tool(*it);
     stop_all_contexts();
@@ -271,10 +246,6 @@ void finalize() noexcept {
 
 int init_state() noexcept { return g_init_state.load(std::memory_order_acquire); }
 int fini_state() noexcept { return g_fini_state.load(std::memory_order_acquire); }
-
-void lock_registration_for_fork() noexcept { g_reg_mutex.lock(); }
-void unlock_registration_after_fork() noexcept { g_reg_mutex.unlock(); }
-void reset_registration_lock_in_child() noexcept { ::new (&g_reg_mutex) std::recursive_mutex(); }
 
 rocprofiler_status_t force_configure(rocprofiler_configure_func_t fn) noexcept {
     if (fn == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
@@ -294,43 +265,17 @@ void reset_registration_for_testing() noexcept {
     reset_for_testing();
 }
 
+// Here, above everything it resets, rather than in the registry: the registry's reset calling
+// up into the buffers and replay made a call cycle (docs/architecture.md).
+void reset_for_testing() noexcept {
+    stop_all_contexts();
+    buffers_reset_for_testing();
+    buffer_services_reset_for_testing();
+    replay::reset_for_testing();
+    reset_registry_for_testing();
+}
+
 }  // namespace encore::core
-
-namespace encore::tracing::detail {
-
-void callback_threw(std::uint64_t c, std::uint32_t k) noexcept {
-    const core::context* ctx = core::find_context(rocprofiler_context_id_t{c});
-    const std::uint32_t client = ctx != nullptr ? ctx->client : 0;
-    // Disabled first: whatever happens to the report, no callback of this tool runs again.
-    if (ctx != nullptr) core::invalidate_client_contexts(client);
-    try {
-        if (!core::first_time("callback threw, client " + std::to_string(client))) return;
-        std::string name = "<unknown>";
-        {
-            // try_lock: a callback may throw while another thread initializes tools under it.
-            std::unique_lock lk(core::g_reg_mutex, std::try_to_lock);
-            if (lk.owns_lock())
-                for (const auto& t : core::g_tools)
-                    if (t.id.handle == client) name = core::tool_name(t);
-        }
-        const core::kind_info* info = core::find_kind(static_cast<rocprofiler_callback_tracing_kind_t>(k));
-        core::warn("tool %s threw %s from its %s callback (context %llu); its contexts are stopped and disabled, "
-                   "the program goes on",
-                   name.c_str(), core::current_exception_text().c_str(),
-                   info != nullptr && info->name != nullptr ? info->name : "?", static_cast<unsigned long long>(c));
-    } catch (...) {
-        // No memory for the report: the tool is disabled all the same.
-    }
-}
-
-void nesting_exceeded() noexcept {
-    static core::warn_once deep;
-    deep("traced calls nested more than %u deep on one thread (a callback calling what it traces, recursively?): "
-         "deeper calls run untraced",
-         max_nesting);
-}
-
-}  // namespace encore::tracing::detail
 
 namespace encore {
 

@@ -16,14 +16,10 @@ ENCORE_API void finalize() noexcept;
 [[nodiscard]] int fini_state() noexcept;
 rocprofiler_status_t force_configure(rocprofiler_configure_func_t fn) noexcept;
 
-/// fork(): the registration lock held across it (registry.cpp's pthread_atfork handlers).
-void lock_registration_for_fork() noexcept;
-void unlock_registration_after_fork() noexcept;
-/// The child's side: the lock made anew (a recursive lock's owner is a tid; the child's thread
-/// has another, so it could not unlock the copy).
-void reset_registration_lock_in_child() noexcept;
-
 /// Test suites only: forget tools and go back to "not initialized".
 ENCORE_API void reset_registration_for_testing() noexcept;
+/// Resets all tracing state (registry, buffers, buffer services, replay) to "no contexts, nothing
+/// initialized". Test suites only: callers guarantee that no traced call is in flight.
+ENCORE_API void reset_for_testing() noexcept;
 
 }  // namespace encore::core

@@ -1,10 +1,8 @@
 // src/core/registry.cpp — contexts, callback services, subscriber masks, correlation ids and
 // the ENTER/EXIT dispatch of traced calls. All mutable tracing state of encore lives here.
 #include "registry.hpp"
-#include "buffer.hpp"
 #include "core_lock.hpp"
-#include "registration.hpp"
-#include "replay.hpp"
+#include "tool_table.hpp"
 #include "warn.hpp"
 
 #include <encore/tracing/tool.hpp>
@@ -65,8 +63,6 @@ void guarded_read_after_fork_child() noexcept;  // guarded_read.cpp
 }
 
 namespace encore::core {
-
-__attribute__((tls_model("initial-exec"))) constinit thread_local std::uint32_t t_core_locks = 0;
 
 namespace {
 
@@ -839,11 +835,7 @@ void stop_all_contexts() noexcept {
     }
 }
 
-void reset_for_testing() noexcept {
-    stop_all_contexts();
-    buffers_reset_for_testing();
-    buffer_services_reset_for_testing();
-    replay::reset_for_testing();
+void reset_registry_for_testing() noexcept {
     const counted_lock lk(g_mutex);
     {
         const masks_change change;
@@ -940,6 +932,34 @@ rocprofiler_status_t pop_external(rocprofiler_context_id_t ctx, rocprofiler_thre
 namespace encore::tracing::detail {
 
 thread_fast* attach_thread() noexcept { return &core::self()->fast; }
+
+// The tool boundary of every callback (wrapper.hpp, buffer.cpp, replay.hpp, request_external
+// below): here, beside the contexts it disables, so that none of its callers calls up into
+// registration.cpp (the tools' names come from tool_table.hpp).
+void callback_threw(std::uint64_t c, std::uint32_t k) noexcept {
+    const core::context* ctx = core::find_context(rocprofiler_context_id_t{c});
+    const std::uint32_t client = ctx != nullptr ? ctx->client : 0;
+    // Disabled first: whatever happens to the report, no callback of this tool runs again.
+    if (ctx != nullptr) core::invalidate_client_contexts(client);
+    try {
+        if (!core::first_time("callback threw, client " + std::to_string(client))) return;
+        const std::string name = core::client_name(client);
+        const core::kind_info* info = core::find_kind(static_cast<rocprofiler_callback_tracing_kind_t>(k));
+        core::warn("tool %s threw %s from its %s callback (context %llu); its contexts are stopped and disabled, "
+                   "the program goes on",
+                   name.c_str(), core::current_exception_text().c_str(),
+                   info != nullptr && info->name != nullptr ? info->name : "?", static_cast<unsigned long long>(c));
+    } catch (...) {
+        // No memory for the report: the tool is disabled all the same.
+    }
+}
+
+void nesting_exceeded() noexcept {
+    static core::warn_once deep;
+    deep("traced calls nested more than %u deep on one thread (a callback calling what it traces, recursively?): "
+         "deeper calls run untraced",
+         max_nesting);
+}
 
 // next_id before end_id: a signal handler's traced call in between takes an id past the old end
 // and a block of its own, so ids stay unique and increase along the thread (blocks only grow).

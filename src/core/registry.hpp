@@ -91,8 +91,10 @@ ENCORE_API void detach_backend(std::uint32_t produced_by) noexcept;
 [[nodiscard]] const char* why_not_produced(kind k) noexcept;
 /// At finalization: one warning per kind some context configured that nothing in this process
 /// produces, saying why. Configuring such a kind succeeds (a tool that stops at the first error
-/// status must start); this is where the user learns its callbacks never ran. kinds.cpp.
-void warn_unproduced_kinds() noexcept;
+/// status must start); this is where the user learns its callbacks never ran. `configured`: the
+/// kinds some context configured (configured_kinds(), passed in by finalization so that kinds.cpp
+/// does not call back up into registry.cpp). kinds.cpp.
+void warn_unproduced_kinds(const std::bitset<kind_count>& configured) noexcept;
 /// Gives the core a kind's names and argument iteration (core/kinds.hpp: kind_registration).
 /// `info` lives as long as the process.
 ENCORE_API void register_kind_info(kind k, const kind_info* info) noexcept;
@@ -134,8 +136,8 @@ rocprofiler_status_t push_external(rocprofiler_context_id_t ctx, rocprofiler_thr
 rocprofiler_status_t pop_external(rocprofiler_context_id_t ctx, rocprofiler_thread_id_t tid,
                                   rocprofiler_user_data_t* out) noexcept;
 
-/// Resets all registry state to "no contexts, nothing initialized". Test suites only: callers
-/// guarantee that no traced call is in flight.
-ENCORE_API void reset_for_testing() noexcept;
+/// The registry's part of reset_for_testing (registration.hpp): contexts, services, masks and
+/// the threads' stacks forgotten. Test suites only.
+void reset_registry_for_testing() noexcept;
 
 }  // namespace encore::core

@@ -5,6 +5,7 @@
 
 #include <cstdarg>
 #include <cstdio>
+#include <exception>
 #include <mutex>
 #include <new>
 #include <set>
@@ -25,6 +26,20 @@ void warn(const char* format, ...) noexcept {
     line[len] = '\n';
     line[len + 1] = '\0';
     std::fputs(line, stderr);
+}
+
+std::string current_exception_text() noexcept {
+    try {
+        throw;
+    } catch (const std::exception& e) {
+        try {
+            return std::string("an exception: ") + e.what();
+        } catch (...) {
+            return "an exception";
+        }
+    } catch (...) {
+        return "an exception of a type that is not std::exception";
+    }
 }
 
 namespace {

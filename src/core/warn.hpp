@@ -9,6 +9,7 @@
 #include <encore/tracing/detail/core.hpp>  // ENCORE_API
 
 #include <atomic>
+#include <string>
 #include <string_view>
 
 namespace encore::core {
@@ -19,6 +20,10 @@ ENCORE_API void warn(const char* format, ...) noexcept __attribute__((format(pri
 /// True the first time this process asks about `key` (compared by content), false after. Memory
 /// for the key that cannot be had counts as "seen before": a warning is lost, never repeated.
 ENCORE_API bool first_time(std::string_view key) noexcept;
+
+/// What the exception being handled says, for a warning ("an exception: what()"). Call only
+/// inside a catch block.
+std::string current_exception_text() noexcept;
 
 /// fork(): first_time's lock held across it (registry.cpp's pthread_atfork handlers).
 void lock_warnings_for_fork() noexcept;

@@ -1,12 +1,11 @@
 // src/cuda/tracker.cpp — the allocation tracker and the per-context gates (see tracker.hpp). Fed
 // by the per-op layers (ops.hpp) while a replay service or allocation records are configured.
-// (VMM mappings and pinned host sizes: vmm.cpp.)
+// (VMM mappings, pinned host sizes and the shrink count both files keep: vmm.cpp.)
 #include "tracker.hpp"
 
 #include "real.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -33,8 +32,6 @@ void count(context_marks& m, memory kind, long by) {
 std::mutex g_tracker_mutex;
 auto* g_tracker = new std::map<CUdeviceptr, allocation>;  // guarded; never destroyed (frees at exit)
 auto* g_marks = new std::map<CUcontext, context_marks>;   // guarded by g_tracker_mutex
-
-std::atomic<std::uint64_t> g_shrinks{0};
 
 struct gate {
     std::shared_mutex lock;
@@ -136,9 +133,6 @@ void forget(CUcontext c) noexcept {
     g_marks->erase(c);
     note_shrink();
 }
-
-std::uint64_t shrinks() noexcept { return g_shrinks.load(std::memory_order_acquire); }
-void note_shrink() noexcept { g_shrinks.fetch_add(1, std::memory_order_acq_rel); }
 
 work_hold::work_hold() noexcept : work_hold(current_context()) {}
 

@@ -74,6 +74,7 @@ struct range {
 std::vector<range> covered(CUcontext c, std::uint64_t device);
 /// A count of the changes that may shrink what covered() returns (frees, unloads, unmaps, access
 /// taken away, ...), in any context: while it has not moved, earlier covered() ranges still hold.
+/// vmm.cpp, which tracker.cpp calls and which counts in it too.
 std::uint64_t shrinks() noexcept;
 void note_shrink() noexcept;
 /// The VMM part of covered(): mappings `device` may read and write (vmm.cpp).

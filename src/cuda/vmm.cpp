@@ -1,7 +1,9 @@
 // src/cuda/vmm.cpp — the tracker's VMM part (see tracker.hpp): which virtual address ranges are
 // mapped (cuMemMap), which devices may read and write each (cuMemSetAccess), the sizes of the
 // physical allocations behind the handles (cuMemCreate, for VMEM_FREE records), and the sizes of
-// pinned host allocations (for their FREE records).
+// pinned host allocations (for their FREE records). Also the count of changes that may shrink
+// covered() (shrinks(), note_shrink()), which tracker.cpp counts in too: kept here, in the file
+// tracker.cpp calls (add_vmm_ranges), so that this one never calls back up into it.
 //
 // Mappings are kept one entry per mapped piece, keyed by address. cuMemSetAccess and cuMemUnmap
 // may name a range that starts or ends inside a piece (the driver refuses a partial unmap, but
@@ -9,6 +11,7 @@
 // applies to whole entries.
 #include "tracker.hpp"
 
+#include <atomic>
 #include <iterator>
 #include <map>
 #include <mutex>
@@ -23,6 +26,8 @@ struct mapping {
     std::uint64_t readwrite = 0;  // bit d: device ordinal d may read and write it
 };
 using mapping_map = std::map<CUdeviceptr, mapping>;
+
+std::atomic<std::uint64_t> g_shrinks{0};
 
 std::mutex g_vmm_mutex;              // guards the three maps (taken after the tracker's own lock, never before)
 auto* g_mappings = new mapping_map;  // never destroyed
@@ -63,6 +68,9 @@ std::pair<mapping_map::iterator, mapping_map::iterator> whole_entries(CUdevicept
 }
 
 }  // namespace
+
+std::uint64_t shrinks() noexcept { return g_shrinks.load(std::memory_order_acquire); }
+void note_shrink() noexcept { g_shrinks.fetch_add(1, std::memory_order_acq_rel); }
 
 void on_vmm_create(CUmemGenericAllocationHandle h, std::size_t size) noexcept {
     std::lock_guard lk(g_vmm_mutex);

@@ -1,13 +1,104 @@
-// hsa_init and hsa_shut_down (reference counted), and the tool libraries of HSA_TOOLS_LIB:
+// The runtime's entry: the API table every exported function calls through (exports.cpp), and
+// hsa_init and hsa_shut_down (reference counted) with the tool libraries of HSA_TOOLS_LIB:
 // loaded (OnLoad) at the first hsa_init, unloaded (OnUnload) at the last hsa_shut_down.
+//
+// The table: each slot starts as a stub, then each part of the runtime installs its functions;
+// tools may replace slots. One file with hsa_init and hsa_shut_down because hsa_shut_down is
+// itself a slot of the table it resets: filling the table installs it, and it refills the table
+// (in two files, they called each other: docs/architecture.md, no call cycles).
 #include "sim_internal.hpp"
+#include "slots.inc"
 
 #include <dlfcn.h>
 
 #include <climits>
 #include <cstdlib>
+#include <type_traits>
 
 namespace encore::sim {
+
+namespace {
+
+template <typename F>
+struct Stub;
+template <typename R, typename... A>
+struct Stub<R (*)(A...)> {
+    static R fn(A...) {
+        if constexpr (std::is_same_v<R, hsa_status_t>) {
+            return initialized() ? HSA_STATUS_ERROR : HSA_STATUS_ERROR_NOT_INITIALIZED;
+        } else if constexpr (!std::is_void_v<R>) {
+            return R{};
+        }
+    }
+};
+
+struct TableHolder {
+    HsaApiTableContainer c;
+    ApiRoot root{};
+    TableHolder() { reset(); }
+    void reset() {
+        reset_tables();
+        root.base = c.root;
+        root.base.version.minor_id = sizeof(ApiRoot);
+        root.tools_ = &tools_table();
+        root.pc_sampling_ext_ = nullptr;
+    }
+    void reset_tables() {
+        HsaApiTableContainer fresh;
+        c.root.version = fresh.root.version;
+        c.core.version = fresh.core.version;
+        c.amd_ext.version = fresh.amd_ext.version;
+        c.finalizer_ext.version = fresh.finalizer_ext.version;
+        c.image_ext.version = fresh.image_ext.version;
+        c.root.core_ = &c.core;
+        c.root.amd_ext_ = &c.amd_ext;
+        c.root.finalizer_ext_ = &c.finalizer_ext;
+        c.root.image_ext_ = &c.image_ext;
+        HsaApiTable& t = c.root;
+#define SIM_FILL_STUB(member, Type, name) t.member->name##_fn = &Stub<decltype(Type::name##_fn)>::fn;
+        ENCORE_SIM_API_SLOTS(SIM_FILL_STUB)
+#undef SIM_FILL_STUB
+        install_init(t);
+        install_system_info(t);
+        install_agent_info(t);
+        install_isa(t);
+        install_status_strings(t);
+        install_signals(t);
+        install_memory(t);
+        install_queues(t);
+        install_loader(t);
+    }
+};
+
+TableHolder& holder() {
+    static TableHolder h;
+    return h;
+}
+
+}  // namespace
+
+std::vector<const char*> unimplemented_slots() {
+    std::vector<const char*> out;
+    TableHolder fresh;
+    HsaApiTable& t = fresh.c.root;
+#define SIM_CHECK_STUB(member, Type, name) \
+    if (t.member->name##_fn == &Stub<decltype(Type::name##_fn)>::fn) out.push_back(#name);
+    ENCORE_SIM_API_SLOTS(SIM_CHECK_STUB)
+#undef SIM_CHECK_STUB
+    return out;
+}
+
+// The root handed to tools and read by every export: the extended one (its sub-table pointers
+// are c's).
+HsaApiTable& api_table() { return holder().root.base; }
+HsaApiTableContainer& api_table_container() { return holder().c; }
+void api_table_reset() {
+    holder().reset();
+    tools_table_reset();
+}
+
+// ---- hsa_init, hsa_shut_down, the tool libraries --------------------------------------------
+
 
 namespace {
 

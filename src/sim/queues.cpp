@@ -499,7 +499,10 @@ std::unique_ptr<Queue> make_queue(Agent* a, uint32_t size, hsa_queue_type32_t ty
     }
     hsa_signal_t db = signal_create_internal(0, &q->doorbell);
     q->doorbell->internal = true;
-    if (proxy) q->doorbell->doorbell_of = q.get();
+    if (proxy) {
+        q->doorbell->on_doorbell = &intercept_doorbell;
+        q->doorbell->doorbell_of = q.get();
+    }
     q->h.owner = q.get();
     q->h.amd.hsa_queue.type = type;
     q->h.amd.hsa_queue.features = HSA_QUEUE_FEATURE_KERNEL_DISPATCH;

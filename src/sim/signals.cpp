@@ -233,7 +233,7 @@ void signal_notify(Signal& s) {
     }
     if (g_any_waiters.load(std::memory_order_seq_cst) != 0) wake_any_waiters();
     if (s.async_watchers.load(std::memory_order_seq_cst) != 0) wake_async();
-    if (s.doorbell_of) intercept_doorbell(s.doorbell_of);
+    if (s.doorbell_of) s.on_doorbell(s.doorbell_of);
 }
 
 bool signal_condition_met(int64_t v, hsa_signal_condition_t cond, int64_t cmp) {

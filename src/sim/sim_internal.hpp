@@ -31,7 +31,7 @@
 
 namespace encore::sim {
 
-// ---- API table (api_table.cpp) ---------------------------------------------------------
+// ---- API table (init.cpp) --------------------------------------------------------------
 // ROCr's tools table (ROCm >= 6.2, not in the 5.2 headers): the runtime calls these slots at its
 // scratch events and a tool replaces them; the runtime's own do nothing. Layout and version as
 // ROCr's (HSA_TOOLS_API_TABLE_MAJOR_VERSION 1).
@@ -57,7 +57,9 @@ static_assert(offsetof(ApiRoot, tools_) == sizeof(HsaApiTable), "tools_ follows 
 HsaApiTable& api_table();
 // The tables behind api_table(); init.cpp saves and restores them around a tool's OnLoad.
 HsaApiTableContainer& api_table_container();
+// The tools table api_table()'s root points at (tools_table.cpp); reset with the API table.
 ToolsApiTable& tools_table();
+void tools_table_reset();
 // Scratch memory all queues together may hold (ENCORE_SIM_SCRATCH_LIMIT_MB, read at hsa_init;
 // queues.cpp).
 uint64_t scratch_limit();
@@ -142,8 +144,12 @@ struct Signal {
     // Async handlers registered on this signal: only their signals wake the handler thread (as
     // with ROCr, whose event thread waits on the registered signals' events alone).
     std::atomic<uint32_t> async_watchers{0};
-    Queue* doorbell_of = nullptr;  // set when this is an intercept queue's doorbell
-    bool internal = false;         // queue doorbells: not destroyable by the program
+    // Set when this is an intercept queue's doorbell: every change of its value runs
+    // on_doorbell(doorbell_of) (queues.cpp's intercept_doorbell). A pointer, so that signals.cpp,
+    // which queues.cpp calls, does not call back up into it (docs/architecture.md).
+    Queue* doorbell_of = nullptr;
+    void (*on_doorbell)(Queue*) = nullptr;
+    bool internal = false;  // queue doorbells: not destroyable by the program
     uint64_t handle = 0;
 };
 using SignalRef = std::shared_ptr<Signal>;
@@ -241,7 +247,7 @@ extern const Cache g_caches[2];
         if (!::encore::sim::initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED; \
     } while (0)
 
-// Installs the implemented functions of each module into the table (api_table.cpp calls them).
+// Installs the implemented functions of each module into the table (init.cpp calls them).
 void install_init(HsaApiTable& t);
 void install_system_info(HsaApiTable& t);
 void install_agent_info(HsaApiTable& t);
