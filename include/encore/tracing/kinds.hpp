@@ -24,6 +24,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <utility>
 
 namespace encore::tracing {
@@ -57,8 +58,50 @@ inline constexpr std::uint32_t rocdecode = 1u << 7;  // libencore-rocdecode, onc
 inline constexpr std::uint32_t rocjpeg = 1u << 8;    // libencore-rocjpeg, once loaded
 inline constexpr std::uint32_t rocshmem = 1u << 9;   // libencore-rocshmem, once loaded
 inline constexpr std::uint32_t hipfile = 1u << 10;   // libencore-hipfile, once loaded
-inline constexpr std::size_t count = 11;
 }  // namespace produced_by
+
+/// One producer library: its bit above and whether it reports RUNTIME_INITIALIZATION (the
+/// runtime it interposes was initialized, or loaded). libencore (core) wraps tables others
+/// install and reports nothing of its own. src/core/kinds.cpp says, per bit, how a user gets the
+/// library into the process; it fails to compile if that list and this table differ.
+struct producer_decl {
+    std::uint32_t bit;
+    const char* library;
+    bool reports_runtime_initialization;
+};
+
+/// Every producer, in bit order (checked below). A new producer library is one line here and its
+/// bit: produced_by::count, RUNTIME_INITIALIZATION's producers and the finalization warning's
+/// list follow from it, and a forgotten site fails to compile.
+inline constexpr producer_decl producer_table[] = {
+    {produced_by::core, "libencore", false},           {produced_by::hsa, "libencore-hsa", true},
+    {produced_by::hip, "libencore-hip", true},         {produced_by::marker, "libencore-roctx", true},
+    {produced_by::cuda, "libencore-cuda", true},       {produced_by::ompt, "libencore-ompt", false},
+    {produced_by::rccl, "libencore-rccl", true},       {produced_by::rocdecode, "libencore-rocdecode", true},
+    {produced_by::rocjpeg, "libencore-rocjpeg", true}, {produced_by::rocshmem, "libencore-rocshmem", true},
+    {produced_by::hipfile, "libencore-hipfile", true},
+};
+
+namespace produced_by {
+inline constexpr std::size_t count = std::size(producer_table);
+/// Every bit a producer may have: a kind that names a bit outside it fails to compile.
+inline constexpr std::uint32_t all = count >= 32 ? ~0u : (1u << count) - 1;
+/// The producers of RUNTIME_INITIALIZATION records.
+inline constexpr std::uint32_t runtime_initializers = [] {
+    std::uint32_t bits = 0;
+    for (const producer_decl& p : producer_table)
+        if (p.reports_runtime_initialization) bits |= p.bit;
+    return bits;
+}();
+}  // namespace produced_by
+
+static_assert(
+    [] {
+        for (std::size_t i = 0; i < std::size(producer_table); ++i)
+            if (producer_table[i].bit != 1u << i || producer_table[i].library == nullptr) return false;
+        return true;
+    }(),
+    "producer_table: one line per produced_by:: bit, in bit order, each naming its library");
 
 /// Where a kind's operation names (and argument iteration) come from.
 enum class operations : std::uint8_t {
@@ -116,9 +159,7 @@ using kind_list = api::type_list<
     kind_decl<kind::memory_allocation, "MEMORY_ALLOCATION", rocprofiler_callback_tracing_memory_allocation_data_t, false,
               produced_by::hsa | produced_by::cuda, operations::domain, ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MEMORY_ALLOCATION>,
     kind_decl<kind::runtime_initialization, "RUNTIME_INITIALIZATION", rocprofiler_callback_tracing_runtime_initialization_data_t, false,
-              produced_by::hsa | produced_by::hip | produced_by::marker | produced_by::cuda | produced_by::rccl |
-                  produced_by::rocdecode | produced_by::rocjpeg | produced_by::rocshmem | produced_by::hipfile,
-              operations::domain>,
+              produced_by::runtime_initializers, operations::domain>,
     kind_decl<kind::rocdecode_api, "ROCDECODE_API", rocprofiler_callback_tracing_rocdecode_api_data_t, true,
               produced_by::rocdecode, operations::domain, ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_ROCDECODE_API>,
     kind_decl<kind::rocjpeg_api, "ROCJPEG_API", rocprofiler_callback_tracing_rocjpeg_api_data_t, true,
@@ -170,6 +211,9 @@ consteval std::array<T, kind_count> per_kind(Project project) {
 }  // namespace detail
 
 static_assert(kind_list::size == kind_count - 1, "kind_list: one declaration per kind, none missing");
+static_assert(
+    []<class... D>(api::type_list<D...>) { return (((D::producers & ~produced_by::all) == 0) && ...); }(kind_list{}),
+    "kind_list: a kind names a producer bit that producer_table does not declare");
 static_assert(
     []<class... D>(api::type_list<D...>) {
         std::size_t i = 0;
