@@ -70,6 +70,7 @@ std::string demangled(const std::string& symbol) {
 struct process {
     const process_dir* dir = nullptr;
     bool hello = false, goodbye = false;
+    std::uint64_t filtered_at_record = 0;  // dispatches the tool's kernel filters did not record
     rec::hello_body info{};
     std::uint64_t end_ns = 0;  // the tool's finalization (goodbye), else 0: the process was cut short
     std::map<std::uint32_t, kind_names> kinds;
@@ -120,7 +121,14 @@ void gather(process& p, std::uint16_t type, const void* body, std::uint32_t n) {
         case rec::hello:
             if (read_body(body, n, p.info)) p.hello = true;
             break;
-        case rec::goodbye: p.goodbye = true; break;
+        case rec::goodbye: {
+            // Read as far as it goes: a goodbye of an older tool has no `filtered`.
+            rec::goodbye_body g;
+            std::memcpy(&g, body, std::min<std::size_t>(n, sizeof(g)));
+            p.goodbye = true;
+            p.filtered_at_record = g.filtered;
+            break;
+        }
         case rec::names: {
             rec::names_body b;
             if (!read_body(body, n, b) || sizeof(b) + b.bytes > n) break;
@@ -1315,6 +1323,7 @@ void convert_process(process& p, const convert_options& o, convert_result& resul
         result.errors.push_back("rocpd: this build has no SQLite (apt-get install libsqlite3-dev, then reconfigure)");
 #endif
     }
+    result.filtered += p.filtered_at_record;
     if (o.print_calls) writers.push_back(std::make_unique<print_writer>(o.out));
     auto* summary = o.summary ? new summary_writer(p) : nullptr;
     if (summary != nullptr) writers.emplace_back(summary);

@@ -4,11 +4,14 @@
 //
 //   encore-trace-convert [-f rocpd,json,csv,pftrace] [-d DIR] [--output-file NAME] [--combined-dir DIR]
 //                        [--launcher-pid PID --child-status N|--child-signal N] [--load LIBRARY] [--print-calls]
-//                        [--no-summary] [--stats] [-S] [-u UNIT] RECORDS_DIR
+//                        [--no-summary] [--stats] [-S] [-D] [--summary-groups RE...]
+//                        [--summary-output-file stdout|stderr|NAME] [-u UNIT] [--] RECORDS_DIR
 //   encore-trace-convert merge -o OUT.db [--force] IN.db...
-//   encore-trace-convert convert [-f pftrace,json,csv] [--start T] [--end T] [--inclusive] [-d DIR]
-//                                [--output-file NAME] [--stats] [-S] [-u UNIT] IN.db...
-//   encore-trace-convert stats [--stats] [-S] [-u UNIT] [-d DIR] IN.db...
+//   encore-trace-convert convert [-f pftrace,json,csv] [--start T] [--end T] [--start-marker MSG]
+//                                [--end-marker MSG] [--inclusive] [-d DIR] [--output-file NAME]
+//                                [--stats] [-S] [-D] [--summary-groups RE...] [-u UNIT] IN.db...
+//   encore-trace-convert stats [--stats] [-S] [-D] [--summary-groups RE...] [-u UNIT] [-d DIR] IN.db...
+// Several IN.db are read as one (merged into a temporary database first), as rocpd convert does.
 //
 // Exit status: 0 when everything converted, 1 when something could not be written or read (each
 // reason on stderr), 2 for a wrong command line.
@@ -26,6 +29,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <utility>
@@ -43,14 +47,17 @@ constexpr const char* usage =
     "usage: encore-trace-convert [-f|--output-format rocpd,json,csv,pftrace] [-d|--output-directory DIR]\n"
     "                            [--output-file NAME] [--combined-dir DIR] [--launcher-pid PID --child-status N|--child-signal N]\n"
     "                            [--load LIBRARY] [--print-calls] [--no-summary]\n"
-    "                            [--stats] [-S|--summary] [-u|--summary-units sec|msec|usec|nsec]\n"
+    "                            [--stats] [-S|--summary] [-D|--summary-per-domain] [--summary-groups RE...]\n"
+    "                            [--summary-output-file stdout|stderr|NAME] [-u|--summary-units sec|msec|usec|nsec]\n"
     "                            [--kernel-include-regex RE] [--kernel-exclude-regex RE]\n"
-    "                            [-P|--collection-period DELAY:TIME:REPEAT [--collection-period-unit U]] RECORDS_DIR\n"
+    "                            [-P|--collection-period DELAY:TIME:REPEAT [--collection-period-unit U]] [--] RECORDS_DIR\n"
     "       encore-trace-convert merge -o|--output OUT.db [--force] IN.db...\n"
-    "       encore-trace-convert convert [-f|--output-format pftrace,json,csv] [--start T] [--end T] [--inclusive]\n"
-    "                            [-d DIR] [--output-file NAME] [--stats] [-S] [-u UNIT] IN.db...\n"
-    "       encore-trace-convert stats [--stats] [-S] [-u UNIT] [-d DIR] [--start T] [--end T] IN.db...\n"
-    "  (T: ns since the epoch, as the databases' timestamps, or a percentage of the run: 25%)\n";
+    "       encore-trace-convert convert [-f|--output-format pftrace,json,csv] [--start T|--start-marker MSG]\n"
+    "                            [--end T|--end-marker MSG] [--inclusive] [-d DIR] [--output-file NAME]\n"
+    "                            [--stats] [-S] [-D] [--summary-groups RE...] [--summary-output-file F] [-u UNIT] [--] IN.db...\n"
+    "       encore-trace-convert stats [--stats] [-S] [-D] [--summary-groups RE...] [-u UNIT] [-d DIR] [--start T] [--end T] IN.db...\n"
+    "  (T: ns since the epoch, as the databases' timestamps, or a percentage of the run: 25%;\n"
+    "   MSG: a roctx range's message; several IN.db give one set of outputs, stem `out`)\n";
 
 bool split_formats(std::string_view list, std::vector<std::string>& out, std::initializer_list<std::string_view> known) {
     while (!list.empty()) {
@@ -85,22 +92,58 @@ bool make_dirs(const std::string& path) {
 #if ENCORE_TRACE_ROCPD
 namespace st = encore::trace::stats;
 
-// --stats, -S and -u, shared by every command that has a database.
+// --stats, -S, -D, --summary-groups, --summary-output-file and -u, shared by every command that
+// has a database.
 struct stats_request {
-    bool csv = false, summary = false;
-    st::unit unit = st::unit::nsec;  // rocprofv3's default (ROCPROF_STATS_SUMMARY_UNITS)
-    bool any() const { return csv || summary; }
+    bool csv = false;
+    st::summaries print;  // -S, -D, --summary-groups, -u (rocprofv3's default unit: nsec)
+    // --summary-output-file: empty or "stderr" prints on stderr, "stdout" on stdout (either case,
+    // as rocprofv3.py takes them); any other NAME writes <stem>_NAME.txt per database.
+    std::string output;
+    bool any() const { return csv || print.any(); }
 };
 
-// Takes argv[i] if it is one of the statistics options; -1 for a wrong value.
+bool same_word(std::string_view a, std::string_view b) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+               return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+           });
+}
+
+// Takes argv[i] (and its values) if it is one of the statistics options; -1 for a wrong value.
 int stats_option(int argc, char** argv, int& i, stats_request& s) {
     const std::string_view a = argv[i];
     if (a == "--stats") {
         s.csv = true;
     } else if (a == "-S" || a == "--summary") {
-        s.summary = true;
+        s.print.total = true;
+    } else if (a == "-D" || a == "--summary-per-domain") {
+        s.print.per_domain = true;
+    } else if (a == "--summary-groups") {
+        // rocprofv3's nargs='+': every argument up to the next option.
+        const int first = i + 1;
+        for (; i + 1 < argc && argv[i + 1][0] != '-'; ++i) {
+            try {
+                (void)std::regex(argv[i + 1]);
+            } catch (const std::regex_error& e) {
+                std::fprintf(stderr, "encore-trace-convert: --summary-groups '%s': not a regular expression (%s)\n",
+                             argv[i + 1], e.what());
+                return -1;
+            }
+            s.print.groups.emplace_back(argv[i + 1]);
+        }
+        if (i + 1 == first) {
+            std::fprintf(stderr, "encore-trace-convert: --summary-groups needs a regular expression (or more)\n");
+            return -1;
+        }
+    } else if (a == "--summary-output-file") {
+        if (i + 1 >= argc || argv[i + 1][0] == '\0' || std::strchr(argv[i + 1], '/') != nullptr) {
+            std::fprintf(stderr, "encore-trace-convert: --summary-output-file needs stdout, stderr or a file name (no '/': "
+                                 "the file goes next to the outputs)\n");
+            return -1;
+        }
+        s.output = argv[++i];
     } else if (a == "-u" || a == "--summary-units") {
-        if (i + 1 >= argc || !st::parse_unit(argv[i + 1], s.unit)) {
+        if (i + 1 >= argc || !st::parse_unit(argv[i + 1], s.print.u)) {
             std::fprintf(stderr, "encore-trace-convert: %s takes sec, msec, usec or nsec\n", argv[i]);
             return -1;
         }
@@ -111,20 +154,44 @@ int stats_option(int argc, char** argv, int& i, stats_request& s) {
     return 1;
 }
 
-// Statistics of one database: `<stem>_*_stats.csv` (--stats) and the summary table (-S).
+// Statistics of one database: `<stem>_*_stats.csv` (--stats) and the summaries (-S, -D,
+// --summary-groups) on stderr, stdout or `<stem>_NAME.txt` (--summary-output-file).
 bool stats_of(const encore::trace::rocpd::reader& db, const std::string& stem, const stats_request& s,
-              std::vector<std::string>& written) {
+              std::vector<std::string>& written, std::string label = {}) {
     std::vector<st::table> tables;
     std::string error;
     if (!st::compute(db, tables, &error) || (s.csv && !st::write_csv(tables, stem, written, &error))) {
         std::fprintf(stderr, "encore-trace-convert: %s\n", error.c_str());
         return false;
     }
-    if (s.summary) {
-        const std::string& p = db.path();
-        st::print_summary(tables, s.unit, stderr, "SUMMARY (" + p.substr(p.rfind('/') + 1) + ")");
+    if (!s.print.any()) return true;
+    std::FILE* out = stderr;
+    std::string file;
+    if (same_word(s.output, "stdout")) {
+        out = stdout;
+    } else if (!s.output.empty() && !same_word(s.output, "stderr")) {
+        // rocprofv3's get_output_stream: <output path>/<output prefix>_<NAME>.txt, not indented.
+        file = stem + '_' + s.output + ".txt";
+        if ((out = std::fopen(file.c_str(), "w")) == nullptr) {
+            std::fprintf(stderr, "encore-trace-convert: %s: %s\n", file.c_str(), std::strerror(errno));
+            return false;
+        }
     }
-    return true;
+    if (label.empty()) label = db.path().substr(db.path().rfind('/') + 1);
+    std::vector<std::string> unmatched;
+    bool ok = st::print_summaries(tables, s.print, out, " (" + label + ")", file.empty() ? "    " : "", unmatched,
+                                  &error);
+    if (!ok) std::fprintf(stderr, "encore-trace-convert: %s\n", error.c_str());
+    for (const auto& g : unmatched)
+        std::fprintf(stderr, "[encore-trace] summary group '%s' matched no domain of %s\n", g.c_str(), label.c_str());
+    if (!file.empty()) {
+        if (std::fclose(out) != 0) {
+            std::fprintf(stderr, "encore-trace-convert: %s: %s\n", file.c_str(), std::strerror(errno));
+            return false;
+        }
+        written.push_back(file);
+    }
+    return ok;
 }
 
 // `--start`/`--end` values: ns since the epoch, or a percentage of the database's time span.
@@ -197,14 +264,28 @@ int merge_command(int argc, char** argv) {
     return 0;
 }
 
-// `convert` and `stats`: every input on its own (a merged database gives one set of outputs for
-// all its processes), through the time window when one is asked.
+// A temporary merge of several inputs (convert's and stats' several databases read as one),
+// removed when done.
+struct temporary_db {
+    std::string path;
+    ~temporary_db() {
+        if (!path.empty()) std::remove(path.c_str());
+    }
+};
+
+// `convert` and `stats`: the inputs as one (rocpd convert's way: a merged database, or several
+// merged first into a temporary database in DIR, give one set of outputs with a process track per
+// process), through the time window when one is asked: --start/--end as timestamps or
+// percentages, or --start-marker/--end-marker (rocpd's: the start of the marker range of that
+// message, the end of the one of that message).
 int database_command(int argc, char** argv, bool stats_only) {
     const char* what = stats_only ? "stats" : "convert";
     std::vector<std::string> formats, inputs;
     std::string dir = ".", name;
     const char* start = nullptr;
     const char* end = nullptr;
+    const char* start_marker = nullptr;
+    const char* end_marker = nullptr;
     bool inclusive = false;
     stats_request s;
     for (int i = 1; i < argc; ++i) {
@@ -233,6 +314,10 @@ int database_command(int argc, char** argv, bool stats_only) {
             if ((start = value()) == nullptr) return 2;
         } else if (a == "--end") {
             if ((end = value()) == nullptr) return 2;
+        } else if (a == "--start-marker") {
+            if ((start_marker = value()) == nullptr) return 2;
+        } else if (a == "--end-marker") {
+            if ((end_marker = value()) == nullptr) return 2;
         } else if (a == "--inclusive") {
             inclusive = true;
         } else if (a == "-i" || a == "--input") {
@@ -242,6 +327,9 @@ int database_command(int argc, char** argv, bool stats_only) {
         } else if (a == "-h" || a == "--help") {
             std::fputs(usage, stdout);
             return 0;
+        } else if (a == "--") {
+            inputs.insert(inputs.end(), argv + i + 1, argv + argc);
+            break;
         } else if (!a.empty() && a[0] == '-') {
             std::fprintf(stderr, "encore-trace-convert %s: unknown option %s\n%s", what, argv[i], usage);
             return 2;
@@ -249,65 +337,90 @@ int database_command(int argc, char** argv, bool stats_only) {
             inputs.emplace_back(a);
         }
     }
-    if (stats_only && !s.any()) s.summary = true;
+    if (stats_only && !s.print.any()) s.print.total = true;
     if (inputs.empty()) {
         std::fprintf(stderr, "encore-trace-convert %s: no input database\n%s", what, usage);
         return 2;
     }
     if (formats.empty() && !s.any()) {
-        std::fprintf(stderr, "encore-trace-convert convert: nothing to write (-f pftrace,json,csv, --stats or -S)\n%s",
+        std::fprintf(stderr,
+                     "encore-trace-convert convert: nothing to write (-f pftrace,json,csv, --stats, -S, -D or "
+                     "--summary-groups)\n%s",
                      usage);
         return 2;
     }
-    if (!name.empty() && inputs.size() > 1) {
-        std::fprintf(stderr, "encore-trace-convert convert: --output-file names the outputs of one input only\n");
+    // rocpd's time window: a timestamp and a marker for the same end are refused.
+    if ((start != nullptr && start_marker != nullptr) || (end != nullptr && end_marker != nullptr)) {
+        std::fprintf(stderr, "encore-trace-convert %s: give --%s or --%s-marker, not both\n", what,
+                     start != nullptr && start_marker != nullptr ? "start" : "end",
+                     start != nullptr && start_marker != nullptr ? "start" : "end");
         return 2;
     }
-    if ((!formats.empty() || s.csv) && !make_dirs(dir)) return 1;
+    const bool summary_file = !s.output.empty() && !same_word(s.output, "stdout") && !same_word(s.output, "stderr");
+    if ((!formats.empty() || s.csv || summary_file || inputs.size() > 1) && !make_dirs(dir)) return 1;
+    std::string error;
+    temporary_db merged;
+    std::string label = inputs[0].substr(inputs[0].rfind('/') + 1);
+    if (inputs.size() > 1) {
+        // Several inputs: merged into one database first (each input checked as `merge` checks
+        // it), so that every output has every process, kept apart by its guid.
+        merged.path = dir + "/.encore-" + what + "-" + std::to_string(::getpid()) + ".db";
+        encore::trace::merge::options mo;
+        mo.force = true;
+        if (!encore::trace::merge::merge(merged.path, inputs, mo, &error)) {
+            merged.path.clear();
+            std::fprintf(stderr, "encore-trace-convert %s: %s\n", what, error.c_str());
+            return 1;
+        }
+        label = std::to_string(inputs.size()) + " databases";
+    }
+    const std::string& input = inputs.size() > 1 ? merged.path : inputs[0];
+    auto db = encore::trace::rocpd::reader::open(input, &error);
+    if (db == nullptr) {
+        std::fprintf(stderr, "encore-trace-convert %s: %s\n", what, error.c_str());
+        return 1;
+    }
+    if (start != nullptr || end != nullptr || start_marker != nullptr || end_marker != nullptr) {
+        std::uint64_t first = 0, last = 0;
+        encore::trace::rocpd::time_window w;
+        w.inclusive = inclusive;
+        if (!db->has_views()) {
+            std::fprintf(stderr, "encore-trace-convert %s: %s: has no rocpd views (its writer did not finish)\n", what,
+                         input.c_str());
+            return 1;
+        }
+        if (!db->bounds(first, last, &error)) first = last = 0;
+        if ((start != nullptr && !parse_time(start, first, last, w.start)) ||
+            (end != nullptr && !parse_time(end, first, last, w.end))) {
+            std::fprintf(stderr, "encore-trace-convert %s: --start/--end take ns since the epoch or N%%\n", what);
+            return 2;
+        }
+        if ((start_marker != nullptr && !db->marker_time(start_marker, false, w.start, &error)) ||
+            (end_marker != nullptr && !db->marker_time(end_marker, true, w.end, &error))) {
+            std::fprintf(stderr, "encore-trace-convert %s: %s: %s\n", what, label.c_str(), error.c_str());
+            return 1;
+        }
+        if (w.end < w.start) {
+            std::fprintf(stderr, "encore-trace-convert %s: %s (%llu) before %s (%llu)\n", what,
+                         end_marker != nullptr ? "--end-marker's end" : "--end", static_cast<unsigned long long>(w.end),
+                         start_marker != nullptr ? "--start-marker's start" : "--start",
+                         static_cast<unsigned long long>(w.start));
+            return start_marker != nullptr || end_marker != nullptr ? 1 : 2;
+        }
+        if (!db->window(w, &error)) {
+            std::fprintf(stderr, "encore-trace-convert %s: %s\n", what, error.c_str());
+            return 1;
+        }
+    }
+    // The outputs' stem: --output-file, else the input's name (rocpd's default "out" for several).
+    const std::string stem = stem_of(inputs.size() > 1 && name.empty() ? "out" : inputs[0], dir, name);
     bool ok = true;
     std::vector<std::string> written;
-    for (const auto& input : inputs) {
-        std::string error;
-        auto db = encore::trace::rocpd::reader::open(input, &error);
-        if (db == nullptr) {
-            std::fprintf(stderr, "encore-trace-convert %s: %s\n", what, error.c_str());
-            ok = false;
-            continue;
-        }
-        if (start != nullptr || end != nullptr) {
-            std::uint64_t first = 0, last = 0;
-            encore::trace::rocpd::time_window w;
-            w.inclusive = inclusive;
-            if (!db->has_views()) {
-                std::fprintf(stderr, "encore-trace-convert %s: %s: has no rocpd views (its writer did not finish)\n",
-                             what, input.c_str());
-                ok = false;
-                continue;
-            }
-            if (!db->bounds(first, last, &error)) first = last = 0;
-            if ((start != nullptr && !parse_time(start, first, last, w.start)) ||
-                (end != nullptr && !parse_time(end, first, last, w.end))) {
-                std::fprintf(stderr, "encore-trace-convert %s: --start/--end take ns since the epoch or N%%\n", what);
-                return 2;
-            }
-            if (w.end < w.start) {
-                std::fprintf(stderr, "encore-trace-convert %s: --end (%llu) before --start (%llu)\n", what,
-                             static_cast<unsigned long long>(w.end), static_cast<unsigned long long>(w.start));
-                return 2;
-            }
-            if (!db->window(w, &error)) {
-                std::fprintf(stderr, "encore-trace-convert %s: %s\n", what, error.c_str());
-                ok = false;
-                continue;
-            }
-        }
-        const std::string stem = stem_of(input, dir, name);
-        if (!formats.empty() && !encore::trace::db_convert::convert(*db, stem, formats, written, &error)) {
-            std::fprintf(stderr, "encore-trace-convert %s: %s\n", what, error.c_str());
-            ok = false;
-        }
-        if (s.any() && !stats_of(*db, stem, s, written)) ok = false;
+    if (!formats.empty() && !encore::trace::db_convert::convert(*db, stem, formats, written, &error)) {
+        std::fprintf(stderr, "encore-trace-convert %s: %s\n", what, error.c_str());
+        ok = false;
     }
+    if (s.any() && !stats_of(*db, stem, s, written, label)) ok = false;
     for (const auto& f : written) std::fprintf(stderr, "[encore-trace] wrote %s\n", f.c_str());
     return ok ? 0 : 1;
 }
@@ -354,7 +467,8 @@ int main(int argc, char** argv) {
             continue;
         }
 #else
-        if (a == "--stats" || a == "-S" || a == "--summary" || a == "-u" || a == "--summary-units") {
+        if (a == "--stats" || a == "-S" || a == "--summary" || a == "-D" || a == "--summary-per-domain" ||
+            a == "--summary-groups" || a == "--summary-output-file" || a == "-u" || a == "--summary-units") {
             std::fprintf(stderr,
                          "encore-trace-convert: %s needs a build with SQLite (the statistics are computed "
                          "from the rocpd database)\n",
@@ -426,6 +540,10 @@ int main(int argc, char** argv) {
         } else if (a == "-h" || a == "--help") {
             std::fputs(usage, stdout);
             return 0;
+        } else if (a == "--" && i + 1 < argc && records.empty()) {
+            // `-- FOLDER`: the folder, whatever its name (a --summary-groups list ends here);
+            // encore-trace-run appends its options after it.
+            records = argv[++i];
         } else if (!a.empty() && a[0] == '-') {
             std::fprintf(stderr, "encore-trace-convert: unknown option %s\n%s", argv[i], usage);
             return 2;

@@ -137,6 +137,47 @@ bool reader::window(const time_window& w, std::string* error) {
     return exec(sql, error);
 }
 
+bool reader::marker_time(const std::string& message, bool end, std::uint64_t& t, std::string* error) const {
+    std::string literal = "'";
+    for (const char c : message) literal += c == '\'' ? std::string("''") : std::string(1, c);
+    literal += '\'';
+    // rocpd's query (time_window.py): a MARKER_* row whose message is the name. A range is also
+    // its push/start call's row, of the same message: the range's own row (MARKER_*_RANGE_API)
+    // is taken first, the others (marks, a database without range rows) when there is none.
+    std::uint64_t found = 0, matches = 0;
+    int best = 2;
+    const bool ok = each(
+        std::string("SELECT \"") + (end ? "end" : "start") +
+            "\", category LIKE 'MARKER\\_%RANGE\\_API' ESCAPE '\\' FROM regions_and_samples WHERE category LIKE "
+            "'MARKER\\_%' ESCAPE '\\' AND json_valid(extdata) AND json_extract(extdata, '$.message') = " +
+            literal,
+        [&](const row& r) {
+            const int rank = r.i64(1) != 0 ? 0 : 1;
+            if (rank < best) {
+                best = rank;
+                matches = 0;
+            }
+            if (rank == best) {
+                ++matches;
+                found = static_cast<std::uint64_t>(r.i64(0));
+            }
+        },
+        error);
+    if (!ok) return false;
+    const char* option = end ? "--end-marker" : "--start-marker";
+    if (matches == 0) {
+        *error = std::string(option) + " '" + message + "': no marker of that name (roctx ranges and marks, by message)";
+        return false;
+    }
+    if (matches > 1) {
+        *error = std::string(option) + " '" + message + "': " + std::to_string(matches) + " " +
+                 (best == 0 ? "ranges" : "markers") + " of that name (ambiguous, as rocpd says too)";
+        return false;
+    }
+    t = found;
+    return true;
+}
+
 bool reader::bounds(std::uint64_t& first, std::uint64_t& last, std::string* error) const {
     bool any = false;
     const bool ok = each(

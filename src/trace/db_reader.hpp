@@ -79,6 +79,11 @@ public:
     /// of timed tables with the window's filter, and the data views (kernels, regions, ...) are
     /// recreated over them in the temporary schema, which names resolve first.
     bool window(const time_window& w, std::string* error);
+    /// rocpd's marker window (time_window.py, --start-marker/--end-marker): the start (or, with
+    /// `end`, the end) of the one marker range whose message is `message` (a `regions_and_samples`
+    /// row of a MARKER_*_RANGE_API category), else of the one MARKER_* row of that message (a
+    /// mark). False, *error saying which, when there is none or more than one.
+    bool marker_time(const std::string& message, bool end, std::uint64_t& t, std::string* error) const;
     /// The first start and last end of any event (regions, samples, kernels, copies,
     /// allocations); false when there is none.
     bool bounds(std::uint64_t& first, std::uint64_t& last, std::string* error) const;

@@ -110,6 +110,7 @@ struct agent_body {
 
 struct goodbye_body {
     std::uint64_t end_ns = 0;
+    std::uint64_t filtered = 0;  // dispatches the kernel filters left out at record time (tool.cpp)
 };
 
 template <class T>

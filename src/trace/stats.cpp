@@ -9,6 +9,7 @@
 #include <cstring>
 #include <iterator>
 #include <map>
+#include <regex>
 
 namespace encore::trace::stats {
 
@@ -260,7 +261,8 @@ bool parse_unit(std::string_view s, unit& u) {
     return true;
 }
 
-void print_summary(const std::vector<table>& tables, unit u, std::FILE* out, const std::string& title) {
+void print_summary(const std::vector<table>& tables, unit u, std::FILE* out, const std::string& title,
+                   const std::string& indent) {
     struct line {
         const entry* e;
         const std::string* domain;
@@ -286,8 +288,7 @@ void print_summary(const std::vector<table>& tables, unit u, std::FILE* out, con
         std::snprintf(buf, sizeof buf, "%.3e", ns / static_cast<double>(u));
         return std::string(buf);
     };
-    // rocprofv3's layout (lib/output/generateStats.cpp), indented as it indents on a terminal.
-    const std::string indent = "    ";
+    // rocprofv3's layout (lib/output/generateStats.cpp).
     std::string text = "\n" + indent + title + ":\n\n";
     const std::string with_unit = std::string(" (") + unit_name + ")";
     text += indent + "| " + pad("NAME", name_width, '^') + " | " + pad("DOMAIN", domain_width, '^') + " | " +
@@ -311,6 +312,36 @@ void print_summary(const std::vector<table>& tables, unit u, std::FILE* out, con
     text += "\n";
     std::fputs(text.c_str(), out);
     std::fflush(out);
+}
+
+bool print_summaries(const std::vector<table>& tables, const summaries& s, std::FILE* out, const std::string& what,
+                     const std::string& indent, std::vector<std::string>& unmatched, std::string* error) {
+    if (s.per_domain)
+        for (const table& t : tables)
+            if (!t.entries.empty()) print_summary({t}, s.u, out, t.domain + " SUMMARY" + what, indent);
+    for (const std::string& g : s.groups) {
+        std::regex re;
+        try {
+            re = std::regex(g);
+        } catch (const std::regex_error& e) {
+            *error = "--summary-groups " + g + ": not a regular expression (" + e.what() + ")";
+            return false;
+        }
+        // rocprofv3 matches the domain's column name whole (std::regex_match).
+        std::vector<table> group;
+        std::string names;
+        for (const table& t : tables)
+            if (!t.entries.empty() && std::regex_match(t.domain, re)) {
+                names += (names.empty() ? "" : " + ") + t.domain;
+                group.push_back(t);
+            }
+        if (group.empty())
+            unmatched.push_back(g);
+        else
+            print_summary(group, s.u, out, names + " SUMMARY" + what, indent);
+    }
+    if (s.total) print_summary(tables, s.u, out, "SUMMARY" + what, indent);
+    return true;
 }
 
 }  // namespace encore::trace::stats

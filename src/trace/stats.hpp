@@ -9,6 +9,8 @@
 //   if (!db || !st::compute(*db, tables, &err)) { /* err says why */ }
 //   st::write_csv(tables, "out/42", written, &err);    // out/42_kernel_stats.csv, ...
 //   st::print_summary(tables, st::unit::usec, stderr);  // rocprofv3's SUMMARY table
+//   st::summaries s{.per_domain = true, .groups = {"HSA_API|KERNEL_DISPATCH"}};
+//   st::print_summaries(tables, s, stderr, "", "    ", unmatched, &err);  // -D, --summary-groups
 //
 // What, as rocprofv3 names and shapes it (source/lib/output/generateCSV.cpp, domain_type.cpp):
 // one table per domain, file `<stem>_<file>.csv`, columns
@@ -64,8 +66,28 @@ enum class unit : std::uint64_t { nsec = 1, usec = 1000, msec = 1000000, sec = 1
 bool parse_unit(std::string_view s, unit& u);
 
 /// rocprofv3's "ROCPROFV3 SUMMARY" table of all domains together (name, domain, calls, duration,
-/// average, percent of the whole, min, max, stddev). `title` names what it covers.
-void print_summary(const std::vector<table>& tables, unit u, std::FILE* out, const std::string& title = "SUMMARY");
+/// average, percent of the whole, min, max, stddev). `title` names what it covers; `indent` starts
+/// every line (rocprofv3 indents on a terminal, not in a file).
+void print_summary(const std::vector<table>& tables, unit u, std::FILE* out, const std::string& title = "SUMMARY",
+                   const std::string& indent = "    ");
+
+/// The summaries rocprofv3 prints after a run, each a print_summary table over some domains,
+/// in its order (lib/output/generateStats.cpp): one per domain (-D, "KERNEL_DISPATCH SUMMARY"),
+/// one per group (--summary-groups: the domains whose column name a regular expression matches
+/// whole, "HSA_API + KERNEL_DISPATCH SUMMARY"), then all domains together (-S, "SUMMARY").
+struct summaries {
+    bool total = false;               // -S/--summary
+    bool per_domain = false;          // -D/--summary-per-domain
+    std::vector<std::string> groups;  // --summary-groups: ECMAScript regular expressions
+    unit u = unit::nsec;              // -u
+    bool any() const { return total || per_domain || !groups.empty(); }
+};
+
+/// Prints `s`'s tables; `what` follows each title (" (42_results.db)"). A group that matches no
+/// domain prints nothing and is appended to `unmatched`. False (and *error) for a group that is
+/// not a regular expression.
+bool print_summaries(const std::vector<table>& tables, const summaries& s, std::FILE* out, const std::string& what,
+                     const std::string& indent, std::vector<std::string>& unmatched, std::string* error);
 
 namespace detail {
 /// Adds b's statistics to a's (count, sum, min, max, and the exact combined variance).

@@ -19,6 +19,9 @@
 //   ENCORE_TRACE_DOMAINS=LIST    comma-separated: hsa, hip, cuda, marker, ompt, rccl (API calls);
 //                                kernel, memory_copy, memory_allocation (events)
 //   ENCORE_TRACE_ARGS_DEPTH=N    see above; default 0
+//   ENCORE_TRACE_KERNEL_INCLUDE=RE, ENCORE_TRACE_KERNEL_EXCLUDE=RE
+//                                --kernel-include-regex / --kernel-exclude-regex: a dispatch of a
+//                                kernel left out is not recorded (see on_dispatch_filtered)
 #include "record_file.hpp"
 #include "records.hpp"
 
@@ -38,7 +41,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <cxxabi.h>
 #include <mutex>
+#include <optional>
+#include <regex>
 #include <string>
 #include <string_view>
 #include <typeinfo>
@@ -104,7 +110,11 @@ void write_hello() noexcept {
 // The child of a fork (without exec) records into a folder of its own from its first record
 // on: its hello names its pid and parent, and the converter gives it its parent's names, agents
 // and kernel symbols. Async-signal-safe (append is), as a fork child handler must be.
-void on_fork_child() { write_hello(); }
+void reset_left_out() noexcept;
+void on_fork_child() {
+    write_hello();
+    reset_left_out();  // the parent's count is in the parent's goodbye
+}
 
 // ---- API calls ----------------------------------------------------------------------------------
 
@@ -410,6 +420,70 @@ void on_allocation(const rocprofiler_callback_tracing_record_t* r, rocprofiler_u
     append(rec::allocation, &b, sizeof(b));
 }
 
+// ---- kernel filters at record time ----------------------------------------------------------------
+// --kernel-include-regex / --kernel-exclude-regex: a kernel's verdict is computed once, when its
+// symbol registers (its demangled name, as the converter matches it), and a dispatch of a kernel
+// left out is not recorded. Only a filtered run configures on_dispatch_filtered: an unfiltered
+// run's dispatch path is on_dispatch, unchanged. A kernel the tool has no verdict for (registered
+// before the tool started, an id past the table) is recorded, and the converter filters it.
+enum verdict : std::uint8_t { unknown = 0, kept = 1, left_out = 2 };
+constexpr std::size_t max_verdicts = 1 << 16;  // kernel ids are small, sequential (HSA: code_object.cpp)
+// Relaxed: a verdict is the whole message; a dispatch that reads `unknown` before its symbol's
+// store is recorded, and filtered at conversion.
+std::array<std::atomic<std::uint8_t>, max_verdicts> g_verdicts{};
+std::optional<std::regex> g_kernel_include, g_kernel_exclude;
+std::atomic<std::uint64_t> g_left_out{0};  // written in the goodbye record; read once, at finalize
+void reset_left_out() noexcept { g_left_out.store(0, std::memory_order_relaxed); }
+
+std::string demangled_kernel(std::string s) {
+    if (s.size() > 3 && s.compare(s.size() - 3, 3, ".kd") == 0) s.resize(s.size() - 3);
+    int status = 0;
+    char* dm = abi::__cxa_demangle(s.c_str(), nullptr, nullptr, &status);
+    if (status == 0 && dm != nullptr) s = dm;
+    std::free(dm);
+    return s;
+}
+
+void judge_kernel(std::uint64_t kernel_id, const char* name) noexcept {
+    if ((!g_kernel_include && !g_kernel_exclude) || kernel_id >= max_verdicts) return;
+    try {
+        const std::string shown = demangled_kernel(name);
+        const bool keep = (!g_kernel_include || std::regex_search(shown, *g_kernel_include)) &&
+                          (!g_kernel_exclude || !std::regex_search(shown, *g_kernel_exclude));
+        g_verdicts[kernel_id].store(keep ? kept : left_out, std::memory_order_relaxed);
+    } catch (...) {
+        // Out of memory, or a regex too complex for this name: recorded, filtered at conversion.
+    }
+}
+
+void on_dispatch_filtered(const rocprofiler_callback_tracing_record_t* r, rocprofiler_user_data_t* u,
+                          void* data) noexcept {
+    if (r->operation != ROCPROFILER_KERNEL_DISPATCH_COMPLETE) return;
+    const auto id =
+        static_cast<const rocprofiler_callback_tracing_kernel_dispatch_data_t*>(r->payload)->dispatch_info.kernel_id;
+    if (id < max_verdicts && g_verdicts[id].load(std::memory_order_relaxed) == left_out) {
+        g_left_out.fetch_add(1, std::memory_order_relaxed);
+        return;
+    }
+    on_dispatch(r, u, data);
+}
+
+// The filters from the environment; a regular expression that does not compile (encore-trace
+// checks them before the program starts) is said once and left to the converter.
+void read_kernel_filters() {
+    for (auto [var, re] : {std::pair{"ENCORE_TRACE_KERNEL_INCLUDE", &g_kernel_include},
+                           std::pair{"ENCORE_TRACE_KERNEL_EXCLUDE", &g_kernel_exclude}}) {
+        const char* v = std::getenv(var);
+        if (v == nullptr || *v == '\0') continue;
+        try {
+            re->emplace(v);
+        } catch (const std::regex_error& e) {
+            std::fprintf(stderr, "[encore-trace] %s=%s: not a regular expression (%s): filtered at conversion only\n",
+                         var, v, e.what());
+        }
+    }
+}
+
 // Kernel names: a symbol registers before any dispatch of it (rare: kept for fork children too).
 void on_code_object(const rocprofiler_callback_tracing_record_t* r, rocprofiler_user_data_t*, void*) noexcept {
     if (r->operation != ROCPROFILER_CODE_OBJECT_DEVICE_KERNEL_SYMBOL_REGISTER ||
@@ -418,6 +492,7 @@ void on_code_object(const rocprofiler_callback_tracing_record_t* r, rocprofiler_
     const auto* p = static_cast<const rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t*>(r->payload);
     const char* name = p->kernel_name != nullptr ? p->kernel_name : "";
     const std::size_t len = ::strnlen(name, 4096);
+    judge_kernel(p->kernel_id, name);
     rec::kernel_symbol_body b;
     b.kernel_id = p->kernel_id;
     b.code_object_id = p->code_object_id;
@@ -514,7 +589,9 @@ int initialize(rocprofiler_client_finalize_t, void*) {
             ROCPROFILER_STATUS_SUCCESS)
             ++failed;
     };
-    event("kernel", ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH, &on_dispatch);
+    read_kernel_filters();
+    event("kernel", ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH,
+          g_kernel_include || g_kernel_exclude ? &on_dispatch_filtered : &on_dispatch);
     event("kernel", ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT, &on_code_object);
     event("memory_copy", ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY, &on_copy);
     event("memory_allocation", ROCPROFILER_CALLBACK_TRACING_MEMORY_ALLOCATION, &on_allocation);
@@ -534,6 +611,7 @@ int initialize(rocprofiler_client_finalize_t, void*) {
 void finalize(void*) {
     rec::goodbye_body g;
     g.end_ns = now_ns();
+    g.filtered = g_left_out.load(std::memory_order_relaxed);
     append(rec::goodbye, &g, sizeof(g));
     close_process();
 }
