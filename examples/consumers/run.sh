@@ -77,7 +77,10 @@ for consumer in meson cmake; do
     else
         bad "$consumer hsa_core_tool: no or wrong summary line"; echo "$out"
     fi
-    out=$(run_tool "$tmp/$consumer/libc_api_tool.so") || bad "$consumer c_api_tool: program failed"
+    tools=("$tmp/$consumer/libc_api_tool.so")
+    [[ $consumer == cmake ]] && tools+=("$tmp/cmake/libc_api_tool_sdk.so")  # rocprofiler-sdk's package
+    for tool in "${tools[@]}"; do
+    out=$(run_tool "$tool") || bad "$consumer c_api_tool: program failed"
     line=$(grep '^c_api_tool: encore' <<< "$out" || true)
     echo "$consumer: $line"
     if [[ "$line" =~ ^c_api_tool:\ encore\ ([0-9.]+)\ \(headers\ ([0-9.]+)\),\ rocprofiler-sdk\ API\ ([0-9.]+)\ \(headers\ ([0-9.]+)\),\ ([0-9]+)\ HSA\ core\ calls,\ ([0-9]+)\ dispatches,\ ([0-9]+)\ completed,\ bad=0$ ]]; then
@@ -89,6 +92,12 @@ for consumer in meson cmake; do
     else
         bad "$consumer c_api_tool: no or wrong summary line"; echo "$out"
     fi
+    done
+done
+
+step "rocprofiler-sdk's library names"
+for name in librocprofiler-sdk.so.1 librocprofiler-sdk.so librocprofiler-sdk-roctx.so.1 librocprofiler-sdk-roctx.so; do
+    [[ -e "$L/$name" ]] || bad "$L/$name is not installed (or dangles)"
 done
 
 step "installed encore-trace"
