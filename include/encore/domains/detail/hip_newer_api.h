@@ -15,7 +15,8 @@
  * with the same calling convention:
  *   - handles (hipLibrary_t, hipKernel_t, ...) as pointers to incomplete structs;
  *   - structs and unions the functions take by pointer as incomplete types (encore prints such an
- *     argument as its address and never reads through it);
+ *     argument as its address and never reads through it), except hipFunctionLaunchParams,
+ *     which tools read;
  *   - enumerations as `int`, which is how they are passed (arguments print as numbers).
  * hipDeviceProp_tR0000 is ROCm 5.2's hipDeviceProp_t: ROCm 6 renamed the 5.x layout so.
  *
@@ -50,7 +51,6 @@ typedef struct hipDeviceProp_tR0600 hipDeviceProp_tR0600;
 typedef struct hipExternalMemoryMipmappedArrayDesc_st hipExternalMemoryMipmappedArrayDesc;
 typedef struct hipExternalSemaphoreSignalNodeParams hipExternalSemaphoreSignalNodeParams;
 typedef struct hipExternalSemaphoreWaitNodeParams hipExternalSemaphoreWaitNodeParams;
-typedef struct hipFunctionLaunchParams_t hipFunctionLaunchParams;
 typedef struct hipGraphEdgeData hipGraphEdgeData;
 typedef struct hipGraphInstantiateParams hipGraphInstantiateParams;
 typedef struct hipGraphNodeParams hipGraphNodeParams;
@@ -64,6 +64,21 @@ typedef struct hipMemcpy3DPeerParms hipMemcpy3DPeerParms;
 typedef struct hipArrayMemoryRequirements hipArrayMemoryRequirements;
 typedef struct hipDevResource_st hipDevResource;
 typedef struct hipDevSmResourceGroupParams_st hipDevSmResourceGroupParams;
+
+/* defined in full: tools read its members (Triton Proton reads ->function and ->hStream of
+ * hipModuleLaunchCooperativeKernelMultiDevice's list). The layout of HIP 6's header. */
+typedef struct hipFunctionLaunchParams_t {
+    hipFunction_t function;
+    unsigned int gridDimX;
+    unsigned int gridDimY;
+    unsigned int gridDimZ;
+    unsigned int blockDimX;
+    unsigned int blockDimY;
+    unsigned int blockDimZ;
+    unsigned int sharedMemBytes;
+    hipStream_t hStream;
+    void** kernelParams;
+} hipFunctionLaunchParams;
 
 /* enumerations, as passed */
 typedef int hipDriverProcAddressQueryResult;
