@@ -43,8 +43,10 @@ ROCPROFILER_API rocprofiler_tool_configure_result_t* rocprofiler_configure(
     uint32_t version, const char* runtime_version, uint32_t priority, rocprofiler_client_id_t* client_id)
     __attribute__((weak));
 
-/** Register a configure function before initialization. CONFIGURATION_LOCKED once encore has
- *  initialized; INVALID_ARGUMENT for NULL. Registering the same function twice is a no-op. */
+/** Configure a tool now, as rocprofiler-sdk does: encore initializes at once (tool discovery, with
+ *  this function first), so the tool's initialize has run when this returns SUCCESS. One forced
+ *  configure per process: CONFIGURATION_LOCKED once encore has initialized or is initializing, or
+ *  after an earlier forced configure; INVALID_ARGUMENT for NULL. */
 ROCPROFILER_API rocprofiler_status_t rocprofiler_force_configure(
     rocprofiler_configure_func_t configure_func) ROCPROFILER_NOEXCEPT;
 

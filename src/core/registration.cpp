@@ -247,11 +247,20 @@ void finalize() noexcept {
 int init_state() noexcept { return g_init_state.load(std::memory_order_acquire); }
 int fini_state() noexcept { return g_fini_state.load(std::memory_order_acquire); }
 
+// As rocprofiler-sdk does: one forced configure per process, and it initializes now. A tool that
+// forces its configuration and then starts its contexts (Kineto's RocprofLogger, before the
+// program's first HIP or HSA call) needs its initialize to have run when this returns; encore
+// used to wait for the runtime's first call, so the tool started a context it had not made yet.
 rocprofiler_status_t force_configure(rocprofiler_configure_func_t fn) noexcept {
     if (fn == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
-    std::lock_guard lk(g_reg_mutex);
-    if (g_init_state.load(std::memory_order_acquire) != 0) return ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
-    if (std::find(g_forced.begin(), g_forced.end(), fn) == g_forced.end()) g_forced.push_back(fn);
+    {
+        std::lock_guard lk(g_reg_mutex);
+        // Initialized, initializing (a tool's initialize forcing another), or forced before.
+        if (g_init_state.load(std::memory_order_acquire) != 0 || !g_forced.empty())
+            return ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
+        g_forced.push_back(fn);
+    }
+    initialize();  // takes the lock itself; a forced tool's failure is its own, not this call's
     return ROCPROFILER_STATUS_SUCCESS;
 }
 

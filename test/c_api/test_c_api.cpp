@@ -595,7 +595,7 @@ TEST_CASE("registration: force_configure, is_initialized, is_finalized, failing 
     struct bad {
         static rocprofiler_tool_configure_result_t* configure(uint32_t, const char*, uint32_t prio,
                                                               rocprofiler_client_id_t* id) {
-            CHECK(prio == 1);
+            CHECK(prio == 0);  // the only tool: forced configures are one per process
             id->name = "bad";
             static rocprofiler_tool_configure_result_t r{sizeof(r),
                                                          [](rocprofiler_client_finalize_t, void*) {
@@ -613,23 +613,19 @@ TEST_CASE("registration: force_configure, is_initialized, is_finalized, failing 
             return nullptr;
         }
     };
+    // As rocprofiler-sdk does: the forced configure initializes at once (the tool's initialize has
+    // run when it returns), and there is one per process.
     CHECK(rocprofiler_force_configure(&good::configure) == ROCPROFILER_STATUS_SUCCESS);
-    CHECK(rocprofiler_force_configure(&good::configure) == ROCPROFILER_STATUS_SUCCESS);  // duplicate: once
-    CHECK(rocprofiler_force_configure(&declines::configure) == ROCPROFILER_STATUS_SUCCESS);
-    CHECK(rocprofiler_force_configure(&bad::configure) == ROCPROFILER_STATUS_SUCCESS);
-    encore::initialize();
-    encore::initialize();  // repeated: no effect
     CHECK(configured == 1);
     CHECK(initialized == 1);
-    CHECK(bad_init == 1);
     CHECK(in_init_state == -1);
     CHECK(rocprofiler_is_initialized(&s) == ROCPROFILER_STATUS_SUCCESS);
     CHECK(s == 1);
-    int valid = 1;
-    CHECK(rocprofiler_context_is_valid(bad_ctx, &valid) == ROCPROFILER_STATUS_SUCCESS);
-    CHECK(valid == 0);
-    CHECK(rocprofiler_start_context(bad_ctx) == ROCPROFILER_STATUS_ERROR_CONTEXT_INVALID);
+    CHECK(rocprofiler_force_configure(&good::configure) == ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED);
     CHECK(rocprofiler_force_configure(&declines::configure) == ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED);
+    encore::initialize();  // repeated: no effect
+    CHECK(configured == 1);
+    CHECK(initialized == 1);
     CHECK(encore::register_tool("late", [](void*) { return 0; }) == ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED);
     CHECK(rocprofiler_is_finalized(&s) == ROCPROFILER_STATUS_SUCCESS);
     CHECK(s == 0);
@@ -638,6 +634,23 @@ TEST_CASE("registration: force_configure, is_initialized, is_finalized, failing 
     CHECK(finalized == 1);
     CHECK(rocprofiler_is_finalized(&s) == ROCPROFILER_STATUS_SUCCESS);
     CHECK(s == 1);
+
+    // A forced tool whose initialize fails: its context is disabled, the call itself succeeded.
+    encore::core::reset_registration_for_testing();
+    CHECK(rocprofiler_force_configure(&bad::configure) == ROCPROFILER_STATUS_SUCCESS);
+    CHECK(bad_init == 1);
+    int valid = 1;
+    CHECK(rocprofiler_context_is_valid(bad_ctx, &valid) == ROCPROFILER_STATUS_SUCCESS);
+    CHECK(valid == 0);
+    CHECK(rocprofiler_start_context(bad_ctx) == ROCPROFILER_STATUS_ERROR_CONTEXT_INVALID);
+    encore::core::finalize();
+
+    // A forced tool that declines (configure returns NULL): initialized with no tool.
+    encore::core::reset_registration_for_testing();
+    CHECK(rocprofiler_force_configure(&declines::configure) == ROCPROFILER_STATUS_SUCCESS);
+    CHECK(rocprofiler_is_initialized(&s) == ROCPROFILER_STATUS_SUCCESS);
+    CHECK(s == 1);
+    encore::core::finalize();
 }
 
 TEST_CASE("registration: a configure result of size 0 is read whole, as the reference does; a partial size is refused") {
@@ -670,16 +683,23 @@ TEST_CASE("registration: a configure result of size 0 is read whole, as the refe
             return &r;
         }
     };
-    CHECK(rocprofiler_force_configure(&zero::configure) == ROCPROFILER_STATUS_SUCCESS);
-    CHECK(rocprofiler_force_configure(&partial::configure) == ROCPROFILER_STATUS_SUCCESS);
-    const std::string out = test_support::stderr_of([] { encore::initialize(); });
+    // One forced configure per process (it initializes at once): one tool each, reset between.
+    const std::string out = test_support::stderr_of([] {
+        CHECK(rocprofiler_force_configure(&zero::configure) == ROCPROFILER_STATUS_SUCCESS);
+    });
     CAPTURE(out);
     CHECK(zero_init == 1);
-    CHECK(partial_init == 0);
     CHECK(out.find("configure result with size 0; read as the whole struct") != std::string::npos);
-    CHECK(out.find("configure result of unknown size 8; ignored") != std::string::npos);
     encore::core::finalize();
     CHECK(zero_fini == 1);
+    encore::core::reset_registration_for_testing();
+    const std::string out8 = test_support::stderr_of([] {
+        CHECK(rocprofiler_force_configure(&partial::configure) == ROCPROFILER_STATUS_SUCCESS);
+    });
+    CAPTURE(out8);
+    CHECK(partial_init == 0);
+    CHECK(out8.find("configure result of unknown size 8; ignored") != std::string::npos);
+    encore::core::finalize();
 }
 
 TEST_CASE("status names and strings, version, timestamps") {
