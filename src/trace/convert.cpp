@@ -3,6 +3,7 @@
 // refer to (operation names, agents, kernel names), the second streams calls and events to the
 // writers, so memory stays bounded by the names, not by the number of records.
 #include "convert.hpp"
+#include "demangle.hpp"
 
 #include "json.hpp"
 #include "output_template.hpp"
@@ -16,7 +17,6 @@
 #include <rocprofiler-sdk/callback_tracing.h>
 #include <rocprofiler-sdk/rocprofiler.h>
 
-#include <cxxabi.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -56,16 +56,6 @@ struct kernel {
     std::uint32_t private_segment_size = 0, group_segment_size = 0;
     std::string symbol, display;
 };
-
-std::string demangled(const std::string& symbol) {
-    std::string s = symbol;
-    if (s.size() > 3 && s.compare(s.size() - 3, 3, ".kd") == 0) s.resize(s.size() - 3);
-    int status = 0;
-    char* dm = abi::__cxa_demangle(s.c_str(), nullptr, nullptr, &status);
-    if (status == 0 && dm != nullptr) s = dm;
-    std::free(dm);
-    return s;
-}
 
 struct process {
     const process_dir* dir = nullptr;

@@ -22,6 +22,7 @@
 //   ENCORE_TRACE_KERNEL_INCLUDE=RE, ENCORE_TRACE_KERNEL_EXCLUDE=RE
 //                                --kernel-include-regex / --kernel-exclude-regex: a dispatch of a
 //                                kernel left out is not recorded (see on_dispatch_filtered)
+#include "demangle.hpp"
 #include "record_file.hpp"
 #include "records.hpp"
 
@@ -41,7 +42,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <cxxabi.h>
 #include <mutex>
 #include <optional>
 #include <regex>
@@ -435,19 +435,10 @@ std::optional<std::regex> g_kernel_include, g_kernel_exclude;
 std::atomic<std::uint64_t> g_left_out{0};  // written in the goodbye record; read once, at finalize
 void reset_left_out() noexcept { g_left_out.store(0, std::memory_order_relaxed); }
 
-std::string demangled_kernel(std::string s) {
-    if (s.size() > 3 && s.compare(s.size() - 3, 3, ".kd") == 0) s.resize(s.size() - 3);
-    int status = 0;
-    char* dm = abi::__cxa_demangle(s.c_str(), nullptr, nullptr, &status);
-    if (status == 0 && dm != nullptr) s = dm;
-    std::free(dm);
-    return s;
-}
-
 void judge_kernel(std::uint64_t kernel_id, const char* name) noexcept {
     if ((!g_kernel_include && !g_kernel_exclude) || kernel_id >= max_verdicts) return;
     try {
-        const std::string shown = demangled_kernel(name);
+        const std::string shown = demangled(name);
         const bool keep = (!g_kernel_include || std::regex_search(shown, *g_kernel_include)) &&
                           (!g_kernel_exclude || !std::regex_search(shown, *g_kernel_exclude));
         g_verdicts[kernel_id].store(keep ? kept : left_out, std::memory_order_relaxed);
