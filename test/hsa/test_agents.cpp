@@ -16,6 +16,7 @@
 #include <hsa/hsa.h>
 #include <hsa/hsa_ext_amd.h>
 
+#include "../sim/sim_test_util.hpp"
 #include "../support/check.hpp"
 
 #include <cstdint>
@@ -75,18 +76,6 @@ std::string uuid_text(hsa_agent_t a) {
         return {};
     buf[sizeof(buf) - 1] = '\0';
     return buf;
-}
-
-std::vector<hsa_amd_memory_pool_t> pools(hsa_agent_t a) {
-    std::vector<hsa_amd_memory_pool_t> out;
-    hsa_amd_agent_iterate_memory_pools(
-        a,
-        [](hsa_amd_memory_pool_t p, void* d) {
-            static_cast<std::vector<hsa_amd_memory_pool_t>*>(d)->push_back(p);
-            return HSA_STATUS_SUCCESS;
-        },
-        &out);
-    return out;
 }
 
 hsa_amd_segment_t segment_of(hsa_amd_memory_pool_t p) {
@@ -182,7 +171,7 @@ void check_reference_fields(const rocprofiler_agent_v0_t& a, hsa_agent_t h, cons
     std::uint64_t local = 0;
     bool have_local = false;
     if (gpu)
-        for (auto p : pools(h)) {
+        for (auto p : simtest::pools_of(h)) {
             std::uint32_t flags = 0;
             hsa_amd_memory_pool_get_info(p, HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS, &flags);
             if (segment_of(p) == HSA_AMD_SEGMENT_GROUP && lds == 0) lds = static_cast<std::uint32_t>(size_of(p) / 1024);
@@ -208,7 +197,7 @@ void check_reference_fields(const rocprofiler_agent_v0_t& a, hsa_agent_t h, cons
     std::vector<rocprofiler_agent_io_link_t> links;
     for (auto other : all) {
         if (other.handle == h.handle) continue;
-        for (auto p : pools(other)) {
+        for (auto p : simtest::pools_of(other)) {
             if (segment_of(p) != HSA_AMD_SEGMENT_GLOBAL) continue;
             std::uint32_t hops = 0;
             hsa_amd_agent_memory_pool_get_info(h, p, HSA_AMD_AGENT_MEMORY_POOL_INFO_NUM_LINK_HOPS, &hops);

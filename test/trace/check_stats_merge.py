@@ -126,6 +126,20 @@ r = run(["-u", "weeks", vector_add, kernels], expect_status=2, what="-u weeks")
 expect("sec, msec, usec or nsec" in r.stderr, f"-u weeks: said ({r.stderr.strip()})")
 
 # ---- -D, --summary-groups, --summary-output-file: rocprofv3's summaries -------------------------
+def decode_pftrace(path):
+    """protoc's text of a Perfetto trace: (exit status, stderr, text, the pids of its process
+    tracks in order); None when protoc is not installed or the trace was not written."""
+    protoc = shutil.which("protoc")
+    if not protoc or not os.path.exists(path):
+        return None
+    with open(path, "rb") as f:
+        d = subprocess.run([protoc, "-I" + os.path.dirname(proto), "--decode=perfetto.protos.Trace", proto], stdin=f,
+                           capture_output=True, timeout=300)
+    text = d.stdout.decode("utf-8", "replace")
+    pids = [int(line.split(":")[1]) for line in text.splitlines() if line.strip().startswith("pid:")]
+    return d.returncode, d.stderr, text, pids
+
+
 def tables_of(text):
     """The printed summary tables: title -> [(name, domain, calls, total, percent, min, max)] (a
     title printed twice: its last table)."""
@@ -335,14 +349,10 @@ if os.path.exists(merged):
     conv = os.path.join(root, "converted")
     run(["convert", "-f", "pftrace,csv,json", "-d", conv, merged], what="convert -f pftrace,csv,json merged.db")
     pftrace = os.path.join(conv, "merged_results.pftrace")
-    protoc = shutil.which("protoc")
-    if protoc and os.path.exists(pftrace):
-        with open(pftrace, "rb") as f:
-            d = subprocess.run([protoc, "-I" + os.path.dirname(proto), "--decode=perfetto.protos.Trace", proto], stdin=f,
-                               capture_output=True, timeout=300)
-        text = d.stdout.decode("utf-8", "replace")
-        expect(d.returncode == 0, f"protoc decodes the merged pftrace ({d.stderr[-300:]})")
-        pids = sorted(int(line.split(":")[1]) for line in text.splitlines() if line.strip().startswith("pid:"))
+    decoded = decode_pftrace(pftrace)
+    if decoded:
+        status, err, text, pids = decoded
+        expect(status == 0, f"protoc decodes the merged pftrace ({err[-300:]})")
         want = sorted(p for (p,) in query(merged, "SELECT pid FROM processes"))
         expect(sorted(set(pids)) == want, f"pftrace: a process track per process ({sorted(set(pids))} = {want})")
         begins = text.count("type: TYPE_SLICE_BEGIN")
@@ -447,14 +457,11 @@ if len(job_dbs) == 12 and os.path.exists(job_merged):
                 "12 databases' kernel_stats.csv")
     expect(not [f for f in os.listdir(conv) if f.startswith(".")], "no temporary database left")
     pftrace = os.path.join(conv, "out_results.pftrace")
-    protoc = shutil.which("protoc")
-    if protoc and os.path.exists(pftrace):
-        with open(pftrace, "rb") as f:
-            d = subprocess.run([protoc, "-I" + os.path.dirname(proto), "--decode=perfetto.protos.Trace", proto], stdin=f,
-                               capture_output=True, timeout=300)
-        text = d.stdout.decode("utf-8", "replace")
-        pids = {int(line.split(":")[1]) for line in text.splitlines() if line.strip().startswith("pid:")}
-        expect(d.returncode == 0 and pids == set(got), f"one pftrace: a process track per process ({len(pids)})")
+    decoded = decode_pftrace(pftrace)
+    if decoded:
+        status, _, _, pids = decoded
+        pids = set(pids)
+        expect(status == 0 and pids == set(got), f"one pftrace: a process track per process ({len(pids)})")
     else:
         expect(os.path.exists(pftrace), "out_results.pftrace written (protoc not installed: not decoded)")
     # A marker window across the inputs: a worker's range, and whatever else ran then.
