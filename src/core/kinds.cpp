@@ -60,50 +60,6 @@ bool kind_produced(kind k) noexcept {
 
 namespace {
 
-// What is missing for each producer library, and how a user gets it into the process: one entry
-// per line of tracing::producer_table, in its order (checked below: a producer added there without
-// its sentence here fails to compile, where it used to print "(null)").
-struct missing_text {
-    std::uint32_t bit;
-    const char* text;
-};
-constexpr missing_text missing_producer[] = {
-    {tracing::produced_by::core, "libencore is not loaded"},  // never reached (libencore is this library)
-    {tracing::produced_by::hsa,
-     "libencore-hsa is not the HSA runtime's tools library in this process (run under encore-trace, "
-     "or set HSA_TOOLS_LIB to libencore-hsa.so)"},
-    {tracing::produced_by::hip,
-     "libencore-hip is not loaded in this process (run under encore-trace --hip-trace, or LD_PRELOAD "
-     "libencore-hip.so)"},
-    {tracing::produced_by::marker, "libencore-roctx is not loaded in this process (link the program with it, or LD_PRELOAD "
-                                   "libencore-roctx.so)"},
-    {tracing::produced_by::cuda,
-     "libencore-cuda (encore's libcuda.so.1) is not loaded in this process (see docs/cuda.md)"},
-    {tracing::produced_by::ompt,
-     "libencore-ompt is not the OpenMP runtime's tool in this process (run under encore-trace --ompt-trace, "
-     "or set OMP_TOOL_LIBRARIES to libencore-ompt.so; the runtime must be LLVM's libomp: docs/ompt.md)"},
-    {tracing::produced_by::rccl,
-     "libencore-rccl is not loaded in this process (run under encore-trace --rccl-trace, or LD_PRELOAD "
-     "libencore-rccl.so)"},
-    {tracing::produced_by::rocdecode,
-     "libencore-rocdecode is not loaded in this process (LD_PRELOAD libencore-rocdecode.so)"},
-    {tracing::produced_by::rocjpeg, "libencore-rocjpeg is not loaded in this process (LD_PRELOAD libencore-rocjpeg.so)"},
-    {tracing::produced_by::rocshmem,
-     "libencore-rocshmem is not loaded in this process (LD_PRELOAD libencore-rocshmem.so)"},
-    {tracing::produced_by::hipfile, "libencore-hipfile is not loaded in this process (LD_PRELOAD libencore-hipfile.so)"},
-};
-static_assert(std::size(missing_producer) == tracing::produced_by::count,
-              "missing_producer: one sentence per line of tracing::producer_table");
-static_assert(
-    [] {
-        for (std::size_t i = 0; i < std::size(missing_producer); ++i)
-            if (missing_producer[i].bit != tracing::producer_table[i].bit || missing_producer[i].text == nullptr ||
-                missing_producer[i].text[0] == '\0')
-                return false;
-        return true;
-    }(),
-    "missing_producer: in producer_table's order, each with its sentence");
-
 // The sentence for kind k, built once per kind: finalization may run in a process short of
 // memory, so the text lives in static storage (kinds are few, their producers fixed).
 struct reason_text {
@@ -127,7 +83,7 @@ const char* missing_reason(std::size_t producer_bit) noexcept {
         const char* tools = std::getenv("HSA_TOOLS_LIB");
         if (tools != nullptr && std::strstr(tools, "libencore-hsa") != nullptr) return hsa_not_started;
     }
-    return missing_producer[producer_bit].text;
+    return tracing::producer_table[producer_bit].missing;
 }
 static_assert(tracing::produced_by::hsa == 1u << 1, "missing_reason's bit for libencore-hsa");
 

@@ -60,26 +60,42 @@ inline constexpr std::uint32_t rocshmem = 1u << 9;   // libencore-rocshmem, once
 inline constexpr std::uint32_t hipfile = 1u << 10;   // libencore-hipfile, once loaded
 }  // namespace produced_by
 
-/// One producer library: its bit above and whether it reports RUNTIME_INITIALIZATION (the
-/// runtime it interposes was initialized, or loaded). libencore (core) wraps tables others
-/// install and reports nothing of its own. src/core/kinds.cpp says, per bit, how a user gets the
-/// library into the process; it fails to compile if that list and this table differ.
+/// One producer library: its bit above, whether it reports RUNTIME_INITIALIZATION (the runtime it
+/// interposes was initialized, or loaded; libencore (core) wraps tables others install and reports
+/// nothing of its own), and what the finalization warning says when a configured kind only it
+/// produces produced nothing: what is missing and how a user gets it into the process.
 struct producer_decl {
     std::uint32_t bit;
-    const char* library;
     bool reports_runtime_initialization;
+    const char* missing;
 };
 
 /// Every producer, in bit order (checked below). A new producer library is one line here and its
-/// bit: produced_by::count, RUNTIME_INITIALIZATION's producers and the finalization warning's
-/// list follow from it, and a forgotten site fails to compile.
+/// bit: produced_by::count, RUNTIME_INITIALIZATION's producers and the finalization warning
+/// follow from it, and a line out of order or without its sentence fails to compile.
 inline constexpr producer_decl producer_table[] = {
-    {produced_by::core, "libencore", false},           {produced_by::hsa, "libencore-hsa", true},
-    {produced_by::hip, "libencore-hip", true},         {produced_by::marker, "libencore-roctx", true},
-    {produced_by::cuda, "libencore-cuda", true},       {produced_by::ompt, "libencore-ompt", false},
-    {produced_by::rccl, "libencore-rccl", true},       {produced_by::rocdecode, "libencore-rocdecode", true},
-    {produced_by::rocjpeg, "libencore-rocjpeg", true}, {produced_by::rocshmem, "libencore-rocshmem", true},
-    {produced_by::hipfile, "libencore-hipfile", true},
+    {produced_by::core, false, "libencore is not loaded"},  // never said (libencore is where it is said)
+    {produced_by::hsa, true,
+     "libencore-hsa is not the HSA runtime's tools library in this process (run under encore-trace, "
+     "or set HSA_TOOLS_LIB to libencore-hsa.so)"},
+    {produced_by::hip, true,
+     "libencore-hip is not loaded in this process (run under encore-trace --hip-trace, or LD_PRELOAD "
+     "libencore-hip.so)"},
+    {produced_by::marker, true,
+     "libencore-roctx is not loaded in this process (link the program with it, or LD_PRELOAD "
+     "libencore-roctx.so)"},
+    {produced_by::cuda, true, "libencore-cuda (encore's libcuda.so.1) is not loaded in this process (see docs/cuda.md)"},
+    {produced_by::ompt, false,
+     "libencore-ompt is not the OpenMP runtime's tool in this process (run under encore-trace --ompt-trace, "
+     "or set OMP_TOOL_LIBRARIES to libencore-ompt.so; the runtime must be LLVM's libomp: docs/ompt.md)"},
+    {produced_by::rccl, true,
+     "libencore-rccl is not loaded in this process (run under encore-trace --rccl-trace, or LD_PRELOAD "
+     "libencore-rccl.so)"},
+    {produced_by::rocdecode, true,
+     "libencore-rocdecode is not loaded in this process (LD_PRELOAD libencore-rocdecode.so)"},
+    {produced_by::rocjpeg, true, "libencore-rocjpeg is not loaded in this process (LD_PRELOAD libencore-rocjpeg.so)"},
+    {produced_by::rocshmem, true, "libencore-rocshmem is not loaded in this process (LD_PRELOAD libencore-rocshmem.so)"},
+    {produced_by::hipfile, true, "libencore-hipfile is not loaded in this process (LD_PRELOAD libencore-hipfile.so)"},
 };
 
 namespace produced_by {
@@ -98,10 +114,12 @@ inline constexpr std::uint32_t runtime_initializers = [] {
 static_assert(
     [] {
         for (std::size_t i = 0; i < std::size(producer_table); ++i)
-            if (producer_table[i].bit != 1u << i || producer_table[i].library == nullptr) return false;
+            if (producer_table[i].bit != 1u << i || producer_table[i].missing == nullptr ||
+                producer_table[i].missing[0] == '\0')
+                return false;
         return true;
     }(),
-    "producer_table: one line per produced_by:: bit, in bit order, each naming its library");
+    "producer_table: one line per produced_by:: bit, in bit order, each with its sentence");
 
 /// Where a kind's operation names (and argument iteration) come from.
 enum class operations : std::uint8_t {
