@@ -2,13 +2,19 @@
 //
 // The agent table is written once (register_agent_provider, from the HSA backend's OnLoad) and
 // published through an atomic pointer; it, its strings and its arrays are never freed, so the
-// pointers a tool received stay valid through finalization at exit.
+// pointers a tool received stay valid through finalization at exit. Asked before that on the
+// software runtime, a provisional table from the runtime's topology is published first (the same
+// agents and ids, fewer fields filled: docs/c-api.md#agents), and the registered one replaces it.
 #include "agents.hpp"
 
 #include <encore/tracing/agents.hpp>
 #include <rocprofiler-sdk/agent.h>
 
+#include <dlfcn.h>
+
+#include <algorithm>
 #include <atomic>
+#include <memory>
 #include <cstdint>
 #include <cstring>
 #include <mutex>
@@ -20,6 +26,7 @@ namespace encore::core {
 namespace {
 
 struct agent_table {
+    bool provisional = false;  // from the topology before the runtime registered its agents
     std::vector<rocprofiler_agent_v0_t> agents;
     std::vector<const void*> pointers;  // what the C callback receives
     std::vector<char*> strings;         // owned copies, never freed
@@ -51,12 +58,74 @@ const T* own(std::vector<std::vector<T>>& store, const T* items, std::uint32_t& 
     return store.back().data();
 }
 
+// encore_sim_topology_agent_t of include/encore/sim/sim.h, spelt without the HSA headers
+// (libencore does not use them): hsa_agent_t is one uint64_t, hsa_device_type_t an int enum.
+struct sim_topology_agent {
+    std::uint64_t agent;
+    std::uint32_t type;  // 0 CPU, 1 GPU (HSA_DEVICE_TYPE_*)
+    std::uint32_t node;
+    char name[64];
+};
+using sim_topology_fn = std::size_t (*)(sim_topology_agent*, std::size_t);
+
+// The agents before any runtime registered its own (a tool asking in its initialize, before
+// hsa_init: Caliper does): the software runtime tells them without initializing
+// (encore_sim_topology), with the handles its agents will have, so the ids are those the
+// runtime's table gives after hsa_init. Null when no such runtime is in the process.
+agent_table* preview_table() {
+    auto topology = reinterpret_cast<sim_topology_fn>(::dlsym(RTLD_DEFAULT, "encore_sim_topology"));
+    if (topology == nullptr) return nullptr;
+    std::vector<sim_topology_agent> found(topology(nullptr, 0));
+    found.resize(std::min(found.size(), topology(found.data(), found.size())));
+    auto t = std::make_unique<agent_table>();
+    t->provisional = true;
+    std::int32_t gpu_index = 0;
+    for (std::size_t i = 0; i < found.size(); ++i) {
+        const auto& f = found[i];
+        rocprofiler_agent_v0_t a{};
+        a.size = sizeof(a);
+        a.id.handle = f.agent;
+        a.type = f.type == 1 ? ROCPROFILER_AGENT_TYPE_GPU : ROCPROFILER_AGENT_TYPE_CPU;
+        a.node_id = f.node;
+        a.logical_node_id = static_cast<std::int32_t>(i);  // as the runtime's table counts them
+        a.logical_node_type_id = a.type == ROCPROFILER_AGENT_TYPE_GPU ? gpu_index++ : 0;
+        char name[sizeof f.name + 1] = {};
+        std::memcpy(name, f.name, sizeof f.name);
+        a.name = own(*t, name);
+        a.product_name = own(*t, name);
+        a.model_name = own(*t, "");
+        a.vendor_name = own(*t, "");
+        a.uuid_string = own(*t, "");
+        t->agents.push_back(a);
+    }
+    for (const auto& a : t->agents) t->pointers.push_back(&a);
+    return t.release();
+}
+
+// The table to answer from: the runtime's, else (once) the preview. Null when neither exists.
+const agent_table* current_table() noexcept {
+    if (const agent_table* t = g_table.load(std::memory_order_acquire); t != nullptr) return t;
+    std::lock_guard lk(g_register_mutex);
+    if (const agent_table* t = g_table.load(std::memory_order_acquire); t != nullptr) return t;
+    try {
+        if (agent_table* t = preview_table(); t != nullptr) {
+            g_table.store(t, std::memory_order_release);  // never freed: tools keep its pointers
+            return t;
+        }
+    } catch (...) {
+        // Out of memory: no preview; the query says HSA_NOT_LOADED.
+    }
+    return nullptr;
+}
+
 }  // namespace
 
 void register_agent_provider(agent_provider provider) noexcept {
     if (provider == nullptr) return;
     std::lock_guard lk(g_register_mutex);
-    if (g_table.load(std::memory_order_acquire) != nullptr) return;
+    // A preview (before hsa_init) gives way to the runtime's full description, the same agents
+    // with the same ids; the preview stays allocated (a tool may hold its pointers).
+    if (const agent_table* t = g_table.load(std::memory_order_acquire); t != nullptr && !t->provisional) return;
     try {
         auto* t = new agent_table;
         std::size_t n = provider(nullptr, 0);
@@ -92,13 +161,13 @@ void register_agent_provider(agent_provider provider) noexcept {
 namespace encore {
 
 std::span<const rocprofiler_agent_v0_t> agents() noexcept {
-    const core::agent_table* t = core::g_table.load(std::memory_order_acquire);
+    const core::agent_table* t = core::current_table();
     if (t == nullptr) return {};
     return {t->agents.data(), t->agents.size()};
 }
 
 rocprofiler_status_t query_agents(std::span<const rocprofiler_agent_v0_t>& out) noexcept {
-    const core::agent_table* t = core::g_table.load(std::memory_order_acquire);
+    const core::agent_table* t = core::current_table();
     if (t == nullptr) {
         out = {};
         return ROCPROFILER_STATUS_ERROR_HSA_NOT_LOADED;
@@ -118,7 +187,9 @@ extern "C" rocprofiler_status_t rocprofiler_query_available_agents(rocprofiler_a
     std::memcpy(&v, &version, sizeof(v));
     if (v != ROCPROFILER_AGENT_INFO_VERSION_0 || callback == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
     if (agent_size > sizeof(rocprofiler_agent_v0_t)) return ROCPROFILER_STATUS_ERROR_INCOMPATIBLE_ABI;
-    const encore::core::agent_table* t = encore::core::g_table.load(std::memory_order_acquire);
+    // Before hsa_init on the software runtime: its topology (current_table). On ROCr before
+    // hsa_init: HSA_NOT_LOADED (docs/c-api.md#agents).
+    const encore::core::agent_table* t = encore::core::current_table();
     if (t == nullptr) return ROCPROFILER_STATUS_ERROR_HSA_NOT_LOADED;
     // The callback gets its own array of pointers: it may not write through ours.
     std::vector<const void*> pointers;

@@ -16,7 +16,8 @@ namespace encore::core {
 using agent_provider = std::size_t (*)(rocprofiler_agent_v0_t* out, std::size_t capacity);
 
 /// Registers the provider and calls it at once: the agents are enumerated exactly once per
-/// process (later registrations are ignored). The provider is not kept: the backend library may
+/// process (later registrations are ignored; a provisional table made before, from the software
+/// runtime's topology, is replaced). The provider is not kept: the backend library may
 /// be unloaded at runtime shut-down while the agents must outlive tool finalization.
 ENCORE_API void register_agent_provider(agent_provider provider) noexcept;
 

@@ -69,10 +69,9 @@ int collect_loaded(dl_phdr_info* info, size_t, void* data) {
     return 0;
 }
 
-std::vector<std::pair<rocprofiler_configure_func_t, std::string>> discover() {
-    std::vector<std::pair<rocprofiler_configure_func_t, std::string>> found;
-    for (auto fn : g_forced) add_unique(found, fn, "rocprofiler_force_configure");
-
+// `rocprofiler_configure` of every object already loaded (the executable first, then each
+// library in link-map order).
+void add_loaded(std::vector<std::pair<rocprofiler_configure_func_t, std::string>>& found) {
     std::vector<std::string> objects;
     ::dl_iterate_phdr(&collect_loaded, &objects);
     for (const auto& name : objects) {
@@ -84,6 +83,26 @@ std::vector<std::pair<rocprofiler_configure_func_t, std::string>> discover() {
         add_unique(found, fn, name.empty() ? "executable" : name);
         ::dlclose(h);
     }
+}
+
+// Whether initializing now would find a tool: what rocprofiler-register checks before loading
+// rocprofiler-sdk (a configure symbol, ROCP_TOOL_LIBRARIES set, a forced configure). A library
+// listed in ROCP_TOOL_LIBRARIES counts before it is loaded, as there: loading it is initializing.
+bool tool_present() {
+    if (!g_forced.empty() || (g_cxx_tools != nullptr && !g_cxx_tools->empty())) return true;
+    if (const char* env = std::getenv("ROCP_TOOL_LIBRARIES"); env != nullptr && *env != '\0') return true;
+    std::vector<std::pair<rocprofiler_configure_func_t, std::string>> found;
+    add_loaded(found);
+    return !found.empty();
+}
+
+// Backends waiting for a tool (initialize_or_defer): run once, right after initialization.
+std::vector<void (*)()> g_deferred;  // guarded by g_reg_mutex
+
+std::vector<std::pair<rocprofiler_configure_func_t, std::string>> discover() {
+    std::vector<std::pair<rocprofiler_configure_func_t, std::string>> found;
+    for (auto fn : g_forced) add_unique(found, fn, "rocprofiler_force_configure");
+    add_loaded(found);
 
     if (const char* env = std::getenv("ROCP_TOOL_LIBRARIES"); env != nullptr) {
         const std::string list = env;
@@ -136,11 +155,55 @@ void client_finalize(rocprofiler_client_id_t id) {
 
 void finalize_at_exit() { finalize(); }
 
+void initialize_locked() noexcept;  // initialize's work, under g_reg_mutex
+
 }  // namespace
 
 void initialize() noexcept {
+    std::vector<void (*)()> deferred;
+    {
+        std::lock_guard lk(g_reg_mutex);
+        if (g_init_state.load(std::memory_order_acquire) != 0) return;  // done, or re-entered from a tool's init
+        initialize_locked();
+        deferred.swap(g_deferred);
+    }
+    // Backends loaded before any tool install what the tools configured now (outside the lock:
+    // installing may deliver records, whose callbacks may call into registration).
+    for (auto ready : deferred) ready();
+}
+
+void initialize_or_defer(void (*ready)()) noexcept {
+    if (ready == nullptr) return;
+    {
+        std::lock_guard lk(g_reg_mutex);
+        if (g_init_state.load(std::memory_order_acquire) == 0) {
+            bool present = true;  // unsure (out of memory scanning): initialize, as before
+            try {
+                present = tool_present();
+            } catch (...) {
+            }
+            if (!present) {
+                try {
+                    g_deferred.push_back(ready);
+                    return;
+                } catch (...) {
+                    // Cannot wait for a tool: initialize now (configuration locked), as before.
+                }
+            }
+        }
+    }
+    initialize();
+    ready();
+}
+
+void cancel_deferred(void (*ready)()) noexcept {
     std::lock_guard lk(g_reg_mutex);
-    if (g_init_state.load(std::memory_order_acquire) != 0) return;  // done, or re-entered from a tool's init
+    std::erase(g_deferred, ready);
+}
+
+namespace {
+
+void initialize_locked() noexcept {
     g_init_state.store(-1, std::memory_order_release);
 
     const auto found = discover();
@@ -222,6 +285,8 @@ void initialize() noexcept {
     g_init_state.store(1, std::memory_order_release);
 }
 
+}  // namespace
+
 void finalize() noexcept {
     // Everything buffered is delivered before any tool's finalize runs, and nothing after
     // (docs/buffer-tracing.md): every context stops (so threads still running at exit write only
@@ -267,6 +332,7 @@ rocprofiler_status_t force_configure(rocprofiler_configure_func_t fn) noexcept {
 void reset_registration_for_testing() noexcept {
     std::lock_guard lk(g_reg_mutex);
     g_forced.clear();
+    g_deferred.clear();
     if (g_cxx_tools != nullptr) g_cxx_tools->clear();
     g_tools.clear();
     g_init_state.store(0, std::memory_order_release);

@@ -192,6 +192,12 @@ void deliver(op_id op, rocprofiler_callback_phase_t phase, void* payload, rocpro
 void load(hsa_executable_t exe) noexcept {
     auto& s = g();
     std::lock_guard dl(s.delivery);
+    {
+        // Reported already: report_loaded_code_objects and the freeze hook may both see a
+        // freeze that completed while tracing was being installed.
+        std::shared_lock lk(s.ids_mutex);
+        if (s.executables.count(exe.handle) != 0) return;
+    }
     executable_rec cos;
     if (g_loader.hsa_ven_amd_loader_executable_iterate_loaded_code_objects(exe, &on_code_object, &cos) !=
             HSA_STATUS_SUCCESS &&
@@ -345,6 +351,35 @@ bool install_code_object_tracing(::HsaApiTable& table) noexcept {
     (void)g();  // before any hook can run
     return backend::hook<&CoreApiTable::hsa_executable_freeze_fn>(table.core_, &executable_freeze) &&
            backend::hook<&CoreApiTable::hsa_executable_destroy_fn>(table.core_, &executable_destroy);
+}
+
+void report_loaded_code_objects() noexcept {
+    // Version 1.03 of the loader extension lists executables; a runtime that has no such table
+    // answers an error and the executables frozen before stay unreported (docs/c-api.md#late-tools).
+    hsa_ven_amd_loader_1_03_pfn_t loader{};
+    if (runtime().core.hsa_system_get_major_extension_table_fn == nullptr ||
+        runtime().core.hsa_executable_get_info_fn == nullptr ||
+        runtime().core.hsa_system_get_major_extension_table_fn(HSA_EXTENSION_AMD_LOADER, 1, sizeof(loader), &loader) !=
+            HSA_STATUS_SUCCESS ||
+        loader.hsa_ven_amd_loader_iterate_executables == nullptr)
+        return;
+    std::vector<hsa_executable_t> frozen;
+    auto collect = [](hsa_executable_t exe, void* data) -> hsa_status_t {
+        hsa_executable_state_t state{};
+        if (runtime().core.hsa_executable_get_info_fn(exe, HSA_EXECUTABLE_INFO_STATE, &state) == HSA_STATUS_SUCCESS &&
+            state == HSA_EXECUTABLE_STATE_FROZEN) {
+            try {
+                static_cast<std::vector<hsa_executable_t>*>(data)->push_back(exe);
+            } catch (...) {
+                return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+            }
+        }
+        return HSA_STATUS_SUCCESS;
+    };
+    // Outside the loader's iteration: load() calls back into the loader.
+    (void)loader.hsa_ven_amd_loader_iterate_executables(collect, &frozen);
+    // Not handed to replay_memory: a replay configured late covers what comes after it only.
+    for (auto exe : frozen) load(exe);
 }
 
 void uninstall_code_object_tracing(::HsaApiTable& table) noexcept {

@@ -11,6 +11,9 @@ namespace encore::hsa {
 /// CODE_OBJECT or KERNEL_DISPATCH (dispatch records carry kernel ids) or replay covers module
 /// variables; returns whether it did.
 bool install_code_object_tracing(::HsaApiTable& table) noexcept;
+/// After install_code_object_tracing succeeded late (a tool forced its configuration after the
+/// program loaded code): LOAD records, and kernel ids, for every executable frozen before.
+void report_loaded_code_objects() noexcept;
 /// The runtime unloads encore: UNLOAD records of executables still alive, slots put back.
 void uninstall_code_object_tracing(::HsaApiTable& table) noexcept;
 

@@ -6,7 +6,9 @@
 //   1. copies the runtime's own functions (its internal calls use them: never traced);
 //   2. declares the kinds it produces here (HSA API kinds, KERNEL_DISPATCH);
 //   3. finds the client tools (rocprofiler_configure, ROCP_TOOL_LIBRARIES) and runs their
-//      initialization with configuration open, then locks it;
+//      initialization with configuration open, then locks it; with no tool in the process it
+//      stops here, configuration still open, until a rocprofiler_force_configure (then 3 and 4
+//      run inside that call);
 //   4. replaces only what some context configured: the queue create/destroy slots for dispatch
 //      tracing, then the API slots (whose wrappers then wrap encore's queue functions too).
 // A process whose tools configure nothing keeps the runtime's table exactly as it was.
@@ -34,6 +36,32 @@ namespace encore::hsa {
 namespace {
 
 ::HsaApiTable* g_table = nullptr;  // the runtime's table, from OnLoad to OnUnload
+uint64_t g_runtime_version = 0;    // OnLoad's, for the RUNTIME_INITIALIZATION record
+bool g_installed = false;          // install_tracing ran (OnLoad or a later forced configure)
+
+// Step 4: what the tools configured goes into the runtime's table. Runs in OnLoad when a
+// tool was present then; otherwise at a later rocprofiler_force_configure, on its thread, with
+// the runtime in use: the table's slots are then replaced while other threads may call through
+// them (each slot is one pointer, read at each call: a call sees the old or the new function).
+void install_tracing() noexcept {
+    using namespace encore;
+    if (g_table == nullptr || g_installed) return;
+    g_installed = true;
+    if (core::range_replay::service_configured()) core::range_replay::backend_available();
+    if (core::replay::service_configured() || core::range_replay::service_configured()) {
+        // Before any queue or allocation exists (when installed in OnLoad): every dispatch and
+        // copy is counted, every covered allocation tracked.
+        replay_gate::enable();
+        replay_memory::enable();
+    }
+    install_dispatch_tracing(*g_table);
+    install_memory_tracing(*g_table);
+    if (install_code_object_tracing(*g_table))
+        report_loaded_code_objects();   // a tool that came late: the executables frozen before it
+    install_scratch_tracing(*g_table);  // after dispatch tracing: it wraps queue creation too
+    tracing::hsa_all::install(*g_table);
+    backend::deliver_runtime_initialization(ROCPROFILER_RUNTIME_INITIALIZATION_HSA, [] { return g_runtime_version; });
+}
 
 }  // namespace
 }  // namespace encore::hsa
@@ -60,27 +88,20 @@ extern "C" ENCORE_API bool OnLoad(::HsaApiTable* table, uint64_t runtime_version
     hsa::register_agents();
     hsa::register_counter_sources();
     core::add_producer(tracing::produced_by::hsa);
-    core::initialize();
-    if (core::range_replay::service_configured()) core::range_replay::backend_available();
-    if (core::replay::service_configured() || core::range_replay::service_configured()) {
-        // Before any queue or allocation exists: every dispatch and copy is counted, every
-        // covered allocation tracked.
-        hsa::replay_gate::enable();
-        hsa::replay_memory::enable();
-    }
     hsa::g_table = table;
-    hsa::install_dispatch_tracing(*table);
-    hsa::install_memory_tracing(*table);
-    hsa::install_code_object_tracing(*table);
-    hsa::install_scratch_tracing(*table);  // after dispatch tracing: it wraps queue creation too
-    tracing::hsa_all::install(*table);
-    backend::deliver_runtime_initialization(ROCPROFILER_RUNTIME_INITIALIZATION_HSA, [&] { return runtime_version; });
+    hsa::g_runtime_version = runtime_version;
+    hsa::g_installed = false;
+    // No tool yet: nothing is locked and the table stays as it is; a tool that forces its
+    // configuration later (llama.cpp's roofline tool dlopens the SDK after hsa_init) gets the
+    // runtime traced from then on (docs/c-api.md#late-tools).
+    core::initialize_or_defer(&hsa::install_tracing);
     return true;
 }
 
 extern "C" ENCORE_API void OnUnload() {
     using namespace encore;
     // The runtime is shutting down: give it back its own functions.
+    core::cancel_deferred(&hsa::install_tracing);  // no tool came while the runtime was up
     if (hsa::g_table != nullptr) {
         // A range still open (a program that shuts HSA down inside one, or pops it after): its
         // recording lives in this library, which the runtime unloads next; it is finished now,

@@ -15,6 +15,10 @@ ENCORE_SIM_EXPORT hsa_status_t hsa_amd_image_get_info_max_dim(hsa_agent_t agent,
     return HSA_STATUS_ERROR;
 }
 
+ENCORE_SIM_EXPORT size_t encore_sim_topology(encore_sim_topology_agent_t* out, size_t capacity) {
+    return encore::sim::topology(out, capacity);
+}
+
 ENCORE_SIM_EXPORT uint32_t encore_sim_unimplemented_count(void) {
     return static_cast<uint32_t>(encore::sim::unimplemented_slots().size());
 }

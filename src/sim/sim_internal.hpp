@@ -11,6 +11,7 @@
 #pragma GCC diagnostic pop
 
 #include <encore/sim/kernel.h>
+#include <encore/sim/sim.h>
 
 #include <atomic>
 #include <condition_variable>
@@ -101,6 +102,8 @@ uint64_t next_handle();
 void report(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 
 struct Agent;
+// The handle of the agent of node `node` (agents.cpp): a constant, never an address.
+hsa_agent_t agent_handle_of_node(uint32_t node);
 
 struct Pool {
     Agent* owner = nullptr;
@@ -122,7 +125,10 @@ struct Agent {
     std::vector<std::unique_ptr<Pool>> pools;
     std::unique_ptr<WorkerPool> workers;
     std::atomic<uint32_t> queue_count{0};
-    hsa_agent_t handle() const { return {reinterpret_cast<uint64_t>(this)}; }
+    // From the node, not the address: encore_sim_topology tells the handles before hsa_init
+    // creates the agents (profilers ask for agents then), and they stay the same across
+    // hsa_shut_down / hsa_init.
+    hsa_agent_t handle() const { return agent_handle_of_node(node); }
 };
 
 // ---- signals (signals.cpp) -------------------------------------------------------------
@@ -199,6 +205,8 @@ void create_agents();
 void destroy_agents();
 const std::vector<Agent*>& agents();
 Agent* agent_from_handle(hsa_agent_t a);
+// encore_sim_topology (include/encore/sim/sim.h): the agents create_agents makes, without making them.
+size_t topology(encore_sim_topology_agent_s* out, size_t capacity);
 Pool* pool_from_handle(uint64_t handle);
 uint32_t threads_per_agent();
 
