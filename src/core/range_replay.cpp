@@ -4,6 +4,7 @@
 
 #include "registry.hpp"
 #include "replay.hpp"
+#include "replay_flow.hpp"
 #include "warn.hpp"
 
 #include <encore/tracing/tool.hpp>
@@ -58,27 +59,11 @@ struct range_holder {
     ~range_holder();
 };
 thread_local range_holder t_range;
-// Inside rocprofiler_range_replay_end's passes on this thread (kernel replay declines there).
-thread_local bool t_closing = false;
-// Inside a RANGE_REPLAY callback of this thread: begin/end there are refused (CONTEXT_ERROR), and
-// the toggles are legal only while `t_armed` (PASS ENTER).
+// Inside a RANGE_REPLAY callback of this thread: begin/end there are refused (CONTEXT_ERROR).
 thread_local bool t_busy = false;
-thread_local bool t_armed = false;
-thread_local std::uint64_t t_locally_stopped = 0;
 
-rocprofiler_status_t local_toggle(rocprofiler_context_id_t id, bool on) noexcept {
-    if (!t_armed) return ROCPROFILER_STATUS_ERROR_CONTEXT_ERROR;
-    if (find_context(id) == nullptr) return ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
-    const std::uint64_t bit = std::uint64_t{1} << id.handle;
-    t_locally_stopped = on ? (t_locally_stopped & ~bit) : (t_locally_stopped | bit);
-    return ROCPROFILER_STATUS_SUCCESS;
-}
-rocprofiler_status_t local_start(rocprofiler_context_id_t id) { return local_toggle(id, true); }
-rocprofiler_status_t local_stop(rocprofiler_context_id_t id) { return local_toggle(id, false); }
-
-
-void deliver(range_state& r, rocprofiler_range_replay_operation_t op, rocprofiler_callback_phase_t phase,
-             rocprofiler_callback_tracing_range_replay_data_t& p, rocprofiler_user_data_t& ud) noexcept {
+void emit(const range_state& r, rocprofiler_range_replay_operation_t op, rocprofiler_callback_phase_t phase,
+          rocprofiler_callback_tracing_range_replay_data_t& p, rocprofiler_user_data_t& ud) noexcept {
     if (((r.ops >> op) & 1u) == 0) return;
     const auto& slot = tracing::detail::slots[range_kind][r.ctx];
     if (!slot.set()) return;
@@ -93,7 +78,7 @@ void deliver(range_state& r, rocprofiler_range_replay_operation_t op, rocprofile
     t_busy = false;
 }
 
-rocprofiler_callback_tracing_range_replay_data_t payload(const range_state& r) noexcept {
+rocprofiler_callback_tracing_range_replay_data_t payload_of(const range_state& r) noexcept {
     rocprofiler_callback_tracing_range_replay_data_t p{};
     p.size = sizeof(p);
     p.range_id = r.id;
@@ -114,6 +99,68 @@ void decline_locked(range_state& r, const decline_reason& d) noexcept {
     r.reason = d.why;
 }
 
+// The kernel replay rule: never run a pass, or let the program go on, on partly restored memory.
+void restored_or_abort(bool ok, const range_state& r, std::uint64_t pass) noexcept {
+    if (ok) return;
+    std::fprintf(stderr,
+                 "[encore] range replay: restoring device memory failed part-way before pass %llu of range %llu; "
+                 "aborting\n",
+                 static_cast<unsigned long long>(pass), static_cast<unsigned long long>(r.id));
+    std::abort();
+}
+
+// One range's passes under flow::run_passes (replay_flow.hpp): its PASS records and its
+// recording's steps. Pass 0 was the application's own run, so every pass starts from a restore.
+struct range_flow {
+    using payload = rocprofiler_callback_tracing_range_replay_data_t;
+    using reason = const decline_reason*;
+    static constexpr auto kind = static_cast<std::uint32_t>(range_kind);
+    static constexpr auto pass_op = ROCPROFILER_RANGE_REPLAY_PASS;
+    static constexpr auto start_field = &payload::replay_local_start_context_cb;
+    static constexpr auto stop_field = &payload::replay_local_stop_context_cb;
+    static constexpr auto continue_field = &payload::replay_continue_cb;
+
+    range_state& r;
+    unsigned ctx;
+    decltype(range_state::cont) cont;
+    std::uint64_t first_pass = 1;
+    std::uint64_t passes;  // the tool's count (0: until replay_continue_cb returns 0)
+    std::uint64_t cap;
+
+    void memory_back(std::uint64_t pass) const noexcept { restored_or_abort(r.rec->restore_start(), r, pass); }
+    payload pass_payload(std::uint64_t pass) const noexcept {
+        payload p = payload_of(r);
+        p.current_pass = pass;
+        if (r.verify) p.divergence_count = r.rec->diverging_from_start();
+        return p;
+    }
+    rocprofiler_user_data_t user_data() const noexcept { return r.ud; }
+    void deliver(rocprofiler_range_replay_operation_t op, rocprofiler_callback_phase_t phase, payload& p,
+                 rocprofiler_user_data_t& ud) const noexcept {
+        emit(r, op, phase, p, ud);
+    }
+    reason run_pass(std::uint64_t pass, std::uint64_t contexts) const noexcept {
+        return r.rec->run_pass(pass, contexts);
+    }
+    static void on_pass_exit(payload& p) noexcept { p.divergence_count = 0; }
+    void stuck(reason d) const noexcept {
+        warn_reason(d->why);
+        // Passes ran: the range still counts as replayed, but the reason is reported.
+        r.reason = d->why;
+    }
+    void capped() const noexcept {
+        char key[64];
+        std::snprintf(key, sizeof key, "range replay cap %llu", static_cast<unsigned long long>(r.id));
+        if (first_time(key))
+            warn("range replay: range %llu stopped at the pass cap, %llu passes (ENCORE_REPLAY_MAX_PASSES)",
+                 static_cast<unsigned long long>(r.id), static_cast<unsigned long long>(cap));
+    }
+    int ask(decltype(range_state::cont) c, std::uint64_t pass, rocprofiler_user_data_t ud) const {
+        return c(r.id, pass, passes, ud);
+    }
+    static void between(std::uint64_t) noexcept {}
+};
+
 range_holder::~range_holder() {
     if (!r) return;
     {
@@ -130,7 +177,7 @@ range_holder::~range_holder() {
 bool service_configured() noexcept { return kind_configured(kind::range_replay); }
 void backend_available() noexcept { g_backend.store(true, std::memory_order_release); }
 bool any_open() noexcept { return g_open_count.load(std::memory_order_relaxed) != 0; }
-bool closing_here() noexcept { return t_closing; }
+bool closing_here() noexcept { return replay::flow::t_loop<range_flow> != nullptr; }
 
 bool recording_here() noexcept {
     if (!t_range || t_busy) return false;
@@ -141,6 +188,8 @@ bool recording_here() noexcept {
 bool open_here() noexcept { return t_range && !t_busy; }
 
 recording* current() noexcept { return t_range ? t_range->rec.get() : nullptr; }
+
+const decline_reason* start(recording& r) noexcept { return r.start(replay::current_options(r.default_policy())); }
 
 void attach(std::unique_ptr<recording> r) noexcept {
     if (!t_range) return;
@@ -245,10 +294,10 @@ rocprofiler_status_t begin(std::uint64_t id) noexcept {
     const char* v = std::getenv("ENCORE_REPLAY_VERIFY");
     r->verify = v != nullptr && *v != '\0' && std::strcmp(v, "0") != 0;
 
-    auto p = payload(*r);
+    auto p = payload_of(*r);
     p.total_passes = 0;
     rocprofiler_user_data_t ud{};
-    deliver(*r, ROCPROFILER_RANGE_REPLAY_CONFIG, ROCPROFILER_CALLBACK_PHASE_ENTER, p, ud);
+    emit(*r, ROCPROFILER_RANGE_REPLAY_CONFIG, ROCPROFILER_CALLBACK_PHASE_ENTER, p, ud);
     r->ud = ud;
     r->pass_count = p.pass_count_cb;
     r->cont = p.replay_continue_cb;
@@ -264,7 +313,7 @@ rocprofiler_status_t begin(std::uint64_t id) noexcept {
     if (n == 1) r->status = ROCPROFILER_RANGE_REPLAY_STATUS_NO_PASS_COUNT;
     p.total_passes = n;
     rocprofiler_user_data_t ud_exit = r->ud;
-    deliver(*r, ROCPROFILER_RANGE_REPLAY_CONFIG, ROCPROFILER_CALLBACK_PHASE_EXIT, p, ud_exit);
+    emit(*r, ROCPROFILER_RANGE_REPLAY_CONFIG, ROCPROFILER_CALLBACK_PHASE_EXIT, p, ud_exit);
     {
         std::lock_guard lk(g_mutex);
         g_open.push_back(r.get());
@@ -295,72 +344,22 @@ rocprofiler_status_t end() noexcept {
             decline_locked(*r, *d);
         }
     std::uint64_t passes_run = 1, divergence = 0;
-    auto abort_on = [&](bool ok, std::uint64_t pass) {
-        if (ok) return;
-        // The kernel replay rule: never run a pass, or let the program go on, on partly restored memory.
-        std::fprintf(stderr,
-                     "[encore] range replay: restoring device memory failed part-way before pass %llu of range %llu; "
-                     "aborting\n",
-                     static_cast<unsigned long long>(pass), static_cast<unsigned long long>(r->id));
-        std::abort();
-    };
     if (r->status == ROCPROFILER_RANGE_REPLAY_STATUS_REPLAYED) {
-        const std::uint64_t n = r->passes, cap = core::replay::pass_cap();
-        t_locally_stopped = 0;
-        t_closing = true;
-        for (std::uint64_t i = 1;; ++i) {
-            abort_on(r->rec->restore_start(), i);
-            auto pp = payload(*r);
-            pp.current_pass = i;
-            if (r->verify) pp.divergence_count = r->rec->diverging_from_start();
-            pp.replay_local_start_context_cb = &local_start;
-            pp.replay_local_stop_context_cb = &local_stop;
-            rocprofiler_user_data_t ud_pass = r->ud;  // each pass its own copy
-            t_armed = true;
-            deliver(*r, ROCPROFILER_RANGE_REPLAY_PASS, ROCPROFILER_CALLBACK_PHASE_ENTER, pp, ud_pass);
-            t_armed = false;
-            const decline_reason* stuck = r->rec->run_pass(i, ~t_locally_stopped);
-            passes_run = i + 1;
-            pp.replay_local_start_context_cb = nullptr;
-            pp.replay_local_stop_context_cb = nullptr;
-            pp.divergence_count = 0;
-            pp.replay_continue_cb = r->cont;  // in effect for this pass; PASS EXIT may override it
-            deliver(*r, ROCPROFILER_RANGE_REPLAY_PASS, ROCPROFILER_CALLBACK_PHASE_EXIT, pp, ud_pass);
-            if (stuck != nullptr) {
-                warn_reason(stuck->why);
-                // Passes ran: the range still counts as replayed, but the reason is reported.
-                r->reason = stuck->why;
-                break;
-            }
-            if (n != 0 && i + 1 >= n) break;
-            if (i + 1 >= cap) {
-                char key[64];
-                std::snprintf(key, sizeof key, "range replay cap %llu", static_cast<unsigned long long>(r->id));
-                if (first_time(key))
-                    warn("range replay: range %llu stopped at the pass cap, %llu passes (ENCORE_REPLAY_MAX_PASSES)",
-                         static_cast<unsigned long long>(r->id), static_cast<unsigned long long>(cap));
-                break;
-            }
-            if (pp.replay_continue_cb != nullptr &&
-                replay::tool_answer(r->ctx, static_cast<std::uint32_t>(range_kind), 0,
-                                    [&] { return pp.replay_continue_cb(r->id, i, n, ud_pass); }) == 0)
-                break;
-        }
-        t_locally_stopped = 0;
-        t_closing = false;
+        range_flow f{*r, r->ctx, r->cont, 1, r->passes, core::replay::pass_cap()};
+        passes_run = replay::flow::run_passes(f);
         if (r->verify) divergence = r->rec->diverging_from_final();
-        abort_on(r->rec->restore_final(), passes_run);
+        restored_or_abort(r->rec->restore_final(), *r, passes_run);
     }
-    auto p = payload(*r);
+    auto p = payload_of(*r);
     p.status = r->status;
     p.divergence_count = divergence;
     p.passes_run = passes_run;
     p.snapshot_bytes = r->rec ? r->rec->snapshot_bytes() : 0;
     p.decline_reason = r->reason;
     rocprofiler_user_data_t ud = r->ud;
-    deliver(*r, ROCPROFILER_RANGE_REPLAY_CLOSE, ROCPROFILER_CALLBACK_PHASE_ENTER, p, ud);
+    emit(*r, ROCPROFILER_RANGE_REPLAY_CLOSE, ROCPROFILER_CALLBACK_PHASE_ENTER, p, ud);
     ud = r->ud;
-    deliver(*r, ROCPROFILER_RANGE_REPLAY_CLOSE, ROCPROFILER_CALLBACK_PHASE_EXIT, p, ud);
+    emit(*r, ROCPROFILER_RANGE_REPLAY_CLOSE, ROCPROFILER_CALLBACK_PHASE_EXIT, p, ud);
     if (r->rec) r->rec->finish();
     return ROCPROFILER_STATUS_SUCCESS;
 }

@@ -6,9 +6,15 @@
 // CLOSE). What the backend sees that makes a range unreplayable (a second queue, an allocation,
 // another thread on the agent, a copy) it reports with decline*(); the first reason wins.
 //
-//   backend, per submission on a thread with recording():  attach() a recording at the first
-//   dispatch, add to it, or decline(status, why); on any other thread: decline_agent(agent, ...)
+//   backend, per submission on a thread with recording():  at the first dispatch make a
+//   recording, start() it and attach() it, add to it, or decline(status, why); on any other
+//   thread: decline_agent(agent, ...)
+//
+// The passes run in the pass loop kernel replay runs too (replay_flow.hpp); the recording
+// implements the steps only.
 #pragma once
+
+#include "replay.hpp"
 
 #include <encore/tracing/detail/core.hpp>
 #include <rocprofiler-sdk/experimental/range_replay.h>
@@ -24,11 +30,17 @@ struct decline_reason {
     const char* why;
 };
 
-/// What a backend recorded for one range; all calls on the range's thread. At end: prepare ->
-/// (restore_start -> run_pass)* -> restore_final -> finish; finish alone when declined.
+/// What a backend recorded for one range; all calls on the range's thread. At the first dispatch:
+/// start (through range_replay::start). At end: prepare -> (restore_start -> run_pass)* ->
+/// restore_final -> finish; finish alone when declined.
 class recording {
 public:
     virtual ~recording() = default;
+    /// The snapshot policy this backend measured best (the options' policy when nobody chose).
+    [[nodiscard]] virtual encore_replay_snapshot_policy_t default_policy() const noexcept = 0;
+    /// The start snapshot, before the range's first dispatch runs, under `opt` (the options in
+    /// effect, resolved by start(recording&); they hold for the whole range). A reason on failure.
+    virtual const decline_reason* start(const replay::options& opt) noexcept = 0;
     [[nodiscard]] virtual std::uint64_t agent() const noexcept = 0;
     [[nodiscard]] virtual std::uint64_t dispatch_count() const noexcept = 0;
     [[nodiscard]] virtual std::uint64_t snapshot_bytes() const noexcept = 0;
@@ -63,6 +75,10 @@ ENCORE_API bool open_here() noexcept;
 ENCORE_API bool recording_here() noexcept;
 /// The calling thread's recording (null before its first dispatch or without a range).
 ENCORE_API recording* current() noexcept;
+/// Takes `r`'s start snapshot (recording::start) under the options in effect, resolved here once
+/// for the range. Where the backend calls it, before or after attach, decides when the range is
+/// bound to its agent.
+ENCORE_API const decline_reason* start(recording& r) noexcept;
 /// Hands the backend's recording of the calling thread's range to the range (first dispatch).
 ENCORE_API void attach(std::unique_ptr<recording> r) noexcept;
 /// Declines the calling thread's open range (the first reason wins; warned once per reason).

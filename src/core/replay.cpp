@@ -3,6 +3,7 @@
 
 #include "clock.hpp"
 #include "registry.hpp"
+#include "replay_flow.hpp"
 #include "warn.hpp"
 
 #include <encore/tracing/tool.hpp>
@@ -49,15 +50,6 @@ std::mutex g_options_mutex;
 bool g_options_set = false;
 encore_kernel_replay_options_t g_options{};
 
-// The loop this thread runs (null outside one). Toggles and the checksum need it; it is also
-// how a nested replay is recognised.
-struct loop_state {
-    dispatch_backend* backend;
-    std::uint64_t locally_stopped;  // contexts the tool masked for the rest of this loop
-    bool armed;                     // inside PASS ENTER
-};
-thread_local loop_state* t_loop = nullptr;
-
 // Ignores a bad variable with a message once per distinct setting (options are read per
 // replayed dispatch).
 void ignore_env(const char* name, const char* value, const char* why) noexcept {
@@ -100,19 +92,6 @@ std::uint64_t max_passes() noexcept {
     return v == 0 ? default_max_passes : v;
 }
 
-rocprofiler_status_t local_toggle(rocprofiler_context_id_t id, bool on) noexcept {
-    if (t_loop == nullptr || !t_loop->armed) return ROCPROFILER_STATUS_ERROR_CONTEXT_ERROR;
-    if (find_context(id) == nullptr) return ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
-    const std::uint64_t bit = std::uint64_t{1} << id.handle;
-    if (on)
-        t_loop->locally_stopped &= ~bit;
-    else
-        t_loop->locally_stopped |= bit;
-    return ROCPROFILER_STATUS_SUCCESS;
-}
-rocprofiler_status_t local_start(rocprofiler_context_id_t id) { return local_toggle(id, true); }
-rocprofiler_status_t local_stop(rocprofiler_context_id_t id) { return local_toggle(id, false); }
-
 // Delivers one KERNEL_REPLAY record to the replay context, if it selected `op`. Which operations
 // it gets is read once, at CONFIG ENTER: a context stopped during the sequence still gets the rest
 // of it (every ENTER its EXIT), like a dispatch's COMPLETE after its ENQUEUE.
@@ -130,6 +109,115 @@ struct deliverer {
         slot.call(rocprofiler_callback_tracing_record_t{rocprofiler_context_id_t{ctx}, tid, correlation,
                                                         ROCPROFILER_CALLBACK_TRACING_KERNEL_REPLAY, op, phase, &payload},
                   &ud);
+    }
+};
+
+// One replayed dispatch under flow::run_passes (replay_flow.hpp): its KERNEL_REPLAY records and
+// its backend's steps. Made after CONFIG ENTER, which gave it the continue callback.
+struct kernel_flow {
+    using payload = rocprofiler_callback_tracing_kernel_replay_data_t;
+    using reason = const char*;
+    static constexpr auto kind = static_cast<std::uint32_t>(replay_kind);
+    static constexpr auto pass_op = ROCPROFILER_KERNEL_REPLAY_PASS;
+    static constexpr auto start_field = &payload::replay_start_context;
+    static constexpr auto stop_field = &payload::replay_stop_context;
+    static constexpr auto continue_field = &payload::replay_continue;
+
+    const rocprofiler_kernel_dispatch_info_t& info;
+    dispatch_backend& backend;
+    const deliverer& to;
+    rocprofiler_user_data_t ud_config;  // what CONFIG ENTER left: seeds every later record's
+    rocprofiler_kernel_replay_continue_cb_t cont;
+    unsigned ctx;
+    std::uint64_t first_pass = 0;
+    std::uint64_t passes = 1;  // at most the cap; 0: until replay_continue returns 0
+    std::uint64_t cap = 0;
+    const char* declined = nullptr;  // CONFIG EXIT's decline_reason
+    std::uint64_t progress_ms = 0, started = 0, next_progress = 0;
+
+    // SNAPSHOT and RESTORE: ENTER, the backend's step timed, its memory figures, EXIT.
+    template <class Step>
+    void memory_phase(rocprofiler_kernel_replay_operation_t op, std::uint64_t pass, Step step) const {
+        payload p{};
+        p.size = sizeof(p);
+        p.dispatch_info = info;
+        if (op == ROCPROFILER_KERNEL_REPLAY_RESTORE) {
+            p.current_pass = pass;  // the pass the restore prepares
+            p.total_passes = passes;
+        }
+        rocprofiler_user_data_t ud = ud_config;
+        to(op, ROCPROFILER_CALLBACK_PHASE_ENTER, p, ud);
+        memory_stats st;
+        p.start_timestamp = core::now_ns();
+        step(st, p);
+        p.end_timestamp = core::now_ns();
+        p.bytes = st.bytes;
+        p.regions = st.regions;
+        to(op, ROCPROFILER_CALLBACK_PHASE_EXIT, p, ud);
+    }
+
+    void memory_back(std::uint64_t pass) const {
+        if (pass == first_pass) return;  // the snapshot was just taken
+        memory_phase(ROCPROFILER_KERNEL_REPLAY_RESTORE, pass, [&](memory_stats& st, payload&) {
+            if (backend.restore(st)) return;
+            // The seed's rule: never continue with partially restored memory.
+            std::fprintf(stderr,
+                         "[encore] kernel replay: restoring device memory failed part-way before pass %llu of "
+                         "dispatch %llu; aborting (continuing would run the kernel on corrupted inputs)\n",
+                         static_cast<unsigned long long>(pass), static_cast<unsigned long long>(info.dispatch_id));
+            std::abort();
+        });
+    }
+    payload pass_payload(std::uint64_t pass) const noexcept {
+        payload p{};
+        p.size = sizeof(p);
+        p.dispatch_info = info;
+        p.current_pass = pass;
+        p.total_passes = passes;
+        return p;
+    }
+    rocprofiler_user_data_t user_data() const noexcept { return ud_config; }
+    void deliver(rocprofiler_kernel_replay_operation_t op, rocprofiler_callback_phase_t phase, payload& p,
+                 rocprofiler_user_data_t& ud) const {
+        to(op, phase, p, ud);
+    }
+    reason run_pass(std::uint64_t pass, std::uint64_t contexts) const noexcept {
+        return backend.run_pass(pass, contexts);
+    }
+    static void on_pass_exit(payload&) noexcept {}
+    void stuck(reason why) noexcept {
+        declined = why;
+        warn_once(why);
+    }
+    void capped() const noexcept {
+        // Only an indefinite loop gets here (a fixed count was cut to the cap before the loop).
+        char key[64];
+        std::snprintf(key, sizeof key, "replay cap kernel %llu", static_cast<unsigned long long>(info.kernel_id));
+        if (first_time(key))
+            warn("kernel replay: dispatch %llu (kernel id %llu): replay_continue did not return 0 within "
+                 "%llu passes, the cap; the loop stops there (ENCORE_REPLAY_MAX_PASSES sets the cap; said "
+                 "once per kernel)",
+                 static_cast<unsigned long long>(info.dispatch_id), static_cast<unsigned long long>(info.kernel_id),
+                 static_cast<unsigned long long>(cap));
+    }
+    int ask(rocprofiler_kernel_replay_continue_cb_t c, std::uint64_t pass, rocprofiler_user_data_t ud) const {
+        return c(info, pass, passes, ud);
+    }
+    void between(std::uint64_t pass) noexcept {
+        const std::uint64_t now = core::now_ns();
+        if (now < next_progress) return;
+        if (passes != 0)
+            warn("kernel replay: dispatch %llu (kernel id %llu): pass %llu of %llu done, %.1f s",
+                 static_cast<unsigned long long>(info.dispatch_id), static_cast<unsigned long long>(info.kernel_id),
+                 static_cast<unsigned long long>(pass + 1), static_cast<unsigned long long>(passes),
+                 static_cast<double>(now - started) / 1e9);
+        else
+            warn("kernel replay: dispatch %llu (kernel id %llu): pass %llu done (until replay_continue "
+                 "returns 0, at most %llu), %.1f s",
+                 static_cast<unsigned long long>(info.dispatch_id), static_cast<unsigned long long>(info.kernel_id),
+                 static_cast<unsigned long long>(pass + 1), static_cast<unsigned long long>(cap),
+                 static_cast<double>(now - started) / 1e9);
+        next_progress = now + progress_ms * 1'000'000;
     }
 };
 
@@ -182,7 +270,7 @@ bool service_active() noexcept {
     return subscribers[replay_kind][ROCPROFILER_KERNEL_REPLAY_CONFIG].load(std::memory_order_relaxed) != 0;
 }
 
-bool in_replay() noexcept { return t_loop != nullptr; }
+bool in_replay() noexcept { return flow::t_loop<kernel_flow> != nullptr; }
 
 std::uint64_t pass_cap() noexcept { return max_passes(); }
 
@@ -192,7 +280,7 @@ void warn_once(const char* what) noexcept {
 
 void replay_dispatch(const rocprofiler_kernel_dispatch_info_t& info, dispatch_backend& backend) noexcept {
     const std::uint64_t mask = subscribers[replay_kind][ROCPROFILER_KERNEL_REPLAY_CONFIG].load(std::memory_order_acquire);
-    if (mask == 0 || t_loop != nullptr) {
+    if (mask == 0 || in_replay()) {
         backend.run_once();
         return;
     }
@@ -212,20 +300,18 @@ void replay_dispatch(const rocprofiler_kernel_dispatch_info_t& info, dispatch_ba
     rocprofiler_user_data_t ud{};
     deliver(ROCPROFILER_KERNEL_REPLAY_CONFIG, ROCPROFILER_CALLBACK_PHASE_ENTER, p, ud);
     // What CONFIG ENTER left seeds everything that follows.
-    const rocprofiler_user_data_t ud_config = ud;
+    kernel_flow f{info, backend, deliver, ud, p.replay_continue, ctx};
     const auto pass_count = p.replay_pass_count;
-    const auto cont = p.replay_continue;
 
     std::uint64_t n = 1;
-    const char* declined = nullptr;
     bool replay = false;
     if (pass_count != nullptr) {
         // A throwing pass count: the dispatch runs once.
         n = tool_answer(ctx, static_cast<std::uint32_t>(replay_kind), std::uint64_t{1},
-                        [&] { return pass_count(info, ud_config); });
-        if (n == 0 && cont == nullptr) {
-            declined = "pass count 0 (indefinite) without replay_continue: the dispatch runs once";
-            warn_once(declined);
+                        [&] { return pass_count(info, f.ud_config); });
+        if (n == 0 && f.cont == nullptr) {
+            f.declined = "pass count 0 (indefinite) without replay_continue: the dispatch runs once";
+            warn_once(f.declined);
             n = 1;
         } else {
             replay = n != 1;
@@ -235,31 +321,23 @@ void replay_dispatch(const rocprofiler_kernel_dispatch_info_t& info, dispatch_ba
     std::uint64_t passes_run = 1;
     bool acquired = false;
     if (replay) {
-        if (const char* why = backend.acquire(); why != nullptr) {
-            declined = why;
+        // Read here, not per dispatch: most dispatches are never replayed.
+        if (const char* why = backend.acquire(current_options(backend.default_policy())); why != nullptr) {
+            f.declined = why;
             warn_once(why);
         } else {
             acquired = true;
-            rocprofiler_callback_tracing_kernel_replay_data_t s{};
-            s.size = sizeof(s);
-            s.dispatch_info = info;
-            rocprofiler_user_data_t sud = ud_config;
-            deliver(ROCPROFILER_KERNEL_REPLAY_SNAPSHOT, ROCPROFILER_CALLBACK_PHASE_ENTER, s, sud);
-            memory_stats st;
-            s.start_timestamp = core::now_ns();
-            const char* why_snap = backend.snapshot(st);
-            s.end_timestamp = core::now_ns();
-            s.bytes = st.bytes;
-            s.regions = st.regions;
-            s.decline_reason = why_snap;
-            deliver(ROCPROFILER_KERNEL_REPLAY_SNAPSHOT, ROCPROFILER_CALLBACK_PHASE_EXIT, s, sud);
+            const char* why_snap = nullptr;
+            f.memory_phase(ROCPROFILER_KERNEL_REPLAY_SNAPSHOT, 0, [&](memory_stats& st, kernel_flow::payload& s) {
+                s.decline_reason = why_snap = backend.snapshot(st);
+            });
             if (why_snap != nullptr) {
-                declined = why_snap;
+                f.declined = why_snap;
                 warn_once(why_snap);
                 acquired = false;  // snapshot() released the agent
             }
         }
-        replay = declined == nullptr;
+        replay = f.declined == nullptr;
     }
 
     if (!replay) {
@@ -269,121 +347,39 @@ void replay_dispatch(const rocprofiler_kernel_dispatch_info_t& info, dispatch_ba
         // The cap: a fixed count above it runs `cap` passes; an indefinite loop stops after `cap`
         // passes. Either way the loop ends like a fixed one (no continue or restore after the last
         // pass), so the program's memory is what one run leaves. total_passes says what runs.
-        const std::uint64_t cap = max_passes();
-        const std::uint64_t requested = n;
-        const bool over = n > cap;
-        if (over) n = cap;
-        const std::uint64_t limit = n != 0 ? n : cap;
-        if (over) {
+        f.cap = max_passes();
+        if (n > f.cap) {
             char key[64];
             std::snprintf(key, sizeof key, "replay cap kernel %llu", static_cast<unsigned long long>(info.kernel_id));
             if (first_time(key))
                 warn("kernel replay: dispatch %llu (kernel id %llu) asked for %llu passes, more than the cap: at most "
                      "%llu are run (ENCORE_REPLAY_MAX_PASSES sets the cap; said once per kernel)",
                      static_cast<unsigned long long>(info.dispatch_id), static_cast<unsigned long long>(info.kernel_id),
-                     static_cast<unsigned long long>(requested), static_cast<unsigned long long>(cap));
+                     static_cast<unsigned long long>(n), static_cast<unsigned long long>(f.cap));
+            n = f.cap;
         }
-        std::uint64_t progress_ms = env_u64("ENCORE_REPLAY_PROGRESS_MS", default_progress_ms,
-                                            max_wait_timeout_ns / 1'000'000, "milliseconds, at most 86400000");
-        if (progress_ms == 0) progress_ms = default_progress_ms;
-        const std::uint64_t started = core::now_ns();
-        std::uint64_t next_progress = started + progress_ms * 1'000'000;
-        loop_state loop{&backend, 0, false};
-        t_loop = &loop;
-        passes_run = 0;
-        for (std::uint64_t i = 0;; ++i) {
-            rocprofiler_callback_tracing_kernel_replay_data_t pp{};
-            pp.size = sizeof(pp);
-            pp.dispatch_info = info;
-            pp.current_pass = i;
-            pp.total_passes = n;
-            pp.replay_start_context = &local_start;
-            pp.replay_stop_context = &local_stop;
-            rocprofiler_user_data_t ud_pass = ud_config;  // each pass its own copy
-            loop.armed = true;
-            deliver(ROCPROFILER_KERNEL_REPLAY_PASS, ROCPROFILER_CALLBACK_PHASE_ENTER, pp, ud_pass);
-            loop.armed = false;
-            const char* stuck = backend.run_pass(i, ~loop.locally_stopped);
-            passes_run = i + 1;
-            pp.replay_start_context = nullptr;
-            pp.replay_stop_context = nullptr;
-            pp.replay_continue = cont;  // in effect for this pass; PASS EXIT may override it
-            deliver(ROCPROFILER_KERNEL_REPLAY_PASS, ROCPROFILER_CALLBACK_PHASE_EXIT, pp, ud_pass);
-            if (stuck != nullptr) {
-                declined = stuck;
-                warn_once(stuck);
-                break;
-            }
-            if (n != 0 && i + 1 == n) break;  // continue is not consulted after the last fixed pass
-            if (i + 1 == limit) {
-                // Only an indefinite loop gets here (a fixed one broke above).
-                char key[64];
-                std::snprintf(key, sizeof key, "replay cap kernel %llu", static_cast<unsigned long long>(info.kernel_id));
-                if (first_time(key))
-                    warn("kernel replay: dispatch %llu (kernel id %llu): replay_continue did not return 0 within "
-                         "%llu passes, the cap; the loop stops there (ENCORE_REPLAY_MAX_PASSES sets the cap; said "
-                         "once per kernel)",
-                         static_cast<unsigned long long>(info.dispatch_id),
-                         static_cast<unsigned long long>(info.kernel_id), static_cast<unsigned long long>(cap));
-                break;
-            }
-            // A throwing continue callback ends the loop (as if it said 0).
-            if (pp.replay_continue != nullptr && tool_answer(ctx, static_cast<std::uint32_t>(replay_kind), 0, [&] {
-                                                     return pp.replay_continue(info, i, n, ud_pass);
-                                                 }) == 0)
-                break;
-            if (const std::uint64_t now = core::now_ns(); now >= next_progress) {
-                if (n != 0)
-                    warn("kernel replay: dispatch %llu (kernel id %llu): pass %llu of %llu done, %.1f s",
-                         static_cast<unsigned long long>(info.dispatch_id),
-                         static_cast<unsigned long long>(info.kernel_id), static_cast<unsigned long long>(i + 1),
-                         static_cast<unsigned long long>(n), static_cast<double>(now - started) / 1e9);
-                else
-                    warn("kernel replay: dispatch %llu (kernel id %llu): pass %llu done (until replay_continue "
-                         "returns 0, at most %llu), %.1f s",
-                         static_cast<unsigned long long>(info.dispatch_id),
-                         static_cast<unsigned long long>(info.kernel_id), static_cast<unsigned long long>(i + 1),
-                         static_cast<unsigned long long>(cap), static_cast<double>(now - started) / 1e9);
-                next_progress = now + progress_ms * 1'000'000;
-            }
-            rocprofiler_callback_tracing_kernel_replay_data_t r{};
-            r.size = sizeof(r);
-            r.dispatch_info = info;
-            r.current_pass = i + 1;  // the pass the restore prepares
-            r.total_passes = n;
-            rocprofiler_user_data_t rud = ud_config;
-            deliver(ROCPROFILER_KERNEL_REPLAY_RESTORE, ROCPROFILER_CALLBACK_PHASE_ENTER, r, rud);
-            memory_stats st;
-            r.start_timestamp = core::now_ns();
-            const bool ok = backend.restore(st);
-            r.end_timestamp = core::now_ns();
-            r.bytes = st.bytes;
-            r.regions = st.regions;
-            if (!ok) {
-                // The seed's rule: never continue with partially restored memory.
-                std::fprintf(stderr,
-                             "[encore] kernel replay: restoring device memory failed part-way before pass %llu of "
-                             "dispatch %llu; aborting (continuing would run the kernel on corrupted inputs)\n",
-                             static_cast<unsigned long long>(i + 1), static_cast<unsigned long long>(info.dispatch_id));
-                std::abort();
-            }
-            deliver(ROCPROFILER_KERNEL_REPLAY_RESTORE, ROCPROFILER_CALLBACK_PHASE_EXIT, r, rud);
-        }
-        t_loop = nullptr;
+        f.passes = n;
+        f.progress_ms = env_u64("ENCORE_REPLAY_PROGRESS_MS", default_progress_ms, max_wait_timeout_ns / 1'000'000,
+                                "milliseconds, at most 86400000");
+        if (f.progress_ms == 0) f.progress_ms = default_progress_ms;
+        f.started = core::now_ns();
+        f.next_progress = f.started + f.progress_ms * 1'000'000;
+        passes_run = flow::run_passes(f);
     }
 
     p.current_pass = 0;
     p.total_passes = replay ? n : 1;
     p.passes_run = passes_run;
-    p.decline_reason = declined;
-    rocprofiler_user_data_t ud_exit = ud_config;
+    p.decline_reason = f.declined;
+    rocprofiler_user_data_t ud_exit = f.ud_config;
     deliver(ROCPROFILER_KERNEL_REPLAY_CONFIG, ROCPROFILER_CALLBACK_PHASE_EXIT, p, ud_exit);
     if (replay) backend.finish();
 }
 
 bool checksum(std::uint64_t& out) noexcept {
-    if (t_loop == nullptr || !t_loop->armed) return false;
-    return t_loop->backend->checksum(out);
+    const flow::loop<kernel_flow>* l = flow::t_loop<kernel_flow>;
+    if (l == nullptr || !l->armed) return false;
+    return l->flow->backend.checksum(out);
 }
 
 rocprofiler_status_t configure_options(rocprofiler_context_id_t id, const encore_kernel_replay_options_t* o) noexcept {

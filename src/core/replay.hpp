@@ -25,7 +25,9 @@ struct options {
     /// device has room, need not apply it; a chosen budget bounds every snapshot.
     bool memory_budget_chosen = false;
 };
-/// `backend_default` is what the backend measured best (used when nobody chose).
+/// `backend_default` is what the backend measured best (used when nobody chose). Resolved by the
+/// flows (kernel replay before acquire, range replay at a recording's start) and handed to the
+/// backend's steps.
 ENCORE_API options current_options(encore_replay_snapshot_policy_t backend_default) noexcept;
 
 /// Whether some context configured KERNEL_REPLAY (fixed once configuration is locked).
@@ -40,15 +42,20 @@ struct memory_stats {
     std::uint64_t regions = 0;
 };
 
-/// What a backend does for one dispatch; all calls on the submitting thread, in this order:
-/// run_once (not replayed), or acquire -> snapshot -> (run_pass -> restore?)* -> finish.
+/// What a backend does for one dispatch: the steps of the flow (replay_dispatch, whose pass loop
+/// range replay shares: replay_flow.hpp), and nothing of the flow itself. All calls on the
+/// submitting thread, in this order: run_once (not replayed), or acquire -> snapshot ->
+/// (run_pass -> restore?)* -> finish.
 class dispatch_backend {
 public:
     /// Submits the dispatch the ordinary way (once, with the program's completion signal).
     virtual void run_once() noexcept = 0;
-    /// Exclusive use of the agent and every earlier dispatch on it complete. A static reason on
+    /// The snapshot policy this backend measured best (the options' policy when nobody chose).
+    [[nodiscard]] virtual encore_replay_snapshot_policy_t default_policy() const noexcept = 0;
+    /// Exclusive use of the agent and every earlier dispatch on it complete, under `opt` (the
+    /// options in effect, resolved by the flow; they hold until finish). A static reason on
     /// failure (nothing held then).
-    virtual const char* acquire() noexcept = 0;
+    virtual const char* acquire(const options& opt) noexcept = 0;
     /// Captures the memory the dispatch may change. A static reason on failure (the backend has
     /// released everything; the dispatch is then run once by run_once).
     virtual const char* snapshot(memory_stats& out) noexcept = 0;

@@ -306,9 +306,13 @@ public:
         : ctx_(ctx), device_(device), stream_(stream) {}
     ~cuda_range() override { finish(); }
 
+    encore_replay_snapshot_policy_t default_policy() const noexcept override {
+        return ENCORE_REPLAY_SNAPSHOT_FULL_COPY;
+    }
+
     // The start snapshot, before the range's first launch runs: the context drained, then copied.
-    const rr::decline_reason* start() noexcept {
-        opt_ = core::replay::current_options(ENCORE_REPLAY_SNAPSHOT_FULL_COPY);
+    const rr::decline_reason* start(const core::replay::options& opt) noexcept override {
+        opt_ = opt;
         flush_l2_ = snapshot::flush_l2_setting();
         if (!claim(ctx_)) return &second_range;
         claimed_ = true;
@@ -485,7 +489,7 @@ void record(CUcontext ctx, CUstream stream, Add&& add) noexcept {
         // the range (or joins it), never slips in unrecorded after the snapshot.
         rec = r.get();
         rr::attach(std::move(r));
-        if (const rr::decline_reason* d = rec->start(); d != nullptr) return rr::decline(*d);
+        if (const rr::decline_reason* d = rr::start(*rec); d != nullptr) return rr::decline(*d);
     } else if (rec->context() != ctx) {
         return rr::decline(multi_agent);
     } else if (rec->stream() != stream) {

@@ -60,8 +60,12 @@ public:
         result_ = records::launch(call_, dispatch_id_);
     }
 
-    const char* acquire() noexcept override {
-        opt_ = core::replay::current_options(ENCORE_REPLAY_SNAPSHOT_FULL_COPY);
+    encore_replay_snapshot_policy_t default_policy() const noexcept override {
+        return ENCORE_REPLAY_SNAPSHOT_FULL_COPY;
+    }
+
+    const char* acquire(const core::replay::options& opt) noexcept override {
+        opt_ = opt;
         flush_l2_ = snapshot::flush_l2_setting();
         switch (snapshot::obstacle_in(ctx_, call_.work_stream())) {
             case snapshot::obstacle::managed:

@@ -128,11 +128,14 @@ public:
     explicit hsa_range(std::shared_ptr<queue_state> qs) noexcept : qs_(std::move(qs)) {}
     ~hsa_range() override { finish(); }
 
+    encore_replay_snapshot_policy_t default_policy() const noexcept override {
+        return replay_memory::write_tracking_available() ? ENCORE_REPLAY_SNAPSHOT_CHANGED_CHUNKS
+                                                         : ENCORE_REPLAY_SNAPSHOT_FULL_COPY;
+    }
+
     // The start snapshot, before the range's first dispatch runs: the agent drained, then copied.
-    const rr::decline_reason* start() noexcept {
-        opt_ = core::replay::current_options(replay_memory::write_tracking_available()
-                                                 ? ENCORE_REPLAY_SNAPSHOT_CHANGED_CHUNKS
-                                                 : ENCORE_REPLAY_SNAPSHOT_FULL_COPY);
+    const rr::decline_reason* start(const core::replay::options& opt) noexcept override {
+        opt_ = opt;
         if (replay_gate::take_exclusive(agent(), std::chrono::nanoseconds(opt_.wait_timeout_ns)) !=
             replay_gate::exclusive::held)
             return &timed_out;
@@ -360,7 +363,8 @@ bool range_submit(queue_state& qs, const void* pkts, std::uint64_t count, hsa_am
     } else if (dispatches && rr::recording_here()) {
         if (rec == nullptr) {
             auto r = std::make_unique<hsa_range>(qs.shared_from_this());
-            if (const rr::decline_reason* d = r->start(); d != nullptr) {
+            // Started before it is attached: the range is bound to the agent once its snapshot is taken.
+            if (const rr::decline_reason* d = rr::start(*r); d != nullptr) {
                 rr::decline(*d);
             } else {
                 rec = r.get();

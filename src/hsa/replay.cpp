@@ -52,7 +52,7 @@ public:
                hsa_amd_queue_intercept_packet_writer writer, std::uint64_t dispatch_id) noexcept
         : qs_(std::move(qs)), pkt_(pkt), writer_(writer), dispatch_id_(dispatch_id) {}
 
-    static encore_replay_snapshot_policy_t default_policy() noexcept {
+    encore_replay_snapshot_policy_t default_policy() const noexcept override {
         // Measured (benchmarks/RESULTS.md): with write tracking, restoring only changed chunks
         // wins at every written fraction up to ~all of the footprint; comparing (ROCr) costs a
         // full read-back, so there the full copy is the default.
@@ -67,9 +67,8 @@ public:
         submit_ordinary(*qs_, pkt_, writer_, enqueue_mask, complete_mask, dispatch_id_);
     }
 
-    const char* acquire() noexcept override {
-        // Read here, not per dispatch: most dispatches are never replayed.
-        opt_ = core::replay::current_options(default_policy());
+    const char* acquire(const core::replay::options& opt) noexcept override {
+        opt_ = opt;
         switch (replay_gate::take_exclusive(agent(), std::chrono::nanoseconds(opt_.wait_timeout_ns))) {
             case replay_gate::exclusive::held: return nullptr;
             case replay_gate::exclusive::lock_timed_out:
