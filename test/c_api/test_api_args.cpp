@@ -7,6 +7,8 @@
 // read by C11 code (api_args_c.c), argument iteration's value and address for that parameter
 // in the same record, and what the program passed all agree; retval members equal what the
 // program got back.
+#include "../support/tool_stub.hpp"
+
 #include "../../examples/hsa/hsa_example.hpp"
 #include "api_args_c.h"
 #include "api_args_record.hpp"
@@ -66,12 +68,7 @@ constexpr auto EXIT = ROCPROFILER_CALLBACK_PHASE_EXIT;
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) rocprofiler_tool_configure_result_t* rocprofiler_configure(
-    uint32_t, const char*, uint32_t, rocprofiler_client_id_t* id) {
-    id->name = "test-api-args";
-    static rocprofiler_tool_configure_result_t r{sizeof(r), &tool_init, nullptr, nullptr};
-    return &r;
-}
+ENCORE_TEST_TOOL("test-api-args", &tool_init, nullptr)
 
 TEST_CASE("hsa: members of HSA core calls on the software runtime") {
     REQUIRE(hsa_init() == HSA_STATUS_SUCCESS);

@@ -6,6 +6,8 @@
 // For each call: the member read in C++ (data->args.hipMalloc.size), the same member read by
 // C11 code (api_args_c.c), argument iteration's value and address for that parameter in the
 // same record, and what the program passed all agree.
+#include "../support/tool_stub.hpp"
+
 #include "api_args_c.h"
 #include "api_args_record.hpp"
 
@@ -54,12 +56,7 @@ hip_seen exited(int op, hipError_t got) {
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) rocprofiler_tool_configure_result_t* rocprofiler_configure(
-    uint32_t, const char*, uint32_t, rocprofiler_client_id_t* id) {
-    id->name = "test-api-args-hip";
-    static rocprofiler_tool_configure_result_t r{sizeof(r), &tool_init, nullptr, nullptr};
-    return &r;
-}
+ENCORE_TEST_TOOL("test-api-args-hip", &tool_init, nullptr)
 
 TEST_CASE("hip: members of HIP runtime calls") {
     int count = -1;

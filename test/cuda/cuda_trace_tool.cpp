@@ -14,6 +14,8 @@
 //   replay           KERNEL_REPLAY on every launch: ENCORE_CUDA_REPLAY_PASSES passes (default 3),
 //                    a checksum of the covered memory at each PASS ENTER; summary at exit with
 //                    the time of the sequence, its passes, snapshot and restores
+#include "../support/tool_stub.hpp"
+
 #include <rocprofiler-sdk/experimental/kernel_replay.h>
 #include <rocprofiler-sdk/registration.h>
 #include <rocprofiler-sdk/rocprofiler.h>
@@ -434,8 +436,4 @@ extern "C" __attribute__((visibility("default"))) int encore_bench_switch(int wh
     return rocprofiler_start_context(g_switch[which - 1]) == ROCPROFILER_STATUS_SUCCESS ? 0 : 1;
 }
 
-extern "C" __attribute__((visibility("default"))) rocprofiler_tool_configure_result_t* rocprofiler_configure(
-    uint32_t, const char*, uint32_t, rocprofiler_client_id_t*) {
-    static rocprofiler_tool_configure_result_t r{sizeof(r), &init, &fini, nullptr};
-    return &r;
-}
+ENCORE_TEST_TOOL(nullptr, &init, &fini)

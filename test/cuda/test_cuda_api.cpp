@@ -25,6 +25,7 @@
 //             once before its first dispatch, again after an unload; the copies' results unchanged
 // (The wrapper script test/cuda/check_stderr.py checks the one-time messages on stderr.)
 #include "../support/check.hpp"
+#include "../support/tool_stub.hpp"
 #include "ctx_create.hpp"
 #include "fake_driver.h"
 
@@ -536,12 +537,7 @@ int run_replay() {
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) rocprofiler_tool_configure_result_t* rocprofiler_configure(
-    uint32_t, const char*, uint32_t, rocprofiler_client_id_t* id) {
-    id->name = "test-cuda-api";
-    static rocprofiler_tool_configure_result_t r{sizeof(r), &tool_init, nullptr, nullptr};
-    return &r;
-}
+ENCORE_TEST_TOOL("test-cuda-api", &tool_init, nullptr)
 
 // The records a copy made: its ENTER and EXIT (matched by correlation id), or failures noted.
 struct copy_seen {

@@ -22,6 +22,7 @@
 //   none      (with FAKE_CUPTI_PROFILER_FAIL or ENCORE_CUDA_DISPATCH_TIMING=cupti) the device is
 //             no counter source: the dispatch callback is never called, the launches run
 #include "../support/check.hpp"
+#include "../support/tool_stub.hpp"
 #include "fake_driver.h"
 
 #include <encore/counters.h>
@@ -265,12 +266,7 @@ int run() {
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) rocprofiler_tool_configure_result_t* rocprofiler_configure(
-    uint32_t, const char*, uint32_t, rocprofiler_client_id_t* id) {
-    id->name = "test-cuda-counting";
-    static rocprofiler_tool_configure_result_t r{sizeof(r), &tool_init, nullptr, nullptr};
-    return &r;
-}
+ENCORE_TEST_TOOL("test-cuda-counting", &tool_init, nullptr)
 
 int main(int argc, char** argv) {
     g_mode = argc > 1 ? argv[1] : "";

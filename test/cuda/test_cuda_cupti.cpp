@@ -54,6 +54,7 @@
 //                                wait each launch gets its COMPLETE without times
 // (test/cuda/meson.build runs these under several environments; check_stderr.py checks messages.)
 #include "../support/check.hpp"
+#include "../support/tool_stub.hpp"
 #include "fake_cupti.h"
 #include "ctx_create.hpp"
 #include "fake_driver.h"
@@ -570,12 +571,7 @@ int run_exit() {
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) rocprofiler_tool_configure_result_t* rocprofiler_configure(
-    uint32_t, const char*, uint32_t, rocprofiler_client_id_t* id) {
-    id->name = "test-cuda-cupti";
-    static rocprofiler_tool_configure_result_t r{sizeof(r), &tool_init, &tool_fini, nullptr};
-    return &r;
-}
+ENCORE_TEST_TOOL("test-cuda-cupti", &tool_init, &tool_fini)
 
 int main(int argc, char** argv) {
     g_mode = argc > 1 ? argv[1] : "";

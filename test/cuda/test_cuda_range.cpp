@@ -26,6 +26,7 @@
 //   verify    (ENCORE_REPLAY_VERIFY=1) divergence counts: 0 for a deterministic range at every
 //             PASS ENTER and at CLOSE; a kernel that writes a different value each run diverges
 #include "../support/check.hpp"
+#include "../support/tool_stub.hpp"
 #include "ctx_create.hpp"
 #include "fake_driver.h"
 
@@ -847,12 +848,7 @@ int run_verify() {
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) rocprofiler_tool_configure_result_t* rocprofiler_configure(
-    uint32_t, const char*, uint32_t, rocprofiler_client_id_t* id) {
-    id->name = "test-cuda-range";
-    static rocprofiler_tool_configure_result_t r{sizeof(r), &tool_init, nullptr, nullptr};
-    return &r;
-}
+ENCORE_TEST_TOOL("test-cuda-range", &tool_init, nullptr)
 
 int main(int argc, char** argv) {
     const std::string mode = argc > 1 ? argv[1] : "";

@@ -20,6 +20,7 @@
 //                driver; mappings make no records; bad arguments are the driver's errors; the VMM
 //                calls are traced with their arguments
 #include "../support/check.hpp"
+#include "../support/tool_stub.hpp"
 #include "fake_driver.h"
 
 #include <encore/tracing/payload.hpp>
@@ -673,12 +674,7 @@ int run_alloc_records() {
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) rocprofiler_tool_configure_result_t* rocprofiler_configure(
-    uint32_t, const char*, uint32_t, rocprofiler_client_id_t* id) {
-    id->name = "test-cuda-vmm";
-    static rocprofiler_tool_configure_result_t r{sizeof(r), &tool_init, nullptr, nullptr};
-    return &r;
-}
+ENCORE_TEST_TOOL("test-cuda-vmm", &tool_init, nullptr)
 
 int main(int argc, char** argv) {
     g_mode = argc > 1 ? argv[1] : "";

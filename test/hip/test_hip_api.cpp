@@ -13,6 +13,7 @@
 //   fake     (ENCORE_HIP_LIBRARY=libencore_test_fake_hip.so, whose calls succeed) the CREATE /
 //            DESTROY / EXEC_CREATE / EXEC_DESTROY records and ids of successful calls
 #include "../support/check.hpp"
+#include "../support/tool_stub.hpp"
 
 #include <encore/domains/hip.hpp>
 #include <encore/encore.hpp>
@@ -552,12 +553,7 @@ void scenario_nohip() {
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) rocprofiler_tool_configure_result_t* rocprofiler_configure(
-    uint32_t, const char*, uint32_t, rocprofiler_client_id_t* id) {
-    id->name = "test-hip-api";
-    static rocprofiler_tool_configure_result_t r{sizeof(r), &tool_init, nullptr, nullptr};
-    return &r;
-}
+ENCORE_TEST_TOOL("test-hip-api", &tool_init, nullptr)
 
 int main(int argc, char** argv) {
     g_scenario = argc > 1 ? argv[1] : "api";

@@ -6,6 +6,7 @@
 // library (HSA_TOOLS_LIB). The program is its own tool: one context traces HIP_RUNTIME_API and
 // HSA_CORE_API into one ordered list, a second traces HSA_CORE_API only.
 #include "../support/check.hpp"
+#include "../support/tool_stub.hpp"
 
 #include <encore/encore.hpp>
 #include <hip/hip_runtime_api.h>
@@ -108,12 +109,7 @@ bool nested_ancestors(const span& s) {
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) rocprofiler_tool_configure_result_t* rocprofiler_configure(
-    uint32_t, const char*, uint32_t, rocprofiler_client_id_t* id) {
-    id->name = "test-hip-hsa";
-    static rocprofiler_tool_configure_result_t r{sizeof(r), &tool_init, nullptr, nullptr};
-    return &r;
-}
+ENCORE_TEST_TOOL("test-hip-hsa", &tool_init, nullptr)
 
 int main() {
     // The first HIP call starts the tools; the stand-in's hipInit runs hsa_init, which loads

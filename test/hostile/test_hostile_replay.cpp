@@ -7,6 +7,7 @@
 // their passes, and every record is delivered or counted as dropped.
 #include "../../examples/hsa/hsa_example.hpp"
 #include "../support/check.hpp"
+#include "../support/tool_stub.hpp"
 #include "watchdog.hpp"
 
 #include <rocprofiler-sdk/experimental/kernel_replay.h>
@@ -158,11 +159,7 @@ int run(const char* co_path) {
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) rocprofiler_tool_configure_result_t* rocprofiler_configure(
-    uint32_t, const char*, uint32_t, rocprofiler_client_id_t*) {
-    static rocprofiler_tool_configure_result_t r{sizeof(r), &tool_init, nullptr, nullptr};
-    return &r;
-}
+ENCORE_TEST_TOOL(nullptr, &tool_init, nullptr)
 
 int main(int argc, char** argv) {
     if (argc < 2) {

@@ -14,6 +14,7 @@
 // a thread that is not the program's; nothing was dropped.
 #include "../../examples/hsa/hsa_example.hpp"
 #include "../support/check.hpp"
+#include "../support/tool_stub.hpp"
 
 #include <rocprofiler-sdk/rocprofiler.h>
 
@@ -201,12 +202,7 @@ int tool_init(rocprofiler_client_finalize_t, void*) {
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) rocprofiler_tool_configure_result_t* rocprofiler_configure(
-    uint32_t, const char*, uint32_t, rocprofiler_client_id_t* id) {
-    id->name = "test-buffer-tracing";
-    static rocprofiler_tool_configure_result_t r{sizeof(r), &tool_init, &tool_fini, nullptr};
-    return &r;
-}
+ENCORE_TEST_TOOL("test-buffer-tracing", &tool_init, &tool_fini)
 
 int main(int argc, char** argv) {
     if (argc < 2) return 2;

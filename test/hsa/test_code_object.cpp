@@ -15,6 +15,7 @@
 //   - an executable still alive at hsa_shut_down gets its UNLOAD records then.
 #include "../../examples/hsa/hsa_example.hpp"
 #include "../support/check.hpp"
+#include "../support/tool_stub.hpp"
 
 #include <rocprofiler-sdk/rocprofiler.h>
 
@@ -160,12 +161,7 @@ using Args = example::VectorAddArgs;
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) rocprofiler_tool_configure_result_t* rocprofiler_configure(
-    uint32_t, const char*, uint32_t, rocprofiler_client_id_t* id) {
-    id->name = "test-code-object";
-    static rocprofiler_tool_configure_result_t r{sizeof(r), &tool_init, nullptr, nullptr};
-    return &r;
-}
+ENCORE_TEST_TOOL("test-code-object", &tool_init, nullptr)
 
 int main(int argc, char** argv) {
     if (argc < 2) return 2;

@@ -16,6 +16,7 @@
 //           opted-out dispatch is counted once.
 #include "../../examples/hsa/hsa_example.hpp"
 #include "../support/check.hpp"
+#include "../support/tool_stub.hpp"
 
 #include <encore/counters.h>
 #include <rocprofiler-sdk/buffer.h>
@@ -743,12 +744,7 @@ int tool_init(rocprofiler_client_finalize_t, void*) {
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) rocprofiler_tool_configure_result_t* rocprofiler_configure(
-    uint32_t, const char*, uint32_t, rocprofiler_client_id_t* id) {
-    id->name = "test-counters";
-    static rocprofiler_tool_configure_result_t r{sizeof(r), &tool_init, nullptr, nullptr};
-    return &r;
-}
+ENCORE_TEST_TOOL("test-counters", &tool_init, nullptr)
 
 int main(int argc, char** argv) {
     if (argc < 3) return 2;

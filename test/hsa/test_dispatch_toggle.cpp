@@ -9,6 +9,7 @@
 // 2 of 6 runs of 6000 dispatches had one.
 #include "../../examples/hsa/hsa_example.hpp"
 #include "../support/check.hpp"
+#include "../support/tool_stub.hpp"
 
 #include <rocprofiler-sdk/rocprofiler.h>
 
@@ -58,12 +59,7 @@ int tool_init(rocprofiler_client_finalize_t, void*) {
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) rocprofiler_tool_configure_result_t* rocprofiler_configure(
-    uint32_t, const char*, uint32_t, rocprofiler_client_id_t* id) {
-    id->name = "test-dispatch-toggle";
-    static rocprofiler_tool_configure_result_t r{sizeof(r), &tool_init, nullptr, nullptr};
-    return &r;
-}
+ENCORE_TEST_TOOL("test-dispatch-toggle", &tool_init, nullptr)
 
 int main(int argc, char** argv) {
     if (argc < 2) return 2;

@@ -7,6 +7,7 @@
 // configures after initialization gets CONFIGURATION_LOCKED.
 #include "../../examples/hsa/hsa_example.hpp"
 #include "../support/check.hpp"
+#include "../support/tool_stub.hpp"
 
 #include <encore/domains/hsa.hpp>
 #include <encore/encore.hpp>
@@ -64,12 +65,7 @@ int tool_init(rocprofiler_client_finalize_t, void*) {
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) rocprofiler_tool_configure_result_t* rocprofiler_configure(
-    uint32_t, const char*, uint32_t, rocprofiler_client_id_t* id) {
-    id->name = "test-hsa-api";
-    static rocprofiler_tool_configure_result_t r{sizeof(r), &tool_init, nullptr, nullptr};
-    return &r;
-}
+ENCORE_TEST_TOOL("test-hsa-api", &tool_init, nullptr)
 
 int main() {
     constexpr int get_info = ROCPROFILER_HSA_CORE_API_ID_hsa_agent_get_info;

@@ -18,6 +18,7 @@
 //     program's signal alone.
 #include "../../examples/hsa/hsa_example.hpp"
 #include "../support/check.hpp"
+#include "../support/tool_stub.hpp"
 
 #include <rocprofiler-sdk/rocprofiler.h>
 
@@ -493,12 +494,7 @@ void test_copies(hsa_agent_t cpu, hsa_agent_t gpu) {
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) rocprofiler_tool_configure_result_t* rocprofiler_configure(
-    uint32_t, const char*, uint32_t, rocprofiler_client_id_t* id) {
-    id->name = "test-memory";
-    static rocprofiler_tool_configure_result_t r{sizeof(r), &tool_init, nullptr, nullptr};
-    return &r;
-}
+ENCORE_TEST_TOOL("test-memory", &tool_init, nullptr)
 
 int main() {
     HSA_CHECK(hsa_init());

@@ -25,6 +25,7 @@
 //                 with progress lines; the program's results as without replay.
 #include "../../examples/hsa/hsa_example.hpp"
 #include "../support/check.hpp"
+#include "../support/tool_stub.hpp"
 
 #include <rocprofiler-sdk/experimental/kernel_replay.h>
 #include <rocprofiler-sdk/rocprofiler.h>
@@ -845,11 +846,7 @@ int stress(const char* co) {
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) rocprofiler_tool_configure_result_t* rocprofiler_configure(
-    uint32_t, const char*, uint32_t, rocprofiler_client_id_t*) {
-    static rocprofiler_tool_configure_result_t r{sizeof(r), &tool_init, nullptr, nullptr};
-    return &r;
-}
+ENCORE_TEST_TOOL(nullptr, &tool_init, nullptr)
 
 int main(int argc, char** argv) {
     if (argc < 3) {

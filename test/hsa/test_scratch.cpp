@@ -12,6 +12,7 @@
 // records match one for one (operation, size, flags, queue, start <= end).
 #include "../../examples/hsa/hsa_example.hpp"
 #include "../support/check.hpp"
+#include "../support/tool_stub.hpp"
 
 #include <rocprofiler-sdk/rocprofiler.h>
 
@@ -92,12 +93,7 @@ struct expected_op {
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) rocprofiler_tool_configure_result_t* rocprofiler_configure(
-    uint32_t, const char*, uint32_t, rocprofiler_client_id_t* id) {
-    id->name = "test-scratch";
-    static rocprofiler_tool_configure_result_t r{sizeof(r), &tool_init, nullptr, nullptr};
-    return &r;
-}
+ENCORE_TEST_TOOL("test-scratch", &tool_init, nullptr)
 
 int main(int argc, char** argv) {
     if (argc < 2) return 2;

@@ -14,6 +14,7 @@
 //   short     (rocshmem) the library's table is shorter than encore's declaration: the slots it
 //             has are traced, the others are left alone and the size is the library's
 #include "../support/check.hpp"
+#include "../support/tool_stub.hpp"
 #include "buffered_api.hpp"
 #include "fake_log.hpp"
 #include "fake_results.hpp"
@@ -315,12 +316,7 @@ void run(std::uint64_t version) {
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) rocprofiler_tool_configure_result_t* rocprofiler_configure(
-    uint32_t, const char*, uint32_t, rocprofiler_client_id_t* id) {
-    id->name = "test-lib";
-    static rocprofiler_tool_configure_result_t r{sizeof(r), &tool_init, nullptr, nullptr};
-    return &r;
-}
+ENCORE_TEST_TOOL("test-lib", &tool_init, nullptr)
 
 int main(int argc, char** argv) {
     g_lib = argc > 1 ? argv[1] : "";

@@ -19,6 +19,7 @@
 //   untraced  the tool configures no RCCL kind: results unchanged, no records
 //   queries   the C API's names and argument iteration of RCCL_API (no call made)
 #include "../support/check.hpp"
+#include "../support/tool_stub.hpp"
 #include "buffered_api.hpp"
 #include "fake_log.hpp"
 
@@ -490,12 +491,7 @@ void scenario_queries() {
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) rocprofiler_tool_configure_result_t* rocprofiler_configure(
-    uint32_t, const char*, uint32_t, rocprofiler_client_id_t* id) {
-    id->name = "test-rccl";
-    static rocprofiler_tool_configure_result_t r{sizeof(r), &tool_init, nullptr, nullptr};
-    return &r;
-}
+ENCORE_TEST_TOOL("test-rccl", &tool_init, nullptr)
 
 int main(int argc, char** argv) {
     g_scenario = argc > 1 ? argv[1] : "preload";

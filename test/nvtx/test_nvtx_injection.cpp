@@ -2,6 +2,8 @@
 // the way a copy of NVTX drives it (InitializeInjectionNvtx2 with an export table), with bad
 // tables and bad arguments; the program is its own tool, so the MARKER_CORE_API records the
 // attached functions make are checked too (messages from ASCII, wide and registered strings).
+#include "../support/tool_stub.hpp"
+
 #include "nvtx/nvtx_abi.hpp"
 
 #include <doctest/doctest.h>
@@ -96,12 +98,7 @@ int init(nvtx_copy& c) {
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) rocprofiler_tool_configure_result_t* rocprofiler_configure(
-    uint32_t, const char*, uint32_t, rocprofiler_client_id_t* id) {
-    id->name = "test_nvtx_injection";
-    static rocprofiler_tool_configure_result_t result{sizeof(result), &tool_init, nullptr, nullptr};
-    return &result;
-}
+ENCORE_TEST_TOOL("test_nvtx_injection", &tool_init, nullptr)
 
 TEST_CASE("a missing or unusable export table is refused, and nothing is written") {
     CHECK(InitializeInjectionNvtx2(nullptr) == 0);

@@ -5,6 +5,8 @@
 // in the payload's union member of the operation. Writes its counts per operation and phase,
 // and what went wrong, to $ENCORE_OMPT_TRACE_OUT at encore's finalization, with count_tool.c's
 // counts of the same moment in $ENCORE_OMPT_COUNT_SNAPSHOT (check_ompt.py compares them).
+#include "../support/tool_stub.hpp"
+
 #include <rocprofiler-sdk/callback_tracing.h>
 #include <rocprofiler-sdk/registration.h>
 #include <rocprofiler-sdk/rocprofiler.h>
@@ -197,9 +199,4 @@ int tool_init(rocprofiler_client_finalize_t, void*) {
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) rocprofiler_tool_configure_result_t* rocprofiler_configure(
-    uint32_t, const char*, uint32_t, rocprofiler_client_id_t* id) {
-    id->name = "ompt_check_tool";
-    static rocprofiler_tool_configure_result_t result{sizeof(result), &tool_init, &tool_fini, nullptr};
-    return &result;
-}
+ENCORE_TEST_TOOL("ompt_check_tool", &tool_init, &tool_fini)
