@@ -307,6 +307,29 @@ bool push(queue_state& q, dispatch_record* d) noexcept {
     return true;
 }
 
+// A dispatch's record (or a replay pass's) taken from the pool, set up for `pkt` up to its
+// ENQUEUE EXIT: its masks, not a gate, no program signal yet, the contexts and correlation of its
+// ENQUEUE captured (traced), its payload when traced or `counting` (`dispatch_id` 0: the next
+// one), ENQUEUE ENTER delivered, then the counting contexts in `counting_contexts` asked for their
+// configs. Inlined: submit_ordinary is on every traced dispatch's path.
+[[gnu::always_inline]] inline void open_record(dispatch_record& d, queue_state& qs,
+                                               const hsa_kernel_dispatch_packet_t& pkt, std::uint64_t enqueue_mask,
+                                               std::uint64_t complete_mask, bool counted, std::uint64_t dispatch_id,
+                                               bool counting, std::uint64_t counting_contexts) noexcept {
+    d.queue = &qs;
+    d.enqueue_mask = enqueue_mask;
+    d.complete_mask = complete_mask;
+    d.counted = counted;
+    d.is_gate = false;
+    d.app_signal = {};
+    d.traced = event::capture_into_for(d.ev, kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE,
+                                       enqueue_mask | complete_mask);
+    if (d.traced || counting) fill_info(d.payload, qs, pkt, dispatch_id != 0 ? dispatch_id : next_dispatch_id());
+    if (d.traced)
+        d.ev.deliver_to(enqueue_mask, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, ROCPROFILER_CALLBACK_PHASE_ENTER, &d.payload);
+    d.counting = counting && core::counting::begin(d.count, d.payload.dispatch_info, counting_contexts);
+}
+
 }  // namespace
 
 std::uint64_t next_dispatch_id() noexcept { return g_dispatch_id.fetch_add(1, std::memory_order_relaxed) + 1; }
@@ -373,19 +396,8 @@ void submit_ordinary(queue_state& qs, const hsa_kernel_dispatch_packet_t& in,
         writer(&in, 1);
         return;
     }
-    d->queue = &qs;
-    d->enqueue_mask = enqueue_mask;
-    d->complete_mask = complete_mask;
-    d->counted = count;
-    d->is_gate = false;
-    d->traced = event::capture_into_for(d->ev, kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE,
-                                        enqueue_mask | complete_mask);
-    if (d->traced || counting) fill_info(d->payload, qs, in, dispatch_id != 0 ? dispatch_id : next_dispatch_id());
-    if (d->traced)
-        d->ev.deliver_to(enqueue_mask, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, ROCPROFILER_CALLBACK_PHASE_ENTER,
-                         &d->payload);
-    // The counting contexts' dispatch callbacks, before the packet is written (their configs).
-    d->counting = counting && core::counting::begin(d->count, d->payload.dispatch_info, ~std::uint64_t{0});
+    // The counting contexts' dispatch callbacks run before the packet is written (their configs).
+    open_record(*d, qs, in, enqueue_mask, complete_mask, count, dispatch_id, counting, ~std::uint64_t{0});
     if (!d->traced && !count && !d->counting) {
         put_back(qs, d);
         writer(&in, 1);
@@ -419,22 +431,10 @@ dispatch_record* begin_pass(queue_state& qs, const hsa_kernel_dispatch_packet_t&
         warn_signal_once();
         return nullptr;
     }
-    d->queue = &qs;
-    d->enqueue_mask = enqueue_mask;
-    d->complete_mask = complete_mask;
-    d->counted = d->is_gate = false;
-    d->app_signal = {};
-    d->traced = event::capture_into_for(d->ev, kind::kernel_dispatch, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE,
-                                        enqueue_mask | complete_mask);
-    const bool counting = core::counting::configured();
-    if (d->traced || counting) fill_info(d->payload, qs, pkt, dispatch_id);  // every pass: the same dispatch id
-    if (d->traced)
-        d->ev.deliver_to(enqueue_mask, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, ROCPROFILER_CALLBACK_PHASE_ENTER,
-                         &d->payload);
-    // Each pass is counted once by the counting contexts taking part in it (`contexts`: those the
-    // tool did not stop for this pass), with the config their dispatch callback gives now, on the
-    // replaying thread after PASS ENTER.
-    d->counting = counting && core::counting::begin(d->count, d->payload.dispatch_info, contexts);
+    // Every pass has the same dispatch id. Each pass is counted once by the counting contexts
+    // taking part in it (`contexts`: those the tool did not stop for this pass), with the config
+    // their dispatch callback gives now, on the replaying thread after PASS ENTER.
+    open_record(*d, qs, pkt, enqueue_mask, complete_mask, false, dispatch_id, core::counting::configured(), contexts);
     out = pkt;
     out.completion_signal = d->signal;  // the program's signal fires once, after the last pass
     if (d->traced)
