@@ -1,5 +1,7 @@
 // src/cuda/records.hpp — KERNEL_DISPATCH, MEMORY_COPY and MEMORY_ALLOCATION records around the
-// driver calls the per-op layers (ops.hpp) hand over, GPU-timed with CUDA events (records.cpp).
+// driver calls the per-op layers (ops.hpp) hand over, GPU-timed with CUDA events (records.cpp,
+// records_delivery.cpp, records_state.cpp, records_allocations.cpp: records_state.hpp says which
+// holds what).
 #pragma once
 
 #include "calls.hpp"
