@@ -255,13 +255,30 @@ template <>
 struct role_layer<role::copy> {
     template <std::size_t I, class... A>
     static CUresult call(real_fn_t<A...> f, std::type_identity_t<A>... a) {
-        constexpr op_role op = roles[I];
         const std::tuple<A...> t(a...);
         const auto forward = [&] { return f(a...); };
         copy_call c{};
+        c.submit = thunk::of(forward);
+        if (!read<I>(c, t)) {  // a null descriptor: the driver's error, untraced as a copy
+            tracker::work_hold hold;
+            return f(a...);
+        }
+        if (!replay::enabled()) return records::copy(c);
+        if (range::any_open()) {
+            if (const std::optional<CUresult> r = in_range<I>(f, t, c)) return *r;
+        }
+        range::on_copy(&c);
+        tracker::work_hold hold;
+        return records::copy(c);
+    }
+
+private:
+    /// `c` as op I's arguments `t` say (the op's shape: roles.hpp); false for a null descriptor.
+    template <std::size_t I, class... A>
+    static bool read(copy_call& c, const std::tuple<A...>& t) {
+        constexpr op_role op = roles[I];
         c.per_thread = op.per_thread;
         c.async = op.async;
-        c.submit = thunk::of(forward);
         if constexpr (op.async) {
             static_assert(std::is_same_v<std::tuple_element_t<sizeof...(A) - 1, std::tuple<A...>>, CUstream>,
                           "roles.hpp: an async copy's last argument is its stream");
@@ -272,10 +289,7 @@ struct role_layer<role::copy> {
             static_assert(std::is_same_v<std::remove_cvref_t<decltype(*d)>,
                                          std::conditional_t<op.shape == copy_shape::desc_2d, CUDA_MEMCPY2D, CUDA_MEMCPY3D>>,
                           "roles.hpp: the copy's shape does not match its descriptor");
-            if (d == nullptr) {  // the driver's error, untraced as a copy
-                tracker::work_hold hold;
-                return f(a...);
-            }
+            if (d == nullptr) return false;
             describe(c, *d);
         } else if constexpr (op.shape == copy_shape::peer) {
             c.direction = op.direction;
@@ -286,72 +300,79 @@ struct role_layer<role::copy> {
             c.src = address(std::get<1>(t));
             c.bytes = std::get<2>(t);
         }
-        if (!replay::enabled()) return records::copy(c);
-        if constexpr (op.shape == copy_shape::linear) {
-            // In an open range a copy into device memory is an entry, issued again in each pass
-            // (docs/cuda.md, range replay): from device memory with the program's arguments (the
-            // snapshot restores the source), from host memory with the bytes it holds now.
-            if (range::any_open()) {
-                const range::copy_kind k = range::classify(c);
-                const auto own = [&] { return records::copy(c); };
-                if (k == range::copy_kind::device_from_device)
-                    return range::copy_call_in_range(
-                        c.work_stream(), [f, t] { return std::apply(f, t); }, thunk::of(own));
-                if (k == range::copy_kind::device_from_host) {
-                    std::shared_ptr<std::vector<unsigned char>> staged;
-                    try {
-                        staged = std::make_shared<std::vector<unsigned char>>(c.bytes);
-                    } catch (...) {
-                    }
-                    if (staged) {
-                        std::memcpy(staged->data(), reinterpret_cast<const void*>(c.src), c.bytes);
-                        auto again = t;
-                        using src_t = std::tuple_element_t<1, std::tuple<A...>>;
-                        if constexpr (std::is_pointer_v<src_t>)
-                            std::get<1>(again) = static_cast<src_t>(static_cast<void*>(staged->data()));
-                        else
-                            std::get<1>(again) = static_cast<src_t>(reinterpret_cast<std::uintptr_t>(staged->data()));
-                        return range::copy_call_in_range(
-                            c.work_stream(), [f, again, staged] { return std::apply(f, again); }, thunk::of(own));
-                    }
-                }
-            }
+        return true;
+    }
+
+    /// In an open range, copy `c` of op I as a range entry (issued again in each pass), by its
+    /// shape; nullopt when it is none (a peer copy, a copy the range declines, staging that failed).
+    template <std::size_t I, class... A>
+    static std::optional<CUresult> in_range(real_fn_t<A...> f, const std::tuple<A...>& t, copy_call& c) {
+        constexpr op_role op = roles[I];
+        if constexpr (op.shape == copy_shape::linear)
+            return linear_in_range(f, t, c);
+        else if constexpr (op.shape == copy_shape::desc_2d || op.shape == copy_shape::desc_3d)
+            return descriptor_in_range(f, t, c);
+        else
+            return std::nullopt;
+    }
+
+    /// A linear copy into device memory is an entry (docs/cuda.md, range replay): from device
+    /// memory with the program's arguments (the snapshot restores the source), from host memory
+    /// with the bytes it holds now.
+    template <class... A>
+    static std::optional<CUresult> linear_in_range(real_fn_t<A...> f, const std::tuple<A...>& t, copy_call& c) {
+        const range::copy_kind k = range::classify(c);
+        const auto own = [&] { return records::copy(c); };
+        if (k == range::copy_kind::device_from_device)
+            return range::copy_call_in_range(
+                c.work_stream(), [f, t] { return std::apply(f, t); }, thunk::of(own));
+        if (k != range::copy_kind::device_from_host) return std::nullopt;
+        std::shared_ptr<std::vector<unsigned char>> staged;
+        try {
+            staged = std::make_shared<std::vector<unsigned char>>(c.bytes);
+        } catch (...) {
         }
-        if constexpr (op.shape == copy_shape::desc_2d || op.shape == copy_shape::desc_3d) {
-            // A 2-D/3-D copy into device memory is an entry too, from device memory or from host
-            // memory (its rows copied now, densely); arrays and unified-memory sources decline.
-            if (range::any_open()) {
-                using desc_t = std::remove_cvref_t<decltype(*std::get<0>(t))>;
-                const desc_t& d = *std::get<0>(t);
-                const bool arrays = d.srcMemoryType == CU_MEMORYTYPE_ARRAY || d.dstMemoryType == CU_MEMORYTYPE_ARRAY;
-                const range::copy_kind k = arrays ? range::copy_kind::other : range::classify(c);
-                const bool from_host = k == range::copy_kind::device_from_host;
-                if (k == range::copy_kind::device_from_device || (from_host && d.srcMemoryType == CU_MEMORYTYPE_HOST)) {
-                    struct held {
-                        desc_t desc;
-                        std::vector<unsigned char> rows;
-                    };
-                    std::shared_ptr<held> h;
-                    try {
-                        h = std::make_shared<held>();
-                        h->desc = d;
-                        if (from_host) stage_rows(h->desc, h->rows);
-                    } catch (...) {
-                        h.reset();
-                    }
-                    if (h) {
-                        auto again = t;
-                        std::get<0>(again) = &h->desc;
-                        const auto own = [&] { return records::copy(c); };
-                        return range::copy_call_in_range(
-                            c.work_stream(), [f, again, h] { return std::apply(f, again); }, thunk::of(own));
-                    }
-                }
-            }
+        if (!staged) return std::nullopt;
+        std::memcpy(staged->data(), reinterpret_cast<const void*>(c.src), c.bytes);
+        auto again = t;
+        using src_t = std::tuple_element_t<1, std::tuple<A...>>;
+        if constexpr (std::is_pointer_v<src_t>)
+            std::get<1>(again) = static_cast<src_t>(static_cast<void*>(staged->data()));
+        else
+            std::get<1>(again) = static_cast<src_t>(reinterpret_cast<std::uintptr_t>(staged->data()));
+        return range::copy_call_in_range(
+            c.work_stream(), [f, again, staged] { return std::apply(f, again); }, thunk::of(own));
+    }
+
+    /// A 2-D/3-D copy into device memory is an entry too, from device memory or from host memory
+    /// (its rows copied now, densely); arrays and unified-memory sources decline.
+    template <class... A>
+    static std::optional<CUresult> descriptor_in_range(real_fn_t<A...> f, const std::tuple<A...>& t, copy_call& c) {
+        using desc_t = std::remove_cvref_t<decltype(*std::get<0>(t))>;
+        const desc_t& d = *std::get<0>(t);
+        const bool arrays = d.srcMemoryType == CU_MEMORYTYPE_ARRAY || d.dstMemoryType == CU_MEMORYTYPE_ARRAY;
+        const range::copy_kind k = arrays ? range::copy_kind::other : range::classify(c);
+        const bool from_host = k == range::copy_kind::device_from_host;
+        if (k != range::copy_kind::device_from_device && !(from_host && d.srcMemoryType == CU_MEMORYTYPE_HOST))
+            return std::nullopt;
+        struct held {
+            desc_t desc;
+            std::vector<unsigned char> rows;
+        };
+        std::shared_ptr<held> h;
+        try {
+            h = std::make_shared<held>();
+            h->desc = d;
+            if (from_host) stage_rows(h->desc, h->rows);
+        } catch (...) {
+            h.reset();
         }
-        range::on_copy(&c);
-        tracker::work_hold hold;
-        return records::copy(c);
+        if (!h) return std::nullopt;
+        auto again = t;
+        std::get<0>(again) = &h->desc;
+        const auto own = [&] { return records::copy(c); };
+        return range::copy_call_in_range(
+            c.work_stream(), [f, again, h] { return std::apply(f, again); }, thunk::of(own));
     }
 };
 
