@@ -200,12 +200,19 @@ typedef struct rocprofiler_callback_tracing_hip_stream_data_t {
     rocprofiler_address_t stream_value;
 } rocprofiler_callback_tracing_hip_stream_data_t;
 
+/** A graph exec as HIP_GRAPH records name it: numbered from 1 in order of first sight, 0 for NULL. */
+typedef struct rocprofiler_graph_exec_id_t {
+    uint64_t handle;
+} rocprofiler_graph_exec_id_t;
+
 /** Payload of HIP_GRAPH. EXEC_CREATE / EXEC_DESTROY: phase NONE after a successful
  *  hipGraphInstantiate* / hipGraphExecDestroy; EXEC_LAUNCH: ENTER/EXIT around hipGraphLaunch.
- *  graph_exec_id: graph execs numbered from 1 in order of first sight, 0 for NULL. */
+ *  graph_exec_id: the exec's number; graph_exec_value: the hipGraphExec_t itself (the reference's
+ *  layout: tools such as Triton's Proton map one to the other). */
 typedef struct rocprofiler_callback_tracing_hip_graph_data_t {
     uint64_t size;
-    uint64_t graph_exec_id;
+    rocprofiler_graph_exec_id_t graph_exec_id;
+    rocprofiler_address_t graph_exec_value;
 } rocprofiler_callback_tracing_hip_graph_data_t;
 
 /** Payload of HIP_EVENT. Timestamps are non-zero only in the PHASE_NONE callback (barrier

@@ -197,7 +197,7 @@ private:
             ev_pair = begin(kind::hip_event, ROCPROFILER_HIP_EVENT_WAIT, &ev);
         }
         if constexpr (ro::exec_launch) {
-            launch = {sizeof(launch), graph_exec_id(arg<0>(t))};
+            launch = {sizeof(launch), {graph_exec_id(arg<0>(t))}, {.ptr = arg<0>(t)}};
             launch_pair = begin(kind::hip_graph, ROCPROFILER_HIP_GRAPH_EXEC_LAUNCH, &launch);
         }
 
@@ -252,13 +252,13 @@ private:
             if (ok) {
                 hipGraphExec_t e = nullptr;
                 if (arg<0>(t) != nullptr) std::memcpy(&e, arg<0>(t), sizeof(e));
-                rocprofiler_callback_tracing_hip_graph_data_t p{sizeof(p), graph_exec_id(e)};
+                rocprofiler_callback_tracing_hip_graph_data_t p{sizeof(p), {graph_exec_id(e)}, {.ptr = e}};
                 deliver_once(kind::hip_graph, ROCPROFILER_HIP_GRAPH_EXEC_CREATE, &p);
             }
         }
         if constexpr (ro::exec_destroy) {
             if (ok) {
-                rocprofiler_callback_tracing_hip_graph_data_t p{sizeof(p), destroyed_exec};
+                rocprofiler_callback_tracing_hip_graph_data_t p{sizeof(p), {destroyed_exec}, {.ptr = arg<0>(t)}};
                 deliver_once(kind::hip_graph, ROCPROFILER_HIP_GRAPH_EXEC_DESTROY, &p);
                 forget_graph_exec(arg<0>(t));
             }

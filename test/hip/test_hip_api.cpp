@@ -47,6 +47,7 @@ struct call_record {
     std::string args;    // "name=value;..." (EXIT only, max_deref 1)
     std::string retval;  // by name (EXIT only)
     std::uint64_t stream_id = 0, event_id = 0, queue = 0, source_queue = 0, exec_id = 0, version = 0;
+    const void* exec_value = nullptr;  // HIP_GRAPH: the hipGraphExec_t itself
     std::uint64_t start_ts = 0, end_ts = 0;
 };
 
@@ -119,7 +120,8 @@ void on_event(std::vector<call_record>& out, rocprofiler_callback_tracing_record
         }
         case ROCPROFILER_CALLBACK_TRACING_HIP_GRAPH: {
             const auto* p = static_cast<const rocprofiler_callback_tracing_hip_graph_data_t*>(r.payload);
-            c.exec_id = p->graph_exec_id;
+            c.exec_id = p->graph_exec_id.handle;
+            c.exec_value = p->graph_exec_value.ptr;
             break;
         }
         case ROCPROFILER_CALLBACK_TRACING_RUNTIME_INITIALIZATION: {
@@ -424,7 +426,8 @@ void scenario_derived() {
     (void)hipGraphLaunch(bogus_exec, nullptr);
     const auto l_in = of(g_a, ROCPROFILER_HIP_GRAPH_EXEC_LAUNCH, ENTER, ROCPROFILER_CALLBACK_TRACING_HIP_GRAPH);
     const auto l_out = of(g_a, ROCPROFILER_HIP_GRAPH_EXEC_LAUNCH, EXIT, ROCPROFILER_CALLBACK_TRACING_HIP_GRAPH);
-    expect(l_in.size() == 1 && l_out.size() == 1 && l_in[0].exec_id == 1, "EXEC_LAUNCH ENTER/EXIT with graph exec id 1");
+    expect(l_in.size() == 1 && l_out.size() == 1 && l_in[0].exec_id == 1 && l_in[0].exec_value == bogus_exec,
+           "EXEC_LAUNCH ENTER/EXIT with graph exec id 1 and the exec passed");
     expect(hipGraphExecDestroy(bogus_exec) != hipSuccess, "destroying a bogus exec fails");
     expect(of(g_a, ROCPROFILER_HIP_GRAPH_EXEC_DESTROY, NONE, ROCPROFILER_CALLBACK_TRACING_HIP_GRAPH).empty(),
            "no EXEC_DESTROY");
@@ -532,6 +535,10 @@ void scenario_fake() {
     expect(ec.size() == 1 && el.size() == 1 && ed.size() == 1 && ec[0].exec_id == 1 && el[0].exec_id == 1 &&
                ed[0].exec_id == 1,
            "EXEC_CREATE / EXEC_LAUNCH / EXEC_DESTROY with one graph exec id");
+    // Proton maps graph_exec_value (the hipGraphExec_t) to graph_exec_id at EXEC_CREATE.
+    expect(e1 != nullptr && ec.size() == 1 && el.size() == 1 && ed.size() == 1 && ec[0].exec_value == e1 &&
+               el[0].exec_value == e1 && ed[0].exec_value == e1,
+           "every HIP_GRAPH record carries the exec itself in graph_exec_value");
     // A function the stand-in lacks: a clear error, not a crash.
     int n = 0;
     expect(hipGetDeviceCount(&n) == hipErrorSharedObjectSymbolNotFound,
