@@ -38,6 +38,9 @@ struct agent_table {
 
 std::mutex g_register_mutex;
 std::atomic<const agent_table*> g_table{nullptr};
+// The preview the runtime's table replaced (register_agent_provider), kept here: a tool may still
+// hold its pointers, and a global keeps it reachable (LeakSanitizer would report it otherwise).
+const agent_table* g_replaced_preview = nullptr;  // guarded by g_register_mutex
 
 const char* own(agent_table& t, const char* s) {
     if (s == nullptr) s = "";
@@ -150,6 +153,7 @@ void register_agent_provider(agent_provider provider) noexcept {
             a.io_links = own(t->io_links, a.io_links, a.io_links_count);
         }
         for (const auto& a : t->agents) t->pointers.push_back(&a);
+        if (const agent_table* old = g_table.load(std::memory_order_acquire); old != nullptr) g_replaced_preview = old;
         g_table.store(t, std::memory_order_release);  // never freed (see above)
     } catch (...) {
         // Out of memory while enumerating: the agents stay unknown (queries say HSA_NOT_LOADED).
