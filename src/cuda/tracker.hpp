@@ -1,8 +1,8 @@
 // src/cuda/tracker.hpp — what replay needs to know of each context: the device memory it holds
 // (allocations, module variables the program obtained, VMM mappings it may access), what replay
 // cannot cover there (managed memory, memory imported from another process), the sizes that
-// MEMORY_ALLOCATION's FREE records report, and the gate that keeps other work off a context while
-// it replays.
+// MEMORY_ALLOCATION's FREE records report. The gate that keeps other work off a context while it
+// replays is gate.hpp.
 #pragma once
 
 #include <cuda.h>
@@ -11,6 +11,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <vector>
+
+#include "gate.hpp"  // work_hold, exclusive_use: the per-context gate (gate.cpp)
 
 namespace encore::cuda::tracker {
 
@@ -82,32 +84,5 @@ void add_vmm_ranges(std::uint64_t device, std::vector<range>& out);
 
 /// The context is being destroyed: what was tracked of it is forgotten.
 void forget(CUcontext c) noexcept;
-
-/// Work submitted to a context's GPU (launches, copies, memsets, graph launches, frees): held off
-/// while a replay owns the context (not on the replaying thread itself).
-class work_hold {
-public:
-    work_hold() noexcept;  // the current context's
-    explicit work_hold(CUcontext c) noexcept;
-    ~work_hold();
-    work_hold(const work_hold&) = delete;
-    work_hold& operator=(const work_hold&) = delete;
-
-private:
-    void* gate_ = nullptr;  // the context's gate, held shared (gates live as long as the process)
-};
-
-/// A replay's exclusive use of its context: work_holds on it (other threads') wait meanwhile.
-class exclusive_use {
-public:
-    /// Waits until no work is held on `c`, at most `limit`; false when it timed out.
-    bool acquire(CUcontext c, std::chrono::nanoseconds limit) noexcept;
-    /// Gives it back (nothing when not held).
-    void release() noexcept;
-
-private:
-    void* gate_ = nullptr;
-    CUcontext ctx_ = nullptr;
-};
 
 }  // namespace encore::cuda::tracker
