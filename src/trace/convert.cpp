@@ -18,6 +18,7 @@
 #include <rocprofiler-sdk/rocprofiler.h>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -169,6 +170,11 @@ std::string hex(std::uint64_t v) {
     char buf[24];
     std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
     return buf;
+}
+
+bool exists(const std::string& path) {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0;
 }
 
 std::string quoted(std::string_view s) {
@@ -884,7 +890,7 @@ private:
 // copy (UINT64_MAX on CUDA) are added as agents of their own when no agent record described them.
 class rocpd_writer final : public writer_base {
 public:
-    rocpd_writer(const process& p, const std::string& path, std::string& error) : p_(p) {
+    rocpd_writer(const process& p, const std::string& path, std::string& error) : p_(p), path_(path) {
         rocpd::process_info info;
         info.pid = static_cast<std::uint64_t>(p.dir->pid);
         info.ppid = static_cast<std::uint64_t>(p.dir->ppid);
@@ -920,7 +926,7 @@ public:
             s.display_name = k.display;
             s.private_segment_size = k.private_segment_size;
             s.group_segment_size = k.group_segment_size;
-            db_->add_kernel_symbol(s);
+            kept(db_->add_kernel_symbol(s));
         }
     }
     bool ok() const { return db_ != nullptr; }
@@ -944,7 +950,7 @@ public:
             r.args[i].name = a.name;
             r.args[i].value = a.value;
         }
-        db_->add_region(r);
+        kept(db_->add_region(r));
     }
     void range(const range_view& m) override {
         thread(m.tid);
@@ -957,7 +963,7 @@ public:
         r.category = "MARKER_CORE_RANGE_API";
         r.name = m.operation;
         r.message = m.message;
-        db_->add_region(r);
+        kept(db_->add_region(r));
     }
     void dispatch(std::uint64_t tid, const rec::dispatch_body& d) override {
         thread(tid);
@@ -970,7 +976,7 @@ public:
             rocpd::kernel_symbol s;  // a kernel loaded before the tool started: named by its id
             s.kernel_id = d.kernel_id;
             s.kernel_name = s.display_name = p_.kernel_name(d.kernel_id);
-            db_->add_kernel_symbol(s);
+            kept(db_->add_kernel_symbol(s));
         }
         k.dispatch_id = d.dispatch_id;
         k.queue_id = d.queue;
@@ -981,8 +987,8 @@ public:
         k.group_segment_size = d.group_segment_size;
         std::copy(std::begin(d.workgroup), std::end(d.workgroup), k.workgroup);
         std::copy(std::begin(d.grid), std::end(d.grid), k.grid);
-        if (queues_.insert(d.queue).second) db_->add_queue(d.queue, "queue " + std::to_string(d.queue));
-        db_->add_dispatch(k);
+        if (queues_.insert(d.queue).second) kept(db_->add_queue(d.queue, "queue " + std::to_string(d.queue)));
+        kept(db_->add_dispatch(k));
     }
     void copy(const rec::memory_copy_body& c) override {
         thread(c.thread_id);
@@ -999,7 +1005,7 @@ public:
         m.dst_address = c.dst_address;
         m.size = c.bytes;
         m.name = p_.op_name(ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY, c.operation);
-        db_->add_copy(m);
+        kept(db_->add_copy(m));
     }
     void allocation(const rec::allocation_body& a) override {
         thread(a.thread_id);
@@ -1021,11 +1027,29 @@ public:
                           a.operation == ROCPROFILER_MEMORY_ALLOCATION_VMEM_FREE
                       ? "VIRTUAL"
                       : "REAL";
-        db_->add_allocation(m);
+        kept(db_->add_allocation(m));
     }
-    bool finish(std::string& error) override { return db_->finish(&error); }
+    // Fails when a row was refused or the file could not be completed: a database missing rows is
+    // not passed off as the run's (the records stay with encore-trace, which keeps them then).
+    bool finish(std::string& error) override {
+        const bool ok = db_->finish(&error);
+        if (ok && refused_ != 0)
+            error = path_ + ": " + std::to_string(refused_) + " rows were not written (the first: " + first_refusal_ +
+                    ")";
+        if (!ok) error = path_ + ": " + error;
+        if (!ok || refused_ != 0) {
+            ::unlink(path_.c_str());  // as the other formats: no cut file left
+            return false;
+        }
+        return true;
+    }
 
 private:
+    // An add_* that returned false: the row is not in the database (rocpd.hpp), counted.
+    void kept(bool ok) {
+        if (ok) return;
+        if (refused_++ == 0) first_refusal_ = db_->error();
+    }
     void add_agent(std::uint64_t handle, const char* type, const std::string& name, std::int64_t logical,
                    std::int64_t type_index) {
         if (!added_.insert(handle).second) return;
@@ -1035,7 +1059,7 @@ private:
         a.absolute_index = a.logical_index = logical;
         a.type_index = type_index;
         a.name = a.model_name = a.product_name = name;
-        db_->add_agent(a);
+        kept(db_->add_agent(a));
     }
     void gpu(std::uint64_t handle) {
         if (added_.count(handle) != 0) return;
@@ -1052,13 +1076,16 @@ private:
             gpu(handle);
     }
     void thread(std::uint64_t tid) {
-        if (threads_.insert(tid).second) db_->add_thread({tid, {}, 0, 0});
+        if (threads_.insert(tid).second) kept(db_->add_thread({tid, {}, 0, 0}));
     }
 
     const process& p_;
     std::unique_ptr<rocpd::writer> db_;
     rocpd::region region_;
     std::set<std::uint64_t> added_, threads_, queues_, unnamed_;
+    std::string path_;
+    std::uint64_t refused_ = 0;
+    std::string first_refusal_;
 };
 #endif
 
@@ -1454,7 +1481,9 @@ void convert_process(process& p, const convert_options& o, convert_result& resul
     if (csv != nullptr)
         for (auto& f : csv->files()) files.push_back(f);
     if (summary != nullptr) summary->print(o.out);
-    for (auto& f : files) result.written.push_back(f);
+    // Only what is there: a writer that failed removed its file (no cut file is left).
+    for (auto& f : files)
+        if (exists(f)) result.written.push_back(f);
     ++result.processes;
 }
 
@@ -1488,7 +1517,8 @@ convert_result convert(const std::string& records_root, const convert_options& o
     for (auto& p : all) convert_process(*p, options, result, combined.get(), end_reason_of(*p, options, all));
     if (combined != nullptr) {
         if (!combined->finish(result.errors)) result.ok = false;
-        for (auto& f : combined->paths()) result.written.push_back(f);
+        for (auto& f : combined->paths())
+            if (exists(f)) result.written.push_back(f);
     }
     return result;
 }

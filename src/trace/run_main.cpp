@@ -16,7 +16,7 @@
 //
 // CMD is the converter's command line; `--launcher-pid PID` and `--child-status S` (its exit
 // status) or `--child-signal N` (it died of signal N) are appended to it. --remove: the
-// record folder, removed after the converter ran. Exit status 127 when PROGRAM cannot be run.
+// record folder, removed after the converter succeeded (kept, and named, when it failed). Exit status 127 when PROGRAM cannot be run.
 #include <ftw.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -150,7 +150,15 @@ int main(int argc, char** argv) {
     ::sigprocmask(SIG_SETMASK, &caller, nullptr);
     const ended converted = converter < 0 ? ended{1, 0} : wait_for(converter);
     g_child = 0;
-    if (remove != nullptr) ::nftw(remove, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    // The records are the only copy of the run until the converter has written every output: a
+    // converter that failed (a full disk, a signal) leaves them, and says how to convert them later.
+    const bool converter_ok = converted.status == 0 && converted.signal == 0;
+    if (remove != nullptr && converter_ok) ::nftw(remove, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    if (remove != nullptr && !converter_ok)
+        std::fprintf(stderr,
+                     "[encore-trace] the conversion failed: the records are kept in %s (convert them with "
+                     "encore-trace-convert [-f FORMATS] [-d DIR] %s, then remove the folder)\n",
+                     remove, remove);
 
     if (how.signal != 0) {
         // Ends as the program did: by its signal (no core file of this process).

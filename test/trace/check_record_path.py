@@ -12,6 +12,7 @@ import csv
 import glob
 import json
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -316,12 +317,18 @@ def small_files():
     resource.setrlimit(resource.RLIMIT_FSIZE, (65536, 65536))
 
 
-r = subprocess.run([converter, "--no-summary", "-f", "json,csv", "-d", full, "--combined-dir", full, keep],
+r = subprocess.run([converter, "--no-summary", "-f", "json,csv,rocpd", "-d", full, "--combined-dir", full, keep],
                    capture_output=True, text=True, timeout=300, preexec_fn=small_files)
 left = sorted(os.listdir(full))
 expect(r.returncode == 1 and "File too large (not written)" in r.stderr,
        f"a full disk: the converter fails and says why ({r.returncode}: {r.stderr.strip()[-400:]})")
 expect(not any(f.endswith(".partial") for f in left), f"a full disk: no partial file left ({left})")
+# The database is written in one transaction: on a full disk it is refused whole, and removed.
+expect("_results.db: rocpd: " in r.stderr and not any(f.endswith(".db") for f in left),
+       f"a full disk: the rocpd database is reported and not left cut ({left}: {r.stderr.strip()[-400:]})")
+claimed = re.findall(r"\[encore-trace\] wrote (\S+)", r.stderr)
+expect(all(os.path.exists(f) for f in claimed),
+       f"a full disk: every file said written is there ({[f for f in claimed if not os.path.exists(f)]} are not)")
 for f in left:
     if f.endswith(".json"):
         try:
@@ -329,6 +336,19 @@ for f in left:
             expect(True, f"a full disk: {f} left whole")
         except ValueError as e:
             expect(False, f"a full disk: {f} is cut ({e})")
+
+# ---- a conversion that fails keeps the records (the only copy of the run) and says where -----
+runner = os.path.join(os.path.dirname(converter), "encore-trace-run")
+for conv, kept in (("false", True), ("true", False)):
+    recs = tempfile.mkdtemp(prefix="encore-record-path-runner-")
+    r = subprocess.run([runner, "--remove", recs, "--convert", "1", shutil.which(conv), "true"],
+                       capture_output=True, text=True, timeout=60)
+    if kept:
+        expect(r.returncode == 1 and os.path.isdir(recs) and f"the records are kept in {recs}" in r.stderr,
+               f"a failed conversion keeps the record folder and names it ({r.returncode}: {r.stderr.strip()[-300:]})")
+    else:
+        expect(r.returncode == 0 and not os.path.exists(recs),
+               f"a conversion that succeeded removes the record folder ({r.returncode}: {r.stderr.strip()[-300:]})")
 
 # ---- output templates: an MPI-style job of 4 ranks under one encore-trace -----------------------
 # A shell starts the 4 "ranks" with the variables a launcher sets (SLURM_PROCID for 0 and 1, Open
