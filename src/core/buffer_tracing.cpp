@@ -13,6 +13,7 @@
 #include "clock.hpp"
 #include "registry.hpp"
 #include "warn.hpp"
+#include "enum_bits.hpp"
 
 #include <encore/tracing/kinds.hpp>
 #include <rocprofiler-sdk/buffer_tracing.h>
@@ -24,6 +25,7 @@
 #include <type_traits>
 
 using namespace encore;
+using core::bits_of;
 
 namespace {
 
@@ -202,13 +204,6 @@ encore_callback_tracing_ptr_cb_t adapter_for(buffered_as how) noexcept {
         case buffered_as::nothing: return nullptr;
     }
     return nullptr;
-}
-
-template <class E>
-std::int64_t bits_of(const E& e) noexcept {
-    std::underlying_type_t<E> v;
-    std::memcpy(&v, &e, sizeof(v));
-    return static_cast<std::int64_t>(v);
 }
 
 bool is_buffer_kind(std::int64_t b) noexcept {

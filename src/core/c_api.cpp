@@ -3,6 +3,7 @@
 #include "registration.hpp"
 #include "registry.hpp"
 #include "warn.hpp"
+#include "enum_bits.hpp"
 
 #include <rocprofiler-sdk/rocprofiler.h>
 
@@ -16,20 +17,10 @@
 #include <type_traits>
 
 using namespace encore;
+using core::bits_of;
 
 namespace {
 
-// A C caller may pass any integer where the C API takes an enum, and in C every such value is
-// one of the enum type. In C++ loading a value outside the enum's range (here a kind past 31, or
-// negative) is undefined behaviour, so an enum that comes from the caller is read as its bits
-// and checked before it is used as the enum (passed on, compared). The fuzz target
-// (test/fuzz) finds such loads with clang's -fsanitize=enum.
-template <class E>
-std::underlying_type_t<E> bits_of(const E& e) noexcept {
-    std::underlying_type_t<E> v;
-    std::memcpy(&v, &e, sizeof(v));
-    return v;
-}
 
 bool is_kind(const rocprofiler_callback_tracing_kind_t& k) noexcept {
     const auto v = bits_of(k);

@@ -7,6 +7,7 @@
 
 #include "buffer.hpp"
 #include "registry.hpp"
+#include "enum_bits.hpp"
 
 #include <encore/tracing/agents.hpp>
 #include <rocprofiler-sdk/device_counting_service.h>
@@ -19,6 +20,7 @@
 #include <vector>
 
 using namespace encore;
+using core::bits_of;
 using namespace encore::core::counting;
 using namespace encore::core::counting::detail;
 
@@ -76,13 +78,6 @@ counter_layout* layout_of(std::uint32_t handle) noexcept {
 // ---- the C API --------------------------------------------------------------------------------
 namespace {
 
-// An enum from a C caller, read as its bits before it is compared (c_api.cpp says why).
-template <class E>
-std::underlying_type_t<E> bits_of(const E& e) noexcept {
-    std::underlying_type_t<E> v;
-    std::memcpy(&v, &e, sizeof(v));
-    return v;
-}
 
 // An agent of the runtime's list, or one a backend registered as a counter source without
 // listing agents (CUDA: a device ordinal, the agent id of its KERNEL_DISPATCH records).

@@ -1,9 +1,13 @@
 // src/core/status.cpp — names and descriptions of status codes.
+#include "enum_bits.hpp"
+
 #include <rocprofiler-sdk/rocprofiler.h>
 
 #include <array>
 #include <cstring>
 #include <utility>
+
+using encore::core::bits_of;
 
 namespace {
 
@@ -55,15 +59,6 @@ constexpr std::array<std::pair<const char*, const char*>, ROCPROFILER_STATUS_LAS
     ENCORE_STATUS(ERROR_INCOMPATIBLE_REGISTER_VERSION, "Registration library too old for a late start"),
 };
 #undef ENCORE_STATUS
-
-// `status` may be any integer (NULL for an unknown value): read as its bits, since loading a
-// value outside the enum's range as rocprofiler_status_t is undefined behaviour in C++.
-int bits_of(const rocprofiler_status_t& status) noexcept {
-    int i = 0;
-    static_assert(sizeof(i) == sizeof(status));
-    std::memcpy(&i, &status, sizeof(i));
-    return i;
-}
 
 }  // namespace
 

@@ -5,6 +5,7 @@
 // the usual statuses) and then says it is not available: NOT_IMPLEMENTED at configure time, no
 // configurations and no counters from the queries (docs/counters.md).
 #include "registry.hpp"
+#include "enum_bits.hpp"
 
 #include <encore/tracing/agents.hpp>
 #include <rocprofiler-sdk/experimental/spm.h>
@@ -15,6 +16,7 @@
 #include <type_traits>
 
 using namespace encore;
+using core::bits_of;
 
 namespace {
 
@@ -27,12 +29,6 @@ rocprofiler_status_t check_configure(rocprofiler_context_id_t ctx) noexcept {
     return ROCPROFILER_STATUS_SUCCESS;
 }
 
-template <class E>
-std::underlying_type_t<E> bits_of(const E& e) noexcept {
-    std::underlying_type_t<E> v;
-    std::memcpy(&v, &e, sizeof(v));
-    return v;
-}
 
 }  // namespace
 
