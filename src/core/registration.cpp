@@ -88,21 +88,28 @@ void add_loaded(std::vector<std::pair<rocprofiler_configure_func_t, std::string>
 // Whether initializing now would find a tool: what rocprofiler-register checks before loading
 // rocprofiler-sdk (a configure symbol, ROCP_TOOL_LIBRARIES set, a forced configure). A library
 // listed in ROCP_TOOL_LIBRARIES counts before it is loaded, as there: loading it is initializing.
-bool tool_present() {
+// What the walk of loaded objects found is left in `loaded` (empty when the walk was not needed),
+// so that an initialization that follows under the same lock does not walk again.
+bool tool_present(std::vector<std::pair<rocprofiler_configure_func_t, std::string>>& loaded) {
     if (!g_forced.empty() || (g_cxx_tools != nullptr && !g_cxx_tools->empty())) return true;
     if (const char* env = std::getenv("ROCP_TOOL_LIBRARIES"); env != nullptr && *env != '\0') return true;
-    std::vector<std::pair<rocprofiler_configure_func_t, std::string>> found;
-    add_loaded(found);
-    return !found.empty();
+    add_loaded(loaded);
+    return !loaded.empty();
 }
 
 // Backends waiting for a tool (initialize_or_defer): run once, right after initialization.
 std::vector<void (*)()> g_deferred;  // guarded by g_reg_mutex
 
-std::vector<std::pair<rocprofiler_configure_func_t, std::string>> discover() {
+// `loaded`: the loaded objects' tools, when tool_present() just walked them under the same lock
+// (null: walk now).
+std::vector<std::pair<rocprofiler_configure_func_t, std::string>> discover(
+    const std::vector<std::pair<rocprofiler_configure_func_t, std::string>>* loaded) {
     std::vector<std::pair<rocprofiler_configure_func_t, std::string>> found;
     for (auto fn : g_forced) add_unique(found, fn, "rocprofiler_force_configure");
-    add_loaded(found);
+    if (loaded != nullptr)
+        for (const auto& [fn, origin] : *loaded) add_unique(found, fn, origin);
+    else
+        add_loaded(found);
 
     if (const char* env = std::getenv("ROCP_TOOL_LIBRARIES"); env != nullptr) {
         const std::string list = env;
@@ -155,7 +162,8 @@ void client_finalize(rocprofiler_client_id_t id) {
 
 void finalize_at_exit() { finalize(); }
 
-void initialize_locked() noexcept;  // initialize's work, under g_reg_mutex
+// initialize's work, under g_reg_mutex; `loaded` as discover's.
+void initialize_locked(const std::vector<std::pair<rocprofiler_configure_func_t, std::string>>* loaded) noexcept;
 
 }  // namespace
 
@@ -164,7 +172,7 @@ void initialize() noexcept {
     {
         std::lock_guard lk(g_reg_mutex);
         if (g_init_state.load(std::memory_order_acquire) != 0) return;  // done, or re-entered from a tool's init
-        initialize_locked();
+        initialize_locked(nullptr);
         deferred.swap(g_deferred);
     }
     // Backends loaded before any tool install what the tools configured now (outside the lock:
@@ -174,12 +182,16 @@ void initialize() noexcept {
 
 void initialize_or_defer(void (*ready)()) noexcept {
     if (ready == nullptr) return;
+    std::vector<void (*)()> deferred;
     {
         std::lock_guard lk(g_reg_mutex);
         if (g_init_state.load(std::memory_order_acquire) == 0) {
             bool present = true;  // unsure (out of memory scanning): initialize, as before
+            bool walked = false;
+            std::vector<std::pair<rocprofiler_configure_func_t, std::string>> loaded;
             try {
-                present = tool_present();
+                present = tool_present(loaded);
+                walked = true;
             } catch (...) {
             }
             if (!present) {
@@ -190,9 +202,13 @@ void initialize_or_defer(void (*ready)()) noexcept {
                     // Cannot wait for a tool: initialize now (configuration locked), as before.
                 }
             }
+            // Initialized here, under the lock the walk ran under: nothing was loaded in between
+            // by a path that takes it, and the walk is not repeated (one dlopen per loaded object).
+            initialize_locked(walked && !loaded.empty() ? &loaded : nullptr);
+            deferred.swap(g_deferred);
         }
     }
-    initialize();
+    for (auto other : deferred) other();
     ready();
 }
 
@@ -203,10 +219,10 @@ void cancel_deferred(void (*ready)()) noexcept {
 
 namespace {
 
-void initialize_locked() noexcept {
+void initialize_locked(const std::vector<std::pair<rocprofiler_configure_func_t, std::string>>* loaded) noexcept {
     g_init_state.store(-1, std::memory_order_release);
 
-    const auto found = discover();
+    const auto found = discover(loaded);
     std::uint32_t priority = 0;
     if (g_cxx_tools != nullptr) {
         for (auto& c : *g_cxx_tools) {
