@@ -149,12 +149,14 @@ void record_dispatch(std::uint64_t dispatch_id, const dispatch_run& run, bool di
     const std::uint64_t mx = v.empty() ? 0 : *std::max_element(v.begin(), v.end());
     if (g_report_fd >= 0) {
         char nums[256];
-        const int len = std::snprintf(nums, sizeof(nums), ",%zu,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%" PRIu64 ",%s\n",
+        // The pid last: every process of a run appends to one file, and dispatch ids are per process.
+        const int len = std::snprintf(nums, sizeof(nums), ",%zu,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%" PRIu64 ",%s,%ld\n",
                                       v.size(), us(mn), median_us(v), us(mx), us(run.snapshot_ns),
                                       median_us(run.restore_ns), median_us(run.checksum_ns), run.snapshot_bytes,
                                       !g_verify ? "not checked"
                                       : differ  ? "differ"
-                                                : "identical");
+                                                : "identical",
+                                      static_cast<long>(::getpid()));
         if (len > 0) {
             const std::string row = std::to_string(dispatch_id) + "," + csv_field(run.kernel) +
                                     std::string(nums,
@@ -320,7 +322,7 @@ bool open_report() {
     const bool ok = g_report_fd >= 0 &&
                     (!header || dying_output::write_all(g_report_fd, "dispatch_id,kernel,passes,min_us,median_us,max_us,"
                                                                      "snapshot_us,restore_us,checksum_us,snapshot_bytes,"
-                                                                     "inputs\n"));
+                                                                     "inputs,process_id\n"));
     if (g_report_fd >= 0 && shared) ::flock(g_report_fd, LOCK_UN);
     if (!ok) {
         std::fprintf(stderr, "encore-replay: cannot write %s: %s (not replaying)\n", f, std::strerror(errno));

@@ -19,7 +19,7 @@ from frontend_checks import check, failures, run
 
 SAXPY = "saxpy(float*, float, float const*, int)"
 COLUMNS = ["dispatch_id", "kernel", "passes", "min_us", "median_us", "max_us", "snapshot_us", "restore_us",
-           "checksum_us", "snapshot_bytes", "inputs"]
+           "checksum_us", "snapshot_bytes", "inputs", "process_id"]
 
 
 def table(stderr):
@@ -77,6 +77,8 @@ def main():
               "CSV: kernels named (the demangled name quoted)", str(rows))
         check(all(r["passes"] == "3" and r["inputs"] == "identical" for r in body), "CSV: 3 passes, identical inputs",
               str(rows))
+        check(len({r["process_id"] for r in body}) == 1 and all(r["process_id"].isdigit() for r in body),
+              "CSV: every row names the one process's pid", str(rows))
         # Footprint: x and y (16 KiB each) and the counter's 256 bytes, each 256-byte aligned.
         check(all(int(r["snapshot_bytes"]) == 2 * 16384 + 256 for r in body), "CSV: the snapshot's bytes", str(rows))
         check(all(float(r["min_us"]) <= float(r["median_us"]) <= float(r["max_us"]) for r in body),

@@ -293,7 +293,7 @@ def check_replay(tmp):
             rows = list(csv.DictReader(f))
         check(len(rows) >= before > 0, f"{tag} {len(rows)} rows >= {before} dispatches made before dying")
         columns = ["dispatch_id", "kernel", "passes", "min_us", "median_us", "max_us", "snapshot_us", "restore_us",
-                   "checksum_us", "snapshot_bytes", "inputs"]
+                   "checksum_us", "snapshot_bytes", "inputs", "process_id"]
         if not check(rows and list(rows[0]) == columns, f"{tag} the report's columns: {list(rows[0]) if rows else None}"):
             continue
         check(all(r["kernel"] == "vector_add" and r["passes"] == "2" and r["inputs"] == "not checked" for r in rows),
@@ -321,6 +321,10 @@ def check_replay_processes(tmp):
           sum(r[0] == "dispatch_id" for r in rows) == 1,
           f"[replay, system()] the program's 3 dispatches and its child's 1 ({len(rows) - 1} rows), one header: "
           f"{rows[:2]}")
+    # Dispatch ids are per process: the last column says whose row it is.
+    pids = sorted(sum(r[-1] == pid for r in rows[1:]) for pid in {r[-1] for r in rows[1:]})
+    check(rows[:1] and rows[0][-1] == "process_id" and pids == [1, 3],
+          f"[replay, system()] the rows name their process: 3 of one pid, 1 of another ({rows})")
     report = os.path.join(tmp, "fork.csv")
     # No leak check in the fork child: LeakSanitizer's stop-the-world in a fork of a threaded
     # process can hang there (seen under ASan: the child spun in AsanDie), and its threads'

@@ -98,9 +98,9 @@ with tempfile.TemporaryDirectory() as tmp:
     check(replayed.returncode == 0, "encore-replay runs it", replayed.stderr)
     check(replayed.stdout == plain.stdout, "its output unchanged when replayed")
     rows = open(report).read().splitlines() if os.path.exists(report) else []
-    # One row per replayed dispatch: dispatch_id,kernel,passes,...,inputs (the last column).
+    # One row per replayed dispatch: dispatch_id,kernel,passes,...,inputs,process_id.
     saxpy = [r.split(",") for r in rows if ",saxpy_accumulate," in r]
-    check(len(saxpy) == 2 and all(f[2] == "3" and f[-1] == "identical" for f in saxpy),
+    check(len(saxpy) == 2 and all(f[2] == "3" and f[-2] == "identical" for f in saxpy),
           "2 dispatches x 3 passes replayed from identical inputs", "\n".join(rows) + replayed.stderr)
 
     # LD_PRELOAD from the spaced folder (glibc splits LD_PRELOAD on spaces).
