@@ -10,7 +10,9 @@ Stages:
   3. args     include/rocprofiler-sdk/<lib>/api_args.h: the payload's args and retval unions with
               the reference's names (tools/api_args.py's header stage)
   4. check    src/core/api_args_check_libs.cpp: per operation and parameter, static_asserts that
-              the union member aliases encore's captured copy (compiled into libencore)
+              the union member aliases encore's captured copy (compiled into libencore), and one
+              that LIBS below is encore/domains/libs.hpp's `libraries`, in order: a library added
+              there and not here (or here and not there) does not compile
 
 The output is committed; run it after editing a library domain:
 
@@ -48,32 +50,33 @@ def own_header_prelude(header: str) -> str:
     return f"#include <rocprofiler-sdk/defines.h>\n\n#include <{header}>\n\n#include <stddef.h>\n#include <stdint.h>\n"
 
 
-# Per library: the domain file, the reference's retval union, an example member, the header
+# Per library (the domain include/encore/domains/<lib>.hpp, in encore/domains/libs.hpp's order):
+# the reference's retval union, an example member, the header
 # prelude (where the argument types come from) and whether a function without parameters is the
 # bare no-args struct.
 LIBS = {
     "rccl": dict(
-        domain="rccl.hpp", example="ncclAllReduce.count",
+        example="ncclAllReduce.count",
         retvals=["int32_t ncclResult_t_retval", "const char* const_charp_retval"],
         prelude=system_header_prelude("ROCPROFILER_SDK_USE_SYSTEM_RCCL", ["rccl/rccl.h"],
                                       ["rocprofiler-sdk/rccl/details/rccl.h"])),
     # The reference always reads its own copies of these libraries' headers; encore reads its own
     # declarations (rocprofiler-sdk/<lib>/details/).
     "rocdecode": dict(
-        domain="rocdecode.hpp", example="rocDecDecodeFrame.pic_params",
+        example="rocDecDecodeFrame.pic_params",
         retvals=["uint64_t uint64_t_retval", "int32_t rocDecStatus_retval", "const char* const_charp_retval"],
         prelude=own_header_prelude("rocprofiler-sdk/rocdecode/details/rocdecode.h")),
     "rocjpeg": dict(
-        domain="rocjpeg.hpp", example="rocJpegDecode.destination",
+        example="rocJpegDecode.destination",
         retvals=["int32_t rocJpegStatus_retval", "const char* const_charp_retval"],
         prelude=own_header_prelude("rocprofiler-sdk/rocjpeg/details/rocjpeg.h")),
     "rocshmem": dict(
-        domain="rocshmem.hpp", example="putmem_on_stream.nelems",
+        example="putmem_on_stream.nelems",
         # every traced function returns void: the union only keeps the record's layout uniform
         retvals=["rocprofiler_rocshmem_api_no_args no_retval"],
         prelude=own_header_prelude("rocprofiler-sdk/rocshmem/details/api_trace.h")),
     "hipfile": dict(
-        domain="hipfile.hpp", example="hipFileRead.size", bare_no_args=True,
+        example="hipFileRead.size", bare_no_args=True,
         retvals=["const char* const_charp_retval", "hipFileError_t hipFileError_t_retval",
                  "ssize_t ssize_t_retval", "int64_t int64_t_retval"],
         prelude=own_header_prelude("rocprofiler-sdk/hipfile/details/hipfile.h")),
@@ -88,7 +91,7 @@ def main() -> int:
     written: list[str] = []
     areas = []
     for area, cfg in LIBS.items():
-        src = f"include/encore/domains/{cfg['domain']}"
+        src = f"include/encore/domains/{area}.hpp"
         # 1. members
         members = api_args.symbol_domain_members(root / src)
         # 2. ids
@@ -108,10 +111,13 @@ def main() -> int:
         write(a.out, f"include/rocprofiler-sdk/{area}/api_args.h", text, written)
         areas.append((area, members))
     # 4. check
-    text, n_ops, n_args = api_args.check_tu(areas, [f"encore/domains/{c['domain']}" for c in LIBS.values()],
-                                            rel=CHECK_REL, generator=GENERATOR)
+    text, n_ops, n_args = api_args.check_tu(areas, ["encore/domains/libs.hpp"], rel=CHECK_REL, generator=GENERATOR)
     text = text.replace("#include <rocprofiler-sdk/callback_tracing.h>\n",
                         "".join(f"#include <rocprofiler-sdk/{x}/api_args.h>\n" for x in LIBS))
+    same = (f"static_assert(std::is_same_v<libraries, api::type_list<{', '.join(LIBS)}>>,\n"
+            f"              \"{GENERATOR}: its LIBS must be encore/domains/libs.hpp's libraries, in order: add the \"\n"
+            f"              \"library's line there and run it again\");\n")
+    text = text.replace("using namespace encore::domains;\n", "using namespace encore::domains;\n\n" + same, 1)
     write(a.out, CHECK_REL, text, written)
     print(f"gen_lib_domains: {len(LIBS)} libraries, {n_ops} ops, {n_args} arguments checked", file=sys.stderr)
     return 0

@@ -5,11 +5,7 @@
 // message names the member.
 #include "api_args_check.hpp"
 
-#include <encore/domains/rccl.hpp>
-#include <encore/domains/rocdecode.hpp>
-#include <encore/domains/rocjpeg.hpp>
-#include <encore/domains/rocshmem.hpp>
-#include <encore/domains/hipfile.hpp>
+#include <encore/domains/libs.hpp>
 #include <rocprofiler-sdk/rccl/api_args.h>
 #include <rocprofiler-sdk/rocdecode/api_args.h>
 #include <rocprofiler-sdk/rocjpeg/api_args.h>
@@ -22,6 +18,10 @@
 namespace encore::core::api_args_check {
 namespace {
 using namespace encore::domains;
+
+static_assert(std::is_same_v<libraries, api::type_list<rccl, rocdecode, rocjpeg, rocshmem, hipfile>>,
+              "tools/gen_lib_domains.py: its LIBS must be encore/domains/libs.hpp's libraries, in order: add the "
+              "library's line there and run it again");
 
 // ---- rocprofiler_rccl_api_args_t
 static_assert(op_matches<rccl, 0>("ncclAllGather", sizeof(rocprofiler_rccl_api_args_t::ncclAllGather), 6), "rocprofiler_rccl_api_args_t::ncclAllGather");

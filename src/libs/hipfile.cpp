@@ -1,15 +1,9 @@
-// src/libs/hipfile.cpp — libencore-hipfile's own parts (hipfile.hpp): its producer bit, the
-// library's version.
+// src/libs/hipfile.cpp — libencore-hipfile's own parts (hipfile.hpp): the library's version.
 #include "hipfile.hpp"
-
-#include "core/registry.hpp"
 
 #include <cstring>
 
 namespace encore::libs {
-namespace {
-[[gnu::constructor]] void declare_kinds() { core::add_producer(tracing::produced_by::hipfile); }
-}  // namespace
 
 std::uint64_t hipfile_library::version() noexcept {
     unsigned major = 0, minor = 0, patch = 0;

@@ -1,6 +1,9 @@
 // src/libs/library.hpp — what the library interposers' descriptions (rccl.hpp, rocdecode.hpp,
 // rocjpeg.hpp, hipfile.hpp, rocshmem.cpp) share: the real library's lookup from the
-// description's env var and sonames, and the result of a call the real library cannot serve.
+// description's env var and sonames, the result of a call the real library cannot serve, and
+// the declaration, at load, of the kind it produces (derived: nothing per library spells it).
+// One description is the whole producer of a library kind (rocjpeg.hpp is the model); the list
+// of libraries is encore/domains/libs.hpp.
 //
 //   struct rocjpeg_library : library<rocjpeg_library> {
 //       static constexpr const char* library = "libencore-rocjpeg";      // for messages
@@ -17,6 +20,9 @@
 #pragma once
 
 #include "backend/forwarding.hpp"
+#include "core/registry.hpp"
+
+#include <encore/tracing/kinds.hpp>
 
 #include <cstddef>
 #include <type_traits>
@@ -50,9 +56,22 @@ concept interposed = requires {
     typename policy_of<D>::type;
 };
 
+/// Declares, when the interposer is loaded (before any tool configures), that domain D's kind is
+/// produced in this process. The bit is the one D's kind_list line names (encore/domains/libs.hpp
+/// checks it is a library's own). Nothing spells it: D's wrappers name `produced<D>` (below), so
+/// the library that interposes D declares it, and none can forget to.
+template <class D>
+struct producer {
+    producer() noexcept { core::add_producer(tracing::producers_of(D::id)); }
+};
+template <class D>
+inline const producer<D> produced{};
+
 }  // namespace encore::libs
 
 template <encore::libs::interposed D, std::size_t I>
 struct encore::tracing::initial_next<D, I> {
-    static constexpr auto value = &encore::backend::lazy<D, I, typename encore::libs::policy_of<D>::type>::first_call;
+    // Naming produced<D> instantiates it in the interposer: its kind is declared produced at load.
+    static constexpr auto value = (static_cast<void>(&encore::libs::produced<D>),
+                                   &encore::backend::lazy<D, I, typename encore::libs::policy_of<D>::type>::first_call);
 };

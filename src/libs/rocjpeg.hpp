@@ -1,7 +1,9 @@
-// src/libs/rocjpeg.hpp — libencore-rocjpeg: the rocJPEG interposer (prelude of its generated
-// export files, see tools/gen_exports.py). Every function of the ROCJPEG_API declaration
-// (encore/domains/rocjpeg.hpp) is exported with its C signature and forwards through its wrapper
-// to the real librocjpeg, found as backend/forwarding.hpp says (ENCORE_ROCJPEG_LIBRARY overrides).
+// src/libs/rocjpeg.hpp — libencore-rocjpeg, the whole producer of ROCJPEG_API: the rocJPEG
+// interposer (prelude of its generated export files, see tools/gen_exports.py). Every function of
+// the ROCJPEG_API declaration (encore/domains/rocjpeg.hpp) is exported with its C signature and
+// forwards through its wrapper to the real librocjpeg, found as backend/forwarding.hpp says
+// (ENCORE_ROCJPEG_LIBRARY overrides). Its wrappers declare ROCJPEG_API produced when the library
+// loads (library.hpp); the library is one line of encore/domains/libs.hpp.
 #pragma once
 
 #include "backend/exports.hpp"

@@ -12,8 +12,6 @@
 #include "backend/exports.hpp"
 #include "library.hpp"
 
-#include "core/registry.hpp"
-
 #include <encore/domains/rocshmem.hpp>
 #include <encore/tracing/wrapper.hpp>
 
@@ -36,8 +34,6 @@ struct rocshmem_library : library<rocshmem_library> {
 };
 
 namespace {
-
-[[gnu::constructor]] void declare_kinds() { core::add_producer(tracing::produced_by::rocshmem); }
 
 using domains::rocshmem;
 

@@ -1,6 +1,7 @@
-// test/libs/fake_prelude.hpp — the prelude of the generated fake libraries (rocDecode, rocJPEG,
-// hipFile): tools/gen_exports.py writes each function of the domain with its C signature, and
-// here each one records its call (fake_log.hpp) and returns fake_results::result<D, I>().
+// test/libs/fake_prelude.hpp — the prelude of the generated fake libraries (every library of
+// encore/domains/libs.hpp but RCCL and rocSHMEM, which have hand-written fakes):
+// tools/gen_exports.py writes each function of the domain with its C signature, and here each one
+// records its call (fake_log.hpp) and returns fake_results::result<D, I>().
 //
 // The fakes are made from the same declarations as the interposers, so they check interposition,
 // forwarding, arguments and results, not the prototypes; those are checked where the generated

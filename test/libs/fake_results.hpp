@@ -3,9 +3,7 @@
 // the return type that differs from op to op (a success for some, a failure for others).
 #pragma once
 
-#include <encore/domains/hipfile.hpp>
-#include <encore/domains/rocdecode.hpp>
-#include <encore/domains/rocjpeg.hpp>
+#include <encore/domains/libs.hpp>
 
 #include <cstddef>
 #include <cstdint>

@@ -1,7 +1,8 @@
 /* test/libs/libs_c11.c — the library kinds from C (C11, -Wpedantic): each payload struct and a
- * member of its args union by name, and every operation of each kind printed by name through the
- * C API (libencore knows the names without the interposers). Prints "KIND: N operations" per
- * kind; test/libs/meson.build checks the counts against the reference's. */
+ * member of its args union by name, and every operation of each kind named on the command line
+ * (test/libs/meson.build: one per interposer it builds) printed by name through the C API
+ * (libencore knows the names without the interposers). Prints "KIND: N operations" per kind;
+ * test/libs/meson.build checks the counts against the reference's. argv: KIND_NAME... */
 #include <rocprofiler-sdk/callback_tracing.h>
 #include <rocprofiler-sdk/rocprofiler.h>
 
@@ -17,7 +18,7 @@ static int print_op(rocprofiler_callback_tracing_kind_t kind, rocprofiler_tracin
     return 0;
 }
 
-int main(void) {
+int main(int argc, char** argv) {
     /* Every payload by its reference name, a member of each union by function and parameter. */
     rocprofiler_callback_tracing_rccl_api_data_t rccl;
     rocprofiler_callback_tracing_rocdecode_api_data_t rocdecode;
@@ -42,18 +43,24 @@ int main(void) {
         15)
         return 1;
 
-    const rocprofiler_callback_tracing_kind_t kinds[] = {
-        ROCPROFILER_CALLBACK_TRACING_RCCL_API, ROCPROFILER_CALLBACK_TRACING_ROCDECODE_API,
-        ROCPROFILER_CALLBACK_TRACING_ROCJPEG_API, ROCPROFILER_CALLBACK_TRACING_ROCSHMEM_API,
-        ROCPROFILER_CALLBACK_TRACING_HIPFILE_API};
-    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; ++i) {
-        const char* kind = NULL;
+    for (int i = 1; i < argc; ++i) {
+        rocprofiler_callback_tracing_kind_t kind = ROCPROFILER_CALLBACK_TRACING_NONE;
         int count = 0;
-        if (rocprofiler_query_callback_tracing_kind_name(kinds[i], &kind, NULL) != ROCPROFILER_STATUS_SUCCESS) return 1;
-        printf("%s:\n", kind);
-        if (rocprofiler_iterate_callback_tracing_kind_operations(kinds[i], print_op, &count) != ROCPROFILER_STATUS_SUCCESS)
+        for (int k = ROCPROFILER_CALLBACK_TRACING_NONE + 1; k < ROCPROFILER_CALLBACK_TRACING_LAST; ++k) {
+            const char* name = NULL;
+            if (rocprofiler_query_callback_tracing_kind_name((rocprofiler_callback_tracing_kind_t)k, &name, NULL) ==
+                    ROCPROFILER_STATUS_SUCCESS &&
+                strcmp(name, argv[i]) == 0)
+                kind = (rocprofiler_callback_tracing_kind_t)k;
+        }
+        if (kind == ROCPROFILER_CALLBACK_TRACING_NONE) {
+            printf("%s: no such kind\n", argv[i]);
             return 1;
-        printf("%s: %d operations\n", kind, count);
+        }
+        printf("%s:\n", argv[i]);
+        if (rocprofiler_iterate_callback_tracing_kind_operations(kind, print_op, &count) != ROCPROFILER_STATUS_SUCCESS)
+            return 1;
+        printf("%s: %d operations\n", argv[i], count);
     }
     return 0;
 }

@@ -1,38 +1,41 @@
-// test/libs/test_lib.cpp — ROCDECODE_API, ROCJPEG_API, HIPFILE_API and ROCSHMEM_API through
-// their interposers (libencore-rocdecode, -rocjpeg, -hipfile, -rocshmem, preloaded), against fake
-// libraries built in the suite (none of these libraries has a package here; fake_prelude.hpp,
-// fake_rocshmem.cpp). The program is its own tool. argv: LIBRARY SCENARIO
+// test/libs/test_lib.cpp — every library API kind of encore/domains/libs.hpp (but RCCL_API:
+// test_rccl.cpp) through its interposer (libencore-rocdecode, -rocjpeg, ..., preloaded), against
+// fake libraries built in the suite (none of these libraries has a package here;
+// fake_prelude.hpp, fake_rocshmem.cpp). The program is its own tool. argv: LIBRARY SCENARIO
 //   traced    every function of the library once, with arguments of distinct values: each call
 //             traced exactly once (ENTER, EXIT, one correlation id), its arguments by the
 //             reference's names, its return value in the EXIT record and back to the program
 //             unchanged; the fake called with exactly the program's arguments; one
 //             RUNTIME_INITIALIZATION record of the library; the operation names by id; for
-//             rocJPEG, one ROCJPEG_API buffer record per call
+//             a library whose kind has a buffer kind (ROCJPEG_API), one buffer record per call
 //   untraced  no context: the same calls and results, no records
 //   missing   ENCORE_<LIB>_LIBRARY names no file: each call fails with the library's own "not
 //             there" status (rocSHMEM: the accessor returns no table), nothing crashes
 //   short     (rocshmem) the library's table is shorter than encore's declaration: the slots it
 //             has are traced, the others are left alone and the size is the library's
+// or argv: declared NAME...  (test/libs/meson.build's libs_declared: the interposers meson builds)
+//   the names are exactly encore/domains/libs.hpp's libraries; a library in one list and not the
+//   other is named
+#include "../../src/core/registration.hpp"
 #include "../support/check.hpp"
 #include "../support/tool_stub.hpp"
 #include "buffered_api.hpp"
 #include "fake_log.hpp"
 #include "fake_results.hpp"
 
-#include <encore/domains/hipfile.hpp>
-#include <encore/domains/rocdecode.hpp>
-#include <encore/domains/rocjpeg.hpp>
-#include <encore/domains/rocshmem.hpp>
+#include <encore/domains/libs.hpp>
 #include <encore/encore.hpp>
 #include <rocprofiler-sdk/callback_tracing.h>
 #include <rocprofiler-sdk/registration.h>
 
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -55,8 +58,9 @@ std::vector<std::uint64_t> g_init_versions;
 std::string g_lib, g_scenario;
 rocprofiler_callback_tracing_kind_t g_kind = ROCPROFILER_CALLBACK_TRACING_NONE;
 rocprofiler_runtime_initialization_operation_t g_init_op = ROCPROFILER_RUNTIME_INITIALIZATION_NONE;
-// ROCJPEG_API buffer records (the one of these kinds with a buffer record), in a context of their own.
-buffered_api g_buffered{ROCPROFILER_BUFFER_TRACING_ROCJPEG_API};
+// The library kind's buffer records, where it has a buffer kind made of its calls (ROCJPEG_API; the
+// buffer kind list says which), in a context of their own.
+buffered_api g_buffered{ROCPROFILER_BUFFER_TRACING_NONE};
 
 int collect_arg(rocprofiler_callback_tracing_kind_t, rocprofiler_tracing_operation_t, uint32_t, const void* const,
                 int32_t, const char*, const char* name, const char* value, int32_t, void* data) {
@@ -82,32 +86,20 @@ void on_record(rocprofiler_callback_tracing_record_t r) {
     g_records.push_back(std::move(c));
 }
 
+/// The callback of library D's kind: its records read as D's payload struct (payload_of).
+template <class D>
 rocprofiler_callback_tracing_cb_t record_cb() {
-    switch (g_kind) {
-        case ROCPROFILER_CALLBACK_TRACING_ROCDECODE_API:
-            return [](rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*, void*) {
-                on_record<rocprofiler_callback_tracing_rocdecode_api_data_t>(r);
-            };
-        case ROCPROFILER_CALLBACK_TRACING_ROCJPEG_API:
-            return [](rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*, void*) {
-                on_record<rocprofiler_callback_tracing_rocjpeg_api_data_t>(r);
-            };
-        case ROCPROFILER_CALLBACK_TRACING_HIPFILE_API:
-            return [](rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*, void*) {
-                on_record<rocprofiler_callback_tracing_hipfile_api_data_t>(r);
-            };
-        default:
-            return [](rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*, void*) {
-                on_record<rocprofiler_callback_tracing_rocshmem_api_data_t>(r);
-            };
-    }
+    return [](rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*, void*) {
+        on_record<typename encore::tracing::payload_of<D::id>::type>(r);
+    };
 }
+rocprofiler_callback_tracing_cb_t g_record_cb = nullptr;
 
 int tool_init(rocprofiler_client_finalize_t, void*) {
     if (g_scenario == "untraced") return 0;
     rocprofiler_context_id_t ctx{};
     int bad = rocprofiler_create_context(&ctx) != ROCPROFILER_STATUS_SUCCESS;
-    bad += rocprofiler_configure_callback_tracing_service(ctx, g_kind, nullptr, 0, record_cb(), nullptr) !=
+    bad += rocprofiler_configure_callback_tracing_service(ctx, g_kind, nullptr, 0, g_record_cb, nullptr) !=
            ROCPROFILER_STATUS_SUCCESS;
     const rocprofiler_tracing_operation_t init_op[] = {g_init_op};
     bad += rocprofiler_configure_callback_tracing_service(
@@ -118,7 +110,7 @@ int tool_init(rocprofiler_client_finalize_t, void*) {
                        static_cast<const rocprofiler_callback_tracing_runtime_initialization_data_t*>(r.payload)->version);
                },
                nullptr) != ROCPROFILER_STATUS_SUCCESS;
-    if (g_kind == ROCPROFILER_CALLBACK_TRACING_ROCJPEG_API) bad += g_buffered.configure();
+    if (g_buffered.kind != ROCPROFILER_BUFFER_TRACING_NONE) bad += g_buffered.configure();
     return bad + (rocprofiler_start_context(ctx) != ROCPROFILER_STATUS_SUCCESS);
 }
 
@@ -294,15 +286,16 @@ void run(std::uint64_t version) {
                "one RUNTIME_INITIALIZATION record with the library's version (" + std::to_string(version) + ")");
     }
     if (!traced) expect(size_of_records() == 0, "no context: no records");
-    if constexpr (std::is_same_v<D, d::rocjpeg>) {
+    if (g_buffered.kind != ROCPROFILER_BUFFER_TRACING_NONE) {
         if (traced && !missing) {
-            expect(g_buffered.flush(), "flush the ROCJPEG_API buffer");
+            expect(g_buffered.flush(), "flush the " + std::string(D::name) + " buffer");
             std::vector<int> exits;
             std::lock_guard lk(g_mutex);
             for (const auto& r : g_records)
                 if (r.phase == ROCPROFILER_CALLBACK_PHASE_EXIT) exits.push_back(r.op);
             std::lock_guard lb(g_buffered.mutex);
-            expect(g_buffered.ok && g_buffered.ops == exits, "one ROCJPEG_API buffer record per call, in order");
+            expect(g_buffered.ok && g_buffered.ops == exits,
+                   "one " + std::string(D::name) + " buffer record per call, in order");
         }
     }
     if (g_scenario == "short") {
@@ -314,6 +307,103 @@ void run(std::uint64_t version) {
     }
 }
 
+/// What test_lib checks of library D beyond its domain: the RUNTIME_INITIALIZATION operation, the
+/// version the fake reports, a few operation ids with the reference's names and the reference's
+/// operation count. One per library of encore/domains/libs.hpp (or `elsewhere`: its own test).
+template <class D>
+struct lib_test {};
+template <class D>
+concept tested_here = requires {
+    lib_test<D>::init_op;
+    lib_test<D>::version;
+    lib_test<D>::named;
+    lib_test<D>::count;
+};
+template <class D>
+concept tested_elsewhere = requires {
+    lib_test<D>::elsewhere;
+};
+
+template <>
+struct lib_test<d::rccl> {
+    static constexpr const char* elsewhere = "test_rccl";
+};
+template <>
+struct lib_test<d::rocdecode> {
+    static constexpr auto init_op = ROCPROFILER_RUNTIME_INITIALIZATION_ROCDECODE;
+    static constexpr std::uint64_t version = 0;
+    static inline const std::vector<std::pair<int, const char*>> named = {
+        {ROCPROFILER_ROCDECODE_API_ID_rocDecCreateVideoParser, "rocDecCreateVideoParser"},
+        {ROCPROFILER_ROCDECODE_API_ID_rocDecGetErrorName, "rocDecGetErrorName"},
+        {10, "rocDecGetErrorName"},
+        {ROCPROFILER_ROCDECODE_API_ID_rocDecDestroyBitstreamReader, "rocDecDestroyBitstreamReader"}};
+    static constexpr int count = 16;
+};
+template <>
+struct lib_test<d::rocjpeg> {
+    static constexpr auto init_op = ROCPROFILER_RUNTIME_INITIALIZATION_ROCJPEG;
+    static constexpr std::uint64_t version = 0;
+    static inline const std::vector<std::pair<int, const char*>> named = {
+        {ROCPROFILER_ROCJPEG_API_ID_rocJpegStreamCreate, "rocJpegStreamCreate"},
+        {ROCPROFILER_ROCJPEG_API_ID_rocJpegDecodeBatched, "rocJpegDecodeBatched"},
+        {8, "rocJpegGetErrorName"}};
+    static constexpr int count = 9;
+};
+template <>
+struct lib_test<d::rocshmem> {
+    static constexpr auto init_op = ROCPROFILER_RUNTIME_INITIALIZATION_ROCSHMEM;
+    static constexpr std::uint64_t version = 0;
+    static inline const std::vector<std::pair<int, const char*>> named = {
+        {ROCPROFILER_ROCSHMEM_API_ID_barrier_all_on_stream, "barrier_all_on_stream"},
+        {ROCPROFILER_ROCSHMEM_API_ID_putmem_signal_on_stream, "putmem_signal_on_stream"},
+        {8, "signal_wait_until_on_stream"}};
+    static constexpr int count = 9;
+};
+template <>
+struct lib_test<d::hipfile> {
+    static constexpr auto init_op = ROCPROFILER_RUNTIME_INITIALIZATION_HIPFILE;
+    static constexpr std::uint64_t version = 301;  // the fake's 0.3.1 (fake_prelude.hpp)
+    static inline const std::vector<std::pair<int, const char*>> named = {
+        {ROCPROFILER_HIPFILE_API_ID_hipFileGetOpErrorString, "hipFileGetOpErrorString"},
+        {ROCPROFILER_HIPFILE_API_ID_hipFileRead, "hipFileRead"},
+        {30, "hipFileSetParameterString"},
+        {33, "hipFileGetStatsL3"}};
+    static constexpr int count = 34;
+};
+
+/// What encore's finalization (tools finalized, unproduced kinds warned) writes to stderr.
+std::string finalize_stderr() {
+    std::fflush(stderr);
+    std::FILE* tmp = std::tmpfile();
+    if (tmp == nullptr) return "<no temporary file>";
+    const int saved = ::dup(2);
+    ::dup2(::fileno(tmp), 2);
+    encore::core::finalize();
+    std::fflush(stderr);
+    ::dup2(saved, 2);
+    ::close(saved);
+    std::string out;
+    std::rewind(tmp);
+    for (int c; (c = std::fgetc(tmp)) != EOF;) out += static_cast<char>(c);
+    std::fclose(tmp);
+    return out;
+}
+
+/// libs_declared: the interposers test/libs/meson.build was given are libs.hpp's libraries.
+int check_declared(int argc, char** argv) {
+    std::set<std::string> built(argv + 2, argv + argc), declared;
+    encore::domains::for_each_library([&]<class D>() {
+        declared.insert(std::string(encore::domains::library_name<D>.view()));
+    });
+    for (const auto& n : declared)
+        expect(built.count(n) == 1,
+               n + " is in encore/domains/libs.hpp's libraries: add its entry to src/libs/meson.build");
+    for (const auto& n : built)
+        expect(declared.count(n) == 1,
+               n + " is built by src/libs/meson.build: add its domain to encore/domains/libs.hpp");
+    return test_support::finish();
+}
+
 }  // namespace
 
 ENCORE_TEST_TOOL("test-lib", &tool_init, nullptr)
@@ -321,48 +411,40 @@ ENCORE_TEST_TOOL("test-lib", &tool_init, nullptr)
 int main(int argc, char** argv) {
     g_lib = argc > 1 ? argv[1] : "";
     g_scenario = argc > 2 ? argv[2] : "traced";
-    if (g_lib == "rocdecode") {
-        g_kind = ROCPROFILER_CALLBACK_TRACING_ROCDECODE_API;
-        g_init_op = ROCPROFILER_RUNTIME_INITIALIZATION_ROCDECODE;
-        run<d::rocdecode>(0);
-        if (g_scenario == "traced")
-            check_names<d::rocdecode>(
-                {{ROCPROFILER_ROCDECODE_API_ID_rocDecCreateVideoParser, "rocDecCreateVideoParser"},
-                 {ROCPROFILER_ROCDECODE_API_ID_rocDecGetErrorName, "rocDecGetErrorName"},
-                 {10, "rocDecGetErrorName"},
-                 {ROCPROFILER_ROCDECODE_API_ID_rocDecDestroyBitstreamReader, "rocDecDestroyBitstreamReader"}},
-                16);
-    } else if (g_lib == "rocjpeg") {
-        g_kind = ROCPROFILER_CALLBACK_TRACING_ROCJPEG_API;
-        g_init_op = ROCPROFILER_RUNTIME_INITIALIZATION_ROCJPEG;
-        run<d::rocjpeg>(0);
-        if (g_scenario == "traced")
-            check_names<d::rocjpeg>({{ROCPROFILER_ROCJPEG_API_ID_rocJpegStreamCreate, "rocJpegStreamCreate"},
-                                     {ROCPROFILER_ROCJPEG_API_ID_rocJpegDecodeBatched, "rocJpegDecodeBatched"},
-                                     {8, "rocJpegGetErrorName"}},
-                                    9);
-    } else if (g_lib == "hipfile") {
-        g_kind = ROCPROFILER_CALLBACK_TRACING_HIPFILE_API;
-        g_init_op = ROCPROFILER_RUNTIME_INITIALIZATION_HIPFILE;
-        run<d::hipfile>(301);
-        if (g_scenario == "traced")
-            check_names<d::hipfile>({{ROCPROFILER_HIPFILE_API_ID_hipFileGetOpErrorString, "hipFileGetOpErrorString"},
-                                     {ROCPROFILER_HIPFILE_API_ID_hipFileRead, "hipFileRead"},
-                                     {30, "hipFileSetParameterString"},
-                                     {33, "hipFileGetStatsL3"}},
-                                    34);
-    } else if (g_lib == "rocshmem") {
-        g_kind = ROCPROFILER_CALLBACK_TRACING_ROCSHMEM_API;
-        g_init_op = ROCPROFILER_RUNTIME_INITIALIZATION_ROCSHMEM;
-        run<d::rocshmem>(0);
-        if (g_scenario == "traced")
-            check_names<d::rocshmem>({{ROCPROFILER_ROCSHMEM_API_ID_barrier_all_on_stream, "barrier_all_on_stream"},
-                                      {ROCPROFILER_ROCSHMEM_API_ID_putmem_signal_on_stream, "putmem_signal_on_stream"},
-                                      {8, "signal_wait_until_on_stream"}},
-                                     9);
-    } else {
-        std::fprintf(stderr, "usage: test_lib rocdecode|rocjpeg|hipfile|rocshmem SCENARIO\n");
+    if (g_lib == "declared") return check_declared(argc, argv);
+    int status = -1;
+    encore::domains::for_each_library([&]<class D>() {
+        static_assert(tested_here<D> || tested_elsewhere<D>,
+                      "test_lib.cpp: give the new library its lib_test<D> (its RUNTIME_INITIALIZATION operation, "
+                      "version, named operations and count)");
+        if (g_lib != encore::domains::library_name<D>.view()) return;
+        if constexpr (tested_elsewhere<D>) {
+            std::fprintf(stderr, "test_lib: %s is tested by %s\n", g_lib.c_str(), lib_test<D>::elsewhere);
+            status = 2;
+        } else if constexpr (tested_here<D>) {
+            g_kind = static_cast<rocprofiler_callback_tracing_kind_t>(D::id);
+            g_init_op = lib_test<D>::init_op;
+            g_record_cb = record_cb<D>();
+            for (int b = 1; b < static_cast<int>(encore::tracing::buffer_kind_count); ++b)
+                if (encore::tracing::buffer_source_of(b) == D::id &&
+                    encore::tracing::buffered_as_of(b) == encore::tracing::buffered_as::api)
+                    g_buffered.kind = static_cast<rocprofiler_buffer_tracing_kind_t>(b);
+            run<D>(lib_test<D>::version);
+            if (g_scenario == "traced") check_names<D>(lib_test<D>::named, lib_test<D>::count);
+            if (g_scenario == "traced" || g_scenario == "missing") {
+                // The interposer declared its kind produced when it loaded (src/libs/library.hpp):
+                // finalization says nothing of the kinds this tool configured.
+                const std::string err = finalize_stderr();
+                expect(err.find("was configured but produced nothing") == std::string::npos,
+                       "the interposer declared " + std::string(D::name) + " produced: " + err);
+            }
+            status = test_support::finish();
+        }
+    });
+    if (status < 0) {
+        std::fprintf(stderr, "usage: test_lib LIBRARY SCENARIO (a library of encore/domains/libs.hpp), or "
+                             "test_lib declared NAME...\n");
         return 2;
     }
-    return test_support::finish();
+    return status;
 }

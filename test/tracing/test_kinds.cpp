@@ -1,4 +1,5 @@
 // Tests for encore/tracing/kinds.hpp: the one list of kinds and the folds over it.
+#include <encore/domains/libs.hpp>
 #include <encore/tracing/kinds.hpp>
 #include <encore/tracing/payload.hpp>
 #include <rocprofiler-sdk/rocprofiler.h>
@@ -34,11 +35,16 @@ static_assert(request_kind_of(kind::hip_event) == ROCPROFILER_EXTERNAL_CORRELATI
 static_assert(producers_of(kind::kernel_dispatch) == (produced_by::hsa | produced_by::cuda));
 static_assert(producers_of(kind::scratch_memory) == produced_by::hsa);
 // RUNTIME_INITIALIZATION's producers follow from producer_table (every library that reports its
-// runtime's initialization): the set it had when it was spelled out by hand.
-static_assert(producers_of(kind::runtime_initialization) ==
-              (produced_by::hsa | produced_by::hip | produced_by::marker | produced_by::cuda | produced_by::rccl |
-               produced_by::rocdecode | produced_by::rocjpeg | produced_by::rocshmem | produced_by::hipfile));
-static_assert(produced_by::count == 11 && produced_by::all == 0x7ffu);
+// runtime's initialization): the set it had when it was spelled out by hand, every library of
+// encore/domains/libs.hpp included.
+static_assert(producers_of(kind::runtime_initialization) == (produced_by::hsa | produced_by::hip | produced_by::marker |
+                                                             produced_by::cuda | encore::domains::library_producers));
+static_assert((encore::domains::library_producers & (produced_by::rccl | produced_by::rocdecode | produced_by::rocjpeg |
+                                                     produced_by::rocshmem | produced_by::hipfile)) ==
+              (produced_by::rccl | produced_by::rocdecode | produced_by::rocjpeg | produced_by::rocshmem |
+               produced_by::hipfile));
+// The producers: libencore, its five backends (hsa, hip, marker, cuda, ompt) and one per library.
+static_assert(produced_by::count == 6 + encore::domains::libraries::size);
 static_assert(kind_decl_of<kind::hsa_core_api>::iterates_args && !kind_decl_of<kind::memory_copy>::iterates_args);
 static_assert(operations_of(kind::cuda_driver_api) == operations::at_load &&
               operations_of(kind::ompt) == operations::domain);
