@@ -1,66 +1,46 @@
-// src/cuda/gate.cpp — the per-context replay gates (gate.hpp).
+// src/cuda/gate.cpp — the per-context replay gates (gate.hpp): the kit's device gates
+// (backend/device_gate.cpp) keyed by context pointer, their lock part only. CUDA counts no work in
+// flight (a replay synchronizes the context itself), so exclusive_use takes the lock without a
+// drain, and no completion handler joins one.
 #include "gate.hpp"
 
+#include "backend/device_gate.hpp"
 #include "real.hpp"
 
-#include <map>
-#include <memory>
-#include <mutex>
-#include <shared_mutex>
-#include <thread>
+#include <cstdint>
 
 namespace encore::cuda::tracker {
 namespace {
 
-struct gate {
-    std::shared_mutex lock;
-};
-std::mutex g_gates_mutex;
-auto* g_gates = new std::map<CUcontext, std::unique_ptr<gate>>;  // never destroyed (nor any gate)
-thread_local CUcontext t_exclusive = nullptr;                    // the context this thread replays on
+using backend::device_gate;
 
-gate& gate_of(CUcontext c) {
-    std::lock_guard lk(g_gates_mutex);
-    auto& g = (*g_gates)[c];
-    if (!g) g = std::make_unique<gate>();
-    return *g;
-}
+std::uint64_t key_of(CUcontext c) noexcept { return reinterpret_cast<std::uintptr_t>(c); }
 
 }  // namespace
 
 work_hold::work_hold() noexcept : work_hold(current_context()) {}
 
 work_hold::work_hold(CUcontext c) noexcept {
-    if (c == nullptr || c == t_exclusive) return;
-    gate& g = gate_of(c);
-    g.lock.lock_shared();
+    const std::uint64_t key = key_of(c);
+    if (key == 0 || key == device_gate::held_exclusively()) return;
+    device_gate& g = device_gate::of(key);
+    g.lock_shared();
     gate_ = &g;
 }
 
 work_hold::~work_hold() {
-    if (gate_ != nullptr) static_cast<gate*>(gate_)->lock.unlock_shared();
+    if (gate_ != nullptr) gate_->unlock_shared();
 }
 
 bool exclusive_use::acquire(CUcontext c, std::chrono::nanoseconds limit) noexcept {
-    using namespace std::chrono;
-    gate* g = &gate_of(c);
-    const auto deadline = steady_clock::now() + limit;
-    while (!g->lock.try_lock()) {
-        if (steady_clock::now() >= deadline) return false;
-        std::this_thread::yield();
-    }
-    gate_ = g;
+    if (!device_gate::lock_exclusive(key_of(c), limit)) return false;
     ctx_ = c;
-    t_exclusive = c;
     return true;
 }
 
 void exclusive_use::release() noexcept {
-    if (gate_ != nullptr && t_exclusive == ctx_) {
-        t_exclusive = nullptr;
-        static_cast<gate*>(gate_)->lock.unlock();
-    }
-    gate_ = nullptr;
+    if (ctx_ != nullptr) device_gate::release_exclusive(key_of(ctx_));
+    ctx_ = nullptr;
 }
 
 }  // namespace encore::cuda::tracker

@@ -1,15 +1,21 @@
 // src/cuda/gate.hpp — the per-context replay gate (gate.cpp): work submitted to a context's GPU
 // holds it shared; a replay holds it exclusively while it snapshots, runs its passes and restores.
+// Over the backend kit's per-device gate keyed by context pointer (backend/device_gate.hpp).
 #pragma once
 
 #include <cuda.h>
 
 #include <chrono>
 
+namespace encore::backend {
+class device_gate;
+}
+
 namespace encore::cuda::tracker {
 
 /// Work submitted to a context's GPU (launches, copies, memsets, graph launches, frees): held off
-/// while a replay owns the context (not on the replaying thread itself).
+/// while a replay owns the context (not on the replaying thread itself). Finding the context's
+/// gate takes no lock.
 class work_hold {
 public:
     work_hold() noexcept;  // the current context's
@@ -19,7 +25,7 @@ public:
     work_hold& operator=(const work_hold&) = delete;
 
 private:
-    void* gate_ = nullptr;  // the context's gate, held shared (gates live as long as the process)
+    backend::device_gate* gate_ = nullptr;  // the context's gate, held shared (gates live as long as the process)
 };
 
 /// A replay's exclusive use of its context: work_holds on it (other threads') wait meanwhile.
@@ -31,8 +37,7 @@ public:
     void release() noexcept;
 
 private:
-    void* gate_ = nullptr;
-    CUcontext ctx_ = nullptr;
+    CUcontext ctx_ = nullptr;  // held exclusively by this object's thread
 };
 
 }  // namespace encore::cuda::tracker

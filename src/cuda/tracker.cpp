@@ -1,23 +1,27 @@
-// src/cuda/tracker.cpp — the allocation tracker (see tracker.hpp). Fed
+// src/cuda/tracker.cpp — the allocation tracker (see tracker.hpp): each context's allocations and
+// module variables in the kit's address set (backend/address_set.hpp), grouped by context, fed
 // by the per-op layers (ops.hpp) while a replay service or allocation records are configured.
 // (VMM mappings, pinned host sizes and the shrink count both files keep: vmm.cpp.)
 #include "tracker.hpp"
 
 #include "real.hpp"
 
+#include "backend/address_set.hpp"
+
 #include <algorithm>
 #include <map>
-#include <mutex>
 
 namespace encore::cuda::tracker {
 namespace {
 
-struct allocation {
-    std::size_t size;
-    CUcontext ctx;
-    memory kind;
+/// An allocation or a module variable; its context is the set's `device`.
+struct allocation : backend::address_node {
+    memory kind = memory::device;
     const void* owner = nullptr;  // a module variable's module (null: an allocation)
 };
+std::uint64_t key(CUcontext c) noexcept { return reinterpret_cast<std::uintptr_t>(c); }
+CUcontext context_of(const allocation& a) noexcept { return reinterpret_cast<CUcontext>(a.device); }
+
 struct context_marks {
     long managed = 0;   // live managed allocations
     long imported = 0;  // live imported pointers
@@ -26,57 +30,54 @@ void count(context_marks& m, memory kind, long by) {
     if (kind == memory::managed) m.managed += by;
     if (kind == memory::imported) m.imported += by;
 }
-std::mutex g_tracker_mutex;
-auto* g_tracker = new std::map<CUdeviceptr, allocation>;  // guarded; never destroyed (frees at exit)
-auto* g_marks = new std::map<CUcontext, context_marks>;   // guarded by g_tracker_mutex
+// Never destroyed (frees at exit). Its lock guards g_marks too.
+auto* g_tracker = new backend::address_set<allocation>;
+auto* g_marks = new std::map<CUcontext, context_marks>;
+
+/// An allocation replaced or freed: its context's marks no longer count it.
+void uncount(const allocation& a) noexcept {
+    if (auto m = g_marks->find(context_of(a)); m != g_marks->end()) count(m->second, a.kind, -1);
+}
 
 }  // namespace
 
 void on_alloc(CUdeviceptr p, std::size_t size, memory kind) noexcept {
     const CUcontext c = current_context();
-    std::lock_guard lk(g_tracker_mutex);
+    const auto lk = g_tracker->lock();
     try {
         auto& marks = (*g_marks)[c];
-        const auto [it, added] = g_tracker->try_emplace(p, allocation{size, c, kind});
-        if (!added) {  // an address the driver handed out again before its free was seen
-            if (auto m = g_marks->find(it->second.ctx); m != g_marks->end()) count(m->second, it->second.kind, -1);
-            it->second = allocation{size, c, kind};
-            note_shrink();
-        }
+        // An address the driver handed out again before its free was seen replaces the old one.
+        const auto [a, added] = g_tracker->replace(
+            p, size, key(c), [kind](allocation& x) { x.kind = kind; }, uncount);
+        if (a == nullptr) return;
+        if (!added) note_shrink();
         count(marks, kind, 1);
     } catch (...) {
     }
 }
 
 void on_free(CUdeviceptr p) noexcept {
-    std::lock_guard lk(g_tracker_mutex);
-    const auto it = g_tracker->find(p);
-    if (it == g_tracker->end()) return;
-    if (auto m = g_marks->find(it->second.ctx); m != g_marks->end()) count(m->second, it->second.kind, -1);
-    g_tracker->erase(it);
-    note_shrink();
+    const auto lk = g_tracker->lock();
+    if (g_tracker->erase(p, uncount)) note_shrink();
 }
 
 void on_global(CUdeviceptr p, std::size_t size, const void* owner) noexcept {
     const CUcontext c = current_context();
-    std::lock_guard lk(g_tracker_mutex);
-    try {
-        (*g_tracker)[p] = allocation{size, c, memory::device, owner};
-    } catch (...) {
-    }
+    const auto lk = g_tracker->lock();
+    (void)g_tracker->replace(
+        p, size, key(c), [owner](allocation& x) { x.owner = owner; }, uncount);
 }
 
 void on_unload(const void* owner) noexcept {
-    std::lock_guard lk(g_tracker_mutex);
-    for (auto it = g_tracker->begin(); it != g_tracker->end();)
-        it = it->second.owner == owner && owner != nullptr ? g_tracker->erase(it) : std::next(it);
+    const auto lk = g_tracker->lock();
+    if (owner != nullptr) (void)g_tracker->erase_if([owner](const allocation& a) { return a.owner == owner; });
     note_shrink();
 }
 
 std::size_t size_of(CUdeviceptr p) noexcept {
-    std::lock_guard lk(g_tracker_mutex);
-    const auto it = g_tracker->find(p);
-    return it != g_tracker->end() ? it->second.size : 0;
+    const auto lk = g_tracker->lock_shared();
+    const allocation* a = g_tracker->find(p);
+    return a != nullptr ? a->size : 0;
 }
 
 std::size_t driver_size_of(CUdeviceptr p) noexcept {
@@ -88,7 +89,7 @@ std::size_t driver_size_of(CUdeviceptr p) noexcept {
 }
 
 uncovered uncovered_in(CUcontext c) noexcept {
-    std::lock_guard lk(g_tracker_mutex);
+    const auto lk = g_tracker->lock_shared();
     const auto it = g_marks->find(c);
     if (it == g_marks->end()) return {};
     return {it->second.managed > 0, it->second.imported > 0};
@@ -97,9 +98,9 @@ uncovered uncovered_in(CUcontext c) noexcept {
 std::vector<range> covered(CUcontext c, std::uint64_t device) {
     std::vector<range> out;
     {
-        std::lock_guard lk(g_tracker_mutex);
-        for (const auto& [p, a] : *g_tracker)
-            if (a.ctx == c && a.kind == memory::device) out.push_back(range{p, a.size});
+        const auto lk = g_tracker->lock_shared();
+        for (const allocation& a : g_tracker->of_device(key(c)))
+            if (a.kind == memory::device) out.push_back(range{a.base, a.size});
     }
     // VMM mappings never overlap driver allocations (disjoint address ranges): merged by address.
     const std::size_t n = out.size();
@@ -110,9 +111,8 @@ std::vector<range> covered(CUcontext c, std::uint64_t device) {
 }
 
 void forget(CUcontext c) noexcept {
-    std::lock_guard lk(g_tracker_mutex);
-    for (auto it = g_tracker->begin(); it != g_tracker->end();)
-        it = it->second.ctx == c ? g_tracker->erase(it) : std::next(it);
+    const auto lk = g_tracker->lock();
+    (void)g_tracker->erase_if([k = key(c)](const allocation& a) { return a.device == k; });
     g_marks->erase(c);
     note_shrink();
 }

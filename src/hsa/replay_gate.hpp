@@ -1,4 +1,5 @@
-// src/hsa/replay_gate.hpp — per-agent isolation for kernel replay on HSA (replay_gate.cpp).
+// src/hsa/replay_gate.hpp — per-agent isolation for kernel replay on HSA (replay_gate.cpp), over
+// the backend kit's per-device gate keyed by agent handle (backend/device_gate.hpp).
 //
 // Each GPU agent has a reader/writer lock and a count of work in flight (kernel dispatches and
 // async copies submitted through encore and not yet complete). While a replay service exists,

@@ -14,7 +14,6 @@
 #include <cstring>
 #include <mutex>
 #include <new>
-#include <shared_mutex>
 #include <utility>
 
 namespace encore::hsa::replay_memory {
@@ -38,12 +37,12 @@ const char* snapshot::take(std::uint64_t agent, const core::replay::options& opt
     policy_ = opt.policy;
     chunk_ = opt.chunk_size;
     // Shared: frees wait until the copies are done (a region is never copied while freed).
-    std::shared_lock lk(g_mutex);
-    const std::uint64_t total = bytes_of(live() | on_agent(agent));
+    const auto lk = live().lock_shared();
+    const std::uint64_t total = backend::bytes_of(live().of_device(agent));
     if (total > opt.memory_budget)
         return "the snapshot would exceed the memory budget (ENCORE_REPLAY_MEMORY_BUDGET): the dispatch runs once";
     try {
-        for (const auto& r : live() | on_agent(agent)) {
+        for (const auto& r : live().of_device(agent)) {
             std::unique_ptr<std::byte[]> c(new (std::nothrow) std::byte[r.size]);
             if (!c) {
                 regions_.clear();
@@ -66,17 +65,17 @@ const char* snapshot::take(std::uint64_t agent, const core::replay::options& opt
 }
 
 void snapshot::arm() noexcept {
-    std::shared_lock lk(g_mutex);
+    const auto lk = live().lock_shared();
     arm_locked();
 }
 
-// Caller holds g_mutex (shared).
+// Caller holds live()'s lock (shared).
 void snapshot::arm_locked() noexcept {
     if (tracked_ || policy_ != ENCORE_REPLAY_SNAPSHOT_CHANGED_CHUNKS || !write_tracking_available()) return;
     tracked_ = true;
     bool handler_checked = false, handler_ok = false;
     for (auto& s : regions_) {
-        region* r = find_exact(s.base);
+        region* r = live().find(s.base);
         if (r == nullptr || r->id != s.id || !assign_slot(*r, chunk_)) continue;  // compared instead
         s.slot = r->slot;
         auto& w = g_slots[s.slot];
@@ -100,11 +99,11 @@ bool snapshot::restore(core::replay::memory_stats& out) noexcept {
     // Fault injection for the test of the abort path (docs/replay.md): a restore that fails.
     static const bool fail_for_testing = std::getenv("ENCORE_REPLAY_TEST_FAIL_RESTORE") != nullptr;
     if (fail_for_testing) return false;
-    std::shared_lock lk(g_mutex);
+    const auto lk = live().lock_shared();
     bool ok = true;
     std::unique_ptr<std::byte[]> staging;
     for (auto& s : regions_) {
-        const region* r = find_exact(s.base);
+        const region* r = live().find(s.base);
         if (r == nullptr || r->id != s.id) continue;  // freed during the replay: nothing to restore
         auto* dev = reinterpret_cast<std::byte*>(s.base);
         const std::byte* saved_bytes = s.copy.get();
@@ -191,12 +190,12 @@ bool snapshot::restore(core::replay::memory_stats& out) noexcept {
 }
 
 bool snapshot::checksum(std::uint64_t& out) noexcept {
-    std::shared_lock lk(g_mutex);
+    const auto lk = live().lock_shared();
     core::replay::checksum64 h;
     std::unique_ptr<std::byte[]> staging(new (std::nothrow) std::byte[1u << 20]);
     if (!staging) return false;
     for (const auto& s : regions_) {
-        const region* r = find_exact(s.base);
+        const region* r = live().find(s.base);
         if (r == nullptr || r->id != s.id) continue;
         for (std::size_t off = 0; off < s.size; off += (1u << 20)) {
             const std::size_t len = std::min<std::size_t>(1u << 20, s.size - off);
@@ -209,12 +208,12 @@ bool snapshot::checksum(std::uint64_t& out) noexcept {
 }
 
 std::uint64_t snapshot::differing_regions() noexcept {
-    std::shared_lock lk(g_mutex);
+    const auto lk = live().lock_shared();
     std::uint64_t n = 0;
     std::unique_ptr<std::byte[]> staging(new (std::nothrow) std::byte[1u << 20]);
     if (!staging) return 0;
     for (const auto& s : regions_) {
-        const region* r = find_exact(s.base);
+        const region* r = live().find(s.base);
         if (r == nullptr || r->id != s.id) continue;
         for (std::size_t off = 0; off < s.size; off += (1u << 20)) {
             const std::size_t len = std::min<std::size_t>(1u << 20, s.size - off);
@@ -232,11 +231,11 @@ std::uint64_t snapshot::differing_regions() noexcept {
 // ---- delta ----------------------------------------------------------------------------------------
 template <class F>
 bool delta::for_each_chunk(const snapshot& base, F&& f) noexcept {
-    std::shared_lock lk(g_mutex);
+    const auto lk = live().lock_shared();
     const std::size_t chunk = base.chunk_ != 0 ? base.chunk_ : 4096;
     std::size_t next = 0;  // the first piece not passed yet
     for (const auto& s : base.regions_) {
-        const region* r = find_exact(s.base);
+        const region* r = live().find(s.base);
         if (r == nullptr || r->id != s.id) continue;  // freed: nothing to compare or restore
         for (std::uintptr_t cb = s.base; cb < s.base + s.size; cb += chunk) {
             const std::size_t len = std::min<std::uintptr_t>(cb + chunk, s.base + s.size) - cb;
@@ -329,8 +328,8 @@ void snapshot::release() noexcept {
             auto& w = g_slots[s.slot];
             // Only if the slot still belongs to this region (not freed and reused meanwhile).
             // (Shared: regions of one agent are armed and released by its one replay at a time.)
-            std::shared_lock lk(g_mutex);
-            region* r = find_exact(s.base);
+            const auto lk = live().lock_shared();
+            region* r = live().find(s.base);
             if (r == nullptr || r->id != s.id || r->slot != s.slot) continue;
             const std::uintptr_t b = w.begin.load(std::memory_order_relaxed), e = w.end.load(std::memory_order_relaxed);
             if (w.by_signal.load(std::memory_order_relaxed)) {

@@ -14,22 +14,14 @@
 #include <hsa/hsa_ext_amd.h>
 
 #include <mutex>
-#include <new>
 
 namespace encore::hsa::replay_memory {
-namespace detail {
-
-std::shared_mutex g_mutex;
-region_set* g_set = nullptr;
-
-}  // namespace detail
 
 using namespace detail;
 
 namespace {
 
 std::atomic<bool> g_enabled{false};
-std::uint64_t g_next_id = 1;  // guarded by g_mutex
 
 std::uint64_t owner_of(const void* p) noexcept {
     hsa_amd_pointer_info_t info{};
@@ -49,22 +41,11 @@ bool is_gpu(std::uint64_t agent) noexcept {
            t == HSA_DEVICE_TYPE_GPU;
 }
 
+// Out of memory: not covered (a replay then may see accumulated values). A range already
+// tracked (the same variable seen twice) is kept.
 void insert(std::uintptr_t base, std::size_t size, std::uint64_t agent, std::uint64_t exe) noexcept {
-    auto* r = new (std::nothrow) region;
-    if (r == nullptr) return;  // not covered: a replay then may see accumulated values (warned below)
-    r->base = base;
-    r->size = size;
-    r->agent = agent;
-    r->executable = exe;
-    std::unique_lock lk(g_mutex);
-    r->id = g_next_id++;
-    if (!live().insert(*r).second) delete r;  // already tracked (same variable seen twice)
-}
-
-void erase(region* r) noexcept {
-    live().erase(live().iterator_to(*r));
-    release_slot(*r);
-    delete r;
+    const auto lk = live().lock();
+    (void)live().insert(base, size, agent, [exe](region& r) { r.executable = exe; });
 }
 
 struct variable_walk {
@@ -125,9 +106,9 @@ void on_allocate(void* base, std::size_t size, bool coarse_grained, bool kernarg
 
 void on_free(void* base) noexcept {
     if (!enabled()) return;
-    std::unique_lock lk(g_mutex);
-    if (region* r = find_exact(reinterpret_cast<std::uintptr_t>(base)); r != nullptr && r->executable == 0) {
-        erase(r);
+    auto lk = live().lock();
+    if (region* r = live().find(reinterpret_cast<std::uintptr_t>(base)); r != nullptr && r->executable == 0) {
+        live().erase(*r, release_slot);  // its write-protection slot goes back with it
         lk.unlock();
         declined_by_allocation();
     }
@@ -141,21 +122,17 @@ void on_executable_frozen(hsa_executable_t exe) noexcept {
 
 void on_executable_destroyed(hsa_executable_t exe) noexcept {
     if (!enabled()) return;
-    std::unique_lock lk(g_mutex);
-    auto& s = live();
-    for (auto it = s.begin(); it != s.end();) {
-        region& r = *it++;
-        if (r.executable == exe.handle) erase(&r);
-    }
+    const auto lk = live().lock();
+    (void)live().erase_if([&](const region& r) { return r.executable == exe.handle; }, release_slot);
 }
 
 std::vector<std::uint64_t> agents_of(hsa_executable_t exe) noexcept {
     std::vector<std::uint64_t> out;
     if (!enabled()) return out;
-    std::shared_lock lk(g_mutex);
+    const auto lk = live().lock_shared();
     try {
-        out = live() | ranges::views::filter([&](const region& r) { return r.executable == exe.handle; }) |
-              ranges::views::transform(&region::agent) | ranges::to<std::vector>();
+        out = live().where([&](const region& r) { return r.executable == exe.handle; }) |
+              ranges::views::transform(&region::device) | ranges::to<std::vector>();
     } catch (...) {
         return {};
     }
@@ -165,8 +142,8 @@ std::vector<std::uint64_t> agents_of(hsa_executable_t exe) noexcept {
 }
 
 std::uint64_t footprint(std::uint64_t agent) noexcept {
-    std::shared_lock lk(g_mutex);
-    return bytes_of(live() | on_agent(agent));
+    const auto lk = live().lock_shared();
+    return backend::bytes_of(live().of_device(agent));
 }
 
 }  // namespace encore::hsa::replay_memory

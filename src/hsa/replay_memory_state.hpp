@@ -6,10 +6,8 @@
 // What a snapshot uses per dispatch (lookups, the scan) is here inline, as it was in one file.
 #pragma once
 
-#include <boost/intrusive/set.hpp>
-#include <range/v3/numeric/accumulate.hpp>
-#include <range/v3/view/filter.hpp>
-#include <range/v3/view/transform.hpp>
+#include "backend/address_set.hpp"
+
 #include <sys/ioctl.h>
 #include <sys/types.h>
 
@@ -17,7 +15,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
-#include <shared_mutex>
 #include <utility>
 #include <vector>
 
@@ -26,48 +23,23 @@
 #pragma GCC visibility push(hidden)
 namespace encore::hsa::replay_memory::detail {
 
-namespace bi = boost::intrusive;
-
 // ---- the live set -----------------------------------------------------------------------------
-struct region : bi::set_base_hook<bi::optimize_size<true>> {
-    std::uintptr_t base = 0;
-    std::size_t size = 0;
-    std::uint64_t agent = 0;
-    std::uint64_t id = 0;          // unique: a snapshot recognises a region freed and reallocated
+// A region's base, size, agent (its `device`) and id (unique: a snapshot recognises a region
+// freed and reallocated) are the set's (backend/address_set.hpp); the rest is replay's.
+struct region : backend::address_node {
     std::uint64_t executable = 0;  // for module variables; 0 for allocations
     int slot = -1;                 // write-protection slot once armed
     // userfaultfd: pages the last replay here wrote, left unprotected at the next arm (below).
     std::vector<std::pair<std::uintptr_t, std::uintptr_t>> warm;
     unsigned warm_arms = 0;
-
-    friend bool operator<(const region& a, const region& b) noexcept { return a.base < b.base; }
 };
-struct base_key {
-    bool operator()(std::uintptr_t a, const region& b) const noexcept { return a < b.base; }
-    bool operator()(const region& a, std::uintptr_t b) const noexcept { return a.base < b; }
-};
-using region_set = bi::set<region>;
+using region_set = backend::address_set<region>;
 
-extern std::shared_mutex g_mutex;  // frees take it exclusively; restore and checksum shared
-extern region_set* g_set;          // guarded by g_mutex; never destroyed (frees may come at exit)
-
-// The tracked regions of one agent (callers hold g_mutex).
-inline auto on_agent(std::uint64_t agent) {
-    return ranges::views::filter([agent](const region& r) { return r.agent == agent; });
-}
-std::uint64_t bytes_of(auto&& regions) {
-    return ranges::accumulate(regions | ranges::views::transform(&region::size), std::uint64_t{0});
-}
-
+// Its lock: frees take it exclusively; snapshots, restores and checksums shared. Never destroyed
+// (frees may come at exit).
 inline region_set& live() {
-    if (g_set == nullptr) g_set = new region_set;
-    return *g_set;
-}
-
-inline region* find_exact(std::uintptr_t base) noexcept {
-    auto& s = live();
-    auto it = s.find(base, base_key{});
-    return it == s.end() ? nullptr : &*it;
+    static auto* const set = new region_set;
+    return *set;
 }
 
 // ---- write protection (replay_memory_write_tracking.cpp) ----------------------------------------
@@ -92,7 +64,7 @@ inline std::size_t slot_chunks(int slot) noexcept {
 
 // Makes encore's SIGSEGV handler the installed one (at every arm through signals).
 bool ensure_handler() noexcept;
-// Gives region r a slot covering its whole pages (caller holds g_mutex exclusively or shared
+// Gives region r a slot covering its whole pages (caller holds live()'s lock exclusively or shared
 // with the agent's replay lock: slots of one region are set up by one replay at a time).
 bool assign_slot(region& r, std::size_t chunk) noexcept;
 void release_slot(region& r) noexcept;
