@@ -4,7 +4,7 @@
 // (hsa_amd_memory_pool_allocate, hsa_memory_allocate), classified at allocation and tagged with
 // their owning agent (hsa_amd_pointer_info), plus the writable module-scope variables of frozen
 // executables. Host, fine-grained and kernarg memory is never covered. The live set is a
-// Boost.Intrusive ordered set keyed by base address.
+// Boost.Intrusive ordered set keyed by base address (the kit's backend::address_set).
 //
 // Restore policies:
 //   full_copy       every covered byte written back (the reference);
