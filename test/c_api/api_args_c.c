@@ -26,6 +26,7 @@ int c_hsa_status_retval(const void* payload) {
 }
 size_t c_hsa_queue_create_size_offset(void) { return offsetof(rocprofiler_hsa_api_args_t, hsa_queue_create.size); }
 
+#if ENCORE_HIP_HEADERS /* HIP's payloads need HIP's types (test_api_args_hip, built where they are) */
 uint64_t c_hip_malloc_size(const void* payload) {
     const rocprofiler_callback_tracing_hip_api_data_t* d = payload;
     return d->args.hipMalloc.size;
@@ -51,6 +52,7 @@ int c_hip_error_retval(const void* payload) {
     return (int)d->retval.hipError_t_retval;
 }
 size_t c_hip_memcpy_kind_offset(void) { return offsetof(rocprofiler_hip_api_args_t, hipMemcpy.kind); }
+#endif
 
 const char* c_roctx_mark_message(const void* payload) {
     const rocprofiler_callback_tracing_marker_api_data_t* d = payload;
@@ -66,6 +68,7 @@ int32_t c_marker_int32_retval(const void* payload) {
 }
 size_t c_marker_args_size(void) { return sizeof(rocprofiler_marker_api_args_t); }
 
+#if ENCORE_HIP_HEADERS
 /* Triton Proton's kernel-launch switch (the ids and members it names), as C: the stream of a
  * launch record, or NULL for another op. These four ids and members were missing while encore's
  * HIP list was ROCm 5.2's (issue 41). */
@@ -84,3 +87,4 @@ void* c_hip_launch_stream(int op, const void* payload) {
         default: return NULL;
     }
 }
+#endif
