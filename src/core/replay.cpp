@@ -159,7 +159,7 @@ struct kernel_flow {
     void memory_back(std::uint64_t pass) const {
         if (pass == first_pass) return;  // the snapshot was just taken
         memory_phase(ROCPROFILER_KERNEL_REPLAY_RESTORE, pass, [&](memory_stats& st, payload&) {
-            if (backend.restore(st)) return;
+            if (backend.restore(st, pass, passes)) return;
             // The seed's rule: never continue with partially restored memory.
             std::fprintf(stderr,
                          "[encore] kernel replay: restoring device memory failed part-way before pass %llu of "

@@ -63,8 +63,11 @@ public:
     /// its dispatch-tracing records to the contexts in `contexts` only. A static reason when the
     /// pass did not finish in time (the loop ends there).
     virtual const char* run_pass(std::uint64_t pass, std::uint64_t contexts) noexcept = 0;
-    /// Resets memory to the snapshot. false = partially restored (the process is aborted).
-    virtual bool restore(memory_stats& out) noexcept = 0;
+    /// Resets memory to the snapshot before pass `pass` of `passes` (0: a count the tool's continue
+    /// callback decides). A backend that knows what the first pass wrote may restore only that
+    /// before the middle passes; the restore before the last pass must make memory equal the
+    /// snapshot whatever was written. false = partially restored (the process is aborted).
+    virtual bool restore(memory_stats& out, std::uint64_t pass, std::uint64_t passes) noexcept = 0;
     /// After CONFIG EXIT: the program's completion signal fires, the agent is released, the
     /// snapshot freed.
     virtual void finish() noexcept = 0;

@@ -5,6 +5,7 @@
 
 #include "calls.hpp"
 #include "counters.hpp"
+#include "graph_nodes.hpp"
 #include "kernels.hpp"
 #include "range_replay.hpp"
 #include "records.hpp"
@@ -32,6 +33,10 @@ bool layered(role r) noexcept;
 /// its pending COMPLETE/EXIT records go out first, and what encore kept of it is forgotten when
 /// the context is gone (a later context may get the same handle).
 CUresult teardown(CUcontext ctx, CUdevice device, bool reset, thunk call) noexcept;
+/// cuGraphLaunch(exec, stream) (`call` forwards it): while kernel replay is active or launches are
+/// counted, launched node by node (graph_nodes.hpp: each kernel node through replay::launch) when
+/// its plan allows, else as a whole (range::graph_launch), said once per reason.
+CUresult graph_launch(CUgraphExec exec, CUstream stream, bool per_thread, thunk call) noexcept;
 
 namespace ops {
 
@@ -403,7 +408,28 @@ struct role_layer<role::graph_launch> {
     static CUresult call(real_fn_t<A...> f, std::type_identity_t<A>... a) {
         const std::tuple<A...> t(a...);  // (exec, stream)
         const auto forward = [&] { return f(a...); };
-        return range::graph_launch(std::get<0>(t), std::get<1>(t), roles[I].per_thread, thunk::of(forward));
+        return graph_launch(std::get<0>(t), std::get<1>(t), roles[I].per_thread, thunk::of(forward));
+    }
+};
+
+template <>
+struct role_layer<role::graph_update> {
+    template <std::size_t, class... A>
+    static CUresult call(real_fn_t<A...> f, std::type_identity_t<A>... a) {
+        // (exec, ...): whatever the result, the plan no longer stands for the exec
+        graph_nodes::on_update(std::get<0>(std::tuple<A...>(a...)));
+        return f(a...);
+    }
+};
+
+template <>
+struct role_layer<role::graph_destroy> {
+    template <std::size_t, class... A>
+    static CUresult call(real_fn_t<A...> f, std::type_identity_t<A>... a) {
+        const CUgraphExec exec = std::get<0>(std::tuple<A...>(a...));
+        const CUresult res = f(a...);
+        if (res == CUDA_SUCCESS) graph_nodes::forget(exec);
+        return res;
     }
 };
 

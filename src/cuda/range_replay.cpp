@@ -20,6 +20,7 @@
 // wrapper calls rocprofiler_range_replay_begin(exec handle) before it and _end after it.
 #include "range_replay.hpp"
 
+#include "graph_nodes.hpp"
 #include "real.hpp"
 #include "records.hpp"
 #include "snapshot.hpp"
@@ -39,7 +40,6 @@
 #include <mutex>
 #include <set>
 #include <thread>
-#include <unordered_map>
 #include <vector>
 
 namespace encore::cuda::range {
@@ -98,21 +98,13 @@ constexpr rr::decline_reason pass_failed{ROCPROFILER_RANGE_REPLAY_STATUS_STAGING
 constexpr std::size_t max_entries = 65536;
 
 // ---- the driver functions only range replay calls (absent: the feature that needs one declines) --
-using param_info_t = CUresult (*)(void* f, std::size_t index, std::size_t* offset, std::size_t* size);
 using coop_launch_t = CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                                    CUstream, void**);
 using ex_launch_t = CUresult (*)(const CUlaunchConfig*, CUfunction, void**, void**);
 struct range_driver {
-    // CUDA 12.4: a CUfunction's (and a CUkernel's) parameter sizes; not in every cuda.h encore
-    // builds against, hence the prototypes here.
-    param_info_t func_param_info = real_fn<param_info_t>("cuFuncGetParamInfo");
-    param_info_t kernel_param_info = real_fn<param_info_t>("cuKernelGetParamInfo");
     coop_launch_t launch_cooperative = real_fn<coop_launch_t>("cuLaunchCooperativeKernel");
     ex_launch_t launch_ex = real_fn<ex_launch_t>("cuLaunchKernelEx");
     CUresult (*graph_launch)(CUgraphExec, CUstream) = real_fn<decltype(graph_launch)>("cuGraphLaunch");
-    CUresult (*graph_nodes)(CUgraph, CUgraphNode*, std::size_t*) = real_fn<decltype(graph_nodes)>("cuGraphGetNodes");
-    CUresult (*node_type)(CUgraphNode, CUgraphNodeType*) = real_fn<decltype(node_type)>("cuGraphNodeGetType");
-    CUresult (*child_graph)(CUgraphNode, CUgraph*) = real_fn<decltype(child_graph)>("cuGraphChildGraphNodeGetGraph");
     CUresult (*event_destroy)(CUevent) = real_fn<decltype(event_destroy)>("cuEventDestroy_v2");
 };
 const range_driver& drv() noexcept {
@@ -120,41 +112,10 @@ const range_driver& drv() noexcept {
     return d;
 }
 
-// ---- graphs: kernel nodes per instantiated exec -----------------------------------------------
-std::mutex g_graph_mutex;
-auto* g_kernel_nodes = new std::unordered_map<CUgraphExec, std::uint64_t>;  // guarded; never destroyed
-
-/// The kernel nodes of `g` and its child graphs; 0 when the driver cannot say.
-std::uint64_t kernel_nodes(CUgraph g, int depth = 0) noexcept {
-    const auto& d = drv();
-    std::size_t n = 0;
-    if (depth > 16 || d.graph_nodes == nullptr || d.node_type == nullptr || d.graph_nodes(g, nullptr, &n) != CUDA_SUCCESS)
-        return 0;
-    std::vector<CUgraphNode> nodes;
-    try {
-        nodes.resize(n);
-    } catch (...) {
-        return 0;
-    }
-    if (n != 0 && d.graph_nodes(g, nodes.data(), &n) != CUDA_SUCCESS) return 0;
-    std::uint64_t kernels = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        CUgraphNodeType t{};
-        if (d.node_type(nodes[i], &t) != CUDA_SUCCESS) return 0;
-        CUgraph child = nullptr;
-        if (t == CU_GRAPH_NODE_TYPE_KERNEL)
-            ++kernels;
-        else if (t == CU_GRAPH_NODE_TYPE_GRAPH && d.child_graph != nullptr &&
-                 d.child_graph(nodes[i], &child) == CUDA_SUCCESS)
-            kernels += kernel_nodes(child, depth + 1);
-    }
-    return kernels;
-}
-
+// ---- graphs: a graph entry's dispatches are its exec's kernel nodes (graph_nodes.hpp), else 1 -----
 std::uint64_t dispatches_of(CUgraphExec exec) noexcept {
-    std::lock_guard lk(g_graph_mutex);
-    const auto it = g_kernel_nodes->find(exec);
-    return it != g_kernel_nodes->end() && it->second != 0 ? it->second : 1;
+    const std::uint64_t n = graph_nodes::kernel_nodes(exec);
+    return n != 0 ? n : 1;
 }
 
 // ---- ranges bound to a context (their snapshot slots are the context's, one range at a time) ----
@@ -214,28 +175,6 @@ struct entry {
     }
 };
 
-/// The parameter sizes of `f` from the driver; false when it cannot say.
-bool param_sizes(CUfunction f, std::vector<std::size_t>& sizes) noexcept {
-    for (param_info_t fn : {drv().func_param_info, drv().kernel_param_info}) {
-        if (fn == nullptr) continue;
-        sizes.clear();
-        for (std::size_t i = 0;; ++i) {
-            std::size_t off = 0, size = 0;
-            const CUresult r = fn(reinterpret_cast<void*>(f), i, &off, &size);
-            // Past the last parameter the driver says INVALID_VALUE (at 0: a kernel without any);
-            // another error: not a handle of this kind (a CUkernel given to cuFuncGetParamInfo).
-            if (r == CUDA_ERROR_INVALID_VALUE) return true;
-            if (r != CUDA_SUCCESS) break;
-            try {
-                sizes.push_back(size);
-            } catch (...) {
-                return false;
-            }
-        }
-    }
-    return false;
-}
-
 /// Copies what a launch's arguments point at into `e`; a reason when it cannot.
 const rr::decline_reason* keep_arguments(entry& e) noexcept {
     const launch_call& c = e.call;
@@ -257,7 +196,7 @@ const rr::decline_reason* keep_arguments(entry& e) noexcept {
             e.extra_size = *size;
         } else if (c.params != nullptr) {
             std::vector<std::size_t> sizes;
-            if (!param_sizes(c.f, sizes)) return &unknown_kernarg;
+            if (!graph_nodes::param_sizes(c.f, sizes)) return &unknown_kernarg;
             for (std::size_t i = 0; i < sizes.size(); ++i) {
                 const std::size_t at = (e.args.size() + 15) / 16 * 16;
                 e.args.resize(at + sizes[i]);
@@ -579,9 +518,6 @@ CUresult graph_launch(CUgraphExec exec, CUstream s, bool per_thread, thunk call)
     }
     if (rr::any_open() && join_or_decline(ctx, stream, [&](cuda_range& rec) { return rec.add_graph(exec); }))
         return launch_held();  // joined another thread's range
-    if (core::replay::service_active())
-        core::replay::warn_once("kernels launched through CUDA graphs (cuGraphLaunch) are not kernel-replayed: they run "
-                                "once (range replay replays a graph launch as a whole)");
     // From a replay callback, or without the service: once.
     if (!rr::service_configured() || rr::closing_here() || core::replay::in_replay()) return launch_held();
     // A range of its own, named by the exec's handle. Not SUCCESS: no range (the service's context
@@ -595,14 +531,7 @@ CUresult graph_launch(CUgraphExec exec, CUstream s, bool per_thread, thunk call)
     return r;
 }
 
-void on_instantiate(CUgraphExec exec, CUgraph graph) noexcept {
-    const std::uint64_t n = kernel_nodes(graph);  // counted now: the program may destroy the graph next
-    std::lock_guard lk(g_graph_mutex);
-    try {
-        (*g_kernel_nodes)[exec] = n;
-    } catch (...) {
-    }
-}
+void on_instantiate(CUgraphExec exec, CUgraph graph) noexcept { graph_nodes::on_instantiate(exec, graph); }
 
 namespace {
 /// Whether one side of a copy is host memory (`by_address`: asked of the driver; pageable host

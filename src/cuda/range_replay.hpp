@@ -17,10 +17,12 @@ bool configured() noexcept;
 /// is open, `r` its result, true; false when the launch is not the range's (another thread's: that
 /// declines ranges on its device) and goes the ordinary way.
 bool launch(const launch_call& c, CUresult& r) noexcept;
-/// cuGraphLaunch(exec, stream) (`call` forwards it): an entry of the thread's open range; outside
-/// one, with the service configured, a range of its own (range_id = the exec's handle).
+/// cuGraphLaunch(exec, stream) (`call` forwards it) as a whole: an entry of the thread's open range;
+/// outside one, with the service configured, a range of its own (range_id = the exec's handle).
+/// (While kernel replay is active, ops.cpp launches a graph node by node instead when it can.)
 CUresult graph_launch(CUgraphExec exec, CUstream stream, bool per_thread, thunk call) noexcept;
-/// A graph was instantiated: its kernel nodes are counted (a graph entry's dispatch_count).
+/// A graph was instantiated: its plan is made (graph_nodes.hpp; its kernel nodes are a graph
+/// entry's dispatch_count).
 void on_instantiate(CUgraphExec exec, CUgraph graph) noexcept;
 /// A copy (`c`) or another copy (`c` null: arrays, 3-D peer, batched) on the current context.
 void on_copy(const copy_call* c) noexcept;

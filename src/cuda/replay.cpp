@@ -22,8 +22,9 @@
 // launches into a stream that is capturing a graph, contexts with managed memory
 // (cuMemAllocManaged) or memory imported from another process (cuMemPoolImportPointer,
 // cuIpcOpenMemHandle), which the tracker does not cover. Kernels launched through graphs
-// (cuGraphLaunch) are not kernel-replayed; range replay replays a graph launch as a whole
-// (range_replay.cpp).
+// (cuGraphLaunch) come here one kernel node at a time while the service is active (ops.cpp
+// launches a graph node by node from the plan graph_nodes.cpp made at instantiation), else the
+// graph runs whole; range replay replays a graph launch as a whole (range_replay.cpp).
 // Memory changes that would make the snapshot wrong (frees, unmaps, access changes) wait for the
 // replay through the context's gate; only the replaying thread itself (a tool's replay callback)
 // gets past it: a region it freed or unmapped is not restored, and the next pass is the last.
@@ -60,8 +61,12 @@ public:
         result_ = records::launch(call_, dispatch_id_);
     }
 
+    // changed_chunks (snapshot.cpp: a sparse, incremental shadow; restores hash and rewrite what
+    // changed): on an H100, GPT-2's loop (1.1 GB covered) 0.40 ms snapshot and 0.39 ms restore
+    // against full_copy's 0.94 and 0.93; JAX's default preallocation (64 GB mapped) 20 ms against
+    // seconds in a host shadow. Where encore's kernels do not load it is full_copy.
     encore_replay_snapshot_policy_t default_policy() const noexcept override {
-        return ENCORE_REPLAY_SNAPSHOT_FULL_COPY;
+        return ENCORE_REPLAY_SNAPSHOT_CHANGED_CHUNKS;
     }
 
     const char* acquire(const core::replay::options& opt) noexcept override {
@@ -112,7 +117,9 @@ public:
         return nullptr;
     }
 
-    bool restore(core::replay::memory_stats& out) noexcept override { return mem_.restore(out); }
+    bool restore(core::replay::memory_stats& out, std::uint64_t pass, std::uint64_t passes) noexcept override {
+        return mem_.restore(out, pass, passes);
+    }
     void finish() noexcept override { release(); }
     bool checksum(std::uint64_t& out) noexcept override { return mem_.checksum(out); }
 

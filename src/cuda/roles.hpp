@@ -27,8 +27,10 @@ enum class role : unsigned char {
     vmm_address_free,  // cuMemAddressFree: its end
     copy,              // MEMORY_COPY records; waits while a replay owns the context
     other_work,        // other copies and memsets: not reported, wait while a replay owns the context
-    graph_launch,      // waits like other work; replayed as a whole by range replay (never kernel-replayed)
-    instantiate,       // cuGraphInstantiate*: the exec's kernel nodes counted (range replay's dispatch_count)
+    graph_launch,      // node by node while kernel replay is active (graph_nodes.hpp), else whole (range replay)
+    instantiate,       // cuGraphInstantiate*: the exec's plan of nodes made (graph_nodes.hpp)
+    graph_update,      // cuGraphExec*SetParams, cuGraphExecUpdate, cuGraphNodeSetEnabled: the exec's plan declines
+    graph_destroy,     // cuGraphExecDestroy: the exec's plan is forgotten
     global,            // a module variable's address handed out: covered by replay like an allocation
     unload,            // its module's (or library's) unload: the variables are dropped
     teardown,          // context destruction: its pending records first, then it is forgotten
@@ -79,6 +81,7 @@ struct op_role {
 struct wanted_by {
     bool replay = false, dispatches = false, copies = false, allocations = false;
     bool kernel_symbols = false;  // CODE_OBJECT: a launched function's name (kernels.hpp)
+    bool counting = false;        // a dispatch counting service: launches counted (counters.hpp)
 };
 constexpr wanted_by services_of(role r) noexcept {
     switch (r) {
@@ -96,9 +99,11 @@ constexpr wanted_by services_of(role r) noexcept {
         case role::vmm_address_free: return {.replay = true};
         case role::copy: return {.replay = true, .copies = true};
         case role::other_work:
-        case role::graph_launch:
-        case role::instantiate:
         case role::global: return {.replay = true};
+        case role::graph_launch:  // node by node, each kernel node replayed or counted as a launch
+        case role::instantiate:
+        case role::graph_update:
+        case role::graph_destroy: return {.replay = true, .counting = true};
         case role::unload: return {.replay = true, .kernel_symbols = true};
         case role::teardown: return {.replay = true, .dispatches = true, .copies = true};
     }
@@ -181,6 +186,14 @@ inline constexpr entry entries[] = {
     {op("cuGraphLaunch"), plain(role::graph_launch)},
     {op("cuGraphInstantiateWithFlags"), plain(role::instantiate)},
     {op("cuGraphInstantiateWithParams"), plain(role::instantiate)},
+    {op("cuGraphExecKernelNodeSetParams_v2"), plain(role::graph_update)},
+    {op("cuGraphExecMemcpyNodeSetParams"), plain(role::graph_update)},
+    {op("cuGraphExecMemsetNodeSetParams"), plain(role::graph_update)},
+    {op("cuGraphExecChildGraphNodeSetParams"), plain(role::graph_update)},
+    {op("cuGraphExecNodeSetParams"), plain(role::graph_update)},
+    {op("cuGraphExecUpdate_v2"), plain(role::graph_update)},
+    {op("cuGraphNodeSetEnabled"), plain(role::graph_update)},
+    {op("cuGraphExecDestroy"), plain(role::graph_destroy)},
     {op("cuModuleGetGlobal_v2"), global(alloc_form::plain)},
     {op("cuLibraryGetGlobal"), global(alloc_form::plain)},
     {op("cuLibraryGetManaged"), global(alloc_form::managed)},

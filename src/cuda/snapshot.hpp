@@ -32,12 +32,19 @@ struct host_buffer;
 class memory {
 public:
     /// Copies the context's covered memory into the slot's shadow (device memory when the GPU has
-    /// room, else pinned host memory) and, under changed_chunks, hashes its chunks. A reason (a
-    /// static sentence) when it cannot; nothing is kept then.
+    /// room, else pinned host memory). Under changed_chunks, where encore's kernels load, the
+    /// shadow is sparse and incremental (snapshot.cpp): all-zero chunks keep no copy, and a
+    /// snapshot of the layout the slot's last one had copies only the chunks whose hash changed.
+    /// A reason (a static sentence) when it cannot; nothing is kept then.
     const char* take(CUcontext ctx, slot s, const core::replay::options& opt, core::replay::memory_stats& out) noexcept;
     /// Writes the snapshot back (changed chunks only where the hashing kernel runs); false when a
-    /// copy failed part-way. Regions freed or unmapped since take() are skipped.
-    bool restore(core::replay::memory_stats& out) noexcept;
+    /// copy failed part-way. Regions freed or unmapped since take() are skipped. `pass`: the pass
+    /// the restore prepares, `passes`: how many run (0: unknown). With both known, under
+    /// changed_chunks, the first restore records the chunks pass 0 changed (the write set), the
+    /// restores before passes 2 .. passes - 2 copy only those back (no hashing), and the others
+    /// (the one before the last pass included) hash every chunk, checking that nothing outside the
+    /// write set changed (else warned once, and every later restore of this snapshot hashes all).
+    bool restore(core::replay::memory_stats& out, std::uint64_t pass = 0, std::uint64_t passes = 0) noexcept;
     /// A checksum of the covered bytes now (device hashes where the kernel loads); false when
     /// memory of the snapshot is gone or nothing could be read.
     bool checksum(std::uint64_t& out) noexcept;
@@ -58,13 +65,18 @@ public:
     };
 
 private:
+    enum class step : unsigned char { ok, failed, dense };  // dense: the chunked snapshot is not available
+    step take_chunks(const char*& why) noexcept;
+    step classify(const char*& why) noexcept;
+    step update(const char*& why) noexcept;
+    bool copy_out(const unsigned* idx, std::size_t count) noexcept;
+    [[nodiscard]] bool over_budget(std::size_t bytes, bool on_device) const noexcept;
     bool regions_intact() noexcept;
     bool still_covered(const region& r) const noexcept;
-    bool prepare_chunks() noexcept;
     bool device_checksum(std::uint64_t& out) noexcept;
-    bool launch_chunks(CUfunction fn, bool restore) noexcept;
-    bool restore_chunks(core::replay::memory_stats& out) noexcept;
-    bool read_shadow(const region& r, unsigned char* out) const noexcept;
+    bool restore_chunks(core::replay::memory_stats& out, std::uint64_t pass, std::uint64_t passes) noexcept;
+    bool write_back(const unsigned* idx, std::size_t count) noexcept;
+    bool read_shadow(std::size_t region_index, unsigned char* out) const noexcept;
 
     CUcontext ctx_ = nullptr;
     core::replay::options opt_{};
@@ -75,8 +87,15 @@ private:
     std::size_t total_ = 0;
     CUdeviceptr shadow_ = 0;
     const host_buffer* host_ = nullptr;
-    bool chunks_ = false;
+    bool device_ = false;  // the shadow is device memory
+    bool chunks_ = false;  // the chunked (sparse) snapshot of changed_chunks: cache_'s chunk table
     std::size_t n_chunks_ = 0;
+    // the write set (restore): restores_ so far; w_ the chunks the first one rewrote (recorded on
+    // the device in the cache's marks too); ws_ok_ false once a pass wrote outside it
+    std::uint64_t restores_ = 0;
+    std::vector<unsigned> w_;
+    std::uint64_t w_count_ = 0, w_bytes_ = 0;
+    bool w_known_ = false, ws_ok_ = true;
     // device checksum: the descriptors it hashes, their count (0 until the first checksum), the
     // hashes read back; verify_failed_: the device path is not tried again for this snapshot
     CUdeviceptr verify_descs_ = 0;

@@ -102,7 +102,10 @@ public:
         return nullptr;
     }
 
-    bool restore(core::replay::memory_stats& out) noexcept override { return snap_.restore(out); }
+    // Write tracking already restores only what each pass wrote (replay_memory.cpp).
+    bool restore(core::replay::memory_stats& out, std::uint64_t, std::uint64_t) noexcept override {
+        return snap_.restore(out);
+    }
 
     void finish() noexcept override {
         const hsa_signal_t app = pkt_.completion_signal;

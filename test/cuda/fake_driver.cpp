@@ -559,10 +559,12 @@ FAKE_API CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D* pCopy, CUstream hStrea
 }
 
 // ---- modules and launches -----------------------------------------------------------------------
+const fake_cuda_module* fake_chunk_module(const void* image);  // fake_chunks.cpp
 FAKE_API CUresult cuModuleLoadData(CUmodule* module, const void* image) {
     if (CUresult r = ready(); r != CUDA_SUCCESS) return r;
     if (module == nullptr || image == nullptr) return CUDA_ERROR_INVALID_VALUE;
-    const auto* t = static_cast<const fake_cuda_module*>(image);
+    const fake_cuda_module* chunks = fake_chunk_module(image);  // encore's PTX (fake_chunks.cpp)
+    const auto* t = chunks != nullptr ? chunks : static_cast<const fake_cuda_module*>(image);
     if (t->count > sizeof(t->kernels) / sizeof(t->kernels[0])) return CUDA_ERROR_INVALID_VALUE;  // not a table
     *module = reinterpret_cast<CUmodule>(new fake_module{*t});
     return CUDA_SUCCESS;
@@ -1020,6 +1022,17 @@ FAKE_API CUresult cuDeviceGetAttribute(int* pi, CUdevice_attribute attrib, CUdev
     return CUDA_SUCCESS;
 }
 
+// cuMemsetD8_v2: what changed_chunks' restore writes over a chunk kept as zeros (not counted).
+FAKE_API CUresult cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N) {
+    if (CUresult r = ready(); r != CUDA_SUCCESS) return r;
+    {
+        std::lock_guard lk(g_mutex);
+        if (!in_device(static_cast<std::uintptr_t>(dstDevice), N)) return CUDA_ERROR_INVALID_VALUE;
+    }
+    std::memset(reinterpret_cast<void*>(static_cast<std::uintptr_t>(dstDevice)), uc, N);
+    return CUDA_SUCCESS;
+}
+
 FAKE_API CUresult cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream) {
     if (CUresult r = ready(); r != CUDA_SUCCESS) return r;
     if (CUresult r = check_stream(hStream); r != CUDA_SUCCESS) return r;
@@ -1095,32 +1108,67 @@ bool params_of_extra(CUfunction f, void** extra, void* out[8]) {
 }
 
 // ---- graphs: stream capture of kernel launches, instantiation, launch ----------------------------
-// A graph is a list of kernel nodes (a linear chain, as capture on one stream makes them), each
-// with copies of its parameters. cuStreamBeginCapture_v2 / cuStreamEndCapture capture a stream's
-// launches into a new graph (never the legacy stream: CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, as
-// the driver says); cuGraphInstantiateWithFlags copies it into an exec; cuGraphLaunch runs the
-// exec's nodes in order (into a capturing stream: appends them to that capture); cuGraphGetNodes
-// and cuGraphNodeGetType answer as the driver does. Under g_mutex.
+// A graph is a list of nodes run in order (a linear chain, as capture on one stream makes them:
+// cuGraphGetEdges answers so), kernel nodes with copies of their parameters. cuStreamBeginCapture_v2
+// / cuStreamEndCapture capture a stream's launches into a new graph (never the legacy stream:
+// CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, as the driver says); cuGraphCreate makes an empty one and
+// cuGraphAdd{Memset,Memcpy,ChildGraph,Host,Empty}Node append to a graph (dependencies taken as
+// given by the order: the chain); cuGraphInstantiateWithFlags copies it into an exec; cuGraphLaunch
+// runs the exec's enabled nodes in order (into a capturing stream: appends them to that capture);
+// cuGraphGetNodes, cuGraphNodeGetType, cuGraph{Kernel,Memset,Memcpy}NodeGetParams,
+// cuGraphChildGraphNodeGetGraph and cuGraphNodeSetEnabled (by the graph's node) answer as the driver
+// does. Under g_mutex.
 namespace {
+struct fake_graph;
 struct fake_node {
-    fake_function* f;
-    unsigned grid[3], block[3];
+    fake_function* f = nullptr;
+    unsigned grid[3]{}, block[3]{};
     std::vector<unsigned char> args;
     std::vector<std::size_t> offsets;
+    CUgraphNodeType type = CU_GRAPH_NODE_TYPE_KERNEL;
+    CUDA_MEMSET_NODE_PARAMS set{};
+    CUDA_MEMCPY3D copy{};
+    fake_graph* child = nullptr;  // a clone, kept for the process
+    CUhostFn host_fn = nullptr;
+    void* host_data = nullptr;
+    bool enabled = true;
+    std::size_t id = 0;         // the same in a graph and its execs (cuGraphNodeSetEnabled)
+    std::vector<void*> params;  // cuGraphKernelNodeGetParams's kernelParams, into args
 };
 struct fake_graph {
-    std::vector<fake_node> nodes;
+    std::map<std::size_t, fake_node> nodes;  // in order; a node's address is its handle
+    void add(fake_node n) { nodes.emplace(nodes.size(), std::move(n)); }
 };
 std::map<fake_stream*, fake_graph*>* g_capturing = new std::map<fake_stream*, fake_graph*>;
 std::set<fake_graph*>* g_graphs = new std::set<fake_graph*>;
 std::set<fake_graph*>* g_execs = new std::set<fake_graph*>;
+std::size_t g_next_node_id = 1;
 
 void run_node(const fake_node& n) {
-    std::vector<void*> params;
-    for (std::size_t off : n.offsets) params.push_back(const_cast<unsigned char*>(n.args.data()) + off);
-    observe_launch(1);
-    n.f->fn(n.grid, n.block, params.data());
-    observe_launch(2);
+    if (!n.enabled) return;
+    switch (n.type) {
+        case CU_GRAPH_NODE_TYPE_KERNEL: {
+            std::vector<void*> params;
+            for (std::size_t off : n.offsets) params.push_back(const_cast<unsigned char*>(n.args.data()) + off);
+            observe_launch(1);
+            n.f->fn(n.grid, n.block, params.data());
+            observe_launch(2);
+            break;
+        }
+        case CU_GRAPH_NODE_TYPE_MEMSET:
+            for (std::size_t row = 0; row < (n.set.height == 0 ? 1 : n.set.height); ++row) {
+                auto* at = reinterpret_cast<unsigned char*>(static_cast<std::uintptr_t>(n.set.dst)) + row * n.set.pitch;
+                for (std::size_t i = 0; i < n.set.width; ++i)
+                    std::memcpy(at + i * n.set.elementSize, &n.set.value, n.set.elementSize);  // little-endian
+            }
+            break;
+        case CU_GRAPH_NODE_TYPE_MEMCPY: (void)cuMemcpy3D_v2(&n.copy); break;
+        case CU_GRAPH_NODE_TYPE_HOST: n.host_fn(n.host_data); break;
+        case CU_GRAPH_NODE_TYPE_GRAPH:
+            for (const auto& [i, c] : n.child->nodes) run_node(c);
+            break;
+        default: break;
+    }
 }
 }  // namespace
 
@@ -1134,14 +1182,18 @@ bool capture_launch(CUfunction f, const unsigned grid[3], const unsigned block[3
         r = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
         return true;
     }
-    fake_node n{fn, {grid[0], grid[1], grid[2]}, {block[0], block[1], block[2]}, {}, {}};
+    fake_node n;
+    n.f = fn;
+    std::memcpy(n.grid, grid, sizeof n.grid);
+    std::memcpy(n.block, block, sizeof n.block);
+    n.id = g_next_node_id++;
     for (std::size_t i = 0; fn->param_sizes[i] != 0; ++i) {
         const std::size_t at = (n.args.size() + 15) / 16 * 16;
         n.args.resize(at + fn->param_sizes[i]);
         std::memcpy(n.args.data() + at, params[i], fn->param_sizes[i]);
         n.offsets.push_back(at);
     }
-    it->second->nodes.push_back(std::move(n));
+    it->second->add(std::move(n));
     r = CUDA_SUCCESS;
     return true;
 }
@@ -1204,10 +1256,10 @@ FAKE_API CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream) {
         if (g_execs->count(exec) == 0) return CUDA_ERROR_INVALID_VALUE;
         const auto cap = g_capturing->find(reinterpret_cast<fake_stream*>(hStream));
         if (cap != g_capturing->end()) {  // a child graph of the capture, flattened
-            for (const auto& n : exec->nodes) cap->second->nodes.push_back(n);
+            for (const auto& [i, n] : exec->nodes) cap->second->add(n);
             return CUDA_SUCCESS;
         }
-        nodes = exec->nodes;  // the kernels run without the lock (they may call the driver)
+        for (const auto& [i, n] : exec->nodes) nodes.push_back(n);  // run without the lock (they may call the driver)
     }
     for (const auto& n : nodes) run_node(n);
     return CUDA_SUCCESS;
@@ -1218,17 +1270,201 @@ FAKE_API CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode* nodes, size_t* nu
     std::lock_guard lk(g_mutex);
     auto* g = reinterpret_cast<fake_graph*>(hGraph);
     if (g_graphs->count(g) == 0) return CUDA_ERROR_INVALID_VALUE;
-    if (nodes != nullptr)
-        for (std::size_t i = 0; i < *numNodes; ++i)
-            nodes[i] = i < g->nodes.size() ? reinterpret_cast<CUgraphNode>(&g->nodes[i]) : nullptr;
+    if (nodes != nullptr) {
+        auto it = g->nodes.begin();
+        for (std::size_t i = 0; i < *numNodes; ++i) {
+            nodes[i] = it != g->nodes.end() ? reinterpret_cast<CUgraphNode>(&it->second) : nullptr;
+            if (it != g->nodes.end()) ++it;
+        }
+    }
     *numNodes = g->nodes.size();
     return CUDA_SUCCESS;
 }
 
 FAKE_API CUresult cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType* type) {
     if (hNode == nullptr || type == nullptr) return CUDA_ERROR_INVALID_VALUE;
-    *type = CU_GRAPH_NODE_TYPE_KERNEL;  // the only kind the fake's graphs have
+    std::lock_guard lk(g_mutex);
+    *type = reinterpret_cast<const fake_node*>(hNode)->type;
     return CUDA_SUCCESS;
+}
+
+// The chain: node i before node i + 1. CUgraphEdgeData (CUDA 12.3; 8 bytes) zeroed where asked for.
+#if CUDA_VERSION >= 12030
+using fake_edge_data = CUgraphEdgeData;
+#else
+using fake_edge_data = void;
+#endif
+FAKE_API CUresult cuGraphGetEdges_v2(CUgraph hGraph, CUgraphNode* from, CUgraphNode* to, fake_edge_data* edgeData,
+                                     size_t* numEdges) {
+    if (numEdges == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    std::lock_guard lk(g_mutex);
+    auto* g = reinterpret_cast<fake_graph*>(hGraph);
+    if (g_graphs->count(g) == 0) return CUDA_ERROR_INVALID_VALUE;
+    const std::size_t n = g->nodes.empty() ? 0 : g->nodes.size() - 1;
+    if (from != nullptr && to != nullptr) {
+        std::size_t i = 0;
+        for (auto it = g->nodes.begin(); i < *numEdges && i < n; ++it, ++i) {
+            from[i] = reinterpret_cast<CUgraphNode>(&it->second);
+            to[i] = reinterpret_cast<CUgraphNode>(&std::next(it)->second);
+            if (edgeData != nullptr)
+                std::memset(static_cast<unsigned char*>(static_cast<void*>(edgeData)) + 8 * i, 0, 8);
+        }
+    }
+    *numEdges = n;
+    return CUDA_SUCCESS;
+}
+
+// CUDA_KERNEL_NODE_PARAMS_v2 (CUDA 12.0), declared here for an older cuda.h.
+#if CUDA_VERSION >= 12000
+using fake_kernel_node_params = CUDA_KERNEL_NODE_PARAMS_v2;
+#else
+struct fake_kernel_node_params {
+    CUfunction func;
+    unsigned gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes;
+    void** kernelParams;
+    void** extra;
+    void* kern;
+    CUcontext ctx;
+};
+#endif
+FAKE_API CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, fake_kernel_node_params* p) {
+    if (hNode == nullptr || p == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    std::lock_guard lk(g_mutex);
+    auto* n = reinterpret_cast<fake_node*>(hNode);
+    if (n->type != CU_GRAPH_NODE_TYPE_KERNEL) return CUDA_ERROR_INVALID_VALUE;
+    *p = {};
+    p->func = reinterpret_cast<CUfunction>(n->f);
+    p->gridDimX = n->grid[0], p->gridDimY = n->grid[1], p->gridDimZ = n->grid[2];
+    p->blockDimX = n->block[0], p->blockDimY = n->block[1], p->blockDimZ = n->block[2];
+    n->params.clear();
+    for (std::size_t off : n->offsets) n->params.push_back(n->args.data() + off);
+    p->kernelParams = n->params.data();
+    return CUDA_SUCCESS;
+}
+
+FAKE_API CUresult cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS* p) {
+    if (hNode == nullptr || p == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    std::lock_guard lk(g_mutex);
+    const auto* n = reinterpret_cast<const fake_node*>(hNode);
+    if (n->type != CU_GRAPH_NODE_TYPE_MEMSET) return CUDA_ERROR_INVALID_VALUE;
+    *p = n->set;
+    return CUDA_SUCCESS;
+}
+
+FAKE_API CUresult cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D* p) {
+    if (hNode == nullptr || p == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    std::lock_guard lk(g_mutex);
+    const auto* n = reinterpret_cast<const fake_node*>(hNode);
+    if (n->type != CU_GRAPH_NODE_TYPE_MEMCPY) return CUDA_ERROR_INVALID_VALUE;
+    *p = n->copy;
+    return CUDA_SUCCESS;
+}
+
+FAKE_API CUresult cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph* phGraph) {
+    if (hNode == nullptr || phGraph == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    std::lock_guard lk(g_mutex);
+    const auto* n = reinterpret_cast<const fake_node*>(hNode);
+    if (n->type != CU_GRAPH_NODE_TYPE_GRAPH) return CUDA_ERROR_INVALID_VALUE;
+    *phGraph = reinterpret_cast<CUgraph>(n->child);
+    return CUDA_SUCCESS;
+}
+
+FAKE_API CUresult cuGraphCreate(CUgraph* phGraph, unsigned int flags) {
+    if (CUresult r = ready(); r != CUDA_SUCCESS) return r;
+    if (phGraph == nullptr || flags != 0) return CUDA_ERROR_INVALID_VALUE;
+    std::lock_guard lk(g_mutex);
+    auto* g = new fake_graph;
+    g_graphs->insert(g);
+    *phGraph = reinterpret_cast<CUgraph>(g);
+    return CUDA_SUCCESS;
+}
+
+namespace {
+// Appends `n` to `hGraph` (its dependencies: the chain), its handle to `out`.
+CUresult add_node(CUgraphNode* out, CUgraph hGraph, fake_node n) {
+    if (out == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    auto* g = reinterpret_cast<fake_graph*>(hGraph);
+    if (g_graphs->count(g) == 0) return CUDA_ERROR_INVALID_VALUE;
+    n.id = g_next_node_id++;
+    const std::size_t at = g->nodes.size();
+    g->add(std::move(n));
+    *out = reinterpret_cast<CUgraphNode>(&g->nodes.at(at));
+    return CUDA_SUCCESS;
+}
+}  // namespace
+
+FAKE_API CUresult cuGraphAddMemsetNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
+                                       size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS* memsetParams,
+                                       CUcontext ctx) {
+    (void)dependencies, (void)numDependencies, (void)ctx;
+    if (memsetParams == nullptr ||
+        (memsetParams->elementSize != 1 && memsetParams->elementSize != 2 && memsetParams->elementSize != 4))
+        return CUDA_ERROR_INVALID_VALUE;
+    std::lock_guard lk(g_mutex);
+    fake_node n;
+    n.type = CU_GRAPH_NODE_TYPE_MEMSET;
+    n.set = *memsetParams;
+    return add_node(phGraphNode, hGraph, std::move(n));
+}
+
+FAKE_API CUresult cuGraphAddMemcpyNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
+                                       size_t numDependencies, const CUDA_MEMCPY3D* copyParams, CUcontext ctx) {
+    (void)dependencies, (void)numDependencies, (void)ctx;
+    if (copyParams == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    std::lock_guard lk(g_mutex);
+    fake_node n;
+    n.type = CU_GRAPH_NODE_TYPE_MEMCPY;
+    n.copy = *copyParams;
+    return add_node(phGraphNode, hGraph, std::move(n));
+}
+
+FAKE_API CUresult cuGraphAddChildGraphNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
+                                           size_t numDependencies, CUgraph childGraph) {
+    (void)dependencies, (void)numDependencies;
+    std::lock_guard lk(g_mutex);
+    auto* child = reinterpret_cast<fake_graph*>(childGraph);
+    if (g_graphs->count(child) == 0) return CUDA_ERROR_INVALID_VALUE;
+    fake_node n;
+    n.type = CU_GRAPH_NODE_TYPE_GRAPH;
+    n.child = new fake_graph(*child);  // a clone, as the driver makes
+    g_graphs->insert(n.child);
+    return add_node(phGraphNode, hGraph, std::move(n));
+}
+
+FAKE_API CUresult cuGraphAddHostNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
+                                     size_t numDependencies, const CUDA_HOST_NODE_PARAMS* nodeParams) {
+    (void)dependencies, (void)numDependencies;
+    if (nodeParams == nullptr || nodeParams->fn == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    std::lock_guard lk(g_mutex);
+    fake_node n;
+    n.type = CU_GRAPH_NODE_TYPE_HOST;
+    n.host_fn = nodeParams->fn;
+    n.host_data = nodeParams->userData;
+    return add_node(phGraphNode, hGraph, std::move(n));
+}
+
+FAKE_API CUresult cuGraphAddEmptyNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
+                                      size_t numDependencies) {
+    (void)dependencies, (void)numDependencies;
+    std::lock_guard lk(g_mutex);
+    fake_node n;
+    n.type = CU_GRAPH_NODE_TYPE_EMPTY;
+    return add_node(phGraphNode, hGraph, std::move(n));
+}
+
+// hNode is the graph's node: the exec's node instantiated from it is the one changed.
+FAKE_API CUresult cuGraphNodeSetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled) {
+    if (hNode == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    std::lock_guard lk(g_mutex);
+    auto* exec = reinterpret_cast<fake_graph*>(hGraphExec);
+    if (g_execs->count(exec) == 0) return CUDA_ERROR_INVALID_VALUE;
+    const std::size_t id = reinterpret_cast<const fake_node*>(hNode)->id;
+    for (auto& [i, n] : exec->nodes)
+        if (n.id == id) {
+            n.enabled = isEnabled != 0;
+            return CUDA_SUCCESS;
+        }
+    return CUDA_ERROR_INVALID_VALUE;
 }
 
 FAKE_API CUresult cuGraphExecDestroy(CUgraphExec hGraphExec) {
