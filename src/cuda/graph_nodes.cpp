@@ -147,11 +147,8 @@ struct node {
     // kernel
     CUfunction f = nullptr;
     unsigned grid[3]{}, block[3]{}, shared = 0;
-    std::vector<unsigned char> args;  // the parameters, each at offsets[i]; or the `extra` buffer
-    std::vector<std::size_t> offsets;
-    bool extra_form = false;
-    std::size_t extra_size = 0;
-    std::vector<void*> params;  // into args, set once the plan is complete
+    kernel_args args;           // copied at instantiation
+    std::vector<void*> params;  // into args.bytes, set once the plan is complete
     void* extra[5]{};
     // memset, memcpy
     CUDA_MEMSET_NODE_PARAMS fill{};
@@ -250,33 +247,12 @@ const char* keep_kernel(CUgraphNode gn, node& k) {
     std::memcpy(k.grid, kp.grid, sizeof k.grid);
     std::memcpy(k.block, kp.block, sizeof k.block);
     k.shared = kp.shared;
-    if (kp.kernel_params == nullptr && kp.extra != nullptr) {
-        const void* buffer = nullptr;
-        const std::size_t* size = nullptr;
-        for (void** x = kp.extra; *x != CU_LAUNCH_PARAM_END; x += 2) {
-            if (x[0] == CU_LAUNCH_PARAM_BUFFER_POINTER)
-                buffer = x[1];
-            else if (x[0] == CU_LAUNCH_PARAM_BUFFER_SIZE)
-                size = static_cast<const std::size_t*>(x[1]);
-            else
-                return unknown_kernarg;
-        }
-        if (buffer == nullptr || size == nullptr) return unknown_kernarg;
-        k.args.assign(static_cast<const unsigned char*>(buffer), static_cast<const unsigned char*>(buffer) + *size);
-        k.extra_form = true;
-        k.extra_size = *size;
-        return nullptr;
+    switch (copy_args(k.f, kp.kernel_params, kp.extra, k.args)) {
+        case args_copied::ok: return nullptr;
+        case args_copied::unknown_form: return unknown_kernarg;
+        case args_copied::unlisted: return unlisted;
     }
-    std::vector<std::size_t> sizes;
-    if (!param_sizes(k.f, sizes)) return unknown_kernarg;
-    if (!sizes.empty() && kp.kernel_params == nullptr) return unlisted;
-    for (std::size_t i = 0; i < sizes.size(); ++i) {
-        const std::size_t at = (k.args.size() + 15) / 16 * 16;
-        k.args.resize(at + sizes[i]);
-        if (sizes[i] != 0) std::memcpy(k.args.data() + at, kp.kernel_params[i], sizes[i]);
-        k.offsets.push_back(at);
-    }
-    return nullptr;
+    return unlisted;
 }
 
 /// Whether the driver has the async memset a memset node needs (by element size; 2-D with rows).
@@ -369,12 +345,12 @@ std::shared_ptr<plan> make_plan(CUgraph graph) noexcept {
         }
         for (node& n : p->nodes) {  // the nodes stay where they are from here on
             if (n.kind != node_kind::kernel) continue;
-            for (std::size_t off : n.offsets) n.params.push_back(n.args.data() + off);
-            if (n.extra_form) {
+            for (std::size_t off : n.args.offsets) n.params.push_back(n.args.bytes.data() + off);
+            if (n.args.extra_form) {
                 n.extra[0] = CU_LAUNCH_PARAM_BUFFER_POINTER;
-                n.extra[1] = n.args.data();
+                n.extra[1] = n.args.bytes.data();
                 n.extra[2] = CU_LAUNCH_PARAM_BUFFER_SIZE;
-                n.extra[3] = &n.extra_size;
+                n.extra[3] = &n.args.extra_size;
                 n.extra[4] = CU_LAUNCH_PARAM_END;
             }
         }
@@ -398,8 +374,8 @@ struct kernel_submit {
     static CUresult call(const void* self) {
         const auto& k = *static_cast<const kernel_submit*>(self);
         const node& n = *k.n;
-        void** params = n.extra_form ? nullptr : const_cast<void**>(n.params.data());
-        void** extra = n.extra_form ? const_cast<void**>(n.extra) : nullptr;
+        void** params = n.args.extra_form ? nullptr : const_cast<void**>(n.params.data());
+        void** extra = n.args.extra_form ? const_cast<void**>(n.extra) : nullptr;
         return real().launch_kernel(n.f, n.grid[0], n.grid[1], n.grid[2], n.block[0], n.block[1], n.block[2], n.shared,
                                     k.stream, params, extra);
     }
@@ -442,6 +418,36 @@ bool param_sizes(CUfunction f, std::vector<std::size_t>& sizes) noexcept {
         }
     }
     return false;
+}
+
+args_copied copy_args(CUfunction f, void** params, void** extra, kernel_args& out) {
+    if (params == nullptr && extra != nullptr) {
+        const void* buffer = nullptr;
+        const std::size_t* size = nullptr;
+        for (void** x = extra; *x != CU_LAUNCH_PARAM_END; x += 2) {
+            if (x[0] == CU_LAUNCH_PARAM_BUFFER_POINTER)
+                buffer = x[1];
+            else if (x[0] == CU_LAUNCH_PARAM_BUFFER_SIZE)
+                size = static_cast<const std::size_t*>(x[1]);
+            else
+                return args_copied::unknown_form;
+        }
+        if (buffer == nullptr || size == nullptr) return args_copied::unknown_form;
+        out.bytes.assign(static_cast<const unsigned char*>(buffer), static_cast<const unsigned char*>(buffer) + *size);
+        out.extra_form = true;
+        out.extra_size = *size;
+        return args_copied::ok;
+    }
+    std::vector<std::size_t> sizes;
+    if (!param_sizes(f, sizes)) return args_copied::unknown_form;
+    if (!sizes.empty() && params == nullptr) return args_copied::unlisted;
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+        const std::size_t at = (out.bytes.size() + 15) / 16 * 16;
+        out.bytes.resize(at + sizes[i]);
+        if (sizes[i] != 0) std::memcpy(out.bytes.data() + at, params[i], sizes[i]);
+        out.offsets.push_back(at);
+    }
+    return args_copied::ok;
 }
 
 void on_instantiate(CUgraphExec exec, CUgraph graph) noexcept {
@@ -502,8 +508,8 @@ bool launch(CUgraphExec exec, CUstream stream, bool per_thread, kernel_launcher 
                 c.stream = stream;
                 c.per_thread = per_thread;
                 c.submit = thunk{&kernel_submit::call, &submit};
-                c.params = n.extra_form ? nullptr : const_cast<void**>(n.params.data());
-                c.extra = n.extra_form ? const_cast<void**>(n.extra) : nullptr;
+                c.params = n.args.extra_form ? nullptr : const_cast<void**>(n.params.data());
+                c.extra = n.args.extra_form ? const_cast<void**>(n.extra) : nullptr;
                 r = kernel(c);
                 break;
             }

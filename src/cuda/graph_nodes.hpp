@@ -19,6 +19,22 @@ namespace encore::cuda::graph_nodes {
 /// (cuFuncGetParamInfo / cuKernelGetParamInfo, CUDA 12.4+); false when it cannot say.
 bool param_sizes(CUfunction f, std::vector<std::size_t>& sizes) noexcept;
 
+/// A launch's kernel arguments, copied (range replay's recorded launches, graph plans' kernel
+/// nodes): the `extra` form's buffer whole (CU_LAUNCH_PARAM_BUFFER_POINTER / _SIZE), else each
+/// of `params` at a 16-byte-aligned offset of `bytes`, its size from param_sizes.
+struct kernel_args {
+    std::vector<unsigned char> bytes;
+    std::vector<std::size_t> offsets;  // of each parameter in `bytes` (the params form)
+    bool extra_form = false;
+    std::size_t extra_size = 0;
+};
+/// What copy_args found.
+enum class args_copied { ok, unknown_form, unlisted };
+/// Copies `params` (or, when it is null, `extra`) of a launch of `f` into `out`: unknown_form when
+/// `extra` has entries other than the buffer pair or the sizes are unknown; unlisted when the
+/// kernel has parameters and neither is given. May throw std::bad_alloc.
+args_copied copy_args(CUfunction f, void** params, void** extra, kernel_args& out);
+
 /// `graph` was instantiated as `exec`: its plan is made (nodes in a dependency order, child
 /// graphs inlined, kernel arguments copied), or declined with the reason.
 void on_instantiate(CUgraphExec exec, CUgraph graph) noexcept;

@@ -142,11 +142,8 @@ struct entry {
     std::function<CUresult()> memset;  // a memset, re-issued with the program's arguments
     std::uint64_t dispatch_id = 0;
     std::uint64_t dispatches = 1;
-    std::vector<unsigned char> args;  // the parameters, each at offsets[i]; or the `extra` buffer
-    std::vector<std::size_t> offsets;
-    std::vector<void*> params;  // into args, rebuilt before each pass
-    bool extra_form = false;
-    std::size_t extra_size = 0;
+    graph_nodes::kernel_args args;  // copied at the launch
+    std::vector<void*> params;      // into args.bytes, rebuilt before each pass
     void* extra[5]{};
     bool ex = false;  // cuLaunchKernelEx: config and attrs are its copies
     CUlaunchConfig config{};
@@ -156,8 +153,8 @@ struct entry {
     static CUresult relaunch(const void* self) {
         const auto& e = *static_cast<const entry*>(self);
         const launch_call& c = e.call;
-        void** params = e.extra_form ? nullptr : const_cast<void**>(e.params.data());
-        void** extra = e.extra_form ? const_cast<void**>(e.extra) : nullptr;
+        void** params = e.args.extra_form ? nullptr : const_cast<void**>(e.params.data());
+        void** extra = e.args.extra_form ? const_cast<void**>(e.extra) : nullptr;
         if (e.ex) {
             if (drv().launch_ex == nullptr) return CUDA_ERROR_NOT_SUPPORTED;
             CUlaunchConfig cfg = e.config;
@@ -179,31 +176,10 @@ struct entry {
 const rr::decline_reason* keep_arguments(entry& e) noexcept {
     const launch_call& c = e.call;
     try {
-        if (c.params == nullptr && c.extra != nullptr) {
-            const void* buffer = nullptr;
-            const std::size_t* size = nullptr;
-            for (void** x = c.extra; *x != CU_LAUNCH_PARAM_END; x += 2) {
-                if (x[0] == CU_LAUNCH_PARAM_BUFFER_POINTER)
-                    buffer = x[1];
-                else if (x[0] == CU_LAUNCH_PARAM_BUFFER_SIZE)
-                    size = static_cast<const std::size_t*>(x[1]);
-                else
-                    return &unknown_kernarg;
-            }
-            if (buffer == nullptr || size == nullptr) return &unknown_kernarg;
-            e.args.assign(static_cast<const unsigned char*>(buffer), static_cast<const unsigned char*>(buffer) + *size);
-            e.extra_form = true;
-            e.extra_size = *size;
-        } else if (c.params != nullptr) {
-            std::vector<std::size_t> sizes;
-            if (!graph_nodes::param_sizes(c.f, sizes)) return &unknown_kernarg;
-            for (std::size_t i = 0; i < sizes.size(); ++i) {
-                const std::size_t at = (e.args.size() + 15) / 16 * 16;
-                e.args.resize(at + sizes[i]);
-                if (sizes[i] != 0) std::memcpy(e.args.data() + at, c.params[i], sizes[i]);
-                e.offsets.push_back(at);
-            }
-        }
+        // Nothing to copy when neither form is given (a kernel without parameters).
+        if ((c.params != nullptr || c.extra != nullptr) &&
+            graph_nodes::copy_args(c.f, c.params, c.extra, e.args) != graph_nodes::args_copied::ok)
+            return &unknown_kernarg;
         if (c.config != nullptr) {
             e.ex = true;
             e.config = *c.config;
@@ -340,15 +316,15 @@ public:
         for (entry& e : entries_) {
             try {
                 e.params.clear();
-                for (std::size_t off : e.offsets) e.params.push_back(e.args.data() + off);
+                for (std::size_t off : e.args.offsets) e.params.push_back(e.args.bytes.data() + off);
             } catch (...) {
                 return &staging_failed;
             }
-            if (e.extra_form) {
+            if (e.args.extra_form) {
                 e.extra[0] = CU_LAUNCH_PARAM_BUFFER_POINTER;
-                e.extra[1] = e.args.data();
+                e.extra[1] = e.args.bytes.data();
                 e.extra[2] = CU_LAUNCH_PARAM_BUFFER_SIZE;
-                e.extra[3] = &e.extra_size;
+                e.extra[3] = &e.args.extra_size;
                 e.extra[4] = CU_LAUNCH_PARAM_END;
             }
             e.call.submit = thunk{&entry::relaunch, &e};
