@@ -559,6 +559,9 @@ FAKE_API CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D* pCopy, CUstream hStrea
 }
 
 // ---- modules and launches -----------------------------------------------------------------------
+// Loaded modules, held as the driver holds them until unloaded (encore's own chunk-kernel module
+// is never unloaded: the driver frees it with its context). Under g_mutex; never destroyed.
+std::set<fake_module*>* g_modules = new std::set<fake_module*>;
 const fake_cuda_module* fake_chunk_module(const void* image);  // fake_chunks.cpp
 FAKE_API CUresult cuModuleLoadData(CUmodule* module, const void* image) {
     if (CUresult r = ready(); r != CUDA_SUCCESS) return r;
@@ -566,13 +569,22 @@ FAKE_API CUresult cuModuleLoadData(CUmodule* module, const void* image) {
     const fake_cuda_module* chunks = fake_chunk_module(image);  // encore's PTX (fake_chunks.cpp)
     const auto* t = chunks != nullptr ? chunks : static_cast<const fake_cuda_module*>(image);
     if (t->count > sizeof(t->kernels) / sizeof(t->kernels[0])) return CUDA_ERROR_INVALID_VALUE;  // not a table
-    *module = reinterpret_cast<CUmodule>(new fake_module{*t});
+    auto* m = new fake_module{*t};
+    {
+        std::lock_guard lk(g_mutex);
+        g_modules->insert(m);
+    }
+    *module = reinterpret_cast<CUmodule>(m);
     return CUDA_SUCCESS;
 }
 
 FAKE_API CUresult cuModuleUnload(CUmodule hmod) {
     if (CUresult r = ready(); r != CUDA_SUCCESS) return r;
     if (hmod == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+    {
+        std::lock_guard lk(g_mutex);
+        if (g_modules->erase(reinterpret_cast<fake_module*>(hmod)) == 0) return CUDA_ERROR_INVALID_HANDLE;
+    }
     delete reinterpret_cast<fake_module*>(hmod);  // its functions stay valid: they are not freed
     return CUDA_SUCCESS;
 }
