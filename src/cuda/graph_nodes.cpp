@@ -147,9 +147,7 @@ struct node {
     // kernel
     CUfunction f = nullptr;
     unsigned grid[3]{}, block[3]{}, shared = 0;
-    kernel_args args;           // copied at instantiation
-    std::vector<void*> params;  // into args.bytes, set once the plan is complete
-    void* extra[5]{};
+    kernel_args args;  // copied at instantiation, bound once the plan is complete
     // memset, memcpy
     CUDA_MEMSET_NODE_PARAMS fill{};
     CUDA_MEMCPY3D copy{};
@@ -343,17 +341,8 @@ std::shared_ptr<plan> make_plan(CUgraph graph) noexcept {
             p->nodes.clear();
             p->nodes.shrink_to_fit();
         }
-        for (node& n : p->nodes) {  // the nodes stay where they are from here on
-            if (n.kind != node_kind::kernel) continue;
-            for (std::size_t off : n.args.offsets) n.params.push_back(n.args.bytes.data() + off);
-            if (n.args.extra_form) {
-                n.extra[0] = CU_LAUNCH_PARAM_BUFFER_POINTER;
-                n.extra[1] = n.args.bytes.data();
-                n.extra[2] = CU_LAUNCH_PARAM_BUFFER_SIZE;
-                n.extra[3] = &n.args.extra_size;
-                n.extra[4] = CU_LAUNCH_PARAM_END;
-            }
-        }
+        for (node& n : p->nodes)  // the nodes stay where they are from here on
+            if (n.kind == node_kind::kernel) n.args.bind();
     } catch (...) {
         p->nodes.clear();
         p->declined = no_memory;
@@ -374,8 +363,8 @@ struct kernel_submit {
     static CUresult call(const void* self) {
         const auto& k = *static_cast<const kernel_submit*>(self);
         const node& n = *k.n;
-        void** params = n.args.extra_form ? nullptr : const_cast<void**>(n.params.data());
-        void** extra = n.args.extra_form ? const_cast<void**>(n.extra) : nullptr;
+        void** params = n.args.params();
+        void** extra = n.args.extra();
         return real().launch_kernel(n.f, n.grid[0], n.grid[1], n.grid[2], n.block[0], n.block[1], n.block[2], n.shared,
                                     k.stream, params, extra);
     }
@@ -508,8 +497,8 @@ bool launch(CUgraphExec exec, CUstream stream, bool per_thread, kernel_launcher 
                 c.stream = stream;
                 c.per_thread = per_thread;
                 c.submit = thunk{&kernel_submit::call, &submit};
-                c.params = n.args.extra_form ? nullptr : const_cast<void**>(n.params.data());
-                c.extra = n.args.extra_form ? const_cast<void**>(n.extra) : nullptr;
+                c.params = n.args.params();
+                c.extra = n.args.extra();
                 r = kernel(c);
                 break;
             }

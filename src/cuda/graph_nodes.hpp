@@ -27,6 +27,28 @@ struct kernel_args {
     std::vector<std::size_t> offsets;  // of each parameter in `bytes` (the params form)
     bool extra_form = false;
     std::size_t extra_size = 0;
+
+    /// Points the launch form at `bytes`: after the copy, and again whenever `bytes` may have
+    /// moved (the owner was moved). May throw std::bad_alloc.
+    void bind() {
+        param_ptrs_.clear();
+        for (std::size_t off : offsets) param_ptrs_.push_back(bytes.data() + off);
+        if (extra_form) {
+            extra_ptrs_[0] = CU_LAUNCH_PARAM_BUFFER_POINTER;
+            extra_ptrs_[1] = bytes.data();
+            extra_ptrs_[2] = CU_LAUNCH_PARAM_BUFFER_SIZE;
+            extra_ptrs_[3] = &extra_size;
+            extra_ptrs_[4] = CU_LAUNCH_PARAM_END;
+        }
+    }
+    /// cuLaunchKernel's kernelParams and extra for the copy (one of them null), once bound; void**
+    /// as the driver's prototype takes them (it only reads through them).
+    void** params() const noexcept { return extra_form ? nullptr : const_cast<void**>(param_ptrs_.data()); }
+    void** extra() const noexcept { return extra_form ? const_cast<void**>(extra_ptrs_) : nullptr; }
+
+private:
+    std::vector<void*> param_ptrs_;
+    void* extra_ptrs_[5]{};
 };
 /// What copy_args found.
 enum class args_copied { ok, unknown_form, unlisted };

@@ -142,10 +142,8 @@ struct entry {
     std::function<CUresult()> memset;  // a memset, re-issued with the program's arguments
     std::uint64_t dispatch_id = 0;
     std::uint64_t dispatches = 1;
-    graph_nodes::kernel_args args;  // copied at the launch
-    std::vector<void*> params;      // into args.bytes, rebuilt before each pass
-    void* extra[5]{};
-    bool ex = false;  // cuLaunchKernelEx: config and attrs are its copies
+    graph_nodes::kernel_args args;  // copied at the launch, bound again before the passes
+    bool ex = false;                // cuLaunchKernelEx: config and attrs are its copies
     CUlaunchConfig config{};
     std::vector<CUlaunchAttribute> attrs;
 
@@ -153,8 +151,8 @@ struct entry {
     static CUresult relaunch(const void* self) {
         const auto& e = *static_cast<const entry*>(self);
         const launch_call& c = e.call;
-        void** params = e.args.extra_form ? nullptr : const_cast<void**>(e.params.data());
-        void** extra = e.args.extra_form ? const_cast<void**>(e.extra) : nullptr;
+        void** params = e.args.params();
+        void** extra = e.args.extra();
         if (e.ex) {
             if (drv().launch_ex == nullptr) return CUDA_ERROR_NOT_SUPPORTED;
             CUlaunchConfig cfg = e.config;
@@ -315,17 +313,9 @@ public:
         if (final_.take(ctx_, snapshot::slot::range_end, opt_, st) != nullptr) return &staging_failed;
         for (entry& e : entries_) {
             try {
-                e.params.clear();
-                for (std::size_t off : e.args.offsets) e.params.push_back(e.args.bytes.data() + off);
+                e.args.bind();
             } catch (...) {
                 return &staging_failed;
-            }
-            if (e.args.extra_form) {
-                e.extra[0] = CU_LAUNCH_PARAM_BUFFER_POINTER;
-                e.extra[1] = e.args.bytes.data();
-                e.extra[2] = CU_LAUNCH_PARAM_BUFFER_SIZE;
-                e.extra[3] = &e.args.extra_size;
-                e.extra[4] = CU_LAUNCH_PARAM_END;
             }
             e.call.submit = thunk{&entry::relaunch, &e};
         }
