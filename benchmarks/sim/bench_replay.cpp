@@ -6,7 +6,9 @@
 //   memcpy            this machine's memcpy bandwidth, 1 GiB
 //   restore/*         one dispatch of a kernel writing 1% of a 1 GiB device buffer, replayed
 //                     with 2 passes; counters from the tool's records: restore time and bytes,
-//                     and the time of both passes (write tracking's page faults land there)
+//                     the time of both passes (write tracking's page faults land there), and the
+//                     snapshots: the first (the whole footprint) and the later ones' time and
+//                     bytes copied (incremental under changed_chunks with userfaultfd)
 // benchmarks/RESULTS.md has the figures and the command.
 #include <benchmark/benchmark.h>
 
@@ -41,6 +43,8 @@ std::uint64_t now_ns() {
 std::uint64_t g_passes = 0;  // 0: opt out
 struct totals {
     std::uint64_t restore_ns = 0, restore_bytes = 0, restores = 0, pass_ns = 0, pass_enter = 0;
+    // snapshots: the first of a run, and the later ones (incremental where write tracking keeps them)
+    std::uint64_t first_snapshot_ns = 0, snapshot_ns = 0, snapshot_copied = 0, snapshots = 0;
 } g_t;
 
 std::uint64_t pass_count(rocprofiler_kernel_dispatch_info_t, rocprofiler_user_data_t) { return g_passes; }
@@ -54,6 +58,13 @@ void on_replay(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*
             g_t.pass_enter = now_ns();
         else
             g_t.pass_ns += now_ns() - g_t.pass_enter;
+    } else if (r.operation == ROCPROFILER_KERNEL_REPLAY_SNAPSHOT && r.phase == ROCPROFILER_CALLBACK_PHASE_EXIT) {
+        if (g_t.snapshots++ == 0) {
+            g_t.first_snapshot_ns = p->end_timestamp - p->start_timestamp;
+        } else {
+            g_t.snapshot_ns += p->end_timestamp - p->start_timestamp;
+            g_t.snapshot_copied += p->bytes_copied;
+        }
     } else if (r.operation == ROCPROFILER_KERNEL_REPLAY_RESTORE && r.phase == ROCPROFILER_CALLBACK_PHASE_EXIT) {
         g_t.restore_ns += p->end_timestamp - p->start_timestamp;
         g_t.restore_bytes += p->bytes;
@@ -230,6 +241,12 @@ void BM_restore(benchmark::State& state) {
                                          ? static_cast<double>(g_t.restore_bytes) / static_cast<double>(g_t.restore_ns)
                                          : 0;
     state.counters["passes_ms"] = static_cast<double>(g_t.pass_ns) / static_cast<double>(state.iterations()) / 1e6;
+    // The first snapshot copies the whole footprint; later ones (changed_chunks) only what was
+    // written since the last (userfaultfd), or the whole again (full_copy, the SIGSEGV path).
+    const double later = g_t.snapshots > 1 ? static_cast<double>(g_t.snapshots - 1) : 0;
+    state.counters["snap_first_ms"] = static_cast<double>(g_t.first_snapshot_ns) / 1e6;
+    state.counters["snap_ms"] = later > 0 ? static_cast<double>(g_t.snapshot_ns) / later / 1e6 : 0;
+    state.counters["snap_MiB"] = later > 0 ? static_cast<double>(g_t.snapshot_copied) / later / (1 << 20) : 0;
     hsa_amd_memory_pool_free(buf);
     unsetenv("ENCORE_REPLAY_POLICY");
     unsetenv("ENCORE_REPLAY_CHUNK_SIZE");

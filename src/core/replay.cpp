@@ -153,6 +153,7 @@ struct kernel_flow {
         p.end_timestamp = core::now_ns();
         p.bytes = st.bytes;
         p.regions = st.regions;
+        p.bytes_copied = st.copied == memory_stats::not_counted ? st.bytes : st.copied;
         to(op, ROCPROFILER_CALLBACK_PHASE_EXIT, p, ud);
     }
 

@@ -40,6 +40,10 @@ ENCORE_API bool in_replay() noexcept;
 struct memory_stats {
     std::uint64_t bytes = 0;
     std::uint64_t regions = 0;
+    /// Bytes the step copied, where a backend's snapshot is incremental (less than `bytes`);
+    /// `not_counted`: the same as `bytes`.
+    static constexpr std::uint64_t not_counted = ~std::uint64_t{0};
+    std::uint64_t copied = not_counted;
 };
 
 /// What a backend does for one dispatch: the steps of the flow (replay_dispatch, whose pass loop

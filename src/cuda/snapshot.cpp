@@ -219,6 +219,7 @@ const char* memory::take(CUcontext ctx, slot s, const core::replay::options& opt
             case step::ok:
                 out.bytes = total_;
                 out.regions = regions_.size();
+                out.copied = copied_;
                 return nullptr;
             case step::failed: release(); return why;
             case step::dense: break;  // full_copy's snapshot (and restores)
@@ -350,10 +351,12 @@ memory::step memory::classify(const char*& why) noexcept {
         return step::failed;
     }
     std::size_t used = 0;
+    copied_ = 0;
     for (std::size_t k = 0; k < n; ++k)
         if (zero[k] == 0) {
             c.slot[k] = used;
             used += aligned(c.table[k].bytes);
+            copied_ += c.table[k].bytes;
         }
     // Where: as full_copy decides, for the bytes that need a copy.
     const char* force = std::getenv("ENCORE_CUDA_REPLAY_SHADOW");
@@ -433,6 +436,7 @@ memory::step memory::update(const char*& why) noexcept {
     if (real().memset_d8(stats, 0, stats_bytes) != CUDA_SUCCESS || !launch(c.snapshot_fn, n_chunks_, args) ||
         real().dtoh(st, stats, sizeof st) != CUDA_SUCCESS)
         return step::failed;
+    copied_ = st[1];  // the changed chunks' bytes
     if (st[2] == 0) return step::ok;
     std::vector<unsigned> idx;
     try {
@@ -867,6 +871,7 @@ void memory::release() noexcept {
     device_ = false;
     chunks_ = false;
     n_chunks_ = 0;
+    copied_ = 0;
     restores_ = 0;
     w_.clear();
     w_count_ = w_bytes_ = 0;

@@ -90,6 +90,7 @@ private:
     bool device_ = false;  // the shadow is device memory
     bool chunks_ = false;  // the chunked (sparse) snapshot of changed_chunks: cache_'s chunk table
     std::size_t n_chunks_ = 0;
+    std::size_t copied_ = 0;  // bytes the chunked snapshot copied (SNAPSHOT's bytes_copied)
     // the write set (restore): restores_ so far; w_ the chunks the first one rewrote (recorded on
     // the device in the cache's marks too); ws_ok_ false once a pass wrote outside it
     std::uint64_t restores_ = 0;

@@ -27,6 +27,35 @@ bool copy(void* dst, const void* src, std::size_t n) noexcept {
     return n == 0 || runtime().core.hsa_memory_copy_fn(dst, src, n) == HSA_STATUS_SUCCESS;
 }
 
+// Brings a kept copy up to date from the pages written since write protection was armed (the
+// passes' and the program's since, all of them: userfaultfd sees every write to the range) and
+// the partial pages at either end, which are not tracked. false: it cannot tell (a forked child,
+// a scan or copy that failed): the caller copies the region whole.
+bool update_kept(const region& r, std::byte* c, std::uint64_t& copied,
+                 std::vector<std::pair<std::uintptr_t, std::uintptr_t>>& written) noexcept {
+    if (r.slot < 0 || g_slots[r.slot].by_signal.load(std::memory_order_relaxed)) return false;
+    const auto& w = g_slots[r.slot];
+    const std::uintptr_t b = w.begin.load(std::memory_order_relaxed), e = w.end.load(std::memory_order_relaxed);
+    bool ok = copy(c, reinterpret_cast<const void*>(r.base), b - r.base) &&
+              copy(c + (e - r.base), reinterpret_cast<const void*>(e), r.base + r.size - e);
+    std::uint64_t n = (b - r.base) + (r.base + r.size - e);
+    const bool scanned = uffd_written(b, e, [&](std::uintptr_t wb, std::uintptr_t we) {
+        ok = ok && copy(c + (wb - r.base), reinterpret_cast<const void*>(wb), we - wb);
+        n += we - wb;
+        try {
+            written.emplace_back(wb, we);
+        } catch (...) {
+            ok = false;
+        }
+    });
+    if (!scanned || !ok) {
+        written.clear();
+        return false;
+    }
+    copied += n;
+    return true;
+}
+
 }  // namespace
 
 snapshot::~snapshot() { release(); }
@@ -36,23 +65,36 @@ const char* snapshot::take(std::uint64_t agent, const core::replay::options& opt
     release();
     policy_ = opt.policy;
     chunk_ = opt.chunk_size;
+    keeper_ = track_writes && policy_ == ENCORE_REPLAY_SNAPSHOT_CHANGED_CHUNKS && write_tracking_available();
     // Shared: frees wait until the copies are done (a region is never copied while freed).
     const auto lk = live().lock_shared();
     const std::uint64_t total = backend::bytes_of(live().of_device(agent));
     if (total > opt.memory_budget)
         return "the snapshot would exceed the memory budget (ENCORE_REPLAY_MEMORY_BUDGET): the dispatch runs once";
+    std::uint64_t copied = 0;
     try {
-        for (const auto& r : live().of_device(agent)) {
-            std::unique_ptr<std::byte[]> c(new (std::nothrow) std::byte[r.size]);
+        for (auto& r : live().of_device(agent)) {
+            std::unique_ptr<std::byte[]> c;
+            std::vector<std::pair<std::uintptr_t, std::uintptr_t>> written;
+            bool current = false;
+            if (keeper_ && r.kept) {
+                c = std::move(r.kept);  // this region's copy from the last kernel replay here
+                current = r.kept_tracked && update_kept(r, c.get(), copied, written);
+            }
+            r.kept_tracked = false;  // until this snapshot's release says otherwise
+            if (!c) c.reset(new (std::nothrow) std::byte[r.size]);
             if (!c) {
                 regions_.clear();
                 return "cannot allocate host memory for the snapshot: the dispatch runs once";
             }
-            if (!copy(c.get(), reinterpret_cast<const void*>(r.base), r.size)) {
-                regions_.clear();
-                return "copying device memory into the snapshot failed: the dispatch runs once";
+            if (!current) {
+                if (!copy(c.get(), reinterpret_cast<const void*>(r.base), r.size)) {
+                    regions_.clear();
+                    return "copying device memory into the snapshot failed: the dispatch runs once";
+                }
+                copied += r.size;
             }
-            regions_.push_back(saved{r.base, r.size, r.id, std::move(c), -1});
+            regions_.push_back(saved{r.base, r.size, r.id, std::move(c), -1, current, std::move(written)});
         }
     } catch (...) {
         regions_.clear();
@@ -60,6 +102,7 @@ const char* snapshot::take(std::uint64_t agent, const core::replay::options& opt
     }
     out.bytes = total;
     out.regions = regions_.size();
+    out.copied = copied;
     if (track_writes) arm_locked();
     return nullptr;
 }
@@ -76,14 +119,26 @@ void snapshot::arm_locked() noexcept {
     bool handler_checked = false, handler_ok = false;
     for (auto& s : regions_) {
         region* r = live().find(s.base);
-        if (r == nullptr || r->id != s.id || !assign_slot(*r, chunk_)) continue;  // compared instead
+        if (r == nullptr || r->id != s.id) continue;
+        r->kept_tracked = false;                 // protecting anew forgets what was written since the kept copy
+        if (!assign_slot(*r, chunk_)) continue;  // compared instead
         s.slot = r->slot;
         auto& w = g_slots[s.slot];
         std::memset(w.dirty.load(std::memory_order_relaxed), 0, slot_chunks(s.slot));
         const std::uintptr_t b = w.begin.load(std::memory_order_relaxed), e = w.end.load(std::memory_order_relaxed);
         bool armed = false;
         if (!w.by_signal.load(std::memory_order_relaxed)) {
-            armed = uffd_protect(b, e, true);
+            if (s.incremental) {
+                // Still protected since the last replay but for the pages written since: those
+                // are protected again (protecting a whole GiB walks every page: ~20 ms).
+                armed = true;
+                for (const auto& [wb, we] : s.written) armed = uffd_protect(wb, we, true) && armed;
+                if (!armed) armed = uffd_protect(b, e, true);
+            } else {
+                armed = uffd_protect(b, e, true);
+            }
+            s.written.clear();
+            s.written.shrink_to_fit();
             if (armed) arm_warm(*r);
         } else {
             if (!handler_checked) handler_ok = ensure_handler();  // once per snapshot, before any fault
@@ -322,25 +377,36 @@ std::uint64_t delta::differing_regions(const snapshot& base) noexcept {
 }
 
 void snapshot::release() noexcept {
-    if (tracked_) {
+    if (tracked_ || keeper_) {
         for (auto& s : regions_) {
-            if (s.slot < 0) continue;
-            auto& w = g_slots[s.slot];
-            // Only if the slot still belongs to this region (not freed and reused meanwhile).
             // (Shared: regions of one agent are armed and released by its one replay at a time.)
             const auto lk = live().lock_shared();
             region* r = live().find(s.base);
-            if (r == nullptr || r->id != s.id || r->slot != s.slot) continue;
-            const std::uintptr_t b = w.begin.load(std::memory_order_relaxed), e = w.end.load(std::memory_order_relaxed);
-            if (w.by_signal.load(std::memory_order_relaxed)) {
-                ::mprotect(reinterpret_cast<void*>(b), e - b, PROT_READ | PROT_WRITE);
-            } else {
-                update_warm(*r, b, e);
-                (void)uffd_protect(b, e, false);  // the program's own writes then take no faults
+            if (r == nullptr || r->id != s.id) continue;  // freed (and maybe reused) meanwhile
+            if (tracked_ && s.slot >= 0 && r->slot == s.slot) {
+                auto& w = g_slots[s.slot];
+                const std::uintptr_t b = w.begin.load(std::memory_order_relaxed);
+                const std::uintptr_t e = w.end.load(std::memory_order_relaxed);
+                if (w.by_signal.load(std::memory_order_relaxed)) {
+                    ::mprotect(reinterpret_cast<void*>(b), e - b, PROT_READ | PROT_WRITE);
+                } else if (keeper_) {
+                    update_warm(*r, b, e);
+                    // Stays armed: the copy equals memory except on the pages written since the
+                    // arm (the passes'), and every write until the next snapshot is seen too, so
+                    // that snapshot copies only those pages. The program's writes meanwhile cost
+                    // the kernel-resolved fault of the first write to each page (no signal).
+                    r->kept_tracked = true;
+                } else {
+                    update_warm(*r, b, e);
+                    (void)uffd_protect(b, e, false);  // the program's own writes then take no faults
+                }
             }
+            // Kernel replay keeps its copy (and its memory) for the next snapshot of the region.
+            if (keeper_) r->kept = std::move(s.copy);
         }
-        tracked_ = false;
     }
+    tracked_ = false;
+    keeper_ = false;
     regions_.clear();
 }
 

@@ -13,7 +13,10 @@
 //                   are write-protected after the snapshot and a SIGSEGV handler records the
 //                   first write to each chunk (cost: one fault per changed chunk, nothing per
 //                   unchanged byte); elsewhere (ROCr) each chunk is read back and compared with
-//                   the snapshot, so only changed chunks are written back.
+//                   the snapshot, so only changed chunks are written back. With userfaultfd,
+//                   kernel replay's snapshots are incremental too: the copies are kept between
+//                   dispatches and the regions stay protected, so a snapshot copies only the
+//                   pages written since the last (replay_memory.cpp, docs/replay.md).
 #pragma once
 
 #include "core/replay.hpp"
@@ -23,6 +26,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 namespace encore::hsa::replay_memory {
@@ -81,11 +85,19 @@ private:
         std::uint64_t id;  // the tracked region it was taken from (re-validated before use)
         std::unique_ptr<std::byte[]> copy;
         int slot;  // write-protection slot, -1 if none
+        // The copy was brought up to date incrementally: the region is still write-protected
+        // but for these runs of pages (written since the last arm), to protect again.
+        bool incremental = false;
+        std::vector<std::pair<std::uintptr_t, std::uintptr_t>> written;
     };
     std::vector<saved> regions_;
     encore_replay_snapshot_policy_t policy_ = ENCORE_REPLAY_SNAPSHOT_FULL_COPY;
     std::uint64_t chunk_ = 0;
     bool tracked_ = false;  // write protection armed
+    // Kernel replay's snapshot under changed_chunks with write tracking: its copies are kept in
+    // the regions between snapshots and, where userfaultfd tracks the region, brought up to date
+    // from the pages written since instead of copied whole (replay_memory.cpp).
+    bool keeper_ = false;
 
     friend class delta;
 };

@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -32,6 +33,12 @@ struct region : backend::address_node {
     // userfaultfd: pages the last replay here wrote, left unprotected at the next arm (below).
     std::vector<std::pair<std::uintptr_t, std::uintptr_t>> warm;
     unsigned warm_arms = 0;
+    // Kernel replay's copy of the region, kept between its snapshots (replay_memory.cpp), and
+    // whether it is incremental: the copy equals memory except on pages written since write
+    // protection was last armed, and the protection stayed armed since (userfaultfd only). Used
+    // under the agent's exclusive replay hold; freed with the region.
+    std::unique_ptr<std::byte[]> kept;
+    bool kept_tracked = false;
 };
 using region_set = backend::address_set<region>;
 

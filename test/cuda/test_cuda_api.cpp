@@ -134,6 +134,7 @@ void on_replay(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*
     } else if (r.operation == ROCPROFILER_KERNEL_REPLAY_SNAPSHOT && !enter) {
         ++g_r.snapshots;
         g_r.snapshot_bytes = p->bytes;
+        expect(p->bytes_copied <= p->bytes, "a snapshot copies at most what it holds");
     }
 }
 

@@ -19,6 +19,12 @@
 //   nested        a dispatch submitted from a PASS callback on the same agent: no deadlock
 //   stress        threads x queues x two agents, thousands of dispatches, a fraction replayed,
 //                 async copies during replays: nothing lost or duplicated, results match.
+//   incremental   kernel replay's snapshots kept between dispatches (changed_chunks, write
+//                 tracking): what the program writes between two replayed dispatches (a host
+//                 copy, a dispatch not replayed, memory allocated since) reaches the next
+//                 snapshot, and results are as without replay; with userfaultfd each snapshot
+//                 after the first copies less than it holds (TEST_INCREMENTAL=whole: the SIGSEGV
+//                 path, every snapshot copied whole).
 //   cap           runs itself as a child: a pass count of 2^64-1 and a replay_continue that
 //                 never returns 0 stop at the pass cap (TEST_REPLAY_CAP passes: the
 //                 ENCORE_REPLAY_MAX_PASSES the test sets, or the default), warned once per kernel,
@@ -31,8 +37,13 @@
 #include <rocprofiler-sdk/rocprofiler.h>
 #include <encore/encore.hpp>
 
+#include <fcntl.h>
+#include <linux/userfaultfd.h>
 #include <spawn.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cmath>
@@ -62,7 +73,7 @@ rocprofiler_context_id_t g_replay_ctx{}, g_trace_b{}, g_stopped_c{};
 struct replay_seen {
     int config_enter = 0, config_exit = 0, pass_enter = 0, pass_exit = 0, snapshot = 0, restore = 0;
     int continue_calls = 0;
-    std::uint64_t passes_run = 0, total = 0, snapshot_bytes = 0;
+    std::uint64_t passes_run = 0, total = 0, snapshot_bytes = 0, snapshot_copied = 0;
     std::uint64_t correlation = 0;
     bool correlation_same = true;
     const char* declined = nullptr;
@@ -171,6 +182,8 @@ void on_replay(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*
                     break;
                 default: p->replay_pass_count = &pass_count_2; break;  // append: a valid count, as ever
             }
+        } else if (g_mode == "incremental") {
+            if (g_nth++ != 4) p->replay_pass_count = &pass_count_fixed3;  // the 5th runs once (opt out)
         } else if (g_mode == "stress") {
             // Every third dispatch is replayed with 2 passes.
             if (id % 3 == 0) p->replay_pass_count = &pass_count_2;
@@ -226,7 +239,9 @@ void on_replay(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*
     } else if (r.operation == ROCPROFILER_KERNEL_REPLAY_SNAPSHOT && r.phase == ROCPROFILER_CALLBACK_PHASE_EXIT) {
         ++s.snapshot;
         s.snapshot_bytes = p->bytes;
+        s.snapshot_copied = p->bytes_copied;
         expect(p->end_timestamp >= p->start_timestamp, "snapshot times");
+        expect(p->bytes_copied <= p->bytes, "a snapshot copies at most what it holds");
     } else if (r.operation == ROCPROFILER_KERNEL_REPLAY_RESTORE && r.phase == ROCPROFILER_CALLBACK_PHASE_EXIT) {
         ++s.restore;
     }
@@ -844,6 +859,88 @@ int stress(const char* co) {
     return 0;
 }
 
+// Whether this kernel gives the process asynchronous userfaultfd write-protection (what encore's
+// incremental snapshots need; replay_memory_write_tracking.cpp also probes a page).
+bool uffd_async_wp() {
+    const int fd = static_cast<int>(::syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK));
+    if (fd < 0) return false;
+    uffdio_api api{};
+    api.api = UFFD_API;
+    api.features = UFFD_FEATURE_PAGEFAULT_FLAG_WP | (1ull << 15);  // UFFD_FEATURE_WP_ASYNC (Linux 6.7)
+    const bool ok = ::ioctl(fd, UFFDIO_API, &api) == 0;
+    ::close(fd);
+    return ok;
+}
+
+int incremental(const char* co) {
+    device_state d{};
+    setup(d, co, 0, 1);
+    std::vector<float> hx(n), hy(n);
+    for (uint32_t i = 0; i < n; ++i) hx[i] = static_cast<float>(i % 17) * 0.5f;
+    const auto expect_y = [&](const float* dev, float start, int saxpies, const char* what) {
+        HSA_CHECK(hsa_memory_copy(hy.data(), dev, n * sizeof(float)));
+        bool ok = true;
+        for (uint32_t i = 0; i < n; ++i) {
+            const float v = start + static_cast<float>(saxpies) * 0.25f * hx[i];
+            ok = ok && std::fabs(hy[i] - v) <= 1e-4f * std::fabs(v);
+        }
+        expect(ok, what);
+    };
+    run_one(d, 0, 0);  // 1: saxpy, replayed: the first snapshot, copied whole
+    expect_y(d.y, 1.0f, 1, "1st saxpy as without replay");
+    run_one(d, 1, 0);  // 2: the counter, replayed: y as the last pass of dispatch 1 left it is kept
+    // 3: the host writes y, which dispatch 2's passes did not: the next snapshot must see it, or
+    // the restores before that saxpy's later passes put back the y of before this copy.
+    std::vector<float> fives(n, 5.0f);
+    HSA_CHECK(hsa_memory_copy(d.y, fives.data(), n * sizeof(float)));
+    run_one(d, 0, 0);
+    expect_y(d.y, 5.0f, 1, "a host copy between two replayed dispatches reaches the next snapshot");
+    run_one(d, 1, 0);  // 4: the counter, replayed
+    // 5: a saxpy not replayed (opt out) writes y, which dispatch 4's passes did not; 6: replayed.
+    run_one(d, 0, 0);
+    run_one(d, 0, 0);
+    expect_y(d.y, 5.0f, 3, "a dispatch not replayed between two replayed ones reaches the next snapshot");
+    expect(read_back(d.counter) == 2 * (n / 2), "the module variable as without replay");
+    // 7: memory allocated after the last snapshot (a region the kept copies do not have).
+    auto* z = static_cast<float*>(example::alloc_device(d.gpu, n * sizeof(float)));
+    std::vector<float> threes(n, 3.0f);
+    HSA_CHECK(hsa_memory_copy(z, threes.data(), n * sizeof(float)));
+    *d.saxpy = {d.x, z, 0.25f, n};
+    run_one(d, 0, 0);
+    expect_y(z, 3.0f, 1, "memory allocated since the last snapshot");
+    expect_y(d.y, 5.0f, 3, "other memory untouched");
+    // 8: y written again by the host, then the saxpy on y, replayed.
+    HSA_CHECK(hsa_memory_copy(d.y, threes.data(), n * sizeof(float)));
+    *d.saxpy = {d.x, d.y, 0.25f, n};
+    run_one(d, 0, 0);
+    expect_y(d.y, 3.0f, 1, "a second host copy reaches the next snapshot");
+    HSA_CHECK(hsa_amd_memory_pool_free(z));
+    teardown(d);
+
+    std::lock_guard lk(g_mutex);
+    expect(g_order.size() == 8, "eight dispatches");
+    if (g_order.size() != 8) return 1;
+    const bool whole = std::getenv("TEST_INCREMENTAL") != nullptr || !uffd_async_wp();
+    for (std::size_t i = 0; i < g_order.size(); ++i) {
+        const auto& s = g_seen[g_order[i]];
+        if (i == 4) {
+            expect(s.pass_enter == 0 && s.snapshot == 0, "the 5th dispatch runs once");
+            continue;
+        }
+        expect(s.pass_enter == 3 && s.snapshot == 1 && s.declined == nullptr, "three passes");
+        for (std::size_t k = 1; k < s.checksums.size(); ++k)
+            expect(s.checksums[k] == s.checksums[0], "every pass starts from identical inputs");
+        if (i == 0 || whole) {
+            expect(s.snapshot_copied == s.snapshot_bytes, "a snapshot copied whole");
+        } else {
+            expect(s.snapshot_copied < s.snapshot_bytes, "a later snapshot copies only what was written since");
+            expect(s.snapshot_copied > 0, "and what was written since is copied");
+        }
+    }
+    if (!whole) std::printf("incremental snapshots: userfaultfd\n");
+    return 0;
+}
+
 }  // namespace
 
 ENCORE_TEST_TOOL(nullptr, &tool_init, nullptr)
@@ -863,6 +960,7 @@ int main(int argc, char** argv) {
     if (g_mode == "stress") rc = stress(argv[1]);
     if (g_mode == "async_copy" || g_mode == "fill") rc = write_during_replay(argv[1], g_mode == "fill");
     if (g_mode == "nested") rc = nested(argv[1]);
+    if (g_mode == "incremental") rc = incremental(argv[1]);
     if (g_mode == "declines") rc = declines(argv[1]);
     if (g_mode == "stop_midway") rc = stop_midway(argv[1]);
     if (g_mode == "cap_child") rc = cap_child(argv[1]);

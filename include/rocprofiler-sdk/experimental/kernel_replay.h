@@ -74,6 +74,9 @@ typedef struct rocprofiler_callback_tracing_kernel_replay_data_t {
     uint64_t end_timestamp;
     const char* decline_reason; /**< CONFIG EXIT: why the dispatch was not replayed (NULL if it
                                        was, or the tool opted out); a static string */
+    uint64_t bytes_copied;      /**< SNAPSHOT: bytes copied to bring the snapshot up to date (an
+                                       incremental snapshot copies only what changed since the
+                                       last one; `bytes` is what it holds); RESTORE: = bytes */
 } rocprofiler_callback_tracing_kernel_replay_data_t;
 
 /* ---- encore extensions -------------------------------------------------------------------- */
