@@ -8,7 +8,8 @@
 //   - a buffer is freed and another allocated (the layout changes, or, at the same address, only
 //     the contents: the hashes catch it);
 // with every pass of a launch starting from the same memory (checksums) and the final memory
-// equal to the same program unreplayed. Passes: 3, or TEST_PASSES. The program is its own tool.
+// equal to the same program unreplayed; then a kernel whose writes depend on the pass (the
+// write-set fallback, pass_dependent below). Passes: 3, or TEST_PASSES. The program is its own tool.
 //   test_cuda_snapshot          (ENCORE_CUDA_REPLAY_SHADOW=device|host chooses the shadow)
 #include "../support/check.hpp"
 #include "../support/tool_stub.hpp"
@@ -101,9 +102,17 @@ void sum(const unsigned[3], const unsigned[3], void** params) {
     for (unsigned i = 0; i < n; ++i) t += s[i];
     d[0] += t;
 }
-const fake_cuda_module g_module = {2, {{"add", &add}, {"sum", &sum}}};
+// hop: d[k * stride] += 1 with k = (*host)++ (params: d, host, stride): a kernel whose writes
+// depend on the pass, through host memory no snapshot covers; each pass writes another chunk.
+void hop(const unsigned[3], const unsigned[3], void** params) {
+    unsigned* d = arg_ptr<unsigned>(params, 0);
+    unsigned* host = *static_cast<unsigned**>(params[1]);
+    const unsigned stride = *static_cast<unsigned*>(params[2]);
+    d[(*host)++ * stride] += 1;
+}
+const fake_cuda_module g_module = {3, {{"add", &add}, {"sum", &sum}, {"hop", &hop}}};
 
-CUfunction g_add = nullptr, g_sum = nullptr;
+CUfunction g_add = nullptr, g_sum = nullptr, g_hop = nullptr;
 CUstream g_s = nullptr;
 
 void launch_add(CUdeviceptr p, unsigned n, unsigned v) {
@@ -183,6 +192,35 @@ result program() {
     return out;
 }
 
+// The write-set fallback: a launch of hop, replayed. The first restore learns that pass 0 wrote
+// chunk 0; pass 1 writes chunk 1 instead, which the write-set restores (from 5 passes) do not put
+// back, and the hashed restore before the last pass finds it outside the write set (warned) and
+// restores everything. So the last pass, the one whose results the program keeps, starts from
+// the launch's memory: the program sees only its write (chunk N-1 += 1), none of the others.
+void pass_dependent(std::uint64_t passes) {
+    const int differ_before = g_r.differ;
+    CUdeviceptr d = 0;
+    const std::size_t bytes = (passes + 1) * chunk;
+    CHECK(cuMemAlloc(&d, bytes));
+    std::vector<unsigned> init(bytes / w);
+    for (std::size_t i = 0; i < init.size(); ++i) init[i] = static_cast<unsigned>(i % 1000 + 7);
+    put(d, init);
+    static unsigned hops = 0;
+    unsigned* host = &hops;
+    unsigned stride = static_cast<unsigned>(chunk / w);
+    void* params[] = {&d, &host, &stride};
+    CHECK(cuLaunchKernel(g_hop, 1, 1, 1, 1, 1, 1, 0, g_s, params, nullptr));
+    CHECK(cuStreamSynchronize(g_s));
+    expect(hops == passes, "hop ran once per pass (" + std::to_string(hops) + ")");
+    std::vector<unsigned> want = init;
+    want[(passes - 1) * stride] += 1;
+    expect(get(d, bytes) == want, "only the last pass's write is left: the passes between were undone");
+    // Passes after the first start from other memory until the fallback (the checksums say so,
+    // from pass 2 on when the restores before it copy the write set only).
+    if (passes >= 5) expect(g_r.differ > differ_before, "the checksums saw the passes start from other memory");
+    CHECK(cuMemFree(d));
+}
+
 using calls_fn = unsigned long long (*)(const char*);
 
 }  // namespace
@@ -201,6 +239,7 @@ int main() {
     CHECK(cuModuleLoadData(&mod, &g_module));
     CHECK(cuModuleGetFunction(&g_add, mod, "add"));
     CHECK(cuModuleGetFunction(&g_sum, mod, "sum"));
+    CHECK(cuModuleGetFunction(&g_hop, mod, "hop"));
     // The fake's count of its chunk kernels' runs.
     void* fake = dlopen(std::getenv("ENCORE_CUDA_DRIVER"), RTLD_NOW | RTLD_NOLOAD);
     auto calls = fake != nullptr ? reinterpret_cast<calls_fn>(dlsym(fake, "fake_chunk_kernel_calls")) : nullptr;
@@ -229,6 +268,7 @@ int main() {
                "zero chunks keep no copy: " + std::to_string(replayed.shadow >> 10) + " KiB kept for " +
                    std::to_string((a_bytes + b_bytes) >> 10) + " KiB covered");
     }
+    pass_dependent(n);
     expect(rocprofiler_stop_context(g_replay) == ROCPROFILER_STATUS_SUCCESS, "stop the replay context");
     const result plain = program();
     expect(replayed == plain, "final memory equals an unreplayed run");
