@@ -66,6 +66,7 @@ const char* snapshot::take(std::uint64_t agent, const core::replay::options& opt
     policy_ = opt.policy;
     chunk_ = opt.chunk_size;
     keeper_ = track_writes && policy_ == ENCORE_REPLAY_SNAPSHOT_CHANGED_CHUNKS && write_tracking_available();
+    budget_ = opt.memory_budget;
     // Shared: frees wait until the copies are done (a region is never copied while freed).
     const auto lk = live().lock_shared();
     const std::uint64_t total = backend::bytes_of(live().of_device(agent));
@@ -78,6 +79,7 @@ const char* snapshot::take(std::uint64_t agent, const core::replay::options& opt
             std::vector<std::pair<std::uintptr_t, std::uintptr_t>> written;
             bool current = false;
             if (keeper_ && r.kept) {
+                kept_bytes().fetch_sub(r.size, std::memory_order_relaxed);
                 c = std::move(r.kept);  // this region's copy from the last kernel replay here
                 current = r.kept_tracked && update_kept(r, c.get(), copied, written);
             }
@@ -383,13 +385,19 @@ void snapshot::release() noexcept {
             const auto lk = live().lock_shared();
             region* r = live().find(s.base);
             if (r == nullptr || r->id != s.id) continue;  // freed (and maybe reused) meanwhile
+            // Kept only within the budget, counted over every agent's kept copies.
+            bool keep = keeper_;
+            if (keep && kept_bytes().fetch_add(s.size, std::memory_order_relaxed) + s.size > budget_) {
+                kept_bytes().fetch_sub(s.size, std::memory_order_relaxed);
+                keep = false;
+            }
             if (tracked_ && s.slot >= 0 && r->slot == s.slot) {
                 auto& w = g_slots[s.slot];
                 const std::uintptr_t b = w.begin.load(std::memory_order_relaxed);
                 const std::uintptr_t e = w.end.load(std::memory_order_relaxed);
                 if (w.by_signal.load(std::memory_order_relaxed)) {
                     ::mprotect(reinterpret_cast<void*>(b), e - b, PROT_READ | PROT_WRITE);
-                } else if (keeper_) {
+                } else if (keep) {
                     update_warm(*r, b, e);
                     // Stays armed: the copy equals memory except on the pages written since the
                     // arm (the passes'), and every write until the next snapshot is seen too, so
@@ -402,7 +410,7 @@ void snapshot::release() noexcept {
                 }
             }
             // Kernel replay keeps its copy (and its memory) for the next snapshot of the region.
-            if (keeper_) r->kept = std::move(s.copy);
+            if (keep) r->kept = std::move(s.copy);
         }
     }
     tracked_ = false;

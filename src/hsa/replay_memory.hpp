@@ -98,6 +98,7 @@ private:
     // the regions between snapshots and, where userfaultfd tracks the region, brought up to date
     // from the pages written since instead of copied whole (replay_memory.cpp).
     bool keeper_ = false;
+    std::uint64_t budget_ = 0;  // the options' memory budget: bounds the copies kept
 
     friend class delta;
 };

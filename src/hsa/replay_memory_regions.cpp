@@ -96,6 +96,13 @@ void declined_by_allocation() noexcept {
     core::range_replay::decline_all(why);
 }
 
+void detail::forget(region& r) noexcept {
+    release_slot(r);
+    if (r.kept) kept_bytes().fetch_sub(r.size, std::memory_order_relaxed);
+    r.kept.reset();
+    r.kept_tracked = false;
+}
+
 void on_allocate(void* base, std::size_t size, bool coarse_grained, bool kernarg) noexcept {
     if (!enabled() || base == nullptr || size == 0 || !coarse_grained || kernarg) return;
     const std::uint64_t agent = owner_of(base);
@@ -108,7 +115,7 @@ void on_free(void* base) noexcept {
     if (!enabled()) return;
     auto lk = live().lock();
     if (region* r = live().find(reinterpret_cast<std::uintptr_t>(base)); r != nullptr && r->executable == 0) {
-        live().erase(*r, release_slot);  // its write-protection slot goes back with it
+        live().erase(*r, forget);  // its write-protection slot and kept copy go with it
         lk.unlock();
         declined_by_allocation();
     }
@@ -123,7 +130,7 @@ void on_executable_frozen(hsa_executable_t exe) noexcept {
 void on_executable_destroyed(hsa_executable_t exe) noexcept {
     if (!enabled()) return;
     const auto lk = live().lock();
-    (void)live().erase_if([&](const region& r) { return r.executable == exe.handle; }, release_slot);
+    (void)live().erase_if([&](const region& r) { return r.executable == exe.handle; }, forget);
 }
 
 std::vector<std::uint64_t> agents_of(hsa_executable_t exe) noexcept {

@@ -49,6 +49,16 @@ inline region_set& live() {
     return *set;
 }
 
+// Bytes of the copies kept between kernel replays (region::kept, every agent): a release keeps a
+// copy only while they stay within the replay's memory budget, so keeping copies never holds
+// more host memory than one snapshot may.
+inline std::atomic<std::uint64_t>& kept_bytes() {
+    static std::atomic<std::uint64_t> n{0};
+    return n;
+}
+// A region leaves the set: its write-protection slot and its kept copy go (the erase hook).
+void forget(region& r) noexcept;
+
 // ---- write protection (replay_memory_write_tracking.cpp) ----------------------------------------
 // A fixed table the SIGSEGV handler reads without locks. A slot, once given to a region, keeps
 // its range until the region is freed, so a thread that faulted just before a range was made

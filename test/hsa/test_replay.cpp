@@ -25,6 +25,7 @@
 //                 snapshot, and results are as without replay; with userfaultfd each snapshot
 //                 after the first copies less than it holds (TEST_INCREMENTAL=whole: the SIGSEGV
 //                 path, every snapshot copied whole).
+//   incremental_budget  two agents, a budget that holds one snapshot: the copies kept stay within it.
 //   cap           runs itself as a child: a pass count of 2^64-1 and a replay_continue that
 //                 never returns 0 stop at the pass cap (TEST_REPLAY_CAP passes: the
 //                 ENCORE_REPLAY_MAX_PASSES the test sets, or the default), warned once per kernel,
@@ -182,6 +183,8 @@ void on_replay(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*
                     break;
                 default: p->replay_pass_count = &pass_count_2; break;  // append: a valid count, as ever
             }
+        } else if (g_mode == "incremental_budget") {
+            p->replay_pass_count = &pass_count_fixed3;
         } else if (g_mode == "incremental") {
             if (g_nth++ != 4) p->replay_pass_count = &pass_count_fixed3;  // the 5th runs once (opt out)
         } else if (g_mode == "stress") {
@@ -941,6 +944,39 @@ int incremental(const char* co) {
     return 0;
 }
 
+// The copies kept between replays stay within the memory budget over all agents: with a budget
+// that holds one agent's snapshot but not two, the agent replayed first keeps its copies
+// (incremental snapshots after), the other's are let go (each of its snapshots copied whole).
+// Results as without replay either way. ENCORE_REPLAY_MEMORY_BUDGET is set by meson.
+int incremental_budget(const char* co) {
+    device_state d0{}, d1{};
+    setup(d0, co, 0, 1);
+    setup(d1, co, 1, 1);
+    for (int i = 0; i < 2; ++i) {
+        run_one(d0, 0, 0);
+        run_one(d1, 0, 0);
+    }
+    check_results(d0, 2, 0, 0);
+    check_results(d1, 2, 0, 0);
+    teardown(d0);
+    teardown(d1);
+    std::lock_guard lk(g_mutex);
+    expect(g_order.size() == 4, "four dispatches");
+    if (g_order.size() != 4) return 1;
+    const auto& a0 = g_seen[g_order[0]];
+    const auto& b0 = g_seen[g_order[1]];
+    const auto& a1 = g_seen[g_order[2]];
+    const auto& b1 = g_seen[g_order[3]];
+    const std::uint64_t budget = std::strtoull(std::getenv("ENCORE_REPLAY_MEMORY_BUDGET"), nullptr, 10);
+    expect(a0.snapshot_bytes <= budget && b0.snapshot_bytes <= budget && a0.snapshot_bytes + b0.snapshot_bytes > budget,
+           "the budget holds one agent's snapshot, not both (" + std::to_string(a0.snapshot_bytes) + " + " +
+               std::to_string(b0.snapshot_bytes) + " against " + std::to_string(budget) + ")");
+    for (const auto* s : {&a0, &b0, &a1, &b1}) expect(s->pass_enter == 3 && s->declined == nullptr, "replayed");
+    if (uffd_async_wp()) expect(a1.snapshot_copied < a1.snapshot_bytes, "the first agent's copies were kept");
+    expect(b1.snapshot_copied == b1.snapshot_bytes, "the second agent's were not: copied whole");
+    return 0;
+}
+
 }  // namespace
 
 ENCORE_TEST_TOOL(nullptr, &tool_init, nullptr)
@@ -961,6 +997,7 @@ int main(int argc, char** argv) {
     if (g_mode == "async_copy" || g_mode == "fill") rc = write_during_replay(argv[1], g_mode == "fill");
     if (g_mode == "nested") rc = nested(argv[1]);
     if (g_mode == "incremental") rc = incremental(argv[1]);
+    if (g_mode == "incremental_budget") rc = incremental_budget(argv[1]);
     if (g_mode == "declines") rc = declines(argv[1]);
     if (g_mode == "stop_midway") rc = stop_midway(argv[1]);
     if (g_mode == "cap_child") rc = cap_child(argv[1]);
