@@ -1,7 +1,7 @@
 // test/cuda/replay_declines.cu — launches kernel replay must decline (run once, with the reason
 // warned once): a launch while the context has managed memory, a launch into a stream that is
-// capturing a graph; and a graph launch (its kernels are never replayed). Launches before and
-// after (managed memory freed) are replayed. Prints "replay_declines: value=4 ok" when every
+// capturing a graph. A graph launch of the captured kernel is replayed node by node (docs/cuda.md),
+// as are launches before and after (managed memory freed). Prints "replay_declines: value=4 ok" when every
 // launch ran exactly once in effect.
 #include <cstdio>
 
@@ -29,7 +29,7 @@ int main() {
     inc<<<1, 32, 0, s>>>(v);  // declined: recorded into the graph, not run
     cudaStreamEndCapture(s, &g);
     cudaGraphInstantiate(&e, g, 0);
-    cudaGraphLaunch(e, s);  // runs the captured kernel once; never replayed
+    cudaGraphLaunch(e, s);  // its kernel node replayed: runs once in effect
     cudaStreamSynchronize(s);
     unsigned h = 0;
     cudaMemcpy(&h, v, sizeof(h), cudaMemcpyDeviceToHost);
