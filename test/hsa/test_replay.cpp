@@ -26,6 +26,8 @@
 //                 after the first copies less than it holds (TEST_INCREMENTAL=whole: the SIGSEGV
 //                 path, every snapshot copied whole).
 //   incremental_budget  two agents, a budget that holds one snapshot: the copies kept stay within it.
+//   pass_dependent  a kernel whose writes depend on the pass (index in host memory), then a
+//                 replayed dispatch over its last pass's writes (the kept copy must have them).
 //   cap           runs itself as a child: a pass count of 2^64-1 and a replay_continue that
 //                 never returns 0 stop at the pass cap (TEST_REPLAY_CAP passes: the
 //                 ENCORE_REPLAY_MAX_PASSES the test sets, or the default), warned once per kernel,
@@ -46,6 +48,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <chrono>
@@ -183,7 +186,7 @@ void on_replay(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t*
                     break;
                 default: p->replay_pass_count = &pass_count_2; break;  // append: a valid count, as ever
             }
-        } else if (g_mode == "incremental_budget") {
+        } else if (g_mode == "incremental_budget" || g_mode == "pass_dependent") {
             p->replay_pass_count = &pass_count_fixed3;
         } else if (g_mode == "incremental") {
             if (g_nth++ != 4) p->replay_pass_count = &pass_count_fixed3;  // the 5th runs once (opt out)
@@ -944,6 +947,56 @@ int incremental(const char* co) {
     return 0;
 }
 
+// A kernel whose writes depend on the pass, then another replayed dispatch over what it left:
+// atomic_append with its index in host memory (which no snapshot covers), so each pass appends
+// after the last one's records. Dispatch A's passes write slots [0, n), [n, 2n), [2n, 3n); the
+// restores undo all but the last pass's. Dispatch B starts at slot 2n: its first pass overwrites
+// A's records there, and the restores before its later passes must put A's records back, which
+// the kept copy has only if A's last pass (pages its first pass never wrote) reached it.
+int pass_dependent(const char* co) {
+    device_state d{};
+    setup(d, co, 0, 6);
+    const std::uint32_t nn = append_n;
+    std::vector<uint32_t> out(6 * nn, 0);
+    HSA_CHECK(hsa_memory_copy(d.out, out.data(), out.size() * 4));
+    static uint32_t host_index = 0;
+    const auto append = [&](uint32_t start, uint32_t value) {
+        host_index = start;
+        *d.app = {d.out, &host_index, value, nn};
+        hsa_signal_store_screlease(d.done, 1);
+        example::dispatch_1d(d.queue, d.k_append, d.app, nn, 100, d.done);
+        example::wait_done(d.done);
+    };
+    const auto slots = [&](uint32_t from, uint32_t value) {  // slots [from, from + n) hold value + 0 .. n-1
+        std::vector<uint32_t> got(out.begin() + from, out.begin() + from + nn);
+        std::sort(got.begin(), got.end());
+        for (uint32_t g = 0; g < nn; ++g)
+            if (got[g] != value + g) return false;
+        return true;
+    };
+    append(0, 1000);
+    expect(host_index == 3 * nn, "three passes, each after the last");
+    HSA_CHECK(hsa_memory_copy(out.data(), d.out, out.size() * 4));
+    expect(std::all_of(out.begin(), out.begin() + 2 * nn, [](uint32_t v) { return v == 0; }) && slots(2 * nn, 1000),
+           "only the last pass's records are left");
+    append(2 * nn, 2000);
+    HSA_CHECK(hsa_memory_copy(out.data(), d.out, out.size() * 4));
+    expect(slots(2 * nn, 1000), "the restores put back the records A's last pass left");
+    expect(std::all_of(out.begin() + 3 * nn, out.begin() + 4 * nn, [](uint32_t v) { return v == 0; }) &&
+               slots(4 * nn, 2000),
+           "B's last pass's records only");
+    teardown(d);
+    std::lock_guard lk(g_mutex);
+    expect(g_order.size() == 2, "two dispatches");
+    for (auto id : g_order) {
+        const auto& s = g_seen[id];
+        expect(s.pass_enter == 3 && s.declined == nullptr, "three passes");
+        for (std::size_t k = 1; k < s.checksums.size(); ++k)
+            expect(s.checksums[k] == s.checksums[0], "every pass starts from identical inputs");
+    }
+    return 0;
+}
+
 // The copies kept between replays stay within the memory budget over all agents: with a budget
 // that holds one agent's snapshot but not two, the agent replayed first keeps its copies
 // (incremental snapshots after), the other's are let go (each of its snapshots copied whole).
@@ -998,6 +1051,7 @@ int main(int argc, char** argv) {
     if (g_mode == "nested") rc = nested(argv[1]);
     if (g_mode == "incremental") rc = incremental(argv[1]);
     if (g_mode == "incremental_budget") rc = incremental_budget(argv[1]);
+    if (g_mode == "pass_dependent") rc = pass_dependent(argv[1]);
     if (g_mode == "declines") rc = declines(argv[1]);
     if (g_mode == "stop_midway") rc = stop_midway(argv[1]);
     if (g_mode == "cap_child") rc = cap_child(argv[1]);
