@@ -50,6 +50,16 @@ void on_executable_destroyed(hsa_executable_t exe) noexcept;
 /// Whether changed_chunks can use write protection here (device memory is host memory).
 [[nodiscard]] bool write_tracking_available() noexcept;
 
+/// Host memory holding a region's copy: large ones are mapped with their pages populated at once
+/// (replay_memory.cpp says why), smaller ones come from the heap.
+struct copy_free {
+    std::size_t mapped = 0;  // bytes mapped, 0: from new[]
+    void operator()(std::byte* p) const noexcept;
+};
+using host_copy = std::unique_ptr<std::byte[], copy_free>;
+/// A copy of n bytes (null when out of memory).
+host_copy new_copy(std::size_t n) noexcept;
+
 /// The covered memory of one agent, captured for one replayed dispatch.
 class snapshot {
 public:
@@ -83,7 +93,7 @@ private:
         std::uintptr_t base;
         std::size_t size;
         std::uint64_t id;  // the tracked region it was taken from (re-validated before use)
-        std::unique_ptr<std::byte[]> copy;
+        host_copy copy;
         int slot;  // write-protection slot, -1 if none
         // The copy was brought up to date incrementally: the region is still write-protected
         // but for these runs of pages (written since the last arm), to protect again.

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "backend/address_set.hpp"
+#include "replay_memory.hpp"
 
 #include <sys/ioctl.h>
 #include <sys/types.h>
@@ -37,7 +38,7 @@ struct region : backend::address_node {
     // whether it is incremental: the copy equals memory except on pages written since write
     // protection was last armed, and the protection stayed armed since (userfaultfd only). Used
     // under the agent's exclusive replay hold; freed with the region.
-    std::unique_ptr<std::byte[]> kept;
+    host_copy kept;
     bool kept_tracked = false;
 };
 using region_set = backend::address_set<region>;
