@@ -10,12 +10,7 @@
 // snapshot.cpp says how the host drives these kernels (all on the legacy stream, the context
 // drained and held).
 
-struct chunk_desc {
-    unsigned long long addr;    // the chunk in tracked memory
-    unsigned long long shadow;  // its copy in the device shadow; 0: none (a host shadow, or a chunk that was
-                                // all zero at the snapshot, which keeps no copy)
-    unsigned long long bytes;   // at most the chunk size; a region's last chunk may be shorter
-};
+#include "chunk_desc.hpp"
 
 __device__ __forceinline__ unsigned long long mix(unsigned long long x) {
     // splitmix64's finalizer: a bijection, so a changed word always changes its term.

@@ -35,6 +35,7 @@
 // All driver calls go to the real driver, never through encore's exports.
 #include "snapshot.hpp"
 
+#include "chunk_desc.hpp"
 #include "real.hpp"
 
 #include <algorithm>
@@ -107,9 +108,6 @@ struct host_buffer {
     }
 };
 
-struct chunk_desc {  // as in chunks.cu
-    unsigned long long addr, shadow, bytes;
-};
 constexpr std::size_t no_copy = ~std::size_t{0};  // a chunk's place in the shadow: none (all zero)
 
 struct cache {

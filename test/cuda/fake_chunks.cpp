@@ -6,6 +6,8 @@
 // encore falls back to full_copy (what the other tests check). The hash is chunks.cu's formula.
 #include "fake_driver.h"
 
+#include "cuda/chunk_desc.hpp"
+
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
@@ -17,9 +19,6 @@ namespace {
 // Runs per kernel, in the module's order (fake_chunk_kernel_calls below).
 std::atomic<unsigned long long> g_calls[5];
 
-struct chunk_desc {
-    unsigned long long addr, shadow, bytes;
-};
 
 unsigned long long mix(unsigned long long x) {
     x ^= x >> 30;
