@@ -419,16 +419,17 @@ void snapshot::release() noexcept {
                 const std::uintptr_t e = w.end.load(std::memory_order_relaxed);
                 if (w.by_signal.load(std::memory_order_relaxed)) {
                     ::mprotect(reinterpret_cast<void*>(b), e - b, PROT_READ | PROT_WRITE);
-                } else if (keep) {
-                    update_warm(*r, b, e);
-                    // Stays armed: the copy equals memory except on the pages written since the
-                    // arm (the passes'), and every write until the next snapshot is seen too, so
-                    // that snapshot copies only those pages. The program's writes meanwhile cost
-                    // the kernel-resolved fault of the first write to each page (no signal).
-                    r->kept_tracked = true;
                 } else {
                     update_warm(*r, b, e);
-                    (void)uffd_protect(b, e, false);  // the program's own writes then take no faults
+                    // Kept: it stays armed. The copy equals memory except on the pages written
+                    // since the arm (the passes'), and every write until the next snapshot is seen
+                    // too, so that snapshot copies only those pages; the program's writes
+                    // meanwhile cost the kernel-resolved fault of the first write to each page (no
+                    // signal). Else unprotected: the program's own writes then take no faults.
+                    if (keep)
+                        r->kept_tracked = true;
+                    else
+                        (void)uffd_protect(b, e, false);
                 }
             }
             // Kernel replay keeps its copy (and its memory) for the next snapshot of the region.
