@@ -494,6 +494,15 @@ struct role_layer<role::teardown> {
 };
 
 template <>
+struct role_layer<role::stream_destroy> {
+    template <std::size_t, class... A>
+    static CUresult call(real_fn_t<A...> f, std::type_identity_t<A>... a) {
+        const auto forward = [&] { return f(a...); };
+        return records::destroy_stream(thunk::of(forward));
+    }
+};
+
+template <>
 struct role_layer<role::vmm_reserve> {
     template <std::size_t, class... A>
     static CUresult call(real_fn_t<A...> f, std::type_identity_t<A>... a) {

@@ -104,15 +104,22 @@ bool put_pending(std::uint64_t key, pending* p) noexcept {
 }
 
 /// A CUPTI stream key kept by a thread: valid for context timing state `t` of generation `gen`,
-/// stream handle `stream` while the driver's id of that stream is `id`. Trivially destructible,
-/// so launches from thread_local destructors can use one.
+/// stream handle `stream` while the driver's id of that stream is `id`, known to be so while no
+/// cuStreamDestroy ran since stream epoch `epoch` (created_stream_key). Trivially destructible, so
+/// launches from thread_local destructors can use one.
 struct kept_stream_key {
     const context_timing* t = nullptr;
     std::uint64_t gen = 0;
     CUstream stream = nullptr;
     unsigned long long id = 0;
     std::uint64_t key = 0;
+    std::uint64_t epoch = 1;  // odd: none (g_stream_epoch is even between destroys)
 };
+
+// Bumped before and after each cuStreamDestroy (destroy_stream): odd while one runs. A created
+// stream's kept key is used without asking the driver while the epoch is the even value it was
+// last confirmed at; its own line, written only by destroys.
+alignas(64) std::atomic<std::uint64_t> g_stream_epoch{0};
 
 /// `k`'s key if it is still that of (t, s, id), else CUPTI's, kept in `k` (`ctx_key`: the
 /// context's key; `per_thread`: `s` is null and names the calling thread's default stream).
@@ -120,24 +127,42 @@ std::uint64_t kept_or_asked(kept_stream_key& k, context_timing& t, std::uint64_t
                             unsigned long long id, bool per_thread) noexcept {
     const std::uint64_t gen = g_generation.load(std::memory_order_acquire);
     if (k.t != &t || k.gen != gen || k.stream != s || k.id != id || k.key == 0)
-        k = {&t, gen, s, id, cupti::stream_key(ctx_key, t.ctx, s, per_thread)};
+        k = {&t, gen, s, id, cupti::stream_key(ctx_key, t.ctx, s, per_thread), k.epoch};
     return k.key;
 }
 
 /// CUPTI's key of created stream `s` of context `t` (`ctx_key`: the context's), kept per thread
 /// for the streams it launched on last. Asking CUPTI (cuptiGetStreamIdEx) costs 0.12 to 0.22 us
-/// per call on an H200 host, the driver's own stream id (cuStreamGetId, CUDA 12.0+) 0 to 0.08 us
-/// (benchmarks/cuda/launch_calls.cu): a kept key is used while the handle's driver id is the one
-/// it was kept with. A handle can be reused for a new stream after cuStreamDestroy (which encore
-/// does not intercept), and that stream has a new id, so a stale key (which would queue the
-/// launch where its record never comes) is never used. Without cuStreamGetId, CUPTI is asked
-/// every time.
+/// per call on an H200 host: a kept key is used while the handle names the stream it was kept
+/// for. A handle can be reused for a new stream after cuStreamDestroy, and a stale key would queue
+/// the launch where its record never comes. While no cuStreamDestroy ran since the key was last
+/// confirmed (the stream epoch, which destroy_stream moves), the handle is the same stream and
+/// the key is used as it is; after one, the driver's own stream id (cuStreamGetId, CUDA 12.0+)
+/// confirms it again, once. Asking the driver at every launch cost 0.13 to 0.2 us of a launch on
+/// an H200 under CUPTI (benchmarks/RESULTS.md). Without cuStreamGetId, CUPTI is asked after every
+/// destroy.
 std::uint64_t created_stream_key(context_timing& t, std::uint64_t ctx_key, CUstream s) noexcept {
-    unsigned long long id = 0;
-    if (real().stream_get_id == nullptr || real().stream_get_id(s, &id) != CUDA_SUCCESS || id == 0)
-        return cupti::stream_key(ctx_key, t.ctx, s, false);
     static thread_local kept_stream_key kept[8];  // direct-mapped by handle
-    return kept_or_asked(kept[(reinterpret_cast<std::uintptr_t>(s) >> 4) & 7], t, ctx_key, s, id, false);
+    kept_stream_key& k = kept[(reinterpret_cast<std::uintptr_t>(s) >> 4) & 7];
+    const std::uint64_t epoch = g_stream_epoch.load(std::memory_order_acquire);
+    if (k.epoch == epoch && k.t == &t && k.stream == s && k.key != 0 &&
+        k.gen == g_generation.load(std::memory_order_acquire))
+        return k.key;
+    // Trusted from now until the next destroy when confirmed while none ran (an odd epoch, or one
+    // that moved meanwhile, is not kept).
+    const auto stable = [epoch] {
+        return (epoch & 1) == 0 && g_stream_epoch.load(std::memory_order_acquire) == epoch ? epoch : 1;
+    };
+    unsigned long long id = 0;
+    if (real().stream_get_id == nullptr || real().stream_get_id(s, &id) != CUDA_SUCCESS || id == 0) {
+        const std::uint64_t gen = g_generation.load(std::memory_order_acquire);
+        const std::uint64_t key = cupti::stream_key(ctx_key, t.ctx, s, false);
+        k = {&t, gen, s, 0, key, stable()};
+        return key;
+    }
+    const std::uint64_t key = kept_or_asked(k, t, ctx_key, s, id, false);
+    k.epoch = stable();
+    return key;
 }
 
 /// CUPTI's stream key of launch `c`'s stream (`t`: the current context's timing state); 0 when
@@ -283,6 +308,15 @@ bool copies_configured() noexcept { return core::kind_configured(kind::memory_co
 bool allocations_configured() noexcept { return core::kind_configured(kind::memory_allocation); }
 
 std::uint64_t next_dispatch_id() noexcept { return g_dispatch_id.fetch_add(1, std::memory_order_relaxed) + 1; }
+
+CUresult destroy_stream(thunk call) noexcept {
+    // Odd from before the driver frees the handle until after it returned: a thread that creates a
+    // stream meanwhile and gets the same handle confirms its key with the driver (created_stream_key).
+    g_stream_epoch.fetch_add(1, std::memory_order_acq_rel);
+    const CUresult r = call();
+    g_stream_epoch.fetch_add(1, std::memory_order_acq_rel);
+    return r;
+}
 
 rocprofiler_kernel_dispatch_info_t dispatch_info(const launch_call& c, std::uint64_t device, std::uint64_t id) noexcept {
     rocprofiler_kernel_dispatch_info_t info{};

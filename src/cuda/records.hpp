@@ -44,5 +44,8 @@ CUresult deallocate(op_id op, CUdeviceptr p, thunk call, memory_of of = memory_o
 void drain(CUcontext c) noexcept;
 /// The context is gone: its timing state is forgotten (a later context may get the same handle).
 void forget(CUcontext c) noexcept;
+/// cuStreamDestroy (`call` forwards it): a later stream may get the destroyed one's handle, so
+/// the CUPTI stream keys launches kept by handle are checked again (stream_epoch, records.cpp).
+CUresult destroy_stream(thunk call) noexcept;
 
 }  // namespace encore::cuda::records

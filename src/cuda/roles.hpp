@@ -34,6 +34,7 @@ enum class role : unsigned char {
     global,            // a module variable's address handed out: covered by replay like an allocation
     unload,            // its module's (or library's) unload: the variables are dropped
     teardown,          // context destruction: its pending records first, then it is forgotten
+    stream_destroy,    // cuStreamDestroy: what launches kept of the stream's handle is no longer trusted
 };
 
 /// How a launch lays out its arguments.
@@ -106,6 +107,8 @@ constexpr wanted_by services_of(role r) noexcept {
         case role::graph_destroy: return {.replay = true, .counting = true};
         case role::unload: return {.replay = true, .kernel_symbols = true};
         case role::teardown: return {.replay = true, .dispatches = true, .copies = true};
+        // Layered whenever launches are (role::launch): the two are resolved under one configuration.
+        case role::stream_destroy: return {.dispatches = true};
     }
     return {};
 }
@@ -200,6 +203,7 @@ inline constexpr entry entries[] = {
     {op("cuModuleUnload"), plain(role::unload)},
     {op("cuLibraryUnload"), plain(role::unload)},
     {op("cuCtxDestroy_v2"), teardown(teardown_of::context)},
+    {op("cuStreamDestroy_v2"), plain(role::stream_destroy)},
     {op("cuDevicePrimaryCtxRelease_v2"), teardown(teardown_of::primary_release)},
     {op("cuDevicePrimaryCtxReset_v2"), teardown(teardown_of::primary_reset)},
 };
