@@ -718,6 +718,8 @@ queued_launch::queued_launch(std::uint64_t ids, std::uint64_t key, const unsigne
     }
     *e = {key, core::now_ns(), {grid[0], grid[1], grid[2]}, {block[0], block[1], block[2]}};
     q->tail.store(t + 1, std::memory_order_release);  // pairs with the pairing side's acquire
+    // The next launches' entries, in a block the pairing side read last (spare blocks come back).
+    if (t + 2 - q->wbase < block_entries) __builtin_prefetch(e + 2, 1, 3);
     q_ = q;
     key_ = key;
     index_ = t;

@@ -86,6 +86,9 @@ std::atomic<std::uint64_t> g_cupti_key{0};
 /// Puts launch `p` under `key` (key < busy). false: no room (no memory for the overflow).
 bool put_pending(std::uint64_t key, pending* p) noexcept {
     cupti_slot& s = g_slots[key & (cupti_slots - 1)];
+    // The slots of the keys after this one (mostly the next launches'): a slot's line was last
+    // written by CUPTI's thread (take_pending), a table's turn ago.
+    __builtin_prefetch(&g_slots[(key + 8) & (cupti_slots - 1)], 1, 3);
     std::uint64_t expected = 0;
     if (s.key.compare_exchange_strong(expected, key | busy, std::memory_order_acquire, std::memory_order_relaxed)) {
         s.p = p;

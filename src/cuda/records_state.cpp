@@ -183,9 +183,13 @@ record_pool* my_pool(bool make) noexcept {
 /// Asks for the lines of `p` a launch writes (take_record's reset, the ENQUEUE's capture, the
 /// pairing) ahead of its use.
 void prefetch_for_write(const pending& p) noexcept {
-    // From its start to the first line of `captured` (the event's fixed part), and its end.
+    // From its start to the first line of `captured` (the event's fixed part), its end, and the
+    // first contexts' user data (the capture zeroes a subscribed context's; CUPTI's thread read it
+    // at the last COMPLETE): taking a record and capturing into it was 0.19 to 0.26 us of a
+    // launch on an H200 with only the first two prefetched (benchmarks/RESULTS.md).
     const auto* const end = reinterpret_cast<const char*>(&p.captured) + 64;
     for (const auto* b = reinterpret_cast<const char*>(&p); b < end; b += 64) __builtin_prefetch(b, 1, 3);
+    __builtin_prefetch(&p.captured.user_data[0], 1, 3);
     __builtin_prefetch(&p.home, 1, 3);
 }
 
