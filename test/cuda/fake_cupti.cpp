@@ -24,7 +24,8 @@
 // flush: records arrive only when encore flushes), FAKE_CUPTI_RUNTIME_NESTING=1 (what CUDA 13's
 // CUPTI did on an H200 for kernels launched through the CUDA runtime: the kernel record carries
 // the correlation id of the enclosing runtime call, which no EXTERNAL_CORRELATION record names),
-// FAKE_CUPTI_RECORDS_PER_BUFFER=N (a buffer is complete after N records: a stream's records
+// FAKE_CUPTI_DELIVERY_THREAD=1 (a full buffer is handed back on a thread of the fake's own, as
+// on a GPU; else on the thread whose record did not fit), FAKE_CUPTI_RECORDS_PER_BUFFER=N (a buffer is complete after N records: a stream's records
 // spread over several buffers, handed back together), FAKE_CUPTI_SHUFFLE=1 (kernel records are
 // held until the next hand-over and written stream by stream, the newest stream first: out of
 // order between streams, in order within one), FAKE_CUPTI_DROP_GRID=X (kernel records of grids X
@@ -47,6 +48,7 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <condition_variable>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -209,6 +211,43 @@ void complete_current() {
     }
 }
 
+// FAKE_CUPTI_DELIVERY_THREAD=1: a full buffer is handed back on a thread of the fake's own, as
+// CUPTI's worker thread hands back buffers on a GPU, not on the launching thread that filled it
+// (benchmarks/meson.build: the launch benchmark's cross-thread case).
+// Never destroyed: the thread waits on them through the exit handlers (a destroyed condition
+// variable with a waiter blocks exit).
+std::mutex& g_delivery_mutex = *new std::mutex;
+std::condition_variable& g_delivery_cv = *new std::condition_variable;
+bool g_delivery_wanted = false;  // g_delivery_mutex
+
+/// Wakes the delivery thread (started at the first full buffer); false: none could be started.
+bool wake_delivery() {
+    static const bool started = [] {
+        try {
+            std::thread([] {
+                for (;;) {
+                    {
+                        std::unique_lock lk(g_delivery_mutex);
+                        g_delivery_cv.wait(lk, [] { return g_delivery_wanted; });
+                        g_delivery_wanted = false;
+                    }
+                    complete_current();
+                }
+            }).detach();
+            return true;
+        } catch (...) {
+            return false;
+        }
+    }();
+    if (!started) return false;
+    {
+        std::lock_guard lk(g_delivery_mutex);
+        g_delivery_wanted = true;
+    }
+    g_delivery_cv.notify_one();
+    return true;
+}
+
 /// Appends a record, asking for a buffer when there is none or it is full.
 void append(const void* record, std::size_t bytes) {
     const auto per_buffer = static_cast<std::size_t>(FAKE_NUMBER("FAKE_CUPTI_RECORDS_PER_BUFFER"));
@@ -233,8 +272,13 @@ void append(const void* record, std::size_t bytes) {
                 }
                 return;
             }
+            if (FAKE_KNOB("FAKE_CUPTI_DELIVERY_THREAD")) {
+                // Full: waits with the completed ones for the delivery thread; a fresh one next.
+                g_completed.push_back({g_buffer, g_size, g_used});
+                g_buffer = nullptr;
+            }
         }
-        complete_current();
+        if (!FAKE_KNOB("FAKE_CUPTI_DELIVERY_THREAD") || !wake_delivery()) complete_current();
     }
 }
 
