@@ -151,20 +151,13 @@ std::uint64_t created_stream_key(context_timing& t, std::uint64_t ctx_key, CUstr
     if (k.epoch == epoch && k.t == &t && k.stream == s && k.key != 0 &&
         k.gen == g_generation.load(std::memory_order_acquire))
         return k.key;
+    unsigned long long id = 0;
+    if (real().stream_get_id == nullptr || real().stream_get_id(s, &id) != CUDA_SUCCESS || id == 0)
+        k.key = 0;  // nothing can confirm the kept key: CUPTI is asked again
+    const std::uint64_t key = kept_or_asked(k, t, ctx_key, s, id, false);
     // Trusted from now until the next destroy when confirmed while none ran (an odd epoch, or one
     // that moved meanwhile, is not kept).
-    const auto stable = [epoch] {
-        return (epoch & 1) == 0 && g_stream_epoch.load(std::memory_order_acquire) == epoch ? epoch : 1;
-    };
-    unsigned long long id = 0;
-    if (real().stream_get_id == nullptr || real().stream_get_id(s, &id) != CUDA_SUCCESS || id == 0) {
-        const std::uint64_t gen = g_generation.load(std::memory_order_acquire);
-        const std::uint64_t key = cupti::stream_key(ctx_key, t.ctx, s, false);
-        k = {&t, gen, s, 0, key, stable()};
-        return key;
-    }
-    const std::uint64_t key = kept_or_asked(k, t, ctx_key, s, id, false);
-    k.epoch = stable();
+    k.epoch = (epoch & 1) == 0 && g_stream_epoch.load(std::memory_order_acquire) == epoch ? epoch : 1;
     return key;
 }
 
