@@ -26,7 +26,6 @@
 
 #ifdef BENCH_WITH_CUPTI
 #    include <cupti.h>
-#    include <ctime>
 
 static std::atomic<unsigned long> g_kernel_records{0};
 
