@@ -29,9 +29,16 @@ constexpr std::uint64_t host_agent = ~0ull;
 
 // ---- per-context timing state (records_state.cpp) ----------------------------------------------
 struct context_timing {
+    // Read by every launch and written once (the CUPTI keys at the first launch that needs them):
+    // a line of their own, apart from `delivered` (written at every COMPLETE by CUPTI's thread) and
+    // the free events' mutex (taken by the completion thread), whose writes would take it from the
+    // launching threads.
     CUcontext ctx = nullptr;
     CUdevice device = 0;
-    std::mutex m;  // free events
+    // CUPTI's stream keys (cupti::context_key / stream_key) of this context and of its legacy
+    // default stream, found at the first launch that needs them (0: not yet, or CUPTI cannot say).
+    std::atomic<std::uint64_t> cupti_context{0}, cupti_legacy{0};
+    alignas(64) std::mutex m;  // free events
     std::vector<CUevent> free_events;
     // Only the completion thread (or a replaying thread, under `calibration`) touches these.
     std::mutex calibration;
@@ -45,9 +52,6 @@ struct context_timing {
     // writes no cache line those threads write. In flight: queued - delivered (in_flight()).
     alignas(64) std::atomic<std::uint64_t> queued{0};
     alignas(64) std::atomic<std::uint64_t> delivered{0};
-    // CUPTI's stream keys (cupti::context_key / stream_key) of this context and of its legacy
-    // default stream, found at the first launch that needs them (0: not yet, or CUPTI cannot say).
-    std::atomic<std::uint64_t> cupti_context{0}, cupti_legacy{0};
 };
 
 /// Whether records of `t` are still to be delivered. `delivered` is read first: if it is at least
