@@ -121,7 +121,8 @@ struct kept_stream_key {
 
 // Bumped before and after each cuStreamDestroy (destroy_stream): odd while one runs. A created
 // stream's kept key is used without asking the driver while the epoch is the even value it was
-// last confirmed at; its own line, written only by destroys.
+// last confirmed at. Aligned, it starts a line; the launch counters defined beside it share that
+// line, which the launching threads write anyway.
 alignas(64) std::atomic<std::uint64_t> g_stream_epoch{0};
 
 /// `k`'s key if it is still that of (t, s, id), else CUPTI's, kept in `k` (`ctx_key`: the
