@@ -9,7 +9,8 @@
 # builds them). Prints each case's rounds, their median and what it adds over bare; a change's
 # effect is the difference between builds within one run (the machine's noise between runs is
 # larger than the change). The builds' order turns each round (a position in the round would
-# otherwise favour one).
+# otherwise favour one). ENCORE_AB_TIMING: the builds' dispatch timing (default cupti; auto, the
+# default of encore-trace, picks CUPTI where it loads).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
@@ -26,7 +27,7 @@ mid() { tr ' ' '\n' | grep . | sort -g | awk '{v[NR] = $1} END {if (NR) print v[
 # CUPTI-timed records of build DIR: the tool with that build's libcuda.so.1 (and its libencore)
 cupti_of() {
     LD_LIBRARY_PATH="$root/$1/src/cuda:$root/$1/src/core${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-        ROCP_TOOL_LIBRARIES="$root/$B/libcuda_trace_tool.so" ENCORE_CUDA_DISPATCH_TIMING=cupti \
+        ROCP_TOOL_LIBRARIES="$root/$B/libcuda_trace_tool.so" ENCORE_CUDA_DISPATCH_TIMING=${ENCORE_AB_TIMING:-cupti} \
         ENCORE_CUDA_TOOL_MODE=dispatch_noop "$B/bench_launch" 2>&1 | median
 }
 declare -A t
@@ -42,7 +43,7 @@ for ((r = 1; r <= rounds; ++r)); do
     done
 done
 bare=$(mid <<<"${t[bare]}")
-echo "empty-kernel launch, us per launch (submission; each round the median of 7 x 20000), $rounds rounds"
+echo "empty-kernel launch, us per launch (submission; each round the median of 7 x 20000), $rounds rounds, builds timed by ${ENCORE_AB_TIMING:-cupti}"
 printf "%-44s %8s %8s  %s\n" "case (a build: encore CUPTI)" median added rounds
 for c in bare subscriber events "${builds[@]}"; do
     m=$(mid <<<"${t[$c]}")
