@@ -25,8 +25,9 @@
 // CUPTI did on an H200 for kernels launched through the CUDA runtime: the kernel record carries
 // the correlation id of the enclosing runtime call, which no EXTERNAL_CORRELATION record names),
 // FAKE_CUPTI_DELIVERY_THREAD=1 (a full buffer is handed back on a thread of the fake's own, as
-// on a GPU; else on the thread whose record did not fit), FAKE_CUPTI_RECORDS_PER_BUFFER=N (a buffer is complete after N records: a stream's records
-// spread over several buffers, handed back together), FAKE_CUPTI_SHUFFLE=1 (kernel records are
+// on a GPU; else on the thread whose record did not fit), FAKE_CUPTI_RECORDS_PER_BUFFER=N (a
+// buffer is complete after N records: a stream's records spread over several buffers, handed
+// back together), FAKE_CUPTI_SHUFFLE=1 (kernel records are
 // held until the next hand-over and written stream by stream, the newest stream first: out of
 // order between streams, in order within one), FAKE_CUPTI_DROP_GRID=X (kernel records of grids X
 // wide are lost, counted in cuptiActivityGetNumDroppedRecords), FAKE_CUPTI_GRAPH_KERNELS=1 (every
@@ -46,9 +47,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <algorithm>
+#include <condition_variable>
 #include <map>
 #include <mutex>
-#include <condition_variable>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -251,6 +252,7 @@ bool wake_delivery() {
 /// Appends a record, asking for a buffer when there is none or it is full.
 void append(const void* record, std::size_t bytes) {
     const auto per_buffer = static_cast<std::size_t>(FAKE_NUMBER("FAKE_CUPTI_RECORDS_PER_BUFFER"));
+    const bool own_thread = FAKE_KNOB("FAKE_CUPTI_DELIVERY_THREAD");
     for (int tries = 0; tries < 2; ++tries) {
         {
             std::lock_guard lk(g_mutex);
@@ -272,13 +274,13 @@ void append(const void* record, std::size_t bytes) {
                 }
                 return;
             }
-            if (FAKE_KNOB("FAKE_CUPTI_DELIVERY_THREAD")) {
+            if (own_thread) {
                 // Full: waits with the completed ones for the delivery thread; a fresh one next.
                 g_completed.push_back({g_buffer, g_size, g_used});
                 g_buffer = nullptr;
             }
         }
-        if (!FAKE_KNOB("FAKE_CUPTI_DELIVERY_THREAD") || !wake_delivery()) complete_current();
+        if (!own_thread || !wake_delivery()) complete_current();
     }
 }
 
