@@ -39,8 +39,6 @@
 
 #include <encore/tracing/tool.hpp>
 
-#include <thread>
-
 namespace encore::cuda::records {
 
 using namespace detail;
@@ -56,11 +54,10 @@ using backend::subscribed;
     p->t->queued.fetch_add(1, std::memory_order_relaxed);
     std::unique_lock lk(g_queue_mutex);
     if (!g_worker_started) {
-        try {
-            std::thread(worker).detach();
+        if (start_worker()) {
             g_worker_started = true;
             drain_at_exit();
-        } catch (...) {
+        } else {
             lk.unlock();
             core::warn("libencore-cuda: cannot start the completion thread; records are delivered late");
             complete(*p);  // delivered here, waiting for the GPU

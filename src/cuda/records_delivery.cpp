@@ -17,6 +17,9 @@
 #include <cstdlib>
 #include <thread>
 
+#include <pthread.h>
+#include <unistd.h>
+
 namespace encore::cuda::records {
 namespace detail {
 
@@ -25,6 +28,26 @@ std::condition_variable g_queue_cv;
 std::deque<record_ptr>* g_queue = new std::deque<record_ptr>;  // never destroyed
 bool g_worker_started = false;
 bool g_stop = false;
+
+namespace {
+// The completion thread, joinable: drain_all joins it, so that it has left the process before the
+// exit goes on. A thread still on its way out when the exit's last handlers run is one whose
+// thread-local state a handler may read half torn down (LeakSanitizer's leak check does, and
+// crashed on it under load).
+pthread_t g_worker;
+pid_t g_worker_pid = 0;  // the process that started it: a fork child has no such thread to join
+
+void* worker_main(void*) {
+    worker();
+    return nullptr;
+}
+}  // namespace
+
+bool start_worker() noexcept {
+    if (::pthread_create(&g_worker, nullptr, &worker_main, nullptr) != 0) return false;
+    g_worker_pid = ::getpid();
+    return true;
+}
 
 void deliver(pending& p, bool timed) noexcept {
     if (p.k == kind::kernel_dispatch) {
@@ -142,9 +165,18 @@ void wait_delivered(const context_timing* t) noexcept {
 void drain_all() noexcept {
     wait_delivered(nullptr);
     if (g_cupti_timing.load(std::memory_order_acquire)) cupti::report();
-    std::lock_guard lk(g_queue_mutex);
-    g_stop = true;
-    g_queue_cv.notify_all();
+    {
+        std::lock_guard lk(g_queue_mutex);
+        g_stop = true;
+        g_queue_cv.notify_all();
+        if (!g_worker_started || g_worker_pid != ::getpid()) return;
+    }
+    // The thread returns once the queue is empty; a record whose GPU work never completes keeps it
+    // waiting, so the join is bounded (the thread is then left running, as before).
+    timespec until{};
+    ::clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 2;
+    (void)::pthread_timedjoin_np(g_worker, nullptr, &until);
 }
 
 // CUPTI's table of waiting launches (records_state.hpp): put by launches (put_pending, records.cpp),

@@ -135,6 +135,8 @@ extern std::condition_variable g_queue_cv;
 extern std::deque<record_ptr>* g_queue;
 extern bool g_worker_started;
 extern bool g_stop;
+/// Starts the completion thread (under g_queue_mutex, once); false when it cannot be started.
+bool start_worker() noexcept;
 
 /// COMPLETE (a launch) or EXIT (a copy) of `p`, with its events' times when `timed`.
 void deliver(pending& p, bool timed) noexcept;

@@ -29,7 +29,7 @@ def main():
     with tempfile.TemporaryDirectory() as out:
         rc, stdout, stderr = run([trace, "--backend", "cuda", "--marker-trace", "--quiet", "-o", out, program])
         sys.stderr.write(stderr)
-        check(rc == 0 and "frontend_program: ok" in stdout, f"the traced program's result (rc={rc}): {stdout!r}")
+        check(rc == 0 and "frontend_program: ok" in stdout, f"the traced program's result (rc={rc}): {stdout!r}", stderr)
         # The summary: calls, kernels by their demangled names, copies, allocations.
         check("5 kernel dispatches, 2 distinct kernels" in stderr, "summary: 5 dispatches of 2 kernels")
         check(any(ADD in l and l.split()[1] == "3" for l in stderr.splitlines()), "summary: vector_add x3, demangled")
@@ -92,7 +92,7 @@ def main():
         rc, stdout, stderr = run([trace, "--backend", "cuda", "--runtime-trace", "--quiet", "-d", out,
                                   "-f", "rocpd,json", program])
         sys.stderr.write(stderr[-2000:])
-        check(rc == 0 and "frontend_program: ok" in stdout, f"record path: the program's result (rc={rc})")
+        check(rc == 0 and "frontend_program: ok" in stdout, f"record path: the program's result (rc={rc})", stderr)
         dbs = [os.path.join(out, f) for f in os.listdir(out) if f.endswith("_results.db")]
         check(len(dbs) == 1, f"record path: one database ({os.listdir(out)})")
         if dbs:
@@ -136,7 +136,7 @@ def main():
 
     # The backend from the program (it links libcuda.so.1); no NVTX library without --marker-trace.
     rc, stdout, stderr = run([trace, "--quiet", program])
-    check(rc == 0 and "frontend_program: ok" in stdout, "detected backend: the program runs")
+    check(rc == 0 and "frontend_program: ok" in stdout, f"detected backend: the program runs (rc={rc})", stderr)
     check(any("cuLaunchKernel" in l and l.split()[1] == "5" for l in stderr.splitlines()),
           "detected backend: the CUDA driver API is traced")
     check("roctx" not in stderr, "no --marker-trace: no marker records")
