@@ -171,14 +171,24 @@ ENCORE_API bool request_external(thread_fast* t, unsigned c, kind k, op_id op, s
 /// The id is taken in one instruction: a signal handler's traced call may interrupt this thread
 /// between any two, and a load and a store apart gave both calls one id. x86: xadd without a lock
 /// prefix (the line is this thread's; a signal arrives between instructions, never inside one).
+/// The block's end is read before the id is taken: read after, a handler's call that came between
+/// and moved the thread to a new block made the block's first id look valid to this call, which
+/// the handler's call had also been given (test_hostile_core's stepped case). Read before, an id
+/// of a newer block lies past the old end and refills (a block wasted, never an id twice).
 [[gnu::always_inline]] inline std::uint64_t next_id(thread_fast* t) noexcept {
     std::uint64_t id = 1;
+    std::uint64_t end;
 #if defined(__x86_64__)
-    asm volatile("xaddq %0, %1" : "+r"(id), "+m"(t->next_id));
+    // One asm statement keeps the load before the xadd.
+    asm volatile("movq %[end_id], %[end]\n\txaddq %[id], %[next]"
+                 : [id] "+r"(id), [next] "+m"(t->next_id), [end] "=&r"(end)
+                 : [end_id] "m"(t->end_id));
 #else
+    end = __atomic_load_n(&t->end_id, __ATOMIC_RELAXED);
+    std::atomic_signal_fence(std::memory_order_seq_cst);
     id = __atomic_fetch_add(&t->next_id, 1, __ATOMIC_RELAXED);
 #endif
-    if (id >= t->end_id) [[unlikely]]
+    if (id >= end) [[unlikely]]
         return refill_ids(t);
     return id;
 }
