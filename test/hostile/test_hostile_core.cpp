@@ -337,10 +337,25 @@ void call_at_block_end(int) {
     else
         asm volatile("sub $128, %%rsp\n\tpushfq\n\tandq $-257, (%%rsp)\n\tpopfq\n\tadd $128, %%rsp" ::: "memory", "cc");
 }
+// Under ThreadSanitizer every access of the stepped code calls into its runtime, and a handler
+// that makes a traced call from inside that runtime (the window includes refill_ids' stores)
+// re-enters it, which it does not allow (hung there): the case is skipped in that build only.
+#    if defined(__SANITIZE_THREAD__)
+constexpr bool stepping_unsafe = true;
+#    elif defined(__has_feature)
+#        if __has_feature(thread_sanitizer)
+constexpr bool stepping_unsafe = true;
+#        else
+constexpr bool stepping_unsafe = false;
+#        endif
+#    else
+constexpr bool stepping_unsafe = false;
+#    endif
 }  // namespace
 
 TEST_CASE("item 10: a traced call from a signal handler between a call's last id of a block and its refill: ids "
-          "unique") {
+          "unique" *
+          doctest::skip(stepping_unsafe)) {
     const watchdog w(60, "item 10: traced calls stepped across id blocks' ends");
     static fake_hsa::tables t;
     g_step_tables = &t;
