@@ -71,6 +71,18 @@ struct handler_scope {
     ~handler_scope() { ::sigaction(sig, &old, nullptr); }
 };
 
+// run_tool's set-up for the cases that watch traced calls one by one: a context with `cb` on
+// hsa_signal_load_relaxed's callback tracing, started. 0 when it is.
+int start_load_callbacks(rocprofiler_callback_tracing_cb_t cb) {
+    rocprofiler_context_id_t ctx{};
+    const rocprofiler_tracing_operation_t ops[] = {ROCPROFILER_HSA_CORE_API_ID_hsa_signal_load_relaxed};
+    if (rocprofiler_create_context(&ctx) != ROCPROFILER_STATUS_SUCCESS) return 1;
+    if (rocprofiler_configure_callback_tracing_service(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, ops, 1, cb,
+                                                       nullptr) != ROCPROFILER_STATUS_SUCCESS)
+        return 1;
+    return static_cast<int>(rocprofiler_start_context(ctx));
+}
+
 }  // namespace
 
 // ---- item 1 ---------------------------------------------------------------------------------------
@@ -360,15 +372,7 @@ TEST_CASE("item 10: a traced call from a signal handler between a call's last id
     static fake_hsa::tables t;
     g_step_tables = &t;
     (void)fake_hsa::calls();
-    run_tool([] {
-        rocprofiler_context_id_t ctx{};
-        const rocprofiler_tracing_operation_t ops[] = {ROCPROFILER_HSA_CORE_API_ID_hsa_signal_load_relaxed};
-        if (rocprofiler_create_context(&ctx) != ROCPROFILER_STATUS_SUCCESS) return 1;
-        if (rocprofiler_configure_callback_tracing_service(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, ops, 1,
-                                                           &step_id_cb, nullptr) != ROCPROFILER_STATUS_SUCCESS)
-            return 1;
-        return static_cast<int>(rocprofiler_start_context(ctx));
-    });
+    run_tool([] { return start_load_callbacks(&step_id_cb); });
     tracing::hsa_all::install(t.root);
     const handler_scope hs(SIGTRAP, &call_at_block_end);
     t.core.hsa_signal_load_relaxed_fn(hsa_signal_t{1});  // this thread's state exists from here
@@ -407,6 +411,7 @@ TEST_CASE("item 10: a traced call from a signal handler between a call's last id
 
 namespace {
 constexpr op_id op_load = domains::hsa_core::id_of<"hsa_signal_load_relaxed">();
+static_assert(op_load == ROCPROFILER_HSA_CORE_API_ID_hsa_signal_load_relaxed);  // start_load_callbacks' op
 std::atomic<std::uint64_t> g_calls_seen{0};
 fake_hsa::tables* g_tables = nullptr;
 std::atomic<std::uint64_t> g_handler_calls{0};
@@ -429,15 +434,7 @@ TEST_CASE("item 9: traced calls from a signal handler while threads start and en
     static fake_hsa::tables t;
     g_tables = &t;
     (void)fake_hsa::calls();  // its static made here, not first in a handler
-    run_tool([] {
-        rocprofiler_context_id_t ctx{};
-        const rocprofiler_tracing_operation_t ops[] = {op_load};
-        if (rocprofiler_create_context(&ctx) != ROCPROFILER_STATUS_SUCCESS) return 1;
-        if (rocprofiler_configure_callback_tracing_service(ctx, ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API, ops, 1,
-                                                           &count_cb, nullptr) != ROCPROFILER_STATUS_SUCCESS)
-            return 1;
-        return static_cast<int>(rocprofiler_start_context(ctx));
-    });
+    run_tool([] { return start_load_callbacks(&count_cb); });
     tracing::hsa_all::install(t.root);
     g_calls_seen = 0;
     g_handler_calls = 0;
