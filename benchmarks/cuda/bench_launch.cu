@@ -25,24 +25,7 @@
 #include <vector>
 
 #ifdef BENCH_WITH_CUPTI
-#    include <cupti.h>
-
-static std::atomic<unsigned long> g_kernel_records{0};
-
-static void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
-    *size = 4u << 20;
-    *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, *size));
-    *max_records = 0;
-}
-
-static void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid) {
-    CUpti_Activity* r = nullptr;
-    unsigned long n = 0;
-    while (cuptiActivityGetNextRecord(buffer, valid, &r) == CUPTI_SUCCESS)
-        n += r->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
-    g_kernel_records.fetch_add(n, std::memory_order_relaxed);
-    std::free(buffer);
-}
+#    include "cupti_kernel_records.hpp"
 
 static uint64_t CUPTIAPI boottime_ns() {
     timespec t{};
@@ -64,9 +47,7 @@ static bool subscribe_cupti() {
     }
     if (env_on("BENCH_CUPTI_CLOCK") && cuptiActivityRegisterTimestampCallback(&boottime_ns) != CUPTI_SUCCESS)
         return false;
-    if (cuptiActivityRegisterCallbacks(&buffer_requested, &buffer_completed) != CUPTI_SUCCESS ||
-        cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS)
-        return false;
+    if (!cupti_bench::subscribe_kernels()) return false;
     if (const char* ms = std::getenv("BENCH_CUPTI_FLUSH_MS")) cuptiActivityFlushPeriod(std::atoi(ms));
     return true;
 }
@@ -128,7 +109,8 @@ int main() {
 #ifdef BENCH_WITH_CUPTI
     if (cupti) {
         cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-        std::printf("bench_launch: cupti kernel records=%lu of %d launches\n", g_kernel_records.load(), 1 + 7 * n);
+        std::printf("bench_launch: cupti kernel records=%lu of %d launches\n", cupti_bench::kernel_records.load(),
+                    1 + 7 * n);
     }
 #endif
     std::sort(submit.begin(), submit.end());

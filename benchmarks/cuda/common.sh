@@ -8,6 +8,9 @@ CUDA=${CUDA_HOME:-/usr/local/cuda}
 # present (../shared/device/stage-deps.sh).
 inc=(-I include -I "$B/include" -I "$CUDA/include")
 [[ -d .device-deps/include ]] && inc+=(-I .device-deps/include)
+# Shared libraries a prebuilt folder needs that the GPU machine lacks (libfmt.so.9 where Debian's
+# libfmt-dev was installed here): prebuild_gpu.sh copies them into $B/runtime-libs.
+[[ -d $B/runtime-libs ]] && export LD_LIBRARY_PATH="$root/$B/runtime-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
 # ENCORE_GPU_PREBUILT=1: the build folders came built (benchmarks/cuda/prebuild_gpu.sh, off the GPU
 # machine, carried): what exists is not rebuilt, which saves the ~2 minutes of device time a
@@ -42,6 +45,25 @@ build_cuda_only() {  # TARGET...: a CUDA-only build with the examples (-Dhsa=dis
 build_trace_front_end() {  # encore-trace's record path in $B (CUDA-only), for the trace_*.sh scripts
     build_cuda_only src/cuda/libcuda.so.1 src/trace/libencore_trace_tool.so src/trace/encore-trace-convert src/trace/encore-trace-run \
         src/nvtx/libencore-nvtx.so.0.1.0 src/marker/libencore-roctx.so.0.1.0 examples/libencore_api_trace.so
+}
+
+build_cupti_subscriber() {  # $B/libcupti_subscriber.so: a bare CUPTI kernel subscriber to preload
+    prebuilt "$B/libcupti_subscriber.so" && return 0
+    # CUPTI's headers and library: the toolkit's extras/CUPTI (runfile installs) or beside the rest.
+    g++ -O2 -shared -fPIC -I "$CUDA/extras/CUPTI/include" -I "$CUDA/include" benchmarks/cuda/cupti_subscriber.cpp \
+        -o "$B/libcupti_subscriber.so" -L "$CUDA/extras/CUPTI/lib64" -L "$CUDA/lib64" -lcupti \
+        -Wl,-rpath,"$CUDA/extras/CUPTI/lib64:$CUDA/lib64" || { echo "FAIL: build the CUPTI subscriber"; return 1; }
+}
+
+# Copies into $1/runtime-libs the shared libraries its ELF files link from outside the build and
+# CUDA that a GPU machine may lack (today libfmt), so that a prebuilt folder runs there.
+carry_runtime_libs() {
+    local d=$1 lib
+    while read -r lib; do
+        mkdir -p "$d/runtime-libs"
+        cp -L "$lib" "$d/runtime-libs/"
+    done < <(find "$d" -type f \( -name '*.so*' -o -perm -u+x \) -not -path "$d/runtime-libs/*" -exec sh -c \
+        'file -b "$1" | grep -q "^ELF" && ldd "$1" 2>/dev/null' _ {} \; | awk '$1 ~ /^libfmt\.so/ && $3 ~ /^\// {print $3}' | sort -u)
 }
 
 build_tool() {  # SOURCE OUTPUT: a tool library linked against libencore (a C++ runtime the

@@ -8,11 +8,32 @@
 # which then compiles nothing that exists (common.sh's prebuilt()): about 4 minutes of device
 # time saved per machine start. NCCL's check (nccl_check.sh: HIP headers from .device-deps) still
 # builds there. The repository must be at the same path on both machines.
+#   prebuild_gpu.sh trace: only build-gpu-trace, what trace_gpt2.sh and trace_multiproc.sh run
+#   (encore-trace's CUDA-only record path and the bare CUPTI subscriber), carry ["build-gpu-trace"].
+# Libraries the builds link that a GPU machine lacks (libfmt) travel in each folder's runtime-libs/.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 export CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 unset ENCORE_GPU_PREBUILT
+prune() {  # FOLDER...: object files and debug sections dropped, foreign runtime libraries copied in
+    local d
+    for d in "$@"; do
+        find "$d" -name '*.p' -type d -prune -exec rm -rf {} +
+        find "$d" -type f \( -name '*.so*' -o -perm -u+x \) -exec sh -c \
+            'file -b "$1" | grep -q "^ELF" && strip --strip-debug "$1"' _ {} \;
+        carry_runtime_libs "$d"
+    done
+    du -sh "$@"
+}
+if [[ ${1:-all} == trace ]]; then
+    B=build-gpu-trace
+    source benchmarks/cuda/common.sh
+    build_trace_front_end
+    build_cupti_subscriber
+    prune "$B"
+    exit 0
+fi
 ENCORE_GPU_BUILD_ONLY=1 bash benchmarks/cuda/run_gpu.sh build-gpu
 # The framework scripts' CUDA-only build (run_gpu.sh gives them build-gpu-frameworks): the union
 # of their targets.
@@ -22,9 +43,4 @@ build_cuda_only src/cuda/libcuda.so.1 examples/libencore_api_trace.so examples/l
     src/nvtx/libencore-nvtx.so.0.1.0 src/marker/libencore-roctx.so.0.1.0
 # metrics_vs_ncu.sh's program without a framework
 "$CUDA_HOME/bin/nvcc" -O2 -o "$B/bench_replay" benchmarks/cuda/bench_replay.cu
-for d in build-gpu build-gpu-frameworks; do
-    find "$d" -name '*.p' -type d -prune -exec rm -rf {} +
-    find "$d" -type f \( -name '*.so*' -o -perm -u+x \) -exec sh -c \
-        'file -b "$1" | grep -q "^ELF" && strip --strip-debug "$1"' _ {} \;
-done
-du -sh build-gpu build-gpu-frameworks
+prune build-gpu build-gpu-frameworks

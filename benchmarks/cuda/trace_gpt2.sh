@@ -2,13 +2,18 @@
 # encore-trace's record path on a GPT-2 training loop (a machine with an NVIDIA GPU, PyTorch and
 # transformers; not CI):
 #   benchmarks/cuda/trace_gpt2.sh [BUILD_DIR]     (default build-gpu-trace; exits 1 on any FAIL)
-# programs/gpt2_train.py (random weights, 4 layers, deterministic), three rounds taking turns:
+# programs/gpt2_train.py (random weights, 4 layers, deterministic), rounds (ROUNDS, default 3) taking turns:
 # bare; torch.profiler (CPU and CUDA activities); encore-trace --kernel-trace -f rocpd with
 # ENCORE_CUDA_DISPATCH_TIMING=events (kernel times from CUDA events, "kernel"); the same with
 # encore-trace's default (auto: times from CUPTI's records, "cupti");
 # encore-trace --runtime-trace -f rocpd (the driver API, markers, kernels, copies, allocations);
 # encore-trace -o DIR (the driver API, kernels, copies, allocations into trace.json and the CSVs:
-# "legacy", the first tool's format, on the record path since 0f41146).
+# "legacy", the first tool's format, on the record path since 0f41146); "sub": a bare CUPTI kernel
+# subscriber preloaded into the program, no encore (cupti_subscriber.cpp: what CUPTI's records
+# alone cost the loop, beside "cupti", whose launches CUPTI times the same way).
+# CASES (default "bare prof kernel cupti runtime legacy sub") picks the cases; bare always runs.
+# The order of the cases turns by one each round, so that none always follows the same one.
+# "cupti" runs with ENCORE_CUPTI_STATS=1: its log says how many launches CUPTI's records timed.
 # Prints each run's median step time, the medians' ratios to bare, and checks: the final loss
 # equals the bare run's; every kernel torch.profiler counts in the timed steps is in the rocpd
 # database (the kernels whose GPU start lies in the steps' window), each with a name.
@@ -18,6 +23,15 @@ cd "$root"
 B=${1:-build-gpu-trace}
 source benchmarks/cuda/common.sh
 build_trace_front_end || exit 1
+cases=(bare)
+for c in ${CASES:-prof kernel cupti runtime legacy sub}; do
+    case $c in
+        bare) ;;
+        prof | kernel | cupti | runtime | legacy | sub) cases+=("$c") ;;
+        *) echo "FAIL: unknown case $c (CASES takes bare prof kernel cupti runtime legacy sub)"; exit 1 ;;
+    esac
+done
+if [[ " ${cases[*]} " == *" sub "* ]]; then build_cupti_subscriber || exit 1; fi
 trace=$B/examples/encore-trace
 prog=benchmarks/cuda/programs/gpt2_train.py
 work=$(mktemp -d)
@@ -28,37 +42,42 @@ field() { grep -E "^$1=" "$2" | tail -1 | cut -d= -f2; }
 # runs (a bare step's median moved 16-22 ms in one call) asks for more of both.
 rounds=${ROUNDS:-3}
 steps=${STEPS:-20}
+run_case() {  # CASE ROUND
+    local c=$1 round=$2 out="$work/$1_$2"
+    case $c in
+        bare) python3 "$prog" --steps "$steps" ;;
+        prof) python3 "$prog" --steps "$steps" --profile ;;
+        kernel) ENCORE_CUDA_DISPATCH_TIMING=events "$trace" --kernel-trace --quiet -d "$out" -f rocpd -- \
+            python3 "$prog" --steps "$steps" ;;
+        cupti) ENCORE_CUPTI_STATS=1 "$trace" --kernel-trace --quiet -d "$out" -f rocpd -- python3 "$prog" --steps "$steps" ;;
+        runtime) "$trace" --runtime-trace --quiet -d "$out" -f rocpd -- python3 "$prog" --steps "$steps" ;;
+        legacy) "$trace" --quiet -o "$out" -- python3 "$prog" --steps "$steps" ;;
+        sub) LD_PRELOAD="$root/$B/libcupti_subscriber.so" python3 "$prog" --steps "$steps" ;;
+    esac > "$work/${c}_$round.txt" 2> "$work/${c}_$round.err"
+}
+n=${#cases[@]}
 for round in $(seq "$rounds"); do
-    python3 "$prog" --steps "$steps" > "$work/bare_$round.txt" 2> "$work/bare_$round.err"
-    python3 "$prog" --steps "$steps" --profile > "$work/prof_$round.txt" 2> "$work/prof_$round.err"
-    ENCORE_CUDA_DISPATCH_TIMING=events "$trace" --kernel-trace --quiet -d "$work/kernel_$round" -f rocpd -- \
-        python3 "$prog" --steps "$steps" > "$work/kernel_$round.txt" 2> "$work/kernel_$round.err"
-    "$trace" --kernel-trace --quiet -d "$work/cupti_$round" -f rocpd -- python3 "$prog" --steps "$steps" \
-        > "$work/cupti_$round.txt" 2> "$work/cupti_$round.err"
-    "$trace" --runtime-trace --quiet -d "$work/runtime_$round" -f rocpd -- python3 "$prog" --steps "$steps" \
-        > "$work/runtime_$round.txt" 2> "$work/runtime_$round.err"
-    "$trace" --quiet -o "$work/legacy_$round" -- python3 "$prog" --steps "$steps" \
-        > "$work/legacy_$round.txt" 2> "$work/legacy_$round.err"
-    for c in bare prof kernel cupti runtime legacy; do
+    for i in $(seq 0 $((n - 1))); do run_case "${cases[$(((i + round - 1) % n))]}" "$round"; done
+    for c in "${cases[@]}"; do
         echo "round $round $c: median_step_ms=$(field median_step_ms "$work/${c}_$round.txt") final_loss=$(field final_loss "$work/${c}_$round.txt")"
     done
 done
-for c in kernel cupti runtime legacy; do tail -3 "$work/${c}_1.err"; done
+for c in kernel cupti runtime legacy sub; do [[ -f $work/${c}_1.err ]] && tail -3 "$work/${c}_1.err"; done
 
-python3 - "$work" "$rounds" <<'PY'
-import csv, glob, os, sqlite3, statistics, sys
-work, rounds = sys.argv[1], range(1, int(sys.argv[2]) + 1)
+python3 - "$work" "$rounds" "${cases[@]}" <<'PY'
+import csv, glob, os, re, sqlite3, statistics, sys
+work, rounds, cases = sys.argv[1], range(1, int(sys.argv[2]) + 1), sys.argv[3:]
 def field(path, name):
     for line in open(path):
         if line.startswith(name + "="):
             return line.strip().split("=", 1)[1]
     return None
 med = {}
-for c in ("bare", "prof", "kernel", "cupti", "runtime", "legacy"):
+for c in cases:
     vals = [float(field(f"{work}/{c}_{r}.txt", "median_step_ms") or "nan") for r in rounds]
     med[c] = statistics.median(vals)
     print(f"{c:8s} median of rounds' median step: {med[c]:.3f} ms  ({', '.join(f'{v:.3f}' for v in vals)})")
-for c in ("prof", "kernel", "cupti", "runtime", "legacy"):
+for c in cases[1:]:
     print(f"RATIO {c}/bare = {med[c] / med['bare']:.3f}")
 bare_loss = field(f"{work}/bare_1.txt", "final_loss")
 fails = 0
@@ -66,13 +85,20 @@ def check(what, ok):
     global fails
     print(("PASS: " if ok else "FAIL: ") + what)
     fails += 0 if ok else 1
-for c in ("kernel", "cupti", "runtime", "legacy"):
+for c in cases[1:]:
+    if c == "prof":
+        continue
     losses = {field(f"{work}/{c}_{r}.txt", "final_loss") for r in rounds}
     check(f"{c}: final loss equals bare's ({losses} vs {bare_loss})", losses == {bare_loss})
+if "prof" not in cases:
+    print("(no torch.profiler case: the kernels recorded are not counted against it)")
+    sys.exit(1 if fails else 0)
 prof_kernels = int(field(f"{work}/prof_1.txt", "profiler_kernels") or -1)
 for c in ("kernel", "cupti", "runtime"):
+    if c not in cases:
+        continue
     dbs = glob.glob(f"{work}/{c}_1/*_results.db")
-    lo, hi = map(int, field(f"{work}/{c}_1.txt", "window_ns").split(","))
+    lo, hi = map(int, (field(f"{work}/{c}_1.txt", "window_ns") or "0,-1").split(","))  # none: the run failed
     n = named = 0
     for db in dbs:
         with sqlite3.connect(db) as d:
@@ -81,13 +107,22 @@ for c in ("kernel", "cupti", "runtime"):
             named += sum(1 for (name,) in rows if name and not name.startswith("kernel "))
     check(f"{c}: kernels in the timed steps' window: {n}, torch.profiler's {prof_kernels}", n == prof_kernels)
     check(f"{c}: every kernel named ({named} of {n})", named == n and n > 0)
-lo, hi = map(int, field(f"{work}/legacy_1.txt", "window_ns").split(","))
-with open(f"{work}/legacy_1/kernel_trace.csv", newline="") as f:
-    rows = [r for r in csv.DictReader(f) if lo <= int(r["start_ns"]) <= hi]
-check(f"legacy: kernels in the timed steps' window (kernel_trace.csv): {len(rows)}, torch.profiler's {prof_kernels}",
-      len(rows) == prof_kernels)
-check("legacy: every kernel named", rows and all(r["kernel_name"] and not r["kernel_name"].startswith("kernel ")
-                                                 for r in rows))
+if "legacy" in cases:
+    lo, hi = map(int, (field(f"{work}/legacy_1.txt", "window_ns") or "0,-1").split(","))
+    rows = []
+    if os.path.exists(f"{work}/legacy_1/kernel_trace.csv"):
+        with open(f"{work}/legacy_1/kernel_trace.csv", newline="") as f:
+            rows = [r for r in csv.DictReader(f) if lo <= int(r["start_ns"]) <= hi]
+    check(f"legacy: kernels in the timed steps' window (kernel_trace.csv): {len(rows)}, torch.profiler's {prof_kernels}",
+          len(rows) == prof_kernels)
+    check("legacy: every kernel named", rows and all(r["kernel_name"] and not r["kernel_name"].startswith("kernel ")
+                                                     for r in rows))
+if "sub" in cases:
+    # The subscriber counts every kernel of the run (warm-up included): at least the timed steps'.
+    m = re.search(r"cupti_subscriber: (\d+) kernel records", open(f"{work}/sub_1.err").read())
+    got = int(m.group(1)) if m else -1
+    check(f"sub: CUPTI delivered a record per kernel ({got} records, torch.profiler's {prof_kernels} in the timed steps)",
+          got >= prof_kernels > 0)
 sys.exit(1 if fails else 0)
 PY
 status=$?
