@@ -363,13 +363,12 @@ bool range_submit(queue_state& qs, const void* pkts, std::uint64_t count, hsa_am
     } else if (dispatches && rr::recording_here()) {
         if (rec == nullptr) {
             auto r = std::make_unique<hsa_range>(qs.shared_from_this());
-            // Started before it is attached: the range is bound to the agent once its snapshot is taken.
-            if (const rr::decline_reason* d = rr::start(*r); d != nullptr) {
-                rr::decline(*d);
-            } else {
-                rec = r.get();
-                rr::attach(std::move(r));
-            }
+            // Bound to its agent before the snapshot, as on CUDA: another thread's dispatch on the
+            // agent from now on declines the range (concurrent), never runs unrecorded between the
+            // snapshot and the binding (its effects would be undone by each pass's restore).
+            rec = r.get();
+            rr::attach(std::move(r));
+            if (const rr::decline_reason* d = rr::start(*rec); d != nullptr) rr::decline(*d);
         } else if (rec->queue() != &qs) {
             rr::decline(rec->agent() == qs.agent.handle ? multi_queue : multi_agent);
         }
