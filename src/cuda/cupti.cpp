@@ -758,6 +758,10 @@ void report() noexcept {
         return;
     static std::atomic<bool> reported{false};  // drain_all may run twice at exit (records.cpp)
     if (reported.exchange(true)) return;
+    // The records CUPTI holds but has not handed over yet are counted too: encore's own launches
+    // were all delivered before this, but a kernel it did not launch may still sit in a buffer
+    // (its record counts as matching no launch; under load the count read 0 where it was 1).
+    flush(false);
     std::size_t waiting = 0, queues = 0;
     {
         std::lock_guard lk(g_queues_mutex);
