@@ -169,7 +169,7 @@ void drain_all() noexcept {
         std::lock_guard lk(g_queue_mutex);
         g_stop = true;
         g_queue_cv.notify_all();
-        if (!g_worker_started || g_worker_pid != ::getpid()) return;
+        if (g_worker_pid != ::getpid()) return;  // never started (0), or started by the parent
     }
     // The thread returns once the queue is empty; a record whose GPU work never completes keeps it
     // waiting, so the join is bounded (the thread is then left running, as before).
