@@ -55,17 +55,6 @@ build_cupti_subscriber() {  # $B/libcupti_subscriber.so: a bare CUPTI kernel sub
         -Wl,-rpath,"$CUDA/extras/CUPTI/lib64:$CUDA/lib64" || { echo "FAIL: build the CUPTI subscriber"; return 1; }
 }
 
-# Copies into $1/runtime-libs the shared libraries its ELF files link from outside the build and
-# CUDA that a GPU machine may lack (today libfmt), so that a prebuilt folder runs there.
-carry_runtime_libs() {
-    local d=$1 lib
-    while read -r lib; do
-        mkdir -p "$d/runtime-libs"
-        cp -L "$lib" "$d/runtime-libs/"
-    done < <(find "$d" -type f \( -name '*.so*' -o -perm -u+x \) -not -path "$d/runtime-libs/*" -exec sh -c \
-        'file -b "$1" | grep -q "^ELF" && ldd "$1" 2>/dev/null' _ {} \; | awk '$1 ~ /^libfmt\.so/ && $3 ~ /^\// {print $3}' | sort -u)
-}
-
 build_tool() {  # SOURCE OUTPUT: a tool library linked against libencore (a C++ runtime the
     # compiler links statically kept inside, as for encore's own libraries: docs/cuda.md)
     prebuilt "$2" && return 0

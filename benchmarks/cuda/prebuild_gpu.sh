@@ -16,13 +16,18 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 export CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 unset ENCORE_GPU_PREBUILT
-prune() {  # FOLDER...: object files and debug sections dropped, foreign runtime libraries copied in
-    local d
+# FOLDER...: object files and debug sections dropped; the shared libraries its ELF files link from
+# outside the build and CUDA that a GPU machine may lack (today libfmt) copied into runtime-libs/.
+prune() {
+    local d lib
     for d in "$@"; do
         find "$d" -name '*.p' -type d -prune -exec rm -rf {} +
-        find "$d" -type f \( -name '*.so*' -o -perm -u+x \) -exec sh -c \
-            'file -b "$1" | grep -q "^ELF" && strip --strip-debug "$1"' _ {} \;
-        carry_runtime_libs "$d"
+        while read -r lib; do
+            mkdir -p "$d/runtime-libs"
+            cp -L "$lib" "$d/runtime-libs/"
+        done < <(find "$d" -type f \( -name '*.so*' -o -perm -u+x \) -not -path "$d/runtime-libs/*" -exec sh -c \
+            'file -b "$1" | grep -q "^ELF" && { strip --strip-debug "$1"; ldd "$1" 2>/dev/null; }' _ {} \; |
+            awk '$1 ~ /^libfmt\.so/ && $3 ~ /^\// {print $3}' | sort -u)
     done
     du -sh "$@"
 }

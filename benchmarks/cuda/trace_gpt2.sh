@@ -23,13 +23,12 @@ cd "$root"
 B=${1:-build-gpu-trace}
 source benchmarks/cuda/common.sh
 build_trace_front_end || exit 1
+known="prof kernel cupti runtime legacy sub"
 cases=(bare)
-for c in ${CASES:-prof kernel cupti runtime legacy sub}; do
-    case $c in
-        bare) ;;
-        prof | kernel | cupti | runtime | legacy | sub) cases+=("$c") ;;
-        *) echo "FAIL: unknown case $c (CASES takes bare prof kernel cupti runtime legacy sub)"; exit 1 ;;
-    esac
+for c in ${CASES:-$known}; do
+    [[ $c == bare ]] && continue
+    [[ " $known " == *" $c "* ]] || { echo "FAIL: unknown case $c (CASES takes bare $known)"; exit 1; }
+    cases+=("$c")
 done
 if [[ " ${cases[*]} " == *" sub "* ]]; then build_cupti_subscriber || exit 1; fi
 trace=$B/examples/encore-trace
