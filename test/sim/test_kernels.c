@@ -44,6 +44,29 @@ static void record_order(const encore_sim_workgroup_t* wg) {
     a->log[i] = a->tag;
 }
 
+struct meet_args {
+    uint32_t* arrived;
+    uint32_t* met;
+    uint32_t parties;
+    uint32_t timeout_ms;
+};
+/* Group 0 arrives, then waits (1 ms naps, timeout_ms at most) for `parties` arrivals in all;
+   met += 1 if they came. Two dispatches both meet only if they ran at the same time, whatever
+   the machine's load (a wall-clock bound on their total time cannot say that). */
+static void meet(const encore_sim_workgroup_t* wg) {
+    const struct meet_args* a = (const struct meet_args*)wg->kernarg;
+    if (wg->group_id[0] != 0) return;
+    __atomic_fetch_add(a->arrived, 1, __ATOMIC_SEQ_CST);
+    for (uint32_t waited = 0; waited <= a->timeout_ms; ++waited) {
+        if (__atomic_load_n(a->arrived, __ATOMIC_SEQ_CST) >= a->parties) {
+            __atomic_fetch_add(a->met, 1, __ATOMIC_SEQ_CST);
+            return;
+        }
+        struct timespec ts = {0, 1000000L};
+        nanosleep(&ts, NULL);
+    }
+}
+
 /* counter += number of work-items */
 static void bump_counter(const encore_sim_workgroup_t* wg) {
     ENCORE_SIM_FOR_EACH_WORKITEM(wg, lx, ly, lz) {
@@ -77,6 +100,7 @@ static const encore_sim_kernel_desc_t kernels[] = {
     ENCORE_SIM_KERNEL("record_order", record_order, sizeof(struct order_args), 8, 0, 0),
     ENCORE_SIM_KERNEL("bump_counter", bump_counter, 0, 16, 0, 0),
     ENCORE_SIM_KERNEL("group_sum", group_sum, sizeof(struct group_args), 8, 1024 * 4, 16),
+    ENCORE_SIM_KERNEL("meet", meet, sizeof(struct meet_args), 8, 0, 0),
 };
 
 static const encore_sim_variable_desc_t variables[] = {
@@ -84,4 +108,4 @@ static const encore_sim_variable_desc_t variables[] = {
     ENCORE_SIM_VARIABLE("magic_table", magic_table, 1),
 };
 
-ENCORE_SIM_DEFINE_CODE_OBJECT(kernels, 5, variables, 2);
+ENCORE_SIM_DEFINE_CODE_OBJECT(kernels, 6, variables, 2);

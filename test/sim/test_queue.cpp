@@ -57,6 +57,13 @@ struct Signal {
     ~Signal() { hsa_signal_destroy(s); }
 };
 
+struct MeetArgs {
+    uint32_t* arrived;
+    uint32_t* met;
+    uint32_t parties;
+    uint32_t timeout_ms;
+};
+
 struct OrderArgs {
     uint32_t* log;
     uint32_t* next;
@@ -343,31 +350,28 @@ TEST_CASE("queues on several agents run concurrently") {
     hsa_executable_symbol_get_info(p0.symbol("counter", gpus[0]), HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_ADDRESS, &a0);
     hsa_executable_symbol_get_info(p1.symbol("counter", gpus[1]), HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_ADDRESS, &a1);
     CHECK(a0 != a1);
-    std::vector<uint32_t> log(4, 0);
-    uint32_t next = 0;
-    auto* args = static_cast<OrderArgs*>(alloc_kernarg(gpus[0], 2 * sizeof(OrderArgs)));
-    args[0] = {log.data(), &next, 1, 300000};
-    args[1] = {log.data(), &next, 2, 300000};
+    // Each dispatch waits for the other to arrive (5 s at most, within wait_zero's 10 s): both meet
+    // only if the two agents ran them at the same time.
+    uint32_t arrived = 0, met = 0;
+    auto* args = static_cast<MeetArgs*>(alloc_kernarg(gpus[0], 2 * sizeof(MeetArgs)));
+    args[0] = args[1] = {&arrived, &met, 2, 5000};
     Signal done(2);
-    auto t0 = std::chrono::steady_clock::now();
     std::thread t1([&] {
         Dispatch d;
-        d.kernel_object = p1.kernel("record_order", gpus[1]);
+        d.kernel_object = p1.kernel("meet", gpus[1]);
         d.kernarg = &args[1];
         d.completion = done.s;
         submit(q1.q, d);
     });
     Dispatch d;
-    d.kernel_object = p0.kernel("record_order", gpus[0]);
+    d.kernel_object = p0.kernel("meet", gpus[0]);
     d.kernarg = &args[0];
     d.completion = done.s;
     submit(q0.q, d);
     t1.join();
     CHECK(wait_zero(done.s) == 0);
-    auto elapsed = std::chrono::steady_clock::now() - t0;
-    CHECK(next == 2);
-    CHECK(elapsed >= std::chrono::milliseconds(300));
-    CHECK(elapsed < std::chrono::milliseconds(560));  // the two 300 ms kernels overlapped
+    CHECK(arrived == 2);
+    CHECK(met == 2);  // the two dispatches overlapped
     hsa_amd_memory_pool_free(args);
 }
 
