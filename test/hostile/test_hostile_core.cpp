@@ -514,9 +514,11 @@ TEST_CASE("item 11: start/stop_context from a signal handler do not deadlock") {
         }
     });
     // First the thread does something else (outside libencore): every toggle from the handler
-    // takes effect.
+    // takes effect. 300 ms, and on until a toggle has landed: on a loaded machine the signaller
+    // may not have run at all in 300 ms (the watchdog bounds the wait).
     const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
-    while (std::chrono::steady_clock::now() < until) ::sched_yield();
+    while (std::chrono::steady_clock::now() < until || g_toggle_ok.load(std::memory_order_relaxed) == 0)
+        ::sched_yield();
     CHECK(g_toggle_ok.load() > 0);
     CHECK(g_toggle_refused.load() == 0);
     // Then it starts and stops a context of its own meanwhile (the registry's lock held often, as
