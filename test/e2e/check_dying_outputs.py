@@ -99,7 +99,7 @@ def run(args, how, env=None):
     p = subprocess.Popen(cmd + ["wait"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
                          preexec_fn=pre)
     out = ""
-    while "ready" not in out:
+    while "looping" not in out:  # the first dispatch and call made
         line = p.stdout.readline()
         if not line:
             break

@@ -17,7 +17,8 @@
 //   bench         after the dispatches, times 1000 x `dispatches` hsa_system_get_info calls
 //                 (the per-record cost of a tool) and exits normally
 //   wait          prints "ready" and keeps making calls and dispatches (with ~1 ms pauses) until
-//                 a signal from outside ends it
+//                 a signal from outside ends it; prints "looping" once the first dispatch and
+//                 call are made
 //   calls-sigkill makes 1000 x `dispatches` hsa_system_get_info calls, prints "calls N", then
 //                 raise(SIGKILL)s
 //   fork          forks a child that makes 1000 hsa_system_get_info calls and _exit(0)s (no
@@ -208,10 +209,16 @@ int main(int argc, char** argv) {
         if (how == "wait") {
             std::printf("ready\n");
             std::fflush(stdout);
-            for (;;) {
+            for (bool first = true;; first = false) {
                 dispatch();
                 uint16_t major = 0;
                 hsa_system_get_info(HSA_SYSTEM_INFO_VERSION_MAJOR, &major);
+                if (first) {
+                    // A signal sent after this line finds a dispatch and a call made, however
+                    // slowly the machine ran the program (a fixed sleep in the test did not).
+                    std::printf("looping\n");
+                    std::fflush(stdout);
+                }
                 ::usleep(1000);
             }
         }
