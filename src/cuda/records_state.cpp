@@ -10,6 +10,7 @@
 #include "core/exit_safe_local.hpp"
 
 #include <new>
+#include <utility>
 
 namespace encore::cuda::records::detail {
 
@@ -80,22 +81,36 @@ void calibrate(context_timing& t) noexcept {
     if (t.private_stream == nullptr && real().stream_create(&t.private_stream, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS)
         t.private_stream = nullptr;
     if (t.base == nullptr && real().event_create(&t.base, CU_EVENT_DEFAULT) != CUDA_SUCCESS) t.base = nullptr;
+    if (t.spare == nullptr && real().event_create(&t.spare, CU_EVENT_DEFAULT) != CUDA_SUCCESS) t.spare = nullptr;
     if (t.private_stream == nullptr || t.base == nullptr) return;
-    // The tightest of a few tries: the base's GPU time lies between the record call and the first
-    // query that sees it complete.
+    // The tightest of a few tries: an event's GPU time lies between its record call and the first
+    // query that sees it complete. An event holds only its last recording, so each try records
+    // into the spare event, which becomes the base when its window is the tightest yet: a try
+    // preempted between record and query (a loaded host) no longer replaces a good one. Without a
+    // spare event, the last try's window is kept.
     std::uint64_t best_mid = 0, best_half = ~0ull;
+    bool base_rerecorded = false;  // the base holds a recording whose window was not measured
     for (int i = 0; i < 5 && best_half > 2'000; ++i) {
+        CUevent e = t.spare != nullptr ? t.spare : t.base;
         const std::uint64_t h0 = core::now_ns();
-        if (real().event_record(t.base, t.private_stream) != CUDA_SUCCESS) return;
+        if (real().event_record(e, t.private_stream) != CUDA_SUCCESS) break;
+        base_rerecorded = base_rerecorded || e == t.base;
         CUresult q;
-        while ((q = real().event_query(t.base)) == CUDA_ERROR_NOT_READY) {
+        while ((q = real().event_query(e)) == CUDA_ERROR_NOT_READY) {
         }
         const std::uint64_t h1 = core::now_ns();
-        if (q != CUDA_SUCCESS) return;
-        // Keep the last recording's window (the event holds only the last one).
+        if (q != CUDA_SUCCESS) break;
+        if (e == t.spare && (h1 - h0) / 2 >= best_half) continue;
         best_mid = h0 + (h1 - h0) / 2;
         best_half = (h1 - h0) / 2;
+        if (e == t.spare) std::swap(t.base, t.spare);
+        base_rerecorded = false;
     }
+    if (base_rerecorded) {  // a driver error after recording over the base: its time is lost
+        t.calibrated_at = 0;
+        return;
+    }
+    if (best_half == ~0ull) return;  // nothing measured; the base and its time stand
     t.base_ns = best_mid;
     t.error_ns = best_half;
     t.calibrated_at = core::now_ns();

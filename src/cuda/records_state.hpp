@@ -44,6 +44,7 @@ struct context_timing {
     std::mutex calibration;
     CUstream private_stream = nullptr;
     CUevent base = nullptr;
+    CUevent spare = nullptr;  // calibrate's next try; swapped with `base` when its window is tighter
     std::uint64_t base_ns = 0;
     std::uint64_t calibrated_at = 0;  // core::now_ns() then; 0: never
     std::uint64_t error_ns = 0;       // half-width of the base's window
