@@ -157,6 +157,18 @@ fake_cupti_counts_t fake_cupti() {
     return s;
 }
 
+/// Has the fake CUPTI hand over the records it holds now (cuptiActivityFlushAll), as its flush
+/// period would; nothing when it is not loaded.
+void fake_cupti_flush() {
+    const char* path = std::getenv("ENCORE_CUPTI_LIBRARY");
+    void* h = path != nullptr ? ::dlopen(path, RTLD_NOW | RTLD_NOLOAD) : nullptr;
+    void* f = h != nullptr ? ::dlsym(h, "cuptiActivityFlushAll") : nullptr;
+    if (f == nullptr) return;
+    int (*flush_all)(std::uint32_t) = nullptr;
+    std::memcpy(&flush_all, &f, sizeof(f));
+    (void)flush_all(0);
+}
+
 bool external_pairing() {
     const char* v = std::getenv("ENCORE_CUPTI_PAIRING");
     return v != nullptr && std::strcmp(v, "external") == 0;
@@ -453,8 +465,10 @@ int run_reused() {
 }
 
 // A CUPTI that never pairs encore's keys with its kernel records (FAKE_CUPTI_WRONG_CORRELATION):
-// 4096 launches in batches (the fake CUPTI's flush period passes between them); encore gives up
-// on CUPTI (said once) and times the rest with events; every launch still gets one COMPLETE.
+// 4096 launches in batches, CUPTI's records handed over between them (a flush after a pause, so
+// that a flush-period thread starved on a loaded machine cannot keep CUPTI's evidence from encore
+// until the last batch); encore gives up on CUPTI (said once) and times the rest with events;
+// every launch still gets one COMPLETE.
 // `alternate`: grids 1 and 2 wide in turn (the drift scenario).
 int run_broken(bool alternate) {
     auto [dev, ctx, mod, f, counter] = open_counting(false);
@@ -466,6 +480,7 @@ int run_broken(bool alternate) {
             CHECK(cuLaunchKernel(f, grid, 1, 1, 1, 1, 1, 0, nullptr, params, nullptr));
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(25));
+        fake_cupti_flush();
     }
     CHECK(cuMemFree(counter));
     CHECK(cuModuleUnload(mod));
