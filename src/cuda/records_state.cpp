@@ -89,26 +89,23 @@ void calibrate(context_timing& t) noexcept {
     // preempted between record and query (a loaded host) no longer replaces a good one. Without a
     // spare event, the last try's window is kept.
     std::uint64_t best_mid = 0, best_half = ~0ull;
-    bool base_rerecorded = false;  // the base holds a recording whose window was not measured
     for (int i = 0; i < 5 && best_half > 2'000; ++i) {
         CUevent e = t.spare != nullptr ? t.spare : t.base;
         const std::uint64_t h0 = core::now_ns();
         if (real().event_record(e, t.private_stream) != CUDA_SUCCESS) break;
-        base_rerecorded = base_rerecorded || e == t.base;
         CUresult q;
         while ((q = real().event_query(e)) == CUDA_ERROR_NOT_READY) {
         }
         const std::uint64_t h1 = core::now_ns();
-        if (q != CUDA_SUCCESS) break;
+        if (q != CUDA_SUCCESS) {
+            if (e != t.base) break;
+            t.calibrated_at = 0;  // the base recorded over, its window unmeasured: its time is lost
+            return;
+        }
         if (e == t.spare && (h1 - h0) / 2 >= best_half) continue;
         best_mid = h0 + (h1 - h0) / 2;
         best_half = (h1 - h0) / 2;
         if (e == t.spare) std::swap(t.base, t.spare);
-        base_rerecorded = false;
-    }
-    if (base_rerecorded) {  // a driver error after recording over the base: its time is lost
-        t.calibrated_at = 0;
-        return;
     }
     if (best_half == ~0ull) return;  // nothing measured; the base and its time stand
     t.base_ns = best_mid;
