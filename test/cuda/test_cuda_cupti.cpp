@@ -144,29 +144,28 @@ void count(const unsigned*, const unsigned*, void** params) {
 }
 const fake_cuda_module g_module = {1, {{"count", &count}}};
 
+/// Function `name` of the fake CUPTI as type F (null when it is not loaded).
+template <typename F>
+F fake_cupti_function(const char* name) {
+    const char* path = std::getenv("ENCORE_CUPTI_LIBRARY");
+    void* h = path != nullptr ? ::dlopen(path, RTLD_NOW | RTLD_NOLOAD) : nullptr;
+    void* f = h != nullptr ? ::dlsym(h, name) : nullptr;
+    F fn = nullptr;
+    if (f != nullptr) std::memcpy(&fn, &f, sizeof(f));
+    return fn;
+}
+
 /// The fake CUPTI's counts (zeros when it is not loaded).
 fake_cupti_counts_t fake_cupti() {
     fake_cupti_counts_t s{};
-    const char* path = std::getenv("ENCORE_CUPTI_LIBRARY");
-    void* h = path != nullptr ? ::dlopen(path, RTLD_NOW | RTLD_NOLOAD) : nullptr;
-    void* f = h != nullptr ? ::dlsym(h, "fake_cupti_counts") : nullptr;
-    if (f == nullptr) return s;
-    void (*counts)(fake_cupti_counts_t*) = nullptr;
-    std::memcpy(&counts, &f, sizeof(f));
-    counts(&s);
+    if (auto counts = fake_cupti_function<void (*)(fake_cupti_counts_t*)>("fake_cupti_counts")) counts(&s);
     return s;
 }
 
 /// Has the fake CUPTI hand over the records it holds now (cuptiActivityFlushAll), as its flush
 /// period would; nothing when it is not loaded.
 void fake_cupti_flush() {
-    const char* path = std::getenv("ENCORE_CUPTI_LIBRARY");
-    void* h = path != nullptr ? ::dlopen(path, RTLD_NOW | RTLD_NOLOAD) : nullptr;
-    void* f = h != nullptr ? ::dlsym(h, "cuptiActivityFlushAll") : nullptr;
-    if (f == nullptr) return;
-    int (*flush_all)(std::uint32_t) = nullptr;
-    std::memcpy(&flush_all, &f, sizeof(f));
-    (void)flush_all(0);
+    if (auto flush_all = fake_cupti_function<int (*)(std::uint32_t)>("cuptiActivityFlushAll")) (void)flush_all(0);
 }
 
 bool external_pairing() {
