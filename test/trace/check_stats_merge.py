@@ -259,10 +259,10 @@ if os.path.exists(merged):
 # dispatches out whatever the machine's load (run side by side, a slow worker's range could span
 # every dispatch of the job).
 job_dir = os.path.join(root, "job")
-job = " ".join(f"{var}={i} {size}=4 {rank_workers} {kernels} > /dev/null" + (" &" if i < 3 else "")
-               + (" wait;" if i == 2 else "")
-               for i, (var, size) in enumerate([("SLURM_PROCID", "SLURM_NTASKS")] * 2 +
-                                               [("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE")] * 2))
+ranks = [f"{var}={i} {size}=4 {rank_workers} {kernels} > /dev/null"
+         for i, (var, size) in enumerate([("SLURM_PROCID", "SLURM_NTASKS")] * 2 +
+                                         [("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE")] * 2)]
+job = " & ".join(ranks[:3]) + " & wait; " + ranks[3]
 run(["--hsa-trace", "--kernel-trace", "--marker-trace", "--quiet", "-d", os.path.join(job_dir, "%hostname%"),
      "--output-file", "rank%rank%_%ppid%_%pid%", "--", "sh", "-c", job], what="4 ranks x 2 workers")
 job_dbs = sorted(glob.glob(os.path.join(job_dir, os.uname().nodename, "rank*_*_*_results.db")))
