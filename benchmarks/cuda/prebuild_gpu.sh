@@ -24,6 +24,9 @@ prune() {
         find "$d" -name '*.p' -type d -prune -exec rm -rf {} +
         while read -r lib; do
             mkdir -p "$d/runtime-libs"
+            # On a rebuild, common.sh has put runtime-libs/ on LD_LIBRARY_PATH, so ldd finds the
+            # copy made last time: it is already in place.
+            [[ $lib -ef $d/runtime-libs/${lib##*/} ]] && continue
             cp -L "$lib" "$d/runtime-libs/"
         done < <(find "$d" -type f \( -name '*.so*' -o -perm -u+x \) -not -path "$d/runtime-libs/*" -exec sh -c \
             'file -b "$1" | grep -q "^ELF" && { strip --strip-debug "$1"; ldd "$1" 2>/dev/null; }' _ {} \; |
