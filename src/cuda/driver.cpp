@@ -99,7 +99,7 @@ const address_map& addresses() {
 
 // What the program gets for a function the driver handed out: encore's wrapper when the address
 // is one of the driver's exported functions encore has a prototype for (the export's name fixes
-// the ABI), else the real pointer.
+// the ABI), the hook of one that changes a graph exec without one (real.hpp), else the real pointer.
 void* substitute(void* real);
 
 }  // namespace
@@ -147,7 +147,10 @@ void* substitute(void* real) {
     if (real == a.getproc_v1) return reinterpret_cast<void*>(&encore_getproc_v1);
     if (real == a.getproc_v2) return reinterpret_cast<void*>(&encore_getproc_v2);
     const auto it = a.ops.find(real);
-    if (it == a.ops.end()) return real;  // not an export encore has a prototype for: untraced
+    if (it == a.ops.end()) {                  // not an export encore has a prototype for: untraced
+        void* hook = exec_change_hook(real);  // unless it changes a graph exec
+        return hook != nullptr ? hook : real;
+    }
     // Choosing the target (the replay layer or not) needs the tools' final configuration: until
     // then the op keeps its lazy resolver, which finds the same function by name.
     if (init::done()) g_set_next[it->second](real);

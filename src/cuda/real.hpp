@@ -13,8 +13,14 @@ namespace encore::cuda {
 /// The real driver's function `name`, or null (also when there is no driver).
 void* find_original(const char* name) noexcept;
 /// Points the driver's exports encore does not trace (forward_exports.inc, and the ops this
-/// build's cuda.h lacks) at the real functions; called when the library loads.
+/// build's cuda.h lacks) at the real functions; called when the library loads. Those among them
+/// that change a graph exec after instantiation (the v1 cuGraphExecUpdate and
+/// cuGraphExecKernelNodeSetParams; graph_update ops without a prototype) go through a hook that
+/// declines the exec's graph plan first (graph_nodes::on_update).
 void bind_forwarded_exports() noexcept;
+/// The hook bound to the driver's function `real` (one of those above), for cuGetProcAddress to
+/// hand out in its place; null when `real` has none.
+void* exec_change_hook(void* real) noexcept;
 
 template <class F>
 F real_fn(const char* name) noexcept {

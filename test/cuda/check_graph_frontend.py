@@ -9,8 +9,9 @@ bare run; every kernel node of the "main" graph (two captured kernels, a memset,
 child graph nested two deep) replayed on its own, N passes each with identical inputs (--verify),
 once per graph launch; -k selecting a node by its kernel name (one in the child graph too) and -c
 counting selected dispatches; --metrics counting the nodes of a selected kernel (with and without
-replay passes); the graph with a host node and the exec changed after instantiation launched
-whole, each warned once with its reason."""
+replay passes); the graph with a host node and the execs changed after instantiation
+(cuGraphNodeSetEnabled; the v1 and v2 ABIs of cuGraphExecKernelNodeSetParams, linked, and of
+cuGraphExecUpdate, from cuGetProcAddress) launched whole, each reason warned once."""
 import csv
 import os
 import sys
@@ -55,9 +56,9 @@ def main():
           f"every kernel node of the main graph replayed, once per graph launch ({t})", err)
     check(all(r["passes"] == 3 * r["dispatches"] and r["inputs"] == "identical" for r in t.values()),
           "3 passes per node dispatch, inputs identical", err)
-    check("twice" not in t, "the updated exec's kernel is not replayed", err)
+    check("twice" not in t, "the updated and changed execs' kernel is not replayed", err)
     check(err.count(HOST_WARNING) == 1, "the graph with a host node runs whole, said once", err)
-    check(err.count(UPDATED_WARNING) == 1, "the updated exec runs whole, said once", err)
+    check(err.count(UPDATED_WARNING) == 1, "the updated and changed execs run whole, said once", err)
     check("are not kernel-replayed: they run once" not in err, "no blanket graph warning", err)
 
     # -k selects nodes by kernel name, in the graph and in its child graphs; the rest run once.

@@ -12,7 +12,7 @@
 // mapping is inaccessible until cuMemSetAccess, as on a GPU), modules whose kernels are host functions (fake_driver.h), launches
 // (cuLaunchKernel, cuLaunchKernelEx, cuLaunchCooperativeKernel) and the parameter sizes CUDA 12.4
 // reports (cuFuncGetParamInfo), graphs captured from a stream's launches (instantiated, launched,
-// their nodes listed), error strings, and cuGetProcAddress handing out these functions. Errors as the real driver
+// their nodes listed, an exec's kernel node or whole exec changed), error strings, and cuGetProcAddress handing out these functions. Errors as the real driver
 // returns them: NOT_INITIALIZED before cuInit, INVALID_CONTEXT without a current context,
 // INVALID_VALUE for a copy outside an allocation, OUT_OF_MEMORY past the device's size. Every
 // other driver function is absent (libencore-cuda reports it missing and its calls fail).
@@ -43,6 +43,16 @@
 #undef cuEventElapsedTime  // CUDA >= 12.8: a macro for cuEventElapsedTime_v2; both are defined here
 
 #define FAKE_API extern "C" __attribute__((visibility("default")))
+
+// The v1 and v2 ABIs of two exec setters (defined with the graphs below): cuda.h 12+ maps the v1
+// names to _v2, so each is declared under its symbol name.
+FAKE_API CUresult fake_exec_kernel_node_set_params(CUgraphExec, CUgraphNode, const CUDA_KERNEL_NODE_PARAMS_v1*) __asm__(
+    "cuGraphExecKernelNodeSetParams");
+FAKE_API CUresult fake_exec_kernel_node_set_params_v2(
+    CUgraphExec, CUgraphNode, const CUDA_KERNEL_NODE_PARAMS_v1*) __asm__("cuGraphExecKernelNodeSetParams_v2");
+FAKE_API CUresult fake_exec_update(CUgraphExec, CUgraph, CUgraphNode*,
+                                   CUgraphExecUpdateResult*) __asm__("cuGraphExecUpdate");
+FAKE_API CUresult fake_exec_update_v2(CUgraphExec, CUgraph, void*) __asm__("cuGraphExecUpdate_v2");
 
 namespace {
 
@@ -954,19 +964,33 @@ const proc g_procs[] = {
 };
 #undef FAKE_PROC
 
-void* find_proc(const char* symbol) {
+// Names whose ABI CUDA 12.0 changed: a program built before it asks with a version below 12000
+// and gets the v1 function, as from the real driver.
+struct versioned_proc {
+    const char* name;
+    void* v1;
+    void* v2;
+};
+const versioned_proc g_versioned[] = {
+    {"cuGraphExecKernelNodeSetParams", reinterpret_cast<void*>(&fake_exec_kernel_node_set_params),
+     reinterpret_cast<void*>(&fake_exec_kernel_node_set_params_v2)},
+    {"cuGraphExecUpdate", reinterpret_cast<void*>(&fake_exec_update), reinterpret_cast<void*>(&fake_exec_update_v2)},
+};
+
+void* find_proc(const char* symbol, int version) {
     if (symbol == nullptr) return nullptr;
     for (const auto& p : g_procs)
         if (std::strcmp(p.name, symbol) == 0) return p.fn;
+    for (const auto& p : g_versioned)
+        if (std::strcmp(p.name, symbol) == 0) return version < 12000 ? p.v1 : p.v2;
     return nullptr;
 }
 }  // namespace
 
 FAKE_API CUresult cuGetProcAddress(const char* symbol, void** pfn, int cudaVersion, cuuint64_t flags) {
-    (void)cudaVersion;
     (void)flags;
     if (pfn == nullptr || symbol == nullptr) return CUDA_ERROR_INVALID_VALUE;
-    *pfn = find_proc(symbol);
+    *pfn = find_proc(symbol, cudaVersion);
     return *pfn != nullptr ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
 }
 
@@ -1182,6 +1206,20 @@ void run_node(const fake_node& n) {
         default: break;
     }
 }
+// A kernel node launches `fn` (its parameter sizes known) with copies of `params`.
+void set_kernel(fake_node& n, fake_function* fn, const unsigned grid[3], const unsigned block[3], void** params) {
+    n.f = fn;
+    std::memcpy(n.grid, grid, sizeof n.grid);
+    std::memcpy(n.block, block, sizeof n.block);
+    n.args.clear();
+    n.offsets.clear();
+    for (std::size_t i = 0; fn->param_sizes[i] != 0; ++i) {
+        const std::size_t at = (n.args.size() + 15) / 16 * 16;
+        n.args.resize(at + fn->param_sizes[i]);
+        std::memcpy(n.args.data() + at, params[i], fn->param_sizes[i]);
+        n.offsets.push_back(at);
+    }
+}
 }  // namespace
 
 bool capture_launch(CUfunction f, const unsigned grid[3], const unsigned block[3], CUstream s, void** params,
@@ -1195,16 +1233,8 @@ bool capture_launch(CUfunction f, const unsigned grid[3], const unsigned block[3
         return true;
     }
     fake_node n;
-    n.f = fn;
-    std::memcpy(n.grid, grid, sizeof n.grid);
-    std::memcpy(n.block, block, sizeof n.block);
+    set_kernel(n, fn, grid, block, params);
     n.id = g_next_node_id++;
-    for (std::size_t i = 0; fn->param_sizes[i] != 0; ++i) {
-        const std::size_t at = (n.args.size() + 15) / 16 * 16;
-        n.args.resize(at + fn->param_sizes[i]);
-        std::memcpy(n.args.data() + at, params[i], fn->param_sizes[i]);
-        n.offsets.push_back(at);
-    }
     it->second->add(std::move(n));
     r = CUDA_SUCCESS;
     return true;
@@ -1477,6 +1507,66 @@ FAKE_API CUresult cuGraphNodeSetEnabled(CUgraphExec hGraphExec, CUgraphNode hNod
             return CUDA_SUCCESS;
         }
     return CUDA_ERROR_INVALID_VALUE;
+}
+
+// ---- changing an exec: cuGraphExecKernelNodeSetParams and cuGraphExecUpdate, both ABIs ----------
+// The v1 exports keep the names cuda.h 12+ maps to _v2, so they are defined under their symbol
+// names (declared at the top). A kernel node's parameters: the v1 layout, a prefix of v2's (func set; kern and ctx,
+// v2's additions, not read). An update gives the exec the graph's nodes when both have the same
+// node types in the same order (the real driver's rules are finer), else
+// CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE.
+namespace {
+CUresult set_exec_kernel(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS_v1* p) {
+    if (hNode == nullptr || p == nullptr || p->func == nullptr || p->kernelParams == nullptr)
+        return CUDA_ERROR_INVALID_VALUE;
+    std::lock_guard lk(g_mutex);
+    auto* exec = reinterpret_cast<fake_graph*>(hGraphExec);
+    auto* fn = reinterpret_cast<fake_function*>(p->func);
+    if (g_execs->count(exec) == 0 || fn->param_sizes == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    const std::size_t id = reinterpret_cast<const fake_node*>(hNode)->id;
+    for (auto& [i, n] : exec->nodes)
+        if (n.id == id && n.type == CU_GRAPH_NODE_TYPE_KERNEL) {
+            const unsigned grid[3] = {p->gridDimX, p->gridDimY, p->gridDimZ};
+            const unsigned block[3] = {p->blockDimX, p->blockDimY, p->blockDimZ};
+            set_kernel(n, fn, grid, block, p->kernelParams);
+            return CUDA_SUCCESS;
+        }
+    return CUDA_ERROR_INVALID_VALUE;
+}
+CUresult update_exec(CUgraphExec hGraphExec, CUgraph hGraph) {
+    std::lock_guard lk(g_mutex);
+    auto* exec = reinterpret_cast<fake_graph*>(hGraphExec);
+    auto* g = reinterpret_cast<fake_graph*>(hGraph);
+    if (g_execs->count(exec) == 0 || g_graphs->count(g) == 0) return CUDA_ERROR_INVALID_VALUE;
+    if (g->nodes.size() != exec->nodes.size()) return CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
+    for (auto a = g->nodes.begin(), b = exec->nodes.begin(); a != g->nodes.end(); ++a, ++b)
+        if (a->second.type != b->second.type) return CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
+    exec->nodes = g->nodes;
+    return CUDA_SUCCESS;
+}
+}  // namespace
+
+FAKE_API CUresult fake_exec_kernel_node_set_params(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                                   const CUDA_KERNEL_NODE_PARAMS_v1* p) {
+    return set_exec_kernel(hGraphExec, hNode, p);
+}
+FAKE_API CUresult fake_exec_kernel_node_set_params_v2(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                                      const CUDA_KERNEL_NODE_PARAMS_v1* p) {
+    return set_exec_kernel(hGraphExec, hNode, p);
+}
+// v1: the node that failed and why (CUgraphExecUpdateResult: 0 success, 1 error).
+FAKE_API CUresult fake_exec_update(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphNode* hErrorNode_out,
+                                   CUgraphExecUpdateResult* updateResult_out) {
+    if (hErrorNode_out == nullptr || updateResult_out == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    const CUresult r = update_exec(hGraphExec, hGraph);
+    *hErrorNode_out = nullptr;
+    *updateResult_out = r == CUDA_SUCCESS ? CU_GRAPH_EXEC_UPDATE_SUCCESS : CU_GRAPH_EXEC_UPDATE_ERROR;
+    return r;
+}
+// v2: CUgraphExecUpdateResultInfo (CUDA 12.0; its result first, then two nodes), left as is.
+FAKE_API CUresult fake_exec_update_v2(CUgraphExec hGraphExec, CUgraph hGraph, void* resultInfo) {
+    if (resultInfo == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    return update_exec(hGraphExec, hGraph);
 }
 
 FAKE_API CUresult cuGraphExecDestroy(CUgraphExec hGraphExec) {

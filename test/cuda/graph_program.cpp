@@ -8,6 +8,11 @@
 //   - "host": bump(c2) and a host node (host_calls += 1), launched twice: declined (host node);
 //   - "updated": twice(y), the exec changed after instantiation (cuGraphNodeSetEnabled), launched
 //     twice: declined.
+//   - "changed": four execs of twice(v[k]), each changed after instantiation to twice(u[k]) by an
+//     export encore has no typed wrapper for in some build: cuGraphExecKernelNodeSetParams's v1
+//     ABI (what a program built with CUDA 11 links) and its _v2, cuGraphExecUpdate's v1 and v2
+//     from cuGetProcAddress (asked for as CUDA 11.8 and 12.0 would); launched twice each: declined
+//     too. Kernel replay following the instantiated plan would double v[k] and leave u[k].
 // Prints its results and "graph_program: ok" when they are what one run of each graph launch
 // gives: replayed or not, the output must be the same.
 #include "fake_driver.h"
@@ -21,6 +26,15 @@
 #include <vector>
 
 constexpr const char* check_program = "graph_program";  // for CHECK (check_call.hpp)
+
+// The v1 ABIs (CUDA 11's prototypes) and cuGraphExecKernelNodeSetParams_v2, under their symbol
+// names: cuda.h 12+ maps the plain names to _v2, and 11.x's has no _v2 of either.
+extern "C" CUresult exec_kernel_set_params_v1(CUgraphExec, CUgraphNode, const CUDA_KERNEL_NODE_PARAMS_v1*) __asm__(
+    "cuGraphExecKernelNodeSetParams");
+extern "C" CUresult exec_kernel_set_params_v2(CUgraphExec, CUgraphNode, const CUDA_KERNEL_NODE_PARAMS_v1*) __asm__(
+    "cuGraphExecKernelNodeSetParams_v2");
+using exec_update_v1 = CUresult (*)(CUgraphExec, CUgraph, CUgraphNode*, CUgraphExecUpdateResult*);
+using exec_update_v2 = CUresult (*)(CUgraphExec, CUgraph, void*);  // CUgraphExecUpdateResultInfo* (12.0)
 
 namespace {
 
@@ -53,6 +67,16 @@ const fake_cuda_module g_module = {4,
                                     {"add_to", &add_to, ptr_ptr_u32},
                                     {"bump", &bump, ptr_only},
                                     {"twice", &twice, ptr_u32}}};
+
+// cuGetProcAddress as a program built with CUDA `version` asks (cuda.h 12+ maps the name to the
+// 5-argument _v2).
+CUresult get_proc(const char* name, void** fn, int version) {
+#if CUDA_VERSION >= 12000
+    return cuGetProcAddress(name, fn, version, CU_GET_PROC_ADDRESS_DEFAULT, nullptr);
+#else
+    return cuGetProcAddress(name, fn, version, CU_GET_PROC_ADDRESS_DEFAULT);
+#endif
+}
 
 void host_node(void* calls) { ++*static_cast<unsigned*>(calls); }
 
@@ -162,9 +186,60 @@ int main() {
     CHECK(cuGraphNodeSetEnabled(updated_exec, node, 1));
     CHECK(cuGraphDestroy(updated_graph));
 
+    // "changed": twice(v[k]) instantiated, then changed to twice(u[k]) four ways.
+    CUdeviceptr du, dv;
+    CHECK(cuMemAlloc(&du, 4 * bytes));
+    CHECK(cuMemAlloc(&dv, 4 * bytes));
+    std::vector<unsigned> u(4 * n), v(4 * n);
+    for (unsigned i = 0; i < 4 * n; ++i) u[i] = i % 3 + 1, v[i] = i % 11 + 2;
+    CHECK(cuMemcpyHtoD(du, u.data(), 4 * bytes));
+    CHECK(cuMemcpyHtoD(dv, v.data(), 4 * bytes));
+    const auto capture_twice = [&](CUdeviceptr p, CUgraph& g) -> int {  // 1 when a call failed (CHECK)
+        void* dbl[] = {&p, &n};
+        CHECK(cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_GLOBAL));
+        CHECK(cuLaunchKernel(ftwice, 1, 1, 1, 64, 1, 1, 0, stream, dbl, nullptr));
+        CHECK(cuStreamEndCapture(stream, &g));
+        return 0;
+    };
+    CUgraphExec changed[4];
+    for (unsigned k = 0; k < 4; ++k) {
+        const CUdeviceptr uk = du + k * bytes, vk = dv + k * bytes;
+        CUgraph from;
+        if (capture_twice(vk, from) != 0) return 1;
+        CHECK(cuGraphInstantiateWithFlags(&changed[k], from, 0));
+        if (k < 2) {  // the kernel node's parameters
+            std::size_t one = 1;
+            CHECK(cuGraphGetNodes(from, &node, &one));
+            CUdeviceptr arg = uk;
+            void* params[] = {&arg, &n};
+            CUDA_KERNEL_NODE_PARAMS_v1 kp{};
+            kp.func = ftwice, kp.gridDimX = kp.gridDimY = kp.gridDimZ = 1;
+            kp.blockDimX = 64, kp.blockDimY = kp.blockDimZ = 1, kp.kernelParams = params;
+            CHECK(k == 0 ? exec_kernel_set_params_v1(changed[k], node, &kp)
+                         : exec_kernel_set_params_v2(changed[k], node, &kp));
+        } else {  // the whole exec, from another graph of the same shape
+            CUgraph to;
+            if (capture_twice(uk, to) != 0) return 1;
+            void* fn = nullptr;
+            CHECK(get_proc("cuGraphExecUpdate", &fn, k == 2 ? 11080 : 12000));
+            if (k == 2) {
+                CUgraphNode error_node;
+                CUgraphExecUpdateResult result;
+                CHECK(reinterpret_cast<exec_update_v1>(fn)(changed[k], to, &error_node, &result));
+            } else {
+                unsigned char info[24] = {};  // CUgraphExecUpdateResultInfo
+                CHECK(reinterpret_cast<exec_update_v2>(fn)(changed[k], to, info));
+            }
+            CHECK(cuGraphDestroy(to));
+        }
+        CHECK(cuGraphDestroy(from));
+    }
+
     for (int k = 0; k < 3; ++k) CHECK(cuGraphLaunch(main_exec, stream));
     for (int k = 0; k < 2; ++k) CHECK(cuGraphLaunch(host_exec, stream));
     for (int k = 0; k < 2; ++k) CHECK(cuGraphLaunch(updated_exec, stream));
+    for (CUgraphExec e : changed)
+        for (int k = 0; k < 2; ++k) CHECK(cuGraphLaunch(e, stream));
     CHECK(cuStreamSynchronize(stream));
 
     std::vector<unsigned> ox(n), oz(n), ow(n), om(n), oy(n);
@@ -176,8 +251,12 @@ int main() {
     CHECK(cuMemcpyDtoH(oy.data(), dy, bytes));
     CHECK(cuMemcpyDtoH(&c, dc, 4));
     CHECK(cuMemcpyDtoH(&c2, dc2, 4));
-    for (CUgraphExec e : {main_exec, host_exec, updated_exec}) CHECK(cuGraphExecDestroy(e));
-    for (CUdeviceptr p : {dx, dz, dw, dm, dy, dc, dc2}) CHECK(cuMemFree(p));
+    std::vector<unsigned> ou(4 * n), ov(4 * n);
+    CHECK(cuMemcpyDtoH(ou.data(), du, 4 * bytes));
+    CHECK(cuMemcpyDtoH(ov.data(), dv, 4 * bytes));
+    for (CUgraphExec e : {main_exec, host_exec, updated_exec, changed[0], changed[1], changed[2], changed[3]})
+        CHECK(cuGraphExecDestroy(e));
+    for (CUdeviceptr p : {dx, dz, dw, dm, dy, dc, dc2, du, dv}) CHECK(cuMemFree(p));
     CHECK(cuStreamDestroy(stream));
     CHECK(cuModuleUnload(mod));
     CHECK(cuDevicePrimaryCtxRelease(dev));
@@ -192,11 +271,15 @@ int main() {
             wz[i] += wx[i] + wm[i];
         }
     for (unsigned i = 0; i < n; ++i) wy[i] *= 4;
-    const bool ok = ox == wx && oz == wz && ow == ww && om == wm && oy == wy && c == 6 && c2 == 2 && host_calls == 2;
-    std::printf("graph_program: x=%llu z=%llu w=%llu m=%llu y=%llu c=%u c2=%u host_calls=%u\n",
+    std::vector<unsigned> wu = u;
+    for (unsigned& e : wu) e *= 4;
+    const bool ok = ox == wx && oz == wz && ow == ww && om == wm && oy == wy && ou == wu && ov == v && c == 6 &&
+                    c2 == 2 && host_calls == 2;
+    std::printf("graph_program: x=%llu z=%llu w=%llu m=%llu y=%llu u=%llu v=%llu c=%u c2=%u host_calls=%u\n",
                 static_cast<unsigned long long>(sum(ox)), static_cast<unsigned long long>(sum(oz)),
                 static_cast<unsigned long long>(sum(ow)), static_cast<unsigned long long>(sum(om)),
-                static_cast<unsigned long long>(sum(oy)), c, c2, host_calls);
+                static_cast<unsigned long long>(sum(oy)), static_cast<unsigned long long>(sum(ou)),
+                static_cast<unsigned long long>(sum(ov)), c, c2, host_calls);
     std::printf("graph_program: %s\n", ok ? "ok" : "WRONG");
     return ok ? 0 : 1;
 }
