@@ -4,12 +4,15 @@
 // its nodes (cuGraphGetNodes) in a dependency order (cuGraphGetEdges: a topological order, ties in
 // the driver's listing order; a driver without it: the listing order), child graph nodes inlined
 // (cuGraphChildGraphNodeGetGraph, 16 levels at most), empty nodes dropped. A kernel node keeps its
-// function, grid, block, shared bytes and a copy of its arguments (cuGraphKernelNodeGetParams_v2,
-// else v1; sizes from cuFuncGetParamInfo / cuKernelGetParamInfo, or its `extra` buffer); a memset
+// function, grid, block, shared bytes, a copy of its arguments (cuGraphKernelNodeGetParams_v2,
+// else v1; sizes from cuFuncGetParamInfo / cuKernelGetParamInfo, or its `extra` buffer) and the
+// launch attributes set on it that a launch takes too (cuGraphKernelNodeGetAttribute: cooperative,
+// cluster dimensions, priority, ...; launched with cuLaunchKernelEx); a memset
 // node its CUDA_MEMSET_NODE_PARAMS, a memcpy node its CUDA_MEMCPY3D. Any other node (host, event
 // record and wait, external semaphores, memory allocation and free, batch memory operations,
 // conditional) declines the plan with a reason naming it, as do a kernel whose parameter sizes
-// the driver does not give and any call of the walk that fails. Kernel nodes are counted either
+// the driver does not give, a device-updatable kernel node (the device may change its
+// parameters) and any call of the walk that fails. Kernel nodes are counted either
 // way (range replay's dispatch_count of a graph entry).
 //
 // A launch of a planned exec (ops.cpp decides when) runs the nodes one by one on the launch's
@@ -18,9 +21,8 @@
 // through the driver's async calls (cuMemset*Async, cuMemcpy3DAsync_v2). One stream in a
 // dependency order runs what the graph runs, in an order the graph allows.
 //
-// Not taken into account: kernel node attributes (cuGraphKernelNodeSetAttribute: cluster
-// dimensions, priorities, cooperative); a kernel that needs them may launch differently or fail
-// (the result is the program's).
+// Not carried: a node's memory synchronization domain map (only the scope of its fences between
+// domains; a replayed node runs with the default map).
 #include "graph_nodes.hpp"
 
 #include "real.hpp"
@@ -54,6 +56,11 @@ constexpr const char* unknown_kernarg = "a CUDA graph launch runs whole (its ker
                                         "`extra` buffer";
 constexpr const char* other_context = "a CUDA graph launch runs whole (its kernel nodes are not kernel-replayed): a "
                                       "kernel node runs on another context than the instantiating thread's";
+constexpr const char* device_updatable = "a CUDA graph launch runs whole (its kernel nodes are not kernel-replayed): a "
+                                         "kernel node is device-updatable (a kernel may change its parameters)";
+constexpr const char* no_launch_ex = "a CUDA graph launch runs whole (its kernel nodes are not kernel-replayed): a "
+                                     "kernel node has launch attributes (cooperative, cluster dimensions, priority, "
+                                     "...) and the driver lacks cuLaunchKernelEx";
 constexpr const char* no_async = "a CUDA graph launch runs whole (its kernel nodes are not kernel-replayed): the "
                                  "driver lacks the async memset or copy (cuMemset*Async, cuMemcpy3DAsync_v2) a node "
                                  "needs";
@@ -134,6 +141,12 @@ struct graph_driver {
     CUresult (*memset_2d32)(CUdeviceptr, std::size_t, unsigned, std::size_t, std::size_t,
                             CUstream) = real_fn<decltype(memset_2d32)>("cuMemsetD2D32Async");
     CUresult (*copy_3d)(const CUDA_MEMCPY3D*, CUstream) = real_fn<decltype(copy_3d)>("cuMemcpy3DAsync_v2");
+    CUresult (*node_attribute)(CUgraphNode, CUkernelNodeAttrID, CUkernelNodeAttrValue*) =
+        real_fn<decltype(node_attribute)>("cuGraphKernelNodeGetAttribute");
+    CUresult (*launch_ex)(const CUlaunchConfig*, CUfunction, void**,
+                          void**) = real_fn<decltype(launch_ex)>("cuLaunchKernelEx");
+    CUresult (*func_attribute)(int*, CUfunction_attribute,
+                               CUfunction) = real_fn<decltype(func_attribute)>("cuFuncGetAttribute");
 };
 const graph_driver& drv() noexcept {
     static const graph_driver d;
@@ -147,7 +160,8 @@ struct node {
     // kernel
     CUfunction f = nullptr;
     unsigned grid[3]{}, block[3]{}, shared = 0;
-    kernel_args args;  // copied at instantiation, bound once the plan is complete
+    kernel_args args;                      // copied at instantiation, bound once the plan is complete
+    std::vector<CUlaunchAttribute> attrs;  // set on the node; when any, launched with cuLaunchKernelEx
     // memset, memcpy
     CUDA_MEMSET_NODE_PARAMS fill{};
     CUDA_MEMCPY3D copy{};
@@ -229,6 +243,50 @@ bool ordered_nodes(CUgraph g, plan& p, std::vector<CUgraphNode>& out) {
     return true;
 }
 
+// The launch attributes (CUlaunchAttributeID) a kernel node can have that a launch takes too:
+// access policy window, cooperative, cluster dimensions, cluster scheduling preference, priority,
+// memory synchronization domain, preferred cluster dimensions (CUDA 12.8), NVLink-centric
+// scheduling (CUDA 13). An attribute never set reads as zeros, its default; an id the driver
+// does not know is refused: not set either. Not the domain map (9): see the top.
+constexpr int carried_attributes[] = {1, 2, 4, 5, 8, 10, 11, 16};
+constexpr int cluster_dimension_attribute = 4;
+constexpr int device_updatable_attribute = 13;  // graphs only (CUDA 12.4)
+
+/// Whether `f` was compiled with its cluster size (__cluster_dims__:
+/// CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, 11, non-zero). Such a size cannot be set at run time, so
+/// the node's cluster dimension (the compiled one) is not passed to the launch. False when the
+/// driver cannot say (a CUkernel handle, a driver before CUDA 11.8).
+bool compiled_cluster(CUfunction f) noexcept {
+    int width = 0;
+    const auto& d = drv();
+    return d.func_attribute != nullptr &&
+           d.func_attribute(&width, static_cast<CUfunction_attribute>(11), f) == CUDA_SUCCESS && width > 0;
+}
+
+/// Whether the node's attribute `id` is set (its value not all zeros), into `out`.
+bool node_attribute(CUgraphNode gn, int id, CUlaunchAttributeValue& out) noexcept {
+    const auto& d = drv();
+    out = {};
+    if (d.node_attribute == nullptr || d.node_attribute(gn, static_cast<CUkernelNodeAttrID>(id), &out) != CUDA_SUCCESS)
+        return false;
+    const auto* b = reinterpret_cast<const unsigned char*>(&out);
+    return std::any_of(b, b + sizeof out, [](unsigned char c) { return c != 0; });
+}
+
+/// The node's launch attributes a launch must be given, into `k` (a reason when it cannot be).
+const char* keep_attributes(CUgraphNode gn, node& k) {
+    CUlaunchAttributeValue v;
+    if (node_attribute(gn, device_updatable_attribute, v)) return device_updatable;
+    for (const int id : carried_attributes)
+        if (node_attribute(gn, id, v) && !(id == cluster_dimension_attribute && compiled_cluster(k.f))) {
+            CUlaunchAttribute a{};
+            a.id = static_cast<CUlaunchAttributeID>(id);
+            a.value = v;
+            k.attrs.push_back(a);
+        }
+    return k.attrs.empty() || drv().launch_ex != nullptr ? nullptr : no_launch_ex;
+}
+
 /// A kernel node's launch, copied into `k` (a reason when it cannot be).
 const char* keep_kernel(CUgraphNode gn, node& k) {
     const auto& d = drv();
@@ -246,7 +304,7 @@ const char* keep_kernel(CUgraphNode gn, node& k) {
     std::memcpy(k.block, kp.block, sizeof k.block);
     k.shared = kp.shared;
     switch (copy_args(k.f, kp.kernel_params, kp.extra, k.args)) {
-        case args_copied::ok: return nullptr;
+        case args_copied::ok: return keep_attributes(gn, k);
         case args_copied::unknown_form: return unknown_kernarg;
         case args_copied::unlisted: return unlisted;
     }
@@ -365,6 +423,16 @@ struct kernel_submit {
         const node& n = *k.n;
         void** params = n.args.params();
         void** extra = n.args.extra();
+        if (!n.attrs.empty()) {  // keep_attributes saw cuLaunchKernelEx
+            CUlaunchConfig cfg{};
+            cfg.gridDimX = n.grid[0], cfg.gridDimY = n.grid[1], cfg.gridDimZ = n.grid[2];
+            cfg.blockDimX = n.block[0], cfg.blockDimY = n.block[1], cfg.blockDimZ = n.block[2];
+            cfg.sharedMemBytes = n.shared;
+            cfg.hStream = k.stream;
+            cfg.attrs = const_cast<CUlaunchAttribute*>(n.attrs.data());  // the driver only reads them
+            cfg.numAttrs = static_cast<unsigned>(n.attrs.size());
+            return drv().launch_ex(&cfg, n.f, params, extra);
+        }
         return real().launch_kernel(n.f, n.grid[0], n.grid[1], n.grid[2], n.block[0], n.block[1], n.block[2], n.shared,
                                     k.stream, params, extra);
     }

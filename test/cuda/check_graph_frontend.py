@@ -11,7 +11,9 @@ once per graph launch; -k selecting a node by its kernel name (one in the child 
 counting selected dispatches; --metrics counting the nodes of a selected kernel (with and without
 replay passes); the graph with a host node and the execs changed after instantiation
 (cuGraphNodeSetEnabled; the v1 and v2 ABIs of cuGraphExecKernelNodeSetParams, linked, and of
-cuGraphExecUpdate, from cuGetProcAddress) launched whole, each reason warned once."""
+cuGraphExecUpdate, from cuGetProcAddress) and the graph with a device-updatable node launched
+whole, each reason warned once; kernel nodes with launch attributes (cluster dimensions and a
+priority, cooperative) replayed with them, which the program's output shows."""
 import csv
 import os
 import sys
@@ -21,6 +23,7 @@ from frontend_checks import check, failures, run
 
 HOST_WARNING = "the graph has a host node"
 UPDATED_WARNING = "the exec was changed after instantiation"
+UPDATABLE_WARNING = "kernel node is device-updatable"
 FOUR = "sm__inst_executed.sum,sm__warps_launched.sum,sm__cycles_elapsed.max,dram__bytes_read.sum"
 
 
@@ -51,14 +54,15 @@ def main():
     check(rc == 0 and out == bare, f"replayed: the program's output is bit-identical to the bare run (rc={rc})",
           out + err)
     t = table(err)
-    want = {"triple": 3, "bump": 6, "add_to": 6}
+    want = {"triple": 3, "bump": 6, "add_to": 6, "seen": 4}
     check({k: r["dispatches"] for k, r in t.items()} == want,
-          f"every kernel node of the main graph replayed, once per graph launch ({t})", err)
+          f"every kernel node of the main and attributes graphs replayed, once per graph launch ({t})", err)
     check(all(r["passes"] == 3 * r["dispatches"] and r["inputs"] == "identical" for r in t.values()),
           "3 passes per node dispatch, inputs identical", err)
     check("twice" not in t, "the updated and changed execs' kernel is not replayed", err)
     check(err.count(HOST_WARNING) == 1, "the graph with a host node runs whole, said once", err)
     check(err.count(UPDATED_WARNING) == 1, "the updated and changed execs run whole, said once", err)
+    check(err.count(UPDATABLE_WARNING) == 1, "the device-updatable node's graph runs whole, said once", err)
     check("are not kernel-replayed: they run once" not in err, "no blanket graph warning", err)
 
     # -k selects nodes by kernel name, in the graph and in its child graphs; the rest run once.

@@ -79,6 +79,10 @@ struct fake_function {
 struct fake_event {
     double ms = -1;  // when it was recorded (every operation before it has completed), or -1
 };
+// Launch attributes by CUlaunchAttributeID, each value's 64 bytes (CUlaunchAttributeValue).
+using fake_attrs = std::map<int, CUlaunchAttributeValue>;
+// The running launch's attributes, for fake_cuda_launch_attribute (null: none).
+thread_local const fake_attrs* t_launch_attrs = nullptr;
 
 std::atomic<bool> g_initialized{false};
 thread_local fake_context* t_current = nullptr;
@@ -624,12 +628,19 @@ void observe_launch_shape(CUstream s, unsigned gx, unsigned gy, unsigned gz, uns
 bool params_of_extra(CUfunction f, void** extra, void* out[8]);
 // The graph block at the end: a launch into a capturing stream becomes a node (true: `r` says how).
 bool capture_launch(CUfunction f, const unsigned grid[3], const unsigned block[3], CUstream s, void** params,
-                    CUresult& r);
+                    const fake_attrs& attrs, CUresult& r);
+// Runs a kernel with `attrs` visible to it (fake_cuda_launch_attribute).
+void run_kernel(const fake_function* fn, const unsigned grid[3], const unsigned block[3], void** params,
+                const fake_attrs& attrs) {
+    t_launch_attrs = &attrs;
+    fn->fn(grid, block, params);
+    t_launch_attrs = nullptr;
+}
 
-FAKE_API CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,
-                                 unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,
-                                 unsigned int sharedMemBytes, CUstream hStream, void** kernelParams, void** extra) {
-    (void)sharedMemBytes;
+namespace {
+CUresult launch_with(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,
+                     unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, CUstream hStream,
+                     void** kernelParams, void** extra, const fake_attrs& attrs) {
     observe_launch_shape(hStream, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ);
     observe_launch(0);
     if (CUresult r = ready(); r != CUDA_SUCCESS) return r;
@@ -643,11 +654,32 @@ FAKE_API CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned i
     if (gridDimX * gridDimY * gridDimZ == 0 || blockDimX * blockDimY * blockDimZ == 0) return CUDA_ERROR_INVALID_VALUE;
     if (CUresult r = check_stream(hStream); r != CUDA_SUCCESS) return r;
     const unsigned grid[3] = {gridDimX, gridDimY, gridDimZ}, block[3] = {blockDimX, blockDimY, blockDimZ};
-    if (CUresult r; capture_launch(f, grid, block, hStream, kernelParams, r)) return r;
+    if (CUresult r; capture_launch(f, grid, block, hStream, kernelParams, attrs, r)) return r;
+    // Graphs-only (CUDA 12.4): on a stream that is not capturing, the driver refuses it.
+    if (const auto it = attrs.find(13); it != attrs.end() && it->second.pad[0] != 0) return CUDA_ERROR_INVALID_VALUE;
     observe_launch(1);
-    reinterpret_cast<fake_function*>(f)->fn(grid, block, kernelParams);
+    run_kernel(reinterpret_cast<fake_function*>(f), grid, block, kernelParams, attrs);
     observe_launch(2);
     return CUDA_SUCCESS;
+}
+}  // namespace
+
+FAKE_API CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,
+                                 unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,
+                                 unsigned int sharedMemBytes, CUstream hStream, void** kernelParams, void** extra) {
+    (void)sharedMemBytes;
+    return launch_with(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, hStream, kernelParams, extra,
+                       {});
+}
+
+// The running launch's attribute `id` (fake_driver.h).
+FAKE_API int fake_cuda_launch_attribute(int id, void* value) {
+    std::memset(value, 0, sizeof(CUlaunchAttributeValue));
+    if (t_launch_attrs == nullptr) return 0;
+    const auto it = t_launch_attrs->find(id);
+    if (it == t_launch_attrs->end()) return 0;
+    std::memcpy(value, &it->second, sizeof(CUlaunchAttributeValue));
+    return 1;
 }
 
 // CUDA 12.3's cuFuncGetName (declared here: CI's cuda.h, 11.8, lacks it): the kernel's name as
@@ -1086,21 +1118,29 @@ FAKE_API CUresult cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_
 }
 
 // ---- launches with a config, cooperative launches, parameter sizes ------------------------------
-// cuLaunchKernelEx (its attributes accepted and ignored: the fake has no clusters or priorities)
-// and cuLaunchCooperativeKernel run as cuLaunchKernel does; cuFuncGetParamInfo reports the module
-// table's param_sizes (offsets as a compiler lays them out: each size's own alignment, at most 8).
+// cuLaunchKernelEx and cuLaunchCooperativeKernel run as cuLaunchKernel does; cuLaunchKernelEx's
+// attributes have no effect on the host (no clusters or priorities) but the kernel can read them
+// (fake_cuda_launch_attribute), and a captured launch leaves them on its node, as on a GPU.
+// cuFuncGetParamInfo reports the module table's param_sizes (offsets as a compiler lays them out:
+// each size's own alignment, at most 8).
 FAKE_API CUresult cuLaunchKernelEx(const CUlaunchConfig* config, CUfunction f, void** kernelParams, void** extra) {
-    if (config == nullptr) return CUDA_ERROR_INVALID_VALUE;
-    return cuLaunchKernel(f, config->gridDimX, config->gridDimY, config->gridDimZ, config->blockDimX, config->blockDimY,
-                          config->blockDimZ, config->sharedMemBytes, config->hStream, kernelParams, extra);
+    if (config == nullptr || (config->numAttrs != 0 && config->attrs == nullptr)) return CUDA_ERROR_INVALID_VALUE;
+    fake_attrs attrs;
+    for (unsigned i = 0; i < config->numAttrs; ++i)
+        attrs[static_cast<int>(config->attrs[i].id)] = config->attrs[i].value;
+    return launch_with(f, config->gridDimX, config->gridDimY, config->gridDimZ, config->blockDimX, config->blockDimY,
+                       config->blockDimZ, config->hStream, kernelParams, extra, attrs);
 }
 
 FAKE_API CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
                                             unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
                                             unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
                                             void** kernelParams) {
-    return cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream,
-                          kernelParams, nullptr);
+    (void)sharedMemBytes;
+    fake_attrs attrs;  // what the driver gives the node of a captured cooperative launch
+    attrs[CU_LAUNCH_ATTRIBUTE_COOPERATIVE].cooperative = 1;
+    return launch_with(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, hStream, kernelParams, nullptr,
+                       attrs);
 }
 
 FAKE_API CUresult cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t* paramOffset, size_t* paramSize) {
@@ -1170,6 +1210,7 @@ struct fake_node {
     bool enabled = true;
     std::size_t id = 0;         // the same in a graph and its execs (cuGraphNodeSetEnabled)
     std::vector<void*> params;  // cuGraphKernelNodeGetParams's kernelParams, into args
+    fake_attrs attrs;           // a kernel node's (captured from cuLaunchKernelEx, or set)
 };
 struct fake_graph {
     std::map<std::size_t, fake_node> nodes;  // in order; a node's address is its handle
@@ -1187,7 +1228,7 @@ void run_node(const fake_node& n) {
             std::vector<void*> params;
             for (std::size_t off : n.offsets) params.push_back(const_cast<unsigned char*>(n.args.data()) + off);
             observe_launch(1);
-            n.f->fn(n.grid, n.block, params.data());
+            run_kernel(n.f, n.grid, n.block, params.data(), n.attrs);
             observe_launch(2);
             break;
         }
@@ -1223,7 +1264,7 @@ void set_kernel(fake_node& n, fake_function* fn, const unsigned grid[3], const u
 }  // namespace
 
 bool capture_launch(CUfunction f, const unsigned grid[3], const unsigned block[3], CUstream s, void** params,
-                    CUresult& r) {
+                    const fake_attrs& attrs, CUresult& r) {
     std::lock_guard lk(g_mutex);
     const auto it = g_capturing->find(reinterpret_cast<fake_stream*>(s));
     if (it == g_capturing->end()) return false;
@@ -1234,6 +1275,7 @@ bool capture_launch(CUfunction f, const unsigned grid[3], const unsigned block[3
     }
     fake_node n;
     set_kernel(n, fn, grid, block, params);
+    n.attrs = attrs;
     n.id = g_next_node_id++;
     it->second->add(std::move(n));
     r = CUDA_SUCCESS;
@@ -1492,6 +1534,32 @@ FAKE_API CUresult cuGraphAddEmptyNode(CUgraphNode* phGraphNode, CUgraph hGraph, 
     fake_node n;
     n.type = CU_GRAPH_NODE_TYPE_EMPTY;
     return add_node(phGraphNode, hGraph, std::move(n));
+}
+
+// A kernel node's attributes (an exec instantiated after a change has them; one before, not). An
+// attribute never set reads as zeros.
+FAKE_API CUresult cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr,
+                                                const CUkernelNodeAttrValue* value) {
+    if (hNode == nullptr || value == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    std::lock_guard lk(g_mutex);
+    auto* n = reinterpret_cast<fake_node*>(hNode);
+    if (n->type != CU_GRAPH_NODE_TYPE_KERNEL) return CUDA_ERROR_INVALID_VALUE;
+    n->attrs[static_cast<int>(attr)] = *value;
+    return CUDA_SUCCESS;
+}
+
+FAKE_API CUresult cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr,
+                                                CUkernelNodeAttrValue* value_out) {
+    if (hNode == nullptr || value_out == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    std::lock_guard lk(g_mutex);
+    const auto* n = reinterpret_cast<const fake_node*>(hNode);
+    if (n->type != CU_GRAPH_NODE_TYPE_KERNEL) return CUDA_ERROR_INVALID_VALUE;
+    const auto it = n->attrs.find(static_cast<int>(attr));
+    if (it != n->attrs.end())
+        *value_out = it->second;
+    else
+        std::memset(static_cast<void*>(value_out), 0, sizeof *value_out);
+    return CUDA_SUCCESS;
 }
 
 // hNode is the graph's node: the exec's node instantiated from it is the one changed.

@@ -12,7 +12,13 @@
  * An entry's `param_sizes` (a list of byte sizes ending with 0; null: not known) is what
  * cuFuncGetParamInfo reports (CUDA 12.4's, null: CUDA_ERROR_NOT_SUPPORTED, as from a driver that
  * cannot say) and what stream capture copies of a launch's parameters: a kernel without it cannot
- * be captured into a graph (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED). */
+ * be captured into a graph (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED).
+ *
+ * A kernel reads the launch attributes it runs with (cuLaunchKernelEx's; a graph kernel node's,
+ * captured or set with cuGraphKernelNodeSetAttribute) through the fake's export
+ * `int fake_cuda_launch_attribute(int id, void* value)`: the CUlaunchAttributeValue (64 bytes) of
+ * attribute `id` into `value` and 1, or zeros and 0 when the launch has none. A program finds it
+ * with dlsym on the library ENCORE_CUDA_DRIVER names. */
 #pragma once
 
 typedef void (*fake_cuda_kernel)(const unsigned grid[3], const unsigned block[3], void** params);
@@ -22,6 +28,8 @@ typedef struct fake_cuda_kernel_entry {
     fake_cuda_kernel fn;
     const unsigned* param_sizes;
 } fake_cuda_kernel_entry;
+
+typedef int (*fake_cuda_launch_attribute_fn)(int id, void* value);
 
 typedef struct fake_cuda_module {
     unsigned count;

@@ -13,6 +13,12 @@
 //     ABI (what a program built with CUDA 11 links) and its _v2, cuGraphExecUpdate's v1 and v2
 //     from cuGetProcAddress (asked for as CUDA 11.8 and 12.0 would); launched twice each: declined
 //     too. Kernel replay following the instantiated plan would double v[k] and leave u[k].
+//   - "attributes": seen(a) captured from cuLaunchKernelEx with cluster dimensions (2, 1, 1), then
+//     given priority 3 on its node, and seen(b) captured from cuLaunchCooperativeKernel, launched
+//     twice: replayed node by node, each node's launch given its attributes (seen writes what it
+//     was launched with);
+//   - "updatable": twice(t) captured from cuLaunchKernelEx as a device-updatable node, launched
+//     twice: declined (the device could change its parameters).
 // Prints its results and "graph_program: ok" when they are what one run of each graph launch
 // gives: replayed or not, the output must be the same.
 #include "fake_driver.h"
@@ -21,8 +27,12 @@
 
 #include <cuda.h>
 
+#include <dlfcn.h>
+
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <vector>
 
 constexpr const char* check_program = "graph_program";  // for CHECK (check_call.hpp)
@@ -53,6 +63,19 @@ void add_to(const unsigned[3], const unsigned[3], void** p) {
 }
 // c[0] += 1; params: unsigned* c.
 void bump(const unsigned[3], const unsigned[3], void** p) { ++**static_cast<unsigned**>(p[0]); }
+// The fake driver's view of the running launch's attributes (fake_driver.h).
+fake_cuda_launch_attribute_fn g_attribute = nullptr;
+// out[0..2] = cluster dimensions, out[3] = cooperative, out[4] = priority of this launch; params: unsigned* out.
+void seen(const unsigned[3], const unsigned[3], void** p) {
+    auto* out = *static_cast<unsigned**>(p[0]);
+    CUlaunchAttributeValue v;
+    g_attribute(CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, &v);
+    out[0] = v.clusterDim.x, out[1] = v.clusterDim.y, out[2] = v.clusterDim.z;
+    g_attribute(CU_LAUNCH_ATTRIBUTE_COOPERATIVE, &v);
+    out[3] = static_cast<unsigned>(v.cooperative);
+    g_attribute(CU_LAUNCH_ATTRIBUTE_PRIORITY, &v);
+    out[4] = static_cast<unsigned>(v.priority);
+}
 // x[i] *= 2; params: unsigned* x, unsigned n.
 void twice(const unsigned[3], const unsigned[3], void** p) {
     auto* x = *static_cast<unsigned**>(p[0]);
@@ -62,11 +85,12 @@ void twice(const unsigned[3], const unsigned[3], void** p) {
 constexpr unsigned ptr_u32[] = {8, 4, 0};
 constexpr unsigned ptr_ptr_u32[] = {8, 8, 4, 0};
 constexpr unsigned ptr_only[] = {8, 0};
-const fake_cuda_module g_module = {4,
+const fake_cuda_module g_module = {5,
                                    {{"triple", &triple, ptr_u32},
                                     {"add_to", &add_to, ptr_ptr_u32},
                                     {"bump", &bump, ptr_only},
-                                    {"twice", &twice, ptr_u32}}};
+                                    {"twice", &twice, ptr_u32},
+                                    {"seen", &seen, ptr_only}}};
 
 // cuGetProcAddress as a program built with CUDA `version` asks (cuda.h 12+ maps the name to the
 // 5-argument _v2).
@@ -89,16 +113,27 @@ std::uint64_t sum(const std::vector<unsigned>& v) {
 }  // namespace
 
 int main() {
+    const char* driver = std::getenv("ENCORE_CUDA_DRIVER");
+    void* fake = driver != nullptr ? ::dlopen(driver, RTLD_NOW) : nullptr;
+    g_attribute = fake != nullptr
+                      ? reinterpret_cast<fake_cuda_launch_attribute_fn>(::dlsym(fake, "fake_cuda_launch_attribute"))
+                      : nullptr;
+    if (g_attribute == nullptr) {
+        std::printf("graph_program: the fake driver's fake_cuda_launch_attribute not found (ENCORE_CUDA_DRIVER=%s)\n",
+                    driver != nullptr ? driver : "(unset)");
+        return 1;
+    }
     CUdevice dev;
     CUcontext ctx;
     CHECK(open_device0(dev, ctx));
     CUmodule mod;
     CHECK(cuModuleLoadData(&mod, &g_module));
-    CUfunction ftriple, fadd, fbump, ftwice;
+    CUfunction ftriple, fadd, fbump, ftwice, fseen;
     CHECK(cuModuleGetFunction(&ftriple, mod, "triple"));
     CHECK(cuModuleGetFunction(&fadd, mod, "add_to"));
     CHECK(cuModuleGetFunction(&fbump, mod, "bump"));
     CHECK(cuModuleGetFunction(&ftwice, mod, "twice"));
+    CHECK(cuModuleGetFunction(&fseen, mod, "seen"));
     CUstream stream;
     CHECK(cuStreamCreate(&stream, 0));
     unsigned n = 256;
@@ -235,11 +270,56 @@ int main() {
         CHECK(cuGraphDestroy(from));
     }
 
+    // "attributes" and "updatable".
+    CUdeviceptr da, db, dt;
+    for (CUdeviceptr* p : {&da, &db, &dt}) CHECK(cuMemAlloc(p, bytes));
+    for (CUdeviceptr p : {da, db}) CHECK(cuMemcpyHtoD(p, zero.data(), bytes));
+    CHECK(cuMemcpyHtoD(dt, y.data(), bytes));
+    CUlaunchAttribute attr{};
+    CUlaunchConfig cfg{};
+    cfg.gridDimX = cfg.gridDimY = cfg.gridDimZ = cfg.blockDimX = cfg.blockDimY = cfg.blockDimZ = 1;
+    cfg.hStream = stream, cfg.attrs = &attr, cfg.numAttrs = 1;
+    CUgraph attr_graph, updatable_graph;
+    {
+        void* pa[] = {&da};
+        void* pb[] = {&db};
+        attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+        attr.value.clusterDim.x = 2, attr.value.clusterDim.y = 1, attr.value.clusterDim.z = 1;
+        CHECK(cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_GLOBAL));
+        CHECK(cuLaunchKernelEx(&cfg, fseen, pa, nullptr));
+        CHECK(cuLaunchCooperativeKernel(fseen, 1, 1, 1, 1, 1, 1, 0, stream, pb));
+        CHECK(cuStreamEndCapture(stream, &attr_graph));
+    }
+    std::size_t two = 2;
+    CUgraphNode seen_nodes[2];
+    CHECK(cuGraphGetNodes(attr_graph, seen_nodes, &two));
+    CUkernelNodeAttrValue priority{};
+    priority.priority = 3;
+    CHECK(cuGraphKernelNodeSetAttribute(seen_nodes[0], CU_LAUNCH_ATTRIBUTE_PRIORITY, &priority));
+    CUgraphExec attr_exec;
+    CHECK(cuGraphInstantiateWithFlags(&attr_exec, attr_graph, 0));
+    CHECK(cuGraphDestroy(attr_graph));
+    {
+        void* pt[] = {&dt, &n};
+        attr = {};
+        attr.id = static_cast<CUlaunchAttributeID>(13);  // CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE (12.4)
+        attr.value.pad[0] = 1;                           // its deviceUpdatable (an int, first)
+        cfg.blockDimX = 64;
+        CHECK(cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_GLOBAL));
+        CHECK(cuLaunchKernelEx(&cfg, ftwice, pt, nullptr));
+        CHECK(cuStreamEndCapture(stream, &updatable_graph));
+    }
+    CUgraphExec updatable_exec;
+    CHECK(cuGraphInstantiateWithFlags(&updatable_exec, updatable_graph, 0));
+    CHECK(cuGraphDestroy(updatable_graph));
+
     for (int k = 0; k < 3; ++k) CHECK(cuGraphLaunch(main_exec, stream));
     for (int k = 0; k < 2; ++k) CHECK(cuGraphLaunch(host_exec, stream));
     for (int k = 0; k < 2; ++k) CHECK(cuGraphLaunch(updated_exec, stream));
     for (CUgraphExec e : changed)
         for (int k = 0; k < 2; ++k) CHECK(cuGraphLaunch(e, stream));
+    for (int k = 0; k < 2; ++k) CHECK(cuGraphLaunch(attr_exec, stream));
+    for (int k = 0; k < 2; ++k) CHECK(cuGraphLaunch(updatable_exec, stream));
     CHECK(cuStreamSynchronize(stream));
 
     std::vector<unsigned> ox(n), oz(n), ow(n), om(n), oy(n);
@@ -251,12 +331,16 @@ int main() {
     CHECK(cuMemcpyDtoH(oy.data(), dy, bytes));
     CHECK(cuMemcpyDtoH(&c, dc, 4));
     CHECK(cuMemcpyDtoH(&c2, dc2, 4));
-    std::vector<unsigned> ou(4 * n), ov(4 * n);
+    std::vector<unsigned> ou(4 * n), ov(4 * n), oa(5), ob(5), ot(n);
+    CHECK(cuMemcpyDtoH(oa.data(), da, 5 * 4));
+    CHECK(cuMemcpyDtoH(ob.data(), db, 5 * 4));
+    CHECK(cuMemcpyDtoH(ot.data(), dt, bytes));
     CHECK(cuMemcpyDtoH(ou.data(), du, 4 * bytes));
     CHECK(cuMemcpyDtoH(ov.data(), dv, 4 * bytes));
-    for (CUgraphExec e : {main_exec, host_exec, updated_exec, changed[0], changed[1], changed[2], changed[3]})
+    for (CUgraphExec e :
+         {main_exec, host_exec, updated_exec, changed[0], changed[1], changed[2], changed[3], attr_exec, updatable_exec})
         CHECK(cuGraphExecDestroy(e));
-    for (CUdeviceptr p : {dx, dz, dw, dm, dy, dc, dc2, du, dv}) CHECK(cuMemFree(p));
+    for (CUdeviceptr p : {dx, dz, dw, dm, dy, dc, dc2, du, dv, da, db, dt}) CHECK(cuMemFree(p));
     CHECK(cuStreamDestroy(stream));
     CHECK(cuModuleUnload(mod));
     CHECK(cuDevicePrimaryCtxRelease(dev));
@@ -273,8 +357,12 @@ int main() {
     for (unsigned i = 0; i < n; ++i) wy[i] *= 4;
     std::vector<unsigned> wu = u;
     for (unsigned& e : wu) e *= 4;
-    const bool ok = ox == wx && oz == wz && ow == ww && om == wm && oy == wy && ou == wu && ov == v && c == 6 &&
-                    c2 == 2 && host_calls == 2;
+    const std::vector<unsigned> wa = {2, 1, 1, 0, 3}, wb = {0, 0, 0, 1, 0};
+    const bool ok = ox == wx && oz == wz && ow == ww && om == wm && oy == wy && ou == wu && ov == v && oa == wa &&
+                    ob == wb && ot == wy && c == 6 && c2 == 2 && host_calls == 2;
+    std::printf("graph_program: seen(a) cluster=(%u,%u,%u) cooperative=%u priority=%u, seen(b) cluster=(%u,%u,%u) "
+                "cooperative=%u priority=%u\n",
+                oa[0], oa[1], oa[2], oa[3], oa[4], ob[0], ob[1], ob[2], ob[3], ob[4]);
     std::printf("graph_program: x=%llu z=%llu w=%llu m=%llu y=%llu u=%llu v=%llu c=%u c2=%u host_calls=%u\n",
                 static_cast<unsigned long long>(sum(ox)), static_cast<unsigned long long>(sum(oz)),
                 static_cast<unsigned long long>(sum(ow)), static_cast<unsigned long long>(sum(om)),
