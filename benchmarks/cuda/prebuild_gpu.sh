@@ -9,7 +9,8 @@
 # time saved per machine start. NCCL's check (nccl_check.sh: HIP headers from .device-deps) still
 # builds there. The repository must be at the same path on both machines.
 #   prebuild_gpu.sh trace: only build-gpu-trace, what trace_gpt2.sh and trace_multiproc.sh run
-#   (encore-trace's CUDA-only record path and the bare CUPTI subscriber), carry ["build-gpu-trace"].
+#   (encore-trace's CUDA-only record path and the bare CUPTI subscriber), and encore-replay's tool
+#   with programs/graph_nodes_check.cu (graph node replay on a real driver), carry ["build-gpu-trace"].
 # Libraries the builds link that a GPU machine lacks (libfmt) travel in each folder's runtime-libs/.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -39,6 +40,8 @@ if [[ ${1:-all} == trace ]]; then
     source benchmarks/cuda/common.sh
     build_trace_front_end
     build_cupti_subscriber
+    build_cuda_only examples/libencore_replay_bench.so
+    "$CUDA_HOME/bin/nvcc" -arch=sm_90 -o "$B/graph_nodes_check" benchmarks/cuda/programs/graph_nodes_check.cu -lcuda
     prune "$B"
     exit 0
 fi
