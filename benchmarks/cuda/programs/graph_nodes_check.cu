@@ -26,13 +26,13 @@ __global__ void where(unsigned* out) {
     if (threadIdx.x == 0) out[blockIdx.x] = cg::this_cluster().num_blocks();
 }
 
-#define CHECK(x)                                                                             \
-    do {                                                                                     \
-        const auto r_ = (x);                                                                 \
-        if (static_cast<int>(r_) != 0) {                                                     \
-            std::printf("graph_nodes_check: %s failed: %d\n", #x, static_cast<int>(r_));     \
-            return 1;                                                                        \
-        }                                                                                    \
+#define CHECK(x)                                                                         \
+    do {                                                                                 \
+        const auto r_ = (x);                                                             \
+        if (static_cast<int>(r_) != 0) {                                                 \
+            std::printf("graph_nodes_check: %s failed: %d\n", #x, static_cast<int>(r_)); \
+            return 1;                                                                    \
+        }                                                                                \
     } while (0)
 
 namespace {
