@@ -1,6 +1,7 @@
 // src/cuda/driver.cpp — cuGetProcAddress (encore's wrappers for what the driver hands out) and
 // encore's initialization as seen from CUDA: the load constructor, RUNTIME_INITIALIZATION.
 #include "driver.hpp"
+#include "exec_hooks.hpp"
 #include "real.hpp"
 
 #include "core/kinds.hpp"
@@ -99,7 +100,8 @@ const address_map& addresses() {
 
 // What the program gets for a function the driver handed out: encore's wrapper when the address
 // is one of the driver's exported functions encore has a prototype for (the export's name fixes
-// the ABI), the hook of one that changes a graph exec without one (real.hpp), else the real pointer.
+// the ABI), the hook of one that changes a graph exec without one (exec_hooks.hpp), else the real
+// pointer.
 void* substitute(void* real);
 
 }  // namespace
@@ -147,8 +149,8 @@ void* substitute(void* real) {
     if (real == a.getproc_v1) return reinterpret_cast<void*>(&encore_getproc_v1);
     if (real == a.getproc_v2) return reinterpret_cast<void*>(&encore_getproc_v2);
     const auto it = a.ops.find(real);
-    if (it == a.ops.end()) {                  // not an export encore has a prototype for: untraced
-        void* hook = exec_change_hook(real);  // unless it changes a graph exec
+    if (it == a.ops.end()) {                     // not an export encore has a prototype for: untraced
+        void* hook = exec_hooks::hook_of(real);  // unless it changes a graph exec
         return hook != nullptr ? hook : real;
     }
     // Choosing the target (the replay layer or not) needs the tools' final configuration: until
@@ -173,6 +175,7 @@ void deliver_runtime_initialization() noexcept {
     core::add_producer(tracing::produced_by::cuda);
     core::range_replay::backend_available();  // ranges record on CUDA (range_replay.cpp)
     bind_forwarded_exports();
+    exec_hooks::bind();
 }
 
 }  // namespace

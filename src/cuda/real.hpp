@@ -5,22 +5,23 @@
 
 #include <cuda.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <string_view>
 
 namespace encore::cuda {
 
 /// The real driver's function `name`, or null (also when there is no driver).
 void* find_original(const char* name) noexcept;
 /// Points the driver's exports encore does not trace (forward_exports.inc, and the ops this
-/// build's cuda.h lacks) at the real functions; called when the library loads. Those among them
-/// that change a graph exec after instantiation (the v1 cuGraphExecUpdate and
-/// cuGraphExecKernelNodeSetParams; graph_update ops without a prototype) go through a hook that
-/// declines the exec's graph plan first (graph_nodes::on_update).
+/// build's cuda.h lacks) at the real functions; called when the library loads.
 void bind_forwarded_exports() noexcept;
-/// The hook bound to the driver's function `real` (one of those above), for cuGetProcAddress to
-/// hand out in its place; null when `real` has none.
-void* exec_change_hook(void* real) noexcept;
+/// Where the jump of forwarded export `name` (forward_exports.inc) goes, or of op `op` when this
+/// build's cuda.h lacks it: the slot, bound to the driver's function (exec_hooks.cpp points a few
+/// elsewhere, at load); null for another name or op, or one the driver does not have.
+void** forward_slot(std::string_view name) noexcept;
+void** unavailable_slot(std::size_t op) noexcept;
 
 template <class F>
 F real_fn(const char* name) noexcept {
