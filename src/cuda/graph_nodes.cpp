@@ -246,10 +246,14 @@ bool ordered_nodes(CUgraph g, plan& p, std::vector<CUgraphNode>& out) {
 // The launch attributes (CUlaunchAttributeID) a kernel node can have that a launch takes too:
 // access policy window, cooperative, cluster dimensions, cluster scheduling preference, priority,
 // memory synchronization domain, preferred cluster dimensions (CUDA 12.8), NVLink-centric
-// scheduling (CUDA 13). An attribute never set reads as zeros, its default; an id the driver
-// does not know is refused: not set either. Not the domain map (9): see the top.
+// scheduling (CUDA 13). An attribute never set reads as zeros, its default, but for the cluster
+// scheduling preference: a node nothing set reads CU_CLUSTER_SCHEDULING_POLICY_SPREAD (1) on
+// driver 580.159.04 (benchmarks/cuda/graph_nodes_check.sh), the policy a launch without the
+// attribute gets too, so that value is not carried either. An id the driver does not know is
+// refused (11 and 16 there): not set. Not the domain map (9, read as {0, 1}): see the top.
 constexpr int carried_attributes[] = {1, 2, 4, 5, 8, 10, 11, 16};
 constexpr int cluster_dimension_attribute = 4;
+constexpr int cluster_scheduling_attribute = 5;
 constexpr int device_updatable_attribute = 13;  // graphs only (CUDA 12.4)
 
 /// Whether `f` was compiled with its cluster size (__cluster_dims__:
@@ -263,14 +267,16 @@ bool compiled_cluster(CUfunction f) noexcept {
            d.func_attribute(&width, static_cast<CUfunction_attribute>(11), f) == CUDA_SUCCESS && width > 0;
 }
 
-/// Whether the node's attribute `id` is set (its value not all zeros), into `out`.
+/// Whether the node's attribute `id` is set (its value not what a node nothing set reads), into `out`.
 bool node_attribute(CUgraphNode gn, int id, CUlaunchAttributeValue& out) noexcept {
     const auto& d = drv();
     out = {};
     if (d.node_attribute == nullptr || d.node_attribute(gn, static_cast<CUkernelNodeAttrID>(id), &out) != CUDA_SUCCESS)
         return false;
-    const auto* b = reinterpret_cast<const unsigned char*>(&out);
-    return std::any_of(b, b + sizeof out, [](unsigned char c) { return c != 0; });
+    CUlaunchAttributeValue unset{};
+    if (id == cluster_scheduling_attribute)
+        unset.clusterSchedulingPolicyPreference = static_cast<CUclusterSchedulingPolicy>(1);
+    return std::memcmp(&out, &unset, sizeof out) != 0;
 }
 
 /// The node's launch attributes a launch must be given, into `k` (a reason when it cannot be).

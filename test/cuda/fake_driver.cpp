@@ -1537,7 +1537,9 @@ FAKE_API CUresult cuGraphAddEmptyNode(CUgraphNode* phGraphNode, CUgraph hGraph, 
 }
 
 // A kernel node's attributes (an exec instantiated after a change has them; one before, not). An
-// attribute never set reads as zeros.
+// attribute never set reads as zeros, but for two that driver 580.159.04 reads otherwise on a node
+// nothing set (benchmarks/cuda/graph_nodes_check.sh): the cluster scheduling preference (5) reads
+// 1 (SPREAD), the memory synchronization domain map (9) {0, 1}.
 FAKE_API CUresult cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr,
                                                 const CUkernelNodeAttrValue* value) {
     if (hNode == nullptr || value == nullptr) return CUDA_ERROR_INVALID_VALUE;
@@ -1555,10 +1557,15 @@ FAKE_API CUresult cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeA
     const auto* n = reinterpret_cast<const fake_node*>(hNode);
     if (n->type != CU_GRAPH_NODE_TYPE_KERNEL) return CUDA_ERROR_INVALID_VALUE;
     const auto it = n->attrs.find(static_cast<int>(attr));
-    if (it != n->attrs.end())
+    if (it != n->attrs.end()) {
         *value_out = it->second;
-    else
-        std::memset(static_cast<void*>(value_out), 0, sizeof *value_out);
+        return CUDA_SUCCESS;
+    }
+    std::memset(static_cast<void*>(value_out), 0, sizeof *value_out);
+    if (attr == CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE)
+        value_out->clusterSchedulingPolicyPreference = CU_CLUSTER_SCHEDULING_POLICY_SPREAD;
+    if (static_cast<int>(attr) == 9)  // CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP (12.0): {default_, remote}
+        reinterpret_cast<unsigned char*>(value_out)[1] = 1;
     return CUDA_SUCCESS;
 }
 

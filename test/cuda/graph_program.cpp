@@ -65,7 +65,8 @@ void add_to(const unsigned[3], const unsigned[3], void** p) {
 void bump(const unsigned[3], const unsigned[3], void** p) { ++**static_cast<unsigned**>(p[0]); }
 // The fake driver's view of the running launch's attributes (fake_driver.h).
 fake_cuda_launch_attribute_fn g_attribute = nullptr;
-// out[0..2] = cluster dimensions, out[3] = cooperative, out[4] = priority of this launch; params: unsigned* out.
+// out[0..2] = cluster dimensions, out[3] = cooperative, out[4] = priority, out[5] = cluster
+// scheduling preference of this launch (0: none given); params: unsigned* out.
 void seen(const unsigned[3], const unsigned[3], void** p) {
     auto* out = *static_cast<unsigned**>(p[0]);
     CUlaunchAttributeValue v;
@@ -75,6 +76,8 @@ void seen(const unsigned[3], const unsigned[3], void** p) {
     out[3] = static_cast<unsigned>(v.cooperative);
     g_attribute(CU_LAUNCH_ATTRIBUTE_PRIORITY, &v);
     out[4] = static_cast<unsigned>(v.priority);
+    g_attribute(CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE, &v);
+    out[5] = static_cast<unsigned>(v.clusterSchedulingPolicyPreference);
 }
 // x[i] *= 2; params: unsigned* x, unsigned n.
 void twice(const unsigned[3], const unsigned[3], void** p) {
@@ -331,9 +334,9 @@ int main() {
     CHECK(cuMemcpyDtoH(oy.data(), dy, bytes));
     CHECK(cuMemcpyDtoH(&c, dc, 4));
     CHECK(cuMemcpyDtoH(&c2, dc2, 4));
-    std::vector<unsigned> ou(4 * n), ov(4 * n), oa(5), ob(5), ot(n);
-    CHECK(cuMemcpyDtoH(oa.data(), da, 5 * 4));
-    CHECK(cuMemcpyDtoH(ob.data(), db, 5 * 4));
+    std::vector<unsigned> ou(4 * n), ov(4 * n), oa(6), ob(6), ot(n);
+    CHECK(cuMemcpyDtoH(oa.data(), da, 6 * 4));
+    CHECK(cuMemcpyDtoH(ob.data(), db, 6 * 4));
     CHECK(cuMemcpyDtoH(ot.data(), dt, bytes));
     CHECK(cuMemcpyDtoH(ou.data(), du, 4 * bytes));
     CHECK(cuMemcpyDtoH(ov.data(), dv, 4 * bytes));
@@ -357,12 +360,14 @@ int main() {
     for (unsigned i = 0; i < n; ++i) wy[i] *= 4;
     std::vector<unsigned> wu = u;
     for (unsigned& e : wu) e *= 4;
-    const std::vector<unsigned> wa = {2, 1, 1, 0, 3}, wb = {0, 0, 0, 1, 0};
+    // A node's scheduling preference reads SPREAD when nothing set it (as on the driver): not
+    // given to a launch, so the kernel sees none.
+    const std::vector<unsigned> wa = {2, 1, 1, 0, 3, 0}, wb = {0, 0, 0, 1, 0, 0};
     const bool ok = ox == wx && oz == wz && ow == ww && om == wm && oy == wy && ou == wu && ov == v && oa == wa &&
                     ob == wb && ot == wy && c == 6 && c2 == 2 && host_calls == 2;
-    std::printf("graph_program: seen(a) cluster=(%u,%u,%u) cooperative=%u priority=%u, seen(b) cluster=(%u,%u,%u) "
-                "cooperative=%u priority=%u\n",
-                oa[0], oa[1], oa[2], oa[3], oa[4], ob[0], ob[1], ob[2], ob[3], ob[4]);
+    std::printf("graph_program: seen(a) cluster=(%u,%u,%u) cooperative=%u priority=%u scheduling=%u, seen(b) "
+                "cluster=(%u,%u,%u) cooperative=%u priority=%u scheduling=%u\n",
+                oa[0], oa[1], oa[2], oa[3], oa[4], oa[5], ob[0], ob[1], ob[2], ob[3], ob[4], ob[5]);
     std::printf("graph_program: x=%llu z=%llu w=%llu m=%llu y=%llu u=%llu v=%llu c=%u c2=%u host_calls=%u\n",
                 static_cast<unsigned long long>(sum(ox)), static_cast<unsigned long long>(sum(oz)),
                 static_cast<unsigned long long>(sum(ow)), static_cast<unsigned long long>(sum(om)),
