@@ -23,7 +23,8 @@ check() {  # NAME COMMAND...
     "$R" --backend cuda -n 3 --verify "$@" > "$work/$name.replayed" 2> "$work/$name.err"
     local rc=$?
     cat "$work/$name.bare"
-    grep -A12 -E "^ *dispatches +passes" "$work/$name.err" | head -20
+    # The exit table whole: its header, then rows (a count first) until the first other line.
+    awk '/^ *dispatches +passes/ {t = 1; print; next} t && $1 ~ /^[0-9]+$/ {print; next} {t = 0}' "$work/$name.err"
     grep -E "runs whole|warn" "$work/$name.err" | sort | uniq -c | head -5
     if [[ $rc_bare == 0 && $rc == 0 ]] && cmp -s "$work/$name.bare" "$work/$name.replayed"; then
         echo "PASS: $name: replayed output identical to the bare run's"
