@@ -29,9 +29,7 @@ constexpr std::size_t graph_update_ops = [] {
     for (const auto& r : roles) n += r.role == role::graph_update ? 1 : 0;
     return n;
 }();
-constexpr std::size_t slots = 12;
-static_assert(graph_update_ops + std::size(v1_exec_changes) <= slots,
-              "exec_hooks.cpp: more exports change a graph exec than there are hooks (slots)");
+constexpr std::size_t slots = graph_update_ops + std::size(v1_exec_changes);  // one hook each at most
 
 // The driver's function each hook calls; written at load only (bind).
 std::array<void*, slots> g_real{};
@@ -58,7 +56,7 @@ constexpr auto g_hook_fns = []<std::size_t... K>(std::index_sequence<K...>) {
 // The slot's jump goes to a new hook, which calls what the slot held.
 void take(void** slot) noexcept {
     if (slot == nullptr) return;      // not a trampoline here, or the driver lacks it
-    const std::size_t k = g_hooks++;  // within the slots: the static_assert above
+    const std::size_t k = g_hooks++;  // within the slots: bind() takes each export once
     g_real[k] = *slot;
     *slot = reinterpret_cast<void*>(g_hook_fns[k]);
 }

@@ -25,6 +25,7 @@
 // domains; a replayed node runs with the default map).
 #include "graph_nodes.hpp"
 
+#include "kernels.hpp"
 #include "real.hpp"
 #include "tracker.hpp"
 
@@ -145,8 +146,6 @@ struct graph_driver {
         real_fn<decltype(node_attribute)>("cuGraphKernelNodeGetAttribute");
     CUresult (*launch_ex)(const CUlaunchConfig*, CUfunction, void**,
                           void**) = real_fn<decltype(launch_ex)>("cuLaunchKernelEx");
-    CUresult (*func_attribute)(int*, CUfunction_attribute,
-                               CUfunction) = real_fn<decltype(func_attribute)>("cuFuncGetAttribute");
 };
 const graph_driver& drv() noexcept {
     static const graph_driver d;
@@ -261,10 +260,7 @@ constexpr int device_updatable_attribute = 13;  // graphs only (CUDA 12.4)
 /// the node's cluster dimension (the compiled one) is not passed to the launch. False when the
 /// driver cannot say (a CUkernel handle, a driver before CUDA 11.8).
 bool compiled_cluster(CUfunction f) noexcept {
-    int width = 0;
-    const auto& d = drv();
-    return d.func_attribute != nullptr &&
-           d.func_attribute(&width, static_cast<CUfunction_attribute>(11), f) == CUDA_SUCCESS && width > 0;
+    return kernels::attribute(f, static_cast<CUfunction_attribute>(11)) > 0;
 }
 
 /// Whether the node's attribute `id` is set (its value not what a node nothing set reads), into `out`.

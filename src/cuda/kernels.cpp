@@ -82,14 +82,14 @@ std::string name_of(CUfunction f) noexcept {
     return {};
 }
 
+}  // namespace
+
 std::uint32_t attribute(CUfunction f, CUfunction_attribute a) noexcept {
     int v = 0;
     const auto& d = names();
     if (d.func_attribute == nullptr || d.func_attribute(&v, a, f) != CUDA_SUCCESS || v < 0) return 0;
     return static_cast<std::uint32_t>(v);
 }
-
-}  // namespace
 
 bool configured() noexcept { return configured_operations(kind::code_object)[register_op]; }
 

@@ -6,6 +6,8 @@
 
 #include <cuda.h>
 
+#include <cstdint>
+
 namespace encore::cuda::kernels {
 
 /// Whether a context asked for kernel symbol records (the launch layer is needed for them).
@@ -16,5 +18,7 @@ void announce(CUfunction f) noexcept;
 /// A module or library was unloaded: its handles may come back as other functions, so every
 /// function is reported again at its next launch.
 void on_unload() noexcept;
+/// `f`'s attribute `a` (cuFuncGetAttribute); 0 when the driver cannot say or it is negative.
+std::uint32_t attribute(CUfunction f, CUfunction_attribute a) noexcept;
 
 }  // namespace encore::cuda::kernels
