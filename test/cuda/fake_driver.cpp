@@ -1569,19 +1569,25 @@ FAKE_API CUresult cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeA
     return CUDA_SUCCESS;
 }
 
-// hNode is the graph's node: the exec's node instantiated from it is the one changed.
-FAKE_API CUresult cuGraphNodeSetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled) {
-    if (hNode == nullptr) return CUDA_ERROR_INVALID_VALUE;
-    std::lock_guard lk(g_mutex);
+namespace {
+// The node of exec `hGraphExec` instantiated from the graph's node `hNode` (the exec's setters take
+// the graph's node), or null; under g_mutex.
+fake_node* exec_node(CUgraphExec hGraphExec, CUgraphNode hNode) {
     auto* exec = reinterpret_cast<fake_graph*>(hGraphExec);
-    if (g_execs->count(exec) == 0) return CUDA_ERROR_INVALID_VALUE;
+    if (hNode == nullptr || g_execs->count(exec) == 0) return nullptr;
     const std::size_t id = reinterpret_cast<const fake_node*>(hNode)->id;
     for (auto& [i, n] : exec->nodes)
-        if (n.id == id) {
-            n.enabled = isEnabled != 0;
-            return CUDA_SUCCESS;
-        }
-    return CUDA_ERROR_INVALID_VALUE;
+        if (n.id == id) return &n;
+    return nullptr;
+}
+}  // namespace
+
+FAKE_API CUresult cuGraphNodeSetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled) {
+    std::lock_guard lk(g_mutex);
+    fake_node* n = exec_node(hGraphExec, hNode);
+    if (n == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    n->enabled = isEnabled != 0;
+    return CUDA_SUCCESS;
 }
 
 // ---- changing an exec: cuGraphExecKernelNodeSetParams and cuGraphExecUpdate, both ABIs ----------
@@ -1595,18 +1601,14 @@ CUresult set_exec_kernel(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_K
     if (hNode == nullptr || p == nullptr || p->func == nullptr || p->kernelParams == nullptr)
         return CUDA_ERROR_INVALID_VALUE;
     std::lock_guard lk(g_mutex);
-    auto* exec = reinterpret_cast<fake_graph*>(hGraphExec);
     auto* fn = reinterpret_cast<fake_function*>(p->func);
-    if (g_execs->count(exec) == 0 || fn->param_sizes == nullptr) return CUDA_ERROR_INVALID_VALUE;
-    const std::size_t id = reinterpret_cast<const fake_node*>(hNode)->id;
-    for (auto& [i, n] : exec->nodes)
-        if (n.id == id && n.type == CU_GRAPH_NODE_TYPE_KERNEL) {
-            const unsigned grid[3] = {p->gridDimX, p->gridDimY, p->gridDimZ};
-            const unsigned block[3] = {p->blockDimX, p->blockDimY, p->blockDimZ};
-            set_kernel(n, fn, grid, block, p->kernelParams);
-            return CUDA_SUCCESS;
-        }
-    return CUDA_ERROR_INVALID_VALUE;
+    fake_node* n = exec_node(hGraphExec, hNode);
+    if (n == nullptr || n->type != CU_GRAPH_NODE_TYPE_KERNEL || fn->param_sizes == nullptr)
+        return CUDA_ERROR_INVALID_VALUE;
+    const unsigned grid[3] = {p->gridDimX, p->gridDimY, p->gridDimZ};
+    const unsigned block[3] = {p->blockDimX, p->blockDimY, p->blockDimZ};
+    set_kernel(*n, fn, grid, block, p->kernelParams);
+    return CUDA_SUCCESS;
 }
 CUresult update_exec(CUgraphExec hGraphExec, CUgraph hGraph) {
     std::lock_guard lk(g_mutex);

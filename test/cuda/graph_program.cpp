@@ -209,14 +209,18 @@ int main() {
     CHECK(cuGraphInstantiateWithFlags(&host_exec, host_graph, 0));
     CHECK(cuGraphDestroy(host_graph));
 
-    // "updated": one kernel, the exec changed after instantiation.
-    CUgraph updated_graph;
-    {
-        void* dbl[] = {&dy, &n};
+    // A new graph of twice(p): "updated" and "changed".
+    const auto capture_twice = [&](CUdeviceptr p, CUgraph& g) -> int {  // 1 when a call failed (CHECK)
+        void* dbl[] = {&p, &n};
         CHECK(cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_GLOBAL));
         CHECK(cuLaunchKernel(ftwice, 1, 1, 1, 64, 1, 1, 0, stream, dbl, nullptr));
-        CHECK(cuStreamEndCapture(stream, &updated_graph));
-    }
+        CHECK(cuStreamEndCapture(stream, &g));
+        return 0;
+    };
+
+    // "updated": one kernel, the exec changed after instantiation.
+    CUgraph updated_graph;
+    if (capture_twice(dy, updated_graph) != 0) return 1;
     std::size_t count = 1;
     CHECK(cuGraphGetNodes(updated_graph, &node, &count));
     CUgraphExec updated_exec;
@@ -232,13 +236,6 @@ int main() {
     for (unsigned i = 0; i < 4 * n; ++i) u[i] = i % 3 + 1, v[i] = i % 11 + 2;
     CHECK(cuMemcpyHtoD(du, u.data(), 4 * bytes));
     CHECK(cuMemcpyHtoD(dv, v.data(), 4 * bytes));
-    const auto capture_twice = [&](CUdeviceptr p, CUgraph& g) -> int {  // 1 when a call failed (CHECK)
-        void* dbl[] = {&p, &n};
-        CHECK(cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_GLOBAL));
-        CHECK(cuLaunchKernel(ftwice, 1, 1, 1, 64, 1, 1, 0, stream, dbl, nullptr));
-        CHECK(cuStreamEndCapture(stream, &g));
-        return 0;
-    };
     CUgraphExec changed[4];
     for (unsigned k = 0; k < 4; ++k) {
         const CUdeviceptr uk = du + k * bytes, vk = dv + k * bytes;
