@@ -2,8 +2,9 @@
 # encore-trace's record path on a GPT-2 training loop (a machine with an NVIDIA GPU, PyTorch and
 # transformers; not CI):
 #   benchmarks/cuda/trace_gpt2.sh [BUILD_DIR]     (default build-gpu-trace; exits 1 on any FAIL)
-# programs/gpt2_train.py (random weights, 4 layers, deterministic), rounds (ROUNDS, default 3) taking turns:
-# bare; torch.profiler (CPU and CUDA activities); encore-trace --kernel-trace -f rocpd with
+# programs/gpt2_train.py (random weights, 4 layers, deterministic), run these ways ("cases"):
+# bare; "bare2", a second bare process (an A/A pair: what the method resolves); torch.profiler
+# (CPU and CUDA activities, "prof"); encore-trace --kernel-trace -f rocpd with
 # ENCORE_CUDA_DISPATCH_TIMING=events (kernel times from CUDA events, "kernel"); the same with
 # encore-trace's default (auto: times from CUPTI's records, "cupti");
 # encore-trace --runtime-trace -f rocpd (the driver API, markers, kernels, copies, allocations);
@@ -11,10 +12,16 @@
 # "legacy", the first tool's format, on the record path since 0f41146); "sub": a bare CUPTI kernel
 # subscriber preloaded into the program, no encore (cupti_subscriber.cpp: what CUPTI's records
 # alone cost the loop, beside "cupti", whose launches CUPTI times the same way).
-# CASES (default "bare prof kernel cupti runtime legacy sub") picks the cases; bare always runs.
-# The order of the cases turns by one each round, so that none always follows the same one.
+# CASES (default "bare2 prof kernel cupti runtime legacy sub") picks the cases; bare always runs.
+# MODE=interleaved (the default): one process per case, started and warmed up once, side by side;
+# then BLOCKS (default 12) blocks in which each case runs STEPS (default 5) steps in turn while the
+# others wait idle, the order turning by one each block (interleave.py). Each case's ratio to
+# bare is taken block by block ("PAIRED"), so the host's drift, which moved a bare run's median
+# step 13-27 ms between runs minutes apart, falls on both sides of every ratio.
+# MODE=rounds: a fresh process per case and round, ROUNDS (default 3) rounds of STEPS (default 20)
+# steps, the order turning by one each round; ratios of the medians of the rounds' medians.
 # "cupti" runs with ENCORE_CUPTI_STATS=1: its log says how many launches CUPTI's records timed.
-# Prints each run's median step time, the medians' ratios to bare, and checks: the final loss
+# Prints each case's median step time, the ratios to bare, and checks: the final loss
 # equals the bare run's; every kernel torch.profiler counts in the timed steps is in the rocpd
 # database (the kernels whose GPU start lies in the steps' window), each with a name.
 set -uo pipefail
@@ -23,7 +30,7 @@ cd "$root"
 B=${1:-build-gpu-trace}
 source benchmarks/cuda/common.sh
 build_trace_front_end || exit 1
-known="prof kernel cupti runtime legacy sub"
+known="bare2 prof kernel cupti runtime legacy sub"
 cases=(bare)
 for c in ${CASES:-$known}; do
     [[ $c == bare ]] && continue
@@ -37,30 +44,48 @@ work=$(mktemp -d)
 export CUBLAS_WORKSPACE_CONFIG=:4096:8
 field() { grep -E "^$1=" "$2" | tail -1 | cut -d= -f2; }
 
-# ROUNDS (default 3) and STEPS (timed steps per run, default 20): the machine's noise between
-# runs (a bare step's median moved 16-22 ms in one call) asks for more of both.
-rounds=${ROUNDS:-3}
-steps=${STEPS:-20}
-run_case() {  # CASE ROUND
-    local c=$1 round=$2 out="$work/$1_$2"
+mode=${MODE:-interleaved}
+command_of() {  # CASE OUT [ARGS...]: the shell command that runs the program as CASE, records in OUT
+    local c=$1 o t p
+    o=$(printf %q "$2") t=$(printf %q "$trace")
+    shift 2
+    p="python3 $(printf '%q ' "$prog" "$@")"
     case $c in
-        bare) python3 "$prog" --steps "$steps" ;;
-        prof) python3 "$prog" --steps "$steps" --profile ;;
-        kernel) ENCORE_CUDA_DISPATCH_TIMING=events "$trace" --kernel-trace --quiet -d "$out" -f rocpd -- \
-            python3 "$prog" --steps "$steps" ;;
-        cupti) ENCORE_CUPTI_STATS=1 "$trace" --kernel-trace --quiet -d "$out" -f rocpd -- python3 "$prog" --steps "$steps" ;;
-        runtime) "$trace" --runtime-trace --quiet -d "$out" -f rocpd -- python3 "$prog" --steps "$steps" ;;
-        legacy) "$trace" --quiet -o "$out" -- python3 "$prog" --steps "$steps" ;;
-        sub) LD_PRELOAD="$root/$B/libcupti_subscriber.so" python3 "$prog" --steps "$steps" ;;
-    esac > "$work/${c}_$round.txt" 2> "$work/${c}_$round.err"
+        bare | bare2) echo "$p" ;;
+        prof) echo "$p --profile" ;;
+        kernel) echo "ENCORE_CUDA_DISPATCH_TIMING=events $t --kernel-trace --quiet -d $o -f rocpd -- $p" ;;
+        cupti) echo "ENCORE_CUPTI_STATS=1 $t --kernel-trace --quiet -d $o -f rocpd -- $p" ;;
+        runtime) echo "$t --runtime-trace --quiet -d $o -f rocpd -- $p" ;;
+        legacy) echo "$t --quiet -o $o -- $p" ;;
+        sub) echo "LD_PRELOAD=$(printf %q "$root/$B/libcupti_subscriber.so") $p" ;;
+    esac
 }
-n=${#cases[@]}
-for round in $(seq "$rounds"); do
-    for i in $(seq 0 $((n - 1))); do run_case "${cases[$(((i + round - 1) % n))]}" "$round"; done
-    for c in "${cases[@]}"; do
-        echo "round $round $c: median_step_ms=$(field median_step_ms "$work/${c}_$round.txt") final_loss=$(field final_loss "$work/${c}_$round.txt")"
+if [[ $mode == interleaved ]]; then
+    rounds=1
+    specs=()
+    for c in "${cases[@]}"; do specs+=("$c=$(command_of "$c" "$work/${c}_1" --serve)"); done
+    python3 benchmarks/cuda/interleave.py --work "$work" --blocks "${BLOCKS:-12}" --steps "${STEPS:-5}" "${specs[@]}"
+    interleave_status=$?
+elif [[ $mode == rounds ]]; then
+    # ROUNDS (default 3) and STEPS (timed steps per run, default 20): the machine's noise between
+    # runs (a bare step's median moved 16-22 ms in one call) asks for more of both.
+    rounds=${ROUNDS:-3}
+    n=${#cases[@]}
+    for round in $(seq "$rounds"); do
+        for i in $(seq 0 $((n - 1))); do
+            c=${cases[$(((i + round - 1) % n))]}
+            bash -c "$(command_of "$c" "$work/${c}_$round" --steps "${STEPS:-20}")" \
+                > "$work/${c}_$round.txt" 2> "$work/${c}_$round.err"
+        done
+        for c in "${cases[@]}"; do
+            echo "round $round $c: median_step_ms=$(field median_step_ms "$work/${c}_$round.txt") final_loss=$(field final_loss "$work/${c}_$round.txt")"
+        done
     done
-done
+    interleave_status=0
+else
+    echo "FAIL: unknown MODE $mode (interleaved or rounds)"
+    exit 1
+fi
 for c in kernel cupti runtime legacy sub; do [[ -f $work/${c}_1.err ]] && tail -3 "$work/${c}_1.err"; done
 
 python3 - "$work" "$rounds" "${cases[@]}" <<'PY'
@@ -76,7 +101,7 @@ for c in cases:
     vals = [float(field(f"{work}/{c}_{r}.txt", "median_step_ms") or "nan") for r in rounds]
     med[c] = statistics.median(vals)
     print(f"{c:8s} median of rounds' median step: {med[c]:.3f} ms  ({', '.join(f'{v:.3f}' for v in vals)})")
-for c in cases[1:]:
+for c in cases[1:]:  # interleaved: one "round", the median of all its steps (PAIRED above is the figure)
     print(f"RATIO {c}/bare = {med[c] / med['bare']:.3f}")
 bare_loss = field(f"{work}/bare_1.txt", "final_loss")
 fails = 0
@@ -126,4 +151,5 @@ sys.exit(1 if fails else 0)
 PY
 status=$?
 rm -rf "$work"
+[[ $interleave_status == 0 ]] || status=1
 exit $status
