@@ -189,14 +189,19 @@ void deliver_complete(dispatch_record& d) noexcept {
                     copies);
 }
 
-// A completed record's end: its COMPLETE, then the program's signal, then its own signals back
-// to 1 for reuse.
+// A completed record's end: its COMPLETE, the replay gate's count, then the program's signal,
+// then its own signals back to 1 for reuse.
 void retire(queue_state& q, dispatch_record& d) noexcept {
     const auto& rt = runtime();
     {
         const replay_gate::completion_scope in_handler;  // a drain waits for these callbacks
         deliver_complete(d);
     }
+    // Before the program's signal: a program that waits for it and at once submits a replayed
+    // dispatch on this agent finds the drain done, rather than waiting on this thread's next
+    // step (a completion thread preempted here timed out that drain under a short
+    // ENCORE_REPLAY_TIMEOUT_MS). The dispatch's work is complete: the signal's value said so.
+    if (d.counted) replay_gate::finished(q.agent.handle);
     if (d.app_signal.handle != 0) {
         // What the packet processor does with a packet's completion signal.
         rt.core.hsa_signal_subtract_screlease_fn(d.app_signal, 1);
@@ -208,7 +213,6 @@ void retire(queue_state& q, dispatch_record& d) noexcept {
     else
         rt.core.hsa_signal_silent_store_relaxed_fn(d.signal, 1);
     if (d.is_gate) rt.core.hsa_signal_silent_store_relaxed_fn(d.gate, 1);
-    if (d.counted) replay_gate::finished(q.agent.handle);
     // Last: queue_destroy and OnUnload wait for these, and the runtime may go away after.
     q.in_flight.fetch_sub(1, std::memory_order_release);
     g_in_flight.fetch_sub(1, std::memory_order_release);

@@ -417,10 +417,13 @@ void complete_copy(copy_record* raw) noexcept {
         const replay_gate::completion_scope in_handler;  // a drain waits for these callbacks
         r->ev->deliver(ROCPROFILER_CALLBACK_PHASE_EXIT, &r->payload);
     }
+    // The replay gates' counts before the program's signal, as for a dispatch (retire in
+    // dispatch_records.cpp): a program that waits for its copy and at once submits a replayed
+    // dispatch finds the drain done.
+    for (std::uint64_t a : r->gpu) replay_gate::finished(a);
     // Only now does the program see its copy done.
     rt.core.hsa_signal_subtract_screlease_fn(r->app, 1);
     rt.core.hsa_signal_destroy_fn(r->mine);
-    for (std::uint64_t a : r->gpu) replay_gate::finished(a);
     r.reset();
     g_copies_in_flight.fetch_sub(1, std::memory_order_release);
 }
