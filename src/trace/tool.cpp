@@ -517,6 +517,24 @@ void write_agents() {
     }
 }
 
+// --selected-regions (rocprofv3's): the tracing context runs from a roctxProfilerResume to the
+// next roctxProfilerPause, whatever thread calls them or their argument (rocprofv3 too traces the
+// whole process). Resume starts it as the call returns; Pause stops it as the call begins, but a
+// call goes to the contexts that were on when it began (a context stopped between ENTER and EXIT
+// still gets the EXIT: docs/tracing.md), so with markers traced the Pause is a region's last
+// call and the Resume is not in it. Unpaired calls change nothing: starting a started context, or
+// stopping a stopped one, is a no-op.
+rocprofiler_context_id_t g_traced{};
+
+void on_control(const rocprofiler_callback_tracing_record_t* r, rocprofiler_user_data_t*, void*) noexcept {
+    if (r->operation == ROCPROFILER_MARKER_CONTROL_API_ID_roctxProfilerResume &&
+        r->phase == ROCPROFILER_CALLBACK_PHASE_EXIT)
+        (void)rocprofiler_start_context(g_traced);
+    else if (r->operation == ROCPROFILER_MARKER_CONTROL_API_ID_roctxProfilerPause &&
+             r->phase == ROCPROFILER_CALLBACK_PHASE_ENTER)
+        (void)rocprofiler_stop_context(g_traced);
+}
+
 // ---- set-up -------------------------------------------------------------------------------------
 
 bool selected(std::string_view list, std::string_view what) {
@@ -545,8 +563,17 @@ int initialize(rocprofiler_client_finalize_t, void*) {
     const std::string_view domains = dom != nullptr && *dom != '\0' ? dom : "hsa";
     write_hello();
 
+    // --selected-regions: the control context, created first so that its callbacks come before
+    // the tracing context's, is always on: it starts and stops the other at roctx's
+    // Resume/Pause, and takes the code objects' records (a kernel's name is learned when its code
+    // object loads, which is mostly before the first region).
+    const char* sel = std::getenv("ENCORE_TRACE_SELECTED_REGIONS");
+    const bool regions = sel != nullptr && sel[0] == '1' && sel[1] == '\0';
+    rocprofiler_context_id_t control{};
+    if (regions && rocprofiler_create_context(&control) != ROCPROFILER_STATUS_SUCCESS) return 1;
     rocprofiler_context_id_t ctx{};
     if (rocprofiler_create_context(&ctx) != ROCPROFILER_STATUS_SUCCESS) return 1;
+    g_traced = ctx;
     struct group {
         const char* name;
         std::vector<rocprofiler_callback_tracing_kind_t> kinds;
@@ -574,18 +601,24 @@ int initialize(rocprofiler_client_finalize_t, void*) {
         }
     }
     const auto event = [&](const char* name, rocprofiler_callback_tracing_kind_t kind,
-                           encore_callback_tracing_ptr_cb_t cb) {
+                           encore_callback_tracing_ptr_cb_t cb, rocprofiler_context_id_t in) {
         if (!selected(domains, name)) return;
-        if (encore_configure_callback_tracing_service_ptr(ctx, kind, nullptr, 0, cb, nullptr) !=
-            ROCPROFILER_STATUS_SUCCESS)
+        if (encore_configure_callback_tracing_service_ptr(in, kind, nullptr, 0, cb, nullptr) != ROCPROFILER_STATUS_SUCCESS)
             ++failed;
     };
     read_kernel_filters();
     event("kernel", ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH,
-          g_kernel_include || g_kernel_exclude ? &on_dispatch_filtered : &on_dispatch);
-    event("kernel", ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT, &on_code_object);
-    event("memory_copy", ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY, &on_copy);
-    event("memory_allocation", ROCPROFILER_CALLBACK_TRACING_MEMORY_ALLOCATION, &on_allocation);
+          g_kernel_include || g_kernel_exclude ? &on_dispatch_filtered : &on_dispatch, ctx);
+    event("kernel", ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT, &on_code_object, regions ? control : ctx);
+    event("memory_copy", ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY, &on_copy, ctx);
+    event("memory_allocation", ROCPROFILER_CALLBACK_TRACING_MEMORY_ALLOCATION, &on_allocation, ctx);
+    if (regions) {
+        const rocprofiler_tracing_operation_t ops[] = {ROCPROFILER_MARKER_CONTROL_API_ID_roctxProfilerPause,
+                                                       ROCPROFILER_MARKER_CONTROL_API_ID_roctxProfilerResume};
+        if (encore_configure_callback_tracing_service_ptr(control, ROCPROFILER_CALLBACK_TRACING_MARKER_CONTROL_API, ops,
+                                                          2, &on_control, nullptr) != ROCPROFILER_STATUS_SUCCESS)
+            ++failed;
+    }
     // The operations' names of the event kinds (libencore's own), for the converter.
     for (auto kind : {ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY, ROCPROFILER_CALLBACK_TRACING_MEMORY_ALLOCATION}) {
         api_kind k;  // only its names record is wanted: no callback refers to it
@@ -594,7 +627,8 @@ int initialize(rocprofiler_client_finalize_t, void*) {
     }
     write_agents();
     if (failed != 0) std::fprintf(stderr, "[encore-trace] %d tracing services could not be configured\n", failed);
-    if (rocprofiler_start_context(ctx) != ROCPROFILER_STATUS_SUCCESS) return 1;
+    // With --selected-regions the tracing context waits for the program's first Resume.
+    if (rocprofiler_start_context(regions ? control : ctx) != ROCPROFILER_STATUS_SUCCESS) return 1;
     ::pthread_atfork(nullptr, nullptr, &on_fork_child);
     return 0;
 }

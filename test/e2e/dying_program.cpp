@@ -28,8 +28,15 @@
 //   fork-exit     as fork, but the child ends through exit() after 10 calls (its tools finalize)
 //   closefds      closes every descriptor above 2, opens the file DYING_OWN_FILE names and
 //                 writes 13 lines into it, each followed by a call and a dispatch; exits normally
+//   regions       roctx profiler control (libencore-roctx's, found with dlsym: preloaded by
+//                 encore-trace; "no roctx" and exit 1 without it): 100 hsa_system_get_info calls,
+//                 roctxProfilerResume(0), 10 calls and a dispatch, roctxProfilerPause(0), 100
+//                 calls and a dispatch, Pause again, Resume from another thread, 20 calls,
+//                 Resume again, 5 calls, Pause; 100 calls, then exits normally. Inside regions:
+//                 35 calls and 1 dispatch
 #include "hsa_example.hpp"
 
+#include <dlfcn.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -41,6 +48,7 @@
 #include <cstdlib>
 #include <string>
 #include <string_view>
+#include <thread>
 
 namespace {
 
@@ -130,6 +138,35 @@ int main(int argc, char** argv) {
             std::raise(SIGINT);
             dispatch();
             std::printf("sigint handled %d times, dispatched %d\n", static_cast<int>(g_sigints), dispatches + 1);
+        }
+        if (how == "regions") {
+            using control = int (*)(uint64_t);
+            const auto pause = reinterpret_cast<control>(::dlsym(RTLD_DEFAULT, "roctxProfilerPause"));
+            const auto resume = reinterpret_cast<control>(::dlsym(RTLD_DEFAULT, "roctxProfilerResume"));
+            if (pause == nullptr || resume == nullptr) {
+                std::fprintf(stderr, "no roctx\n");
+                return 1;
+            }
+            const auto calls = [](int k) {
+                for (int i = 0; i < k; ++i) {
+                    uint16_t major = 0;
+                    hsa_system_get_info(HSA_SYSTEM_INFO_VERSION_MAJOR, &major);
+                }
+            };
+            calls(100);
+            resume(0);
+            calls(10);
+            dispatch();
+            pause(0);
+            calls(100);
+            dispatch();
+            pause(0);
+            std::thread([&] { resume(0); }).join();  // the whole process, whichever thread asks
+            calls(20);
+            resume(0);
+            calls(5);
+            pause(0);
+            calls(100);
         }
         if (how == "bench") {
             // The cost of one traced call: `dispatches` calls of hsa_system_get_info, timed.

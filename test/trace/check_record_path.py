@@ -400,6 +400,37 @@ for bad in (["-P", "1:2"], ["--kernel-include-regex", "("], ["--collection-perio
     r = subprocess.run([trace, *bad, vector_add, kernels], capture_output=True, text=True)
     expect(r.returncode == 2, f"{' '.join(bad)}: refused, exit 2 ({r.returncode}: {r.stderr.strip()[:120]})")
 
+# ---- --selected-regions: traced between roctxProfilerResume and roctxProfilerPause --------------
+# dying_program's "regions": 335 hsa_system_get_info calls and 5 dispatches, of which 35 calls and
+# 1 dispatch are inside regions (two regions; a Pause while paused, a Resume from another thread,
+# a Resume while running).
+def region_counts(options):
+    out, r = run([*options, "--quiet"], dying, kernels, "regions")
+    dbs = databases(out)
+    if not dbs:
+        return None
+    return {"calls": query(dbs[0], "SELECT count(*) FROM regions WHERE name = 'hsa_system_get_info'")[0][0],
+            "kernels": query(dbs[0], "SELECT name, count(*) FROM kernels GROUP BY name"),
+            "control": query(dbs[0], "SELECT name, count(*) FROM regions WHERE category = 'MARKER_CONTROL_API' "
+                                     "GROUP BY name ORDER BY name")}
+
+
+c = region_counts(["--hsa-trace", "--kernel-trace", "--selected-regions"])
+expect(c and c["calls"] == 35 and c["kernels"] == [("vector_add", 1)] and c["control"] == [],
+       f"--selected-regions: the 35 calls and the named dispatch inside regions, nothing else ({c})")
+# With markers traced: the Pause that ends a region is the region's last call; a Resume only when
+# tracing was on already (the third).
+c = region_counts(["--runtime-trace", "--selected-regions"])
+expect(c and c["calls"] == 35 and c["kernels"] == [("vector_add", 1)]
+       and c["control"] == [("roctxProfilerPause", 2), ("roctxProfilerResume", 1)],
+       f"--runtime-trace --selected-regions: markers' Pause ending each region, the Resume inside one ({c})")
+c = region_counts(["--runtime-trace"])
+expect(c and c["calls"] == 335 and c["kernels"] == [("vector_add", 5)]
+       and c["control"] == [("roctxProfilerPause", 3), ("roctxProfilerResume", 3)],
+       f"without --selected-regions: every call and dispatch ({c})")
+r = subprocess.run([trace, "--selected-regions", "--live", dying, kernels, "regions"], capture_output=True, text=True)
+expect(r.returncode == 2 and "--selected-regions" in r.stderr, f"--selected-regions --live: refused ({r.stderr.strip()[:80]})")
+
 # ---- return values by name (encore_format_callback_tracing_retval) -------------------------------
 out, r = run(["--hsa-trace", "-f", "json"], vector_add, kernels)
 expect("hsa_shut_down() -> HSA_STATUS_SUCCESS" in r.stderr, "a printed call's return value by name")
