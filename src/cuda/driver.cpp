@@ -2,6 +2,7 @@
 // encore's initialization as seen from CUDA: the load constructor, RUNTIME_INITIALIZATION.
 #include "driver.hpp"
 #include "exec_hooks.hpp"
+#include "profiler_hooks.hpp"
 #include "real.hpp"
 
 #include "core/kinds.hpp"
@@ -100,8 +101,8 @@ const address_map& addresses() {
 
 // What the program gets for a function the driver handed out: encore's wrapper when the address
 // is one of the driver's exported functions encore has a prototype for (the export's name fixes
-// the ABI), the hook of one that changes a graph exec without one (exec_hooks.hpp), else the real
-// pointer.
+// the ABI), the hook of one that changes a graph exec without one (exec_hooks.hpp) or of the
+// profiler API when it stands for roctx's control (profiler_hooks.hpp), else the real pointer.
 void* substitute(void* real);
 
 }  // namespace
@@ -151,6 +152,7 @@ void* substitute(void* real) {
     const auto it = a.ops.find(real);
     if (it == a.ops.end()) {                     // not an export encore has a prototype for: untraced
         void* hook = exec_hooks::hook_of(real);  // unless it changes a graph exec
+        if (hook == nullptr) hook = profiler_hooks::hook_of(real);  // or is the profiler API, as roctx's
         return hook != nullptr ? hook : real;
     }
     // Choosing the target (the replay layer or not) needs the tools' final configuration: until
@@ -176,6 +178,7 @@ void deliver_runtime_initialization() noexcept {
     core::range_replay::backend_available();  // ranges record on CUDA (range_replay.cpp)
     bind_forwarded_exports();
     exec_hooks::bind();
+    profiler_hooks::bind();
 }
 
 }  // namespace

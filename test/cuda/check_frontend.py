@@ -134,6 +134,31 @@ def main():
                             and not e["name"].startswith("roctx"))
             check("wide \u00fc" in ranges, f"record path: NVTX ranges in trace.json, UTF-8 kept ({ranges})")
 
+    # --selected-regions: only what the program ran between cuProfilerStart and cuProfilerStop
+    # (the two scale launches), the kernels named all the same; the profiler calls still reach
+    # the driver (the program checks). With the CUDA driver API traced, the Stop is the region's
+    # last call, seen as roctx's Pause when markers are traced.
+    with tempfile.TemporaryDirectory() as out:
+        rc, stdout, stderr = run([trace, "--backend", "cuda", "--cuda-trace", "--kernel-trace", "--marker-trace",
+                                  "--selected-regions", "--quiet", "-d", out, "-f", "json", program])
+        check(rc == 0 and "frontend_program: ok" in stdout, f"--selected-regions: the program's result (rc={rc})",
+              stdout + stderr)
+        jsons = [f for f in os.listdir(out) if f.endswith("_trace.json")]
+        events = json.load(open(os.path.join(out, jsons[0]), encoding="utf-8")) if len(jsons) == 1 else []
+        dispatches = sorted(e["name"] for e in events if e.get("cat") == "KERNEL_DISPATCH")
+        check(dispatches == ["scale", "scale"], f"--selected-regions: the two dispatches in the region ({dispatches})")
+        calls = sorted(e["name"] for e in events if e.get("cat") == "CUDA_DRIVER_API" and e.get("ph") == "X")
+        check(calls == ["cuLaunchKernel", "cuLaunchKernel"], f"--selected-regions: the region's driver calls ({calls})")
+        control = sorted(e["name"] for e in events if e.get("cat") == "MARKER_CONTROL_API" and e.get("ph") == "X")
+        check(control == ["roctxProfilerPause"], f"--selected-regions: cuProfilerStop as the Pause ending it ({control})")
+    # Asked for without encore-trace, with no roctx in the process: said once, calls forwarded.
+    rc, stdout, stderr = run([program], {"ENCORE_CUDA_PROFILER_CONTROL": "roctx"})
+    check(rc == 0 and "frontend_program: ok" in stdout and stderr.count("no roctx in the process") == 1,
+          f"ENCORE_CUDA_PROFILER_CONTROL=roctx without roctx: warned once, the program unchanged (rc={rc})", stderr)
+    rc, stdout, stderr = run([program], {"ENCORE_CUDA_PROFILER_CONTROL": "nsys"})
+    check(rc == 0 and "frontend_program: ok" in stdout and "ENCORE_CUDA_PROFILER_CONTROL=nsys: unknown" in stderr,
+          f"ENCORE_CUDA_PROFILER_CONTROL=nsys: warned, the program unchanged (rc={rc})", stderr)
+
     # The backend from the program (it links libcuda.so.1); no NVTX library without --marker-trace.
     rc, stdout, stderr = run([trace, "--quiet", program])
     check(rc == 0 and "frontend_program: ok" in stdout, f"detected backend: the program runs (rc={rc})", stderr)

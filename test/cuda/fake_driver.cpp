@@ -323,6 +323,20 @@ FAKE_API CUresult cuCtxGetDevice_v2(CUdevice* device, CUcontext ctx) {
 
 FAKE_API CUresult cuCtxSynchronize() { return ready(); }
 
+// ---- the profiler API (cudaProfiler.h): a flag the program reads (fake_cuda_profiling) ----------
+std::atomic<int> g_profiling{0};
+FAKE_API CUresult cuProfilerStart() {
+    if (CUresult r = ready(); r != CUDA_SUCCESS) return r;
+    g_profiling.store(1);
+    return CUDA_SUCCESS;
+}
+FAKE_API CUresult cuProfilerStop() {
+    if (CUresult r = ready(); r != CUDA_SUCCESS) return r;
+    g_profiling.store(0);
+    return CUDA_SUCCESS;
+}
+FAKE_API int fake_cuda_profiling() { return g_profiling.load(); }
+
 // ---- streams ------------------------------------------------------------------------------------
 FAKE_API CUresult cuStreamCreate(CUstream* phStream, unsigned int Flags) {
     (void)Flags;
@@ -962,6 +976,8 @@ const proc g_procs[] = {
     FAKE_PROC("cuCtxSetCurrent", cuCtxSetCurrent),
     FAKE_PROC("cuCtxGetDevice", cuCtxGetDevice),
     FAKE_PROC("cuCtxSynchronize", cuCtxSynchronize),
+    FAKE_PROC("cuProfilerStart", cuProfilerStart),
+    FAKE_PROC("cuProfilerStop", cuProfilerStop),
     FAKE_PROC("cuStreamCreate", cuStreamCreate),
     FAKE_PROC("cuStreamDestroy", cuStreamDestroy_v2),
     FAKE_PROC("cuStreamGetId", cuStreamGetId),

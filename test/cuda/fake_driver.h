@@ -18,7 +18,10 @@
  * captured or set with cuGraphKernelNodeSetAttribute) through the fake's export
  * `int fake_cuda_launch_attribute(int id, void* value)`: the CUlaunchAttributeValue (64 bytes) of
  * attribute `id` into `value` and 1, or zeros and 0 when the launch has none. A program finds it
- * with dlsym on the library ENCORE_CUDA_DRIVER names. */
+ * with dlsym on the library ENCORE_CUDA_DRIVER names.
+ *
+ * cuProfilerStart / cuProfilerStop set and clear a flag that the export `int fake_cuda_profiling()`
+ * reads (found the same way): the program sees its calls reach the driver. */
 #pragma once
 
 typedef void (*fake_cuda_kernel)(const unsigned grid[3], const unsigned block[3], void** params);

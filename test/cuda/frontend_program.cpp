@@ -1,8 +1,10 @@
 // test/cuda/frontend_program.cpp — the program encore-trace's CUDA front end is tested on
 // (check_frontend.py), on the fake driver: a driver-API workload (allocations, copies each way,
 // launches of two kernels, one with a mangled C++ name) annotated with NVTX ranges and marks
-// (push/pop, start/end, a domain range with a registered message, a wide-string range, marks).
-// Prints "frontend_program: ok" when the kernels' results are right.
+// (push/pop, start/end, a domain range with a registered message, a wide-string range, marks);
+// the two scale launches between cuProfilerStart and cuProfilerStop (encore-trace
+// --selected-regions traces only those). Prints "frontend_program: ok" when the kernels' results
+// are right and the profiler calls reached the driver.
 #include "fake_driver.h"
 #include "nvtx_client.hpp"
 
@@ -10,10 +12,17 @@
 
 #include <cuda.h>
 
+#include <dlfcn.h>
+
 #include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 constexpr const char* check_program = "frontend_program";  // for CHECK (check_call.hpp)
+
+// cudaProfiler.h's (CUDA 11.8's Debian package, which CI builds against, has cuda.h alone).
+extern "C" CUresult cuProfilerStart();
+extern "C" CUresult cuProfilerStop();
 
 namespace {
 
@@ -76,11 +85,20 @@ int main() {
     }
     nvtxRangeEnd(epoch);
     nvtxDomainRangePushEx(domain, &attr);
+    // The fake driver's flag says whether the profiler calls reached it (through encore's hooks
+    // when encore-trace --selected-regions made them roctx's control too).
+    const char* driver = std::getenv("ENCORE_CUDA_DRIVER");
+    void* fake = driver != nullptr ? ::dlopen(driver, RTLD_NOW) : nullptr;
+    const auto profiling = fake != nullptr ? reinterpret_cast<int (*)()>(::dlsym(fake, "fake_cuda_profiling")) : nullptr;
+    CHECK(cuProfilerStart());
+    bool profiled = profiling != nullptr && profiling() == 1;
     float s = 0.5f;
     for (int k = 0; k < 2; ++k) {
         void* scale_params[] = {&dc, &s, &n};
         CHECK(cuLaunchKernel(scl, 4, 1, 1, 256, 1, 1, 0, nullptr, scale_params, nullptr));
     }
+    CHECK(cuProfilerStop());
+    profiled = profiled && profiling() == 0;
     nvtxDomainRangePop(domain);
     nvtxRangePushW(L"wide \u00fc");
     CHECK(cuMemcpyDtoH(c.data(), dc, bytes));
@@ -99,6 +117,8 @@ int main() {
     CHECK(cuDevicePrimaryCtxRelease(dev));
     bool ok = true;
     for (int i = 0; i < n; ++i) ok = ok && c[i] == 0.75f * static_cast<float>(i);  // (i + 2i) / 4
+    if (!profiled) std::printf("frontend_program: cuProfilerStart/Stop did not reach the driver\n");
+    ok = ok && profiled;
     std::printf("frontend_program: %s\n", ok ? "ok" : "WRONG");
     return ok ? 0 : 1;
 }
