@@ -1361,13 +1361,7 @@ void convert_process(process& p, const convert_options& o, convert_result& resul
     };
     const std::uint64_t period_origin = dir.start_boottime_ns != 0 ? dir.start_boottime_ns : p.info.start_ns;
     const auto in_period = [&](std::uint64_t t) {
-        if (!o.collection_period) return true;
-        const auto& c = *o.collection_period;
-        if (t < period_origin || c.length_ns == 0) return false;
-        const std::uint64_t cycle = c.delay_ns + c.length_ns;
-        const std::uint64_t off = t - period_origin;
-        if (c.repeat != 0 && off / cycle >= c.repeat) return false;
-        return off % cycle >= c.delay_ns;
+        return !o.collection_period || in_collection_period(*o.collection_period, period_origin, t);
     };
     arg_formatter formatter;
     alignas(64) std::byte payload_scratch[arg_formatter::scratch_size];  // the live stack: see arg_formatter

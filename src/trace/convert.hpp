@@ -14,6 +14,8 @@
 // (the process that owned it is gone); strings the call passed were copied at the call.
 #pragma once
 
+#include "period.hpp"
+
 #include <cstdint>
 #include <cstdio>
 #include <optional>
@@ -36,10 +38,7 @@ struct convert_options {
     // Collection periods (rocprofv3's -P start_delay:collection_time:repeat): from the process's
     // start, `delay_ns` left out, then `length_ns` kept, the cycle `repeat` times (0: forever). A
     // record is kept when it started inside a kept span (a marker range: when its push did).
-    struct period {
-        std::uint64_t delay_ns = 0, length_ns = 0, repeat = 0;
-    };
-    std::optional<period> collection_period;
+    std::optional<trace::collection_period> collection_period;
     // encore-trace -o DIR: every process's records into one set of files in DIR, as encore's first
     // tool wrote them: trace.json (one Chrome trace for all processes, each ended by an "end of
     // trace (WHY)" event), api_trace.csv, kernel_trace.csv, memory_copy_trace.csv and

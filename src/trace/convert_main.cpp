@@ -555,36 +555,15 @@ int main(int argc, char** argv) {
         }
     }
     if (!period_text.empty()) {
-        // rocprofv3's -P: start_delay:collection_time:repeat, in --collection-period-unit (sec).
-        static const std::pair<const char*, std::uint64_t> units[] = {
-            {"hour", 3600'000'000'000ull}, {"min", 60'000'000'000ull}, {"sec", 1'000'000'000ull},
-            {"msec", 1'000'000ull},        {"usec", 1'000ull},         {"nsec", 1ull}};
-        std::uint64_t scale = 0;
-        for (const auto& [name, ns] : units)
-            if (period_unit == name) scale = ns;
-        // Exactly three whole numbers separated by ':'.
-        std::uint64_t v[3] = {0, 0, 0};
-        int fields = 0;
-        bool digits_ok = true;
-        std::string_view rest = period_text;
-        for (; fields < 3 && digits_ok; ++fields) {
-            const std::string_view part = rest.substr(0, rest.find(':'));
-            digits_ok = !part.empty() && part.size() <= 19 &&
-                        std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; });
-            if (digits_ok) v[fields] = std::strtoull(std::string(part).c_str(), nullptr, 10);
-            rest = part.size() < rest.size() ? rest.substr(part.size() + 1) : std::string_view{};
-            if (fields < 2 && part.size() == period_text.size()) digits_ok = false;  // no ':'
-        }
-        const char* at = rest.empty() ? "" : "x";  // something after the third field
-        if (scale == 0 || !digits_ok || fields != 3 || *at != '\0' || v[1] == 0 || v[0] > UINT64_MAX / scale ||
-            v[1] > UINT64_MAX / scale) {
+        const auto period = encore::trace::parse_collection_period(period_text, period_unit);
+        if (!period) {
             std::fprintf(stderr,
                          "encore-trace-convert: -P %s %s: needs DELAY:TIME:REPEAT (whole numbers, TIME > 0) in "
                          "hour, min, sec, msec, usec or nsec\n",
                          period_text.c_str(), period_unit.c_str());
             return 2;
         }
-        o.collection_period = encore::trace::convert_options::period{v[0] * scale, v[1] * scale, v[2]};
+        o.collection_period = *period;
     }
     if (check_only) return 0;
     struct stat st {};

@@ -575,6 +575,11 @@ void close_process() noexcept {
     }
 }
 
+std::uint64_t process_start_boottime_ns() noexcept {
+    const process_header* m = g.meta.load(std::memory_order_acquire);
+    return m != nullptr ? m->start_boottime_ns : 0;
+}
+
 const char* process_dir_path() noexcept { return g.state.load(std::memory_order_acquire) == proc_ready ? g.dir : ""; }
 
 void* reserve(std::uint32_t bytes) noexcept {

@@ -183,6 +183,10 @@ void cancel(void* body) noexcept;
 // reserve + memcpy + commit. False when dropped.
 bool append(std::uint16_t type, const void* body, std::uint32_t n) noexcept;
 
+// When this process started, on CLOCK_BOOTTIME (ns; /proc/self/stat's start time, as the
+// converter takes the collection periods' origin); 0 before open_process or when unknown.
+std::uint64_t process_start_boottime_ns() noexcept;
+
 // This process's folder ("" before open_process or before a fork child's first record).
 // Not async-signal-safe (returns a pointer into static storage that a fork child rewrites).
 const char* process_dir_path() noexcept;

@@ -23,6 +23,7 @@
 //                                --kernel-include-regex / --kernel-exclude-regex: a dispatch of a
 //                                kernel left out is not recorded (see on_dispatch_filtered)
 #include "demangle.hpp"
+#include "period.hpp"
 #include "record_file.hpp"
 #include "records.hpp"
 
@@ -38,15 +39,18 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <new>
 #include <optional>
 #include <regex>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <typeinfo>
 #include <vector>
 
@@ -107,6 +111,114 @@ void write_hello() noexcept {
     append(rec::hello, &h, sizeof(h));
 }
 
+// ---- when the tracing context runs: --selected-regions and -P --------------------------------
+// The tracing context is on while both gates are open: the region gate (--selected-regions:
+// between the program's roctxProfilerResume and roctxProfilerPause; open without the option) and
+// the period gate (-P: around each collection period; open without it). Calls go to the contexts
+// that were on when they began (a context stopped between ENTER and EXIT still gets the EXIT:
+// docs/tracing.md). The converter still keeps exactly what started inside the periods: the tool
+// only records less outside them.
+rocprofiler_context_id_t g_traced{};
+std::mutex g_gate_mutex;
+bool g_region_open = true, g_period_open = true, g_context_on = false;  // under g_gate_mutex
+bool g_period_gated = false;  // -P given: a thread opens and closes the period gate (set at start)
+
+void set_gate(bool& gate, bool open) noexcept {
+    std::lock_guard lk(g_gate_mutex);
+    gate = open;
+    const bool on = g_region_open && g_period_open;
+    if (on == g_context_on) return;
+    const rocprofiler_status_t r = on ? rocprofiler_start_context(g_traced) : rocprofiler_stop_context(g_traced);
+    if (r == ROCPROFILER_STATUS_SUCCESS) g_context_on = on;
+}
+
+// --selected-regions (rocprofv3's): whatever thread calls them, and whatever their argument
+// (rocprofv3 too traces the whole process). Resume opens the gate as the call returns and Pause
+// closes it as the call begins, so with markers traced the Pause is a region's last call and the
+// Resume is not in it. Unpaired calls change nothing.
+void on_control(const rocprofiler_callback_tracing_record_t* r, rocprofiler_user_data_t*, void*) noexcept {
+    if (r->operation == ROCPROFILER_MARKER_CONTROL_API_ID_roctxProfilerResume &&
+        r->phase == ROCPROFILER_CALLBACK_PHASE_EXIT)
+        set_gate(g_region_open, true);
+    else if (r->operation == ROCPROFILER_MARKER_CONTROL_API_ID_roctxProfilerPause &&
+             r->phase == ROCPROFILER_CALLBACK_PHASE_ENTER)
+        set_gate(g_region_open, false);
+}
+
+// -P: the period gate opens `margin` before each collection period and closes at its end. A
+// kernel enqueued before its period began may run inside it (queued behind others): the margin,
+// 1 s or the delay if shorter, catches those; the converter drops what the margin let in. With a
+// delay of 1 s or less the gate stays open through the repeats.
+constexpr std::uint64_t period_margin_ns = 1'000'000'000;
+
+std::uint64_t saturated_add(std::uint64_t a, std::uint64_t b) noexcept {
+    return b > UINT64_MAX - a ? UINT64_MAX : a + b;
+}
+
+void sleep_until(std::uint64_t boottime_ns) noexcept {
+    timespec t{};
+    t.tv_sec = static_cast<time_t>(std::min<std::uint64_t>(boottime_ns / 1000000000u, INT64_MAX / 2));
+    t.tv_nsec = static_cast<long>(boottime_ns % 1000000000u);
+    while (::clock_nanosleep(CLOCK_BOOTTIME, TIMER_ABSTIME, &t, nullptr) == EINTR) {
+    }
+}
+
+// Whether the period gate is open at `t`: in [begin - margin, end) of a cycle (the margin, at
+// most the delay, is shorter than a cycle: t + margin lands in the cycle's span or in the next).
+bool period_open_at(const collection_period& c, std::uint64_t origin, std::uint64_t t) noexcept {
+    const std::uint64_t margin = std::min(c.delay_ns, period_margin_ns);
+    return in_collection_period(c, origin, t) || in_collection_period(c, origin, saturated_add(t, margin));
+}
+
+void run_period_gate(collection_period c, std::uint64_t origin) noexcept {
+    const std::uint64_t cycle = saturated_add(c.delay_ns, c.length_ns);
+    const std::uint64_t all_cycles =  // the end of the last repeat
+        c.repeat == 0 ? UINT64_MAX : saturated_add(origin, c.repeat > UINT64_MAX / cycle ? UINT64_MAX : c.repeat * cycle);
+    if (c.delay_ns <= period_margin_ns) {
+        // The margin is the delay: each cycle's gate opens where the last one's closed, so it is
+        // open from the process's start (start_period_gate opened it) to the last repeat's end.
+        if (all_cycles == UINT64_MAX) return;
+        sleep_until(all_cycles);
+        set_gate(g_period_open, false);
+        return;
+    }
+    const std::uint64_t now = now_ns();
+    // From the cycle now is in (the tool may start late: HIP's runtime loads it at first use).
+    for (std::uint64_t k = now > origin ? (now - origin) / cycle : 0; c.repeat == 0 || k < c.repeat; ++k) {
+        const std::uint64_t begin = saturated_add(saturated_add(origin, k * cycle), c.delay_ns);
+        if (begin == UINT64_MAX) return;  // not in this process's life
+        sleep_until(begin - period_margin_ns);
+        set_gate(g_period_open, true);
+        sleep_until(saturated_add(begin, c.length_ns));
+        set_gate(g_period_open, false);
+    }
+}
+
+// Reads -P from encore-trace (ENCORE_TRACE_COLLECTION_PERIOD[_UNIT], checked by it before the
+// program started), sets the period gate for now and starts its thread. False: no -P.
+bool start_period_gate() {
+    const char* text = std::getenv("ENCORE_TRACE_COLLECTION_PERIOD");
+    if (text == nullptr || *text == '\0') return false;
+    const char* unit = std::getenv("ENCORE_TRACE_COLLECTION_PERIOD_UNIT");
+    const auto c = parse_collection_period(text, unit != nullptr && *unit != '\0' ? unit : "sec");
+    const std::uint64_t origin = process_start_boottime_ns();
+    if (!c || origin == 0) {
+        std::fprintf(stderr,
+                     "[encore-trace] collection period %s: %s; recording everything (the outputs keep the period)\n",
+                     text, !c ? "not understood" : "no process start time");
+        return false;
+    }
+    g_period_open = period_open_at(*c, origin, now_ns());
+    g_period_gated = true;
+    try {
+        std::thread(&run_period_gate, *c, origin).detach();
+    } catch (...) {
+        std::fprintf(stderr, "[encore-trace] cannot start the collection period's thread; recording everything\n");
+        g_period_open = true;
+    }
+    return true;
+}
+
 // The child of a fork (without exec) records into a folder of its own from its first record
 // on: its hello names its pid and parent, and the converter gives it its parent's names, agents
 // and kernel symbols. Async-signal-safe (append is), as a fork child handler must be.
@@ -114,6 +226,13 @@ void reset_left_out() noexcept;
 void on_fork_child() {
     write_hello();
     reset_left_out();  // the parent's count is in the parent's goodbye
+    if (g_period_gated) {
+        // The period's thread stayed in the parent: the child records from here on, and its
+        // outputs keep the periods. Its only thread may have forked while that thread held the
+        // gate's lock: a new one.
+        new (&g_gate_mutex) std::mutex();
+        set_gate(g_period_open, true);
+    }
 }
 
 // ---- API calls ----------------------------------------------------------------------------------
@@ -517,24 +636,6 @@ void write_agents() {
     }
 }
 
-// --selected-regions (rocprofv3's): the tracing context runs from a roctxProfilerResume to the
-// next roctxProfilerPause, whatever thread calls them or their argument (rocprofv3 too traces the
-// whole process). Resume starts it as the call returns; Pause stops it as the call begins, but a
-// call goes to the contexts that were on when it began (a context stopped between ENTER and EXIT
-// still gets the EXIT: docs/tracing.md), so with markers traced the Pause is a region's last
-// call and the Resume is not in it. Unpaired calls change nothing: starting a started context, or
-// stopping a stopped one, is a no-op.
-rocprofiler_context_id_t g_traced{};
-
-void on_control(const rocprofiler_callback_tracing_record_t* r, rocprofiler_user_data_t*, void*) noexcept {
-    if (r->operation == ROCPROFILER_MARKER_CONTROL_API_ID_roctxProfilerResume &&
-        r->phase == ROCPROFILER_CALLBACK_PHASE_EXIT)
-        (void)rocprofiler_start_context(g_traced);
-    else if (r->operation == ROCPROFILER_MARKER_CONTROL_API_ID_roctxProfilerPause &&
-             r->phase == ROCPROFILER_CALLBACK_PHASE_ENTER)
-        (void)rocprofiler_stop_context(g_traced);
-}
-
 // ---- set-up -------------------------------------------------------------------------------------
 
 bool selected(std::string_view list, std::string_view what) {
@@ -563,14 +664,16 @@ int initialize(rocprofiler_client_finalize_t, void*) {
     const std::string_view domains = dom != nullptr && *dom != '\0' ? dom : "hsa";
     write_hello();
 
-    // --selected-regions: the control context, created first so that its callbacks come before
-    // the tracing context's, is always on: it starts and stops the other at roctx's
-    // Resume/Pause, and takes the code objects' records (a kernel's name is learned when its code
-    // object loads, which is mostly before the first region).
+    // With a gate (--selected-regions, -P) the control context, created first so that its
+    // callbacks come before the tracing context's, is always on: it takes the code objects'
+    // records (a kernel's name is learned when its code object loads, mostly before the first
+    // region or period) and, for --selected-regions, roctx's Resume/Pause.
     const char* sel = std::getenv("ENCORE_TRACE_SELECTED_REGIONS");
     const bool regions = sel != nullptr && sel[0] == '1' && sel[1] == '\0';
+    const char* period = std::getenv("ENCORE_TRACE_COLLECTION_PERIOD");
+    const bool gated = regions || (period != nullptr && *period != '\0');
     rocprofiler_context_id_t control{};
-    if (regions && rocprofiler_create_context(&control) != ROCPROFILER_STATUS_SUCCESS) return 1;
+    if (gated && rocprofiler_create_context(&control) != ROCPROFILER_STATUS_SUCCESS) return 1;
     rocprofiler_context_id_t ctx{};
     if (rocprofiler_create_context(&ctx) != ROCPROFILER_STATUS_SUCCESS) return 1;
     g_traced = ctx;
@@ -609,7 +712,7 @@ int initialize(rocprofiler_client_finalize_t, void*) {
     read_kernel_filters();
     event("kernel", ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH,
           g_kernel_include || g_kernel_exclude ? &on_dispatch_filtered : &on_dispatch, ctx);
-    event("kernel", ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT, &on_code_object, regions ? control : ctx);
+    event("kernel", ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT, &on_code_object, gated ? control : ctx);
     event("memory_copy", ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY, &on_copy, ctx);
     event("memory_allocation", ROCPROFILER_CALLBACK_TRACING_MEMORY_ALLOCATION, &on_allocation, ctx);
     if (regions) {
@@ -627,8 +730,13 @@ int initialize(rocprofiler_client_finalize_t, void*) {
     }
     write_agents();
     if (failed != 0) std::fprintf(stderr, "[encore-trace] %d tracing services could not be configured\n", failed);
-    // With --selected-regions the tracing context waits for the program's first Resume.
-    if (rocprofiler_start_context(regions ? control : ctx) != ROCPROFILER_STATUS_SUCCESS) return 1;
+    // The gates: with --selected-regions the tracing context waits for the program's first Resume;
+    // with -P, for its period.
+    if (gated && rocprofiler_start_context(control) != ROCPROFILER_STATUS_SUCCESS) return 1;
+    g_region_open = !regions;
+    start_period_gate();
+    set_gate(g_region_open, g_region_open);
+    if (g_region_open && g_period_open && !g_context_on) return 1;  // the context would not start
     ::pthread_atfork(nullptr, nullptr, &on_fork_child);
     return 0;
 }

@@ -396,6 +396,40 @@ k, n, _ = counts(["-P", "0:1:0", "--collection-period-unit", "hour"])
 expect((k, n) == (all_kernels, all_regions), f"-P 0:1:0 hour: everything in the first hour kept ({k}, {n})")
 k, n, _ = counts(["-P", "1:1:1", "--collection-period-unit", "hour"])
 expect((k, n) == (0, 0), f"-P 1:1:1 hour: the first hour left out, nothing after it ({k}, {n})")
+# The tool records only around the periods: converted again without -P, the records kept of a run
+# whose one period lies an hour ahead hold nothing; of a run that calls every millisecond for
+# 5.5 s, with a period from 3 s to 4 s, only what started from 1 s before the period to its end
+# (the margin, for a kernel enqueued before the period and run in it), kernel names included.
+def recorded(keep):
+    again = tempfile.mkdtemp(prefix="encore-record-path-again-")
+    r = subprocess.run([converter, "-f", "rocpd", "-d", again, keep], capture_output=True, text=True)
+    dbs = databases(again)
+    return (r.returncode, query(dbs[0], "SELECT count(*), min(start), max(start) FROM regions")[0] if dbs else None,
+            query(dbs[0], "SELECT DISTINCT name FROM kernels") if dbs else None)
+
+
+keep = tempfile.mkdtemp(prefix="encore-record-path-keep-")
+k, n, _ = counts(["-P", "1:1:1", "--collection-period-unit", "hour", "--keep-records", keep])
+rc, regions, names = recorded(keep)
+expect(rc == 0 and regions is not None and regions[0] == 0 and names == [],
+       f"-P 1:1:1 hour: nothing recorded in the first hour ({rc}, {regions}, {names})")
+keep = tempfile.mkdtemp(prefix="encore-record-path-keep-")
+out = tempfile.mkdtemp(prefix="encore-record-path-")
+p = subprocess.Popen([trace, "--hsa-trace", "--kernel-trace", "--quiet", "-P", "3:1:1", "--keep-records", keep,
+                      "-d", out, "--", dying, kernels, "wait"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+try:
+    p.communicate(timeout=5.5)
+except subprocess.TimeoutExpired:
+    p.terminate()  # encore-trace forwards it; the program dies of it, its records converted
+    p.communicate(timeout=300)
+dbs = databases(out)
+kept = query(dbs[0], "SELECT count(*), min(start), max(start) FROM regions")[0] if dbs else None
+rc, regions, names = recorded(keep)
+ok = kept is not None and regions is not None and kept[0] > 0
+expect(ok and regions[1] >= kept[1] - 1_050_000_000 and regions[2] - kept[2] < 50_000_000
+       and regions[2] - regions[1] < 2_100_000_000 and names == [("vector_add",)],
+       f"-P 3:1:1: recorded from 1 s before the period to its end, kernels named "
+       f"(kept {kept}, recorded {regions}, {names})")
 for bad in (["-P", "1:2"], ["--kernel-include-regex", "("], ["--collection-period-unit", "week"]):
     r = subprocess.run([trace, *bad, vector_add, kernels], capture_output=True, text=True)
     expect(r.returncode == 2, f"{' '.join(bad)}: refused, exit 2 ({r.returncode}: {r.stderr.strip()[:120]})")
