@@ -123,13 +123,15 @@ std::mutex g_gate_mutex;
 bool g_region_open = true, g_period_open = true, g_context_on = false;  // under g_gate_mutex
 bool g_period_gated = false;  // -P given: a thread opens and closes the period gate (set at start)
 
-void set_gate(bool& gate, bool open) noexcept {
+// Sets one gate and starts or stops the tracing context to match both; false when that failed.
+bool set_gate(bool& gate, bool open) noexcept {
     std::lock_guard lk(g_gate_mutex);
     gate = open;
     const bool on = g_region_open && g_period_open;
-    if (on == g_context_on) return;
+    if (on == g_context_on) return true;
     const rocprofiler_status_t r = on ? rocprofiler_start_context(g_traced) : rocprofiler_stop_context(g_traced);
     if (r == ROCPROFILER_STATUS_SUCCESS) g_context_on = on;
+    return r == ROCPROFILER_STATUS_SUCCESS;
 }
 
 // --selected-regions (rocprofv3's): whatever thread calls them, and whatever their argument
@@ -732,11 +734,10 @@ int initialize(rocprofiler_client_finalize_t, void*) {
     if (failed != 0) std::fprintf(stderr, "[encore-trace] %d tracing services could not be configured\n", failed);
     // The gates: with --selected-regions the tracing context waits for the program's first Resume;
     // with -P, for its period.
+    g_region_open = !regions;  // before the control context can see a Resume
     if (gated && rocprofiler_start_context(control) != ROCPROFILER_STATUS_SUCCESS) return 1;
-    g_region_open = !regions;
     start_period_gate();
-    set_gate(g_region_open, g_region_open);
-    if (g_region_open && g_period_open && !g_context_on) return 1;  // the context would not start
+    if (!set_gate(g_region_open, !regions)) return 1;  // the tracing context would not start
     ::pthread_atfork(nullptr, nullptr, &on_fork_child);
     return 0;
 }

@@ -430,6 +430,16 @@ expect(ok and regions[1] >= kept[1] - 1_050_000_000 and regions[2] - kept[2] < 5
        and regions[2] - regions[1] < 2_100_000_000 and names == [("vector_add",)],
        f"-P 3:1:1: recorded from 1 s before the period to its end, kernels named "
        f"(kept {kept}, recorded {regions}, {names})")
+# A fork child (no exec) records from the fork on: the period's thread stayed in the parent. The
+# child's 1000 calls come before the period (recorded, left out of the outputs); the parent's
+# calls before the period are not recorded.
+keep = tempfile.mkdtemp(prefix="encore-record-path-keep-")
+out, r = run(["--hsa-trace", "--quiet", "-P", "2:1:1", "--keep-records", keep], dying, kernels, "fork")
+again = tempfile.mkdtemp(prefix="encore-record-path-again-")
+subprocess.run([converter, "-f", "rocpd", "-d", again, keep], capture_output=True, text=True)
+calls = sorted(query(db, "SELECT count(*) FROM regions WHERE name = 'hsa_system_get_info'")[0][0]
+               for db in databases(again))
+expect(calls == [0, 1000], f"-P 2:1:1 and a fork: the child records from the fork on, the parent not ({calls})")
 for bad in (["-P", "1:2"], ["--kernel-include-regex", "("], ["--collection-period-unit", "week"]):
     r = subprocess.run([trace, *bad, vector_add, kernels], capture_output=True, text=True)
     expect(r.returncode == 2, f"{' '.join(bad)}: refused, exit 2 ({r.returncode}: {r.stderr.strip()[:120]})")
