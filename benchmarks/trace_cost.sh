@@ -5,7 +5,9 @@
 # test/dying_program's `bench` mode times THOUSANDS x 1000 hsa_system_get_info calls in the
 # program itself; each round runs, taking turns: bare; encore-trace --quiet (the record path, a
 # summary); encore-trace --quiet -o DIR (the record path, trace.json and CSV files after the run);
-# encore-trace --quiet --hsa-trace -d DIR -f rocpd (the record path, rocpd); and the first tool:
+# encore-trace --quiet --hsa-trace -d DIR -f rocpd (the record path, rocpd); the same with
+# --selected-regions and no region in the program (what a call costs outside the regions: the
+# tracing context stopped, libencore-roctx preloaded); and the first tool:
 # --live --quiet (no files) and --live --quiet -o DIR (its files written on the program's
 # thread). Prints each round's ns per
 # call, the medians, each one's cost over bare, and the wall time of the record path's conversion
@@ -30,16 +32,18 @@ for r in $(seq "$rounds"); do
     files=$("$T" --quiet -o "$work/o" "$P" "$CO" bench "$n" 2> /dev/null | ns)
     rm -rf "$work/d"
     record=$("$T" --quiet --hsa-trace -d "$work/d" -f rocpd "$P" "$CO" bench "$n" 2> /dev/null | ns)
+    rm -rf "$work/p"
+    paused=$("$T" --quiet --hsa-trace -d "$work/p" -f rocpd --selected-regions "$P" "$CO" bench "$n" 2> /dev/null | ns)
     live=$("$T" --live --quiet "$P" "$CO" bench "$n" 2> /dev/null | ns)
     rm -rf "$work/l"
     live_files=$("$T" --live --quiet -o "$work/l" "$P" "$CO" bench "$n" 2> /dev/null | ns)
-    echo "round $r: bare $bare | default $quiet | -o $files | -f rocpd $record | --live $live | --live -o $live_files (ns per call)"
-    all[bare]+="$bare " all[quiet]+="$quiet " all[files]+="$files " all[record]+="$record "
+    echo "round $r: bare $bare | default $quiet | -o $files | -f rocpd $record | outside --selected-regions $paused | --live $live | --live -o $live_files (ns per call)"
+    all[bare]+="$bare " all[quiet]+="$quiet " all[files]+="$files " all[record]+="$record " all[paused]+="$paused "
     all[live]+="$live " all[live_files]+="$live_files "
 done
 median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 b=$(median <<< "${all[bare]}")
-for k in bare quiet files record live live_files; do
+for k in bare quiet files record paused live live_files; do
     m=$(median <<< "${all[$k]}")
     printf '%-10s median %8.1f ns per call, +%.1f ns over bare\n' "$k" "$m" "$(awk -v m="$m" -v b="$b" 'BEGIN { print m - b }')"
 done

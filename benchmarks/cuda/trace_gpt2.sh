@@ -11,8 +11,10 @@
 # encore-trace -o DIR (the driver API, kernels, copies, allocations into trace.json and the CSVs:
 # "legacy", the first tool's format, on the record path since 0f41146); "sub": a bare CUPTI kernel
 # subscriber preloaded into the program, no encore (cupti_subscriber.cpp: what CUPTI's records
-# alone cost the loop, beside "cupti", whose launches CUPTI times the same way).
-# CASES (default "bare2 prof kernel cupti runtime legacy sub") picks the cases; bare always runs.
+# alone cost the loop, beside "cupti", whose launches CUPTI times the same way); "paused": "cupti"
+# with --selected-regions and no region in the program (nothing recorded: CUPTI's records and
+# encore's stream placeholders alone, what a run pays outside its regions).
+# CASES (default "bare2 prof kernel cupti runtime legacy sub paused") picks the cases; bare always runs.
 # MODE=interleaved (the default): one process per case, started and warmed up once, side by side;
 # then BLOCKS (default 12) blocks in which each case runs STEPS (default 5) steps in turn while the
 # others wait idle, the order turning by one each block (interleave.py). Each case's ratio to
@@ -30,7 +32,7 @@ cd "$root"
 B=${1:-build-gpu-trace}
 source benchmarks/cuda/common.sh
 build_trace_front_end || exit 1
-known="bare2 prof kernel cupti runtime legacy sub"
+known="bare2 prof kernel cupti runtime legacy sub paused"
 cases=(bare)
 for c in ${CASES:-$known}; do
     [[ $c == bare ]] && continue
@@ -56,6 +58,7 @@ command_of() {  # CASE OUT [ARGS...]: the shell command that runs the program as
         kernel) echo "ENCORE_CUDA_DISPATCH_TIMING=events $t --kernel-trace --quiet -d $o -f rocpd -- $p" ;;
         cupti) echo "ENCORE_CUPTI_STATS=1 $t --kernel-trace --quiet -d $o -f rocpd -- $p" ;;
         runtime) echo "$t --runtime-trace --quiet -d $o -f rocpd -- $p" ;;
+        paused) echo "$t --kernel-trace --selected-regions --quiet -d $o -f rocpd -- $p" ;;
         legacy) echo "$t --quiet -o $o -- $p" ;;
         sub) echo "LD_PRELOAD=$(printf %q "$root/$B/libcupti_subscriber.so") $p" ;;
     esac
