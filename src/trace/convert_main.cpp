@@ -493,6 +493,10 @@ int main(int argc, char** argv) {
             // by name instead of as argument words.
             const char* v = value("--load");
             if (v == nullptr) return 2;
+            // Loaded for its declarations, not to run a program: encore-trace's request to make
+            // CUDA's profiler API roctx's control (--selected-regions) would only be warned about
+            // here, where no roctx is loaded.
+            ::unsetenv("ENCORE_CUDA_PROFILER_CONTROL");
             if (::dlopen(v, RTLD_NOW | RTLD_LOCAL) == nullptr)
                 std::fprintf(stderr, "encore-trace-convert: %s (arguments of its kinds convert as argument words)\n",
                              ::dlerror());

@@ -143,6 +143,8 @@ def main():
                                   "--selected-regions", "--quiet", "-d", out, "-f", "json", program])
         check(rc == 0 and "frontend_program: ok" in stdout, f"--selected-regions: the program's result (rc={rc})",
               stdout + stderr)
+        # (The converter loads libencore-cuda for its declarations: no warning about roctx there.)
+        check("no roctx in the process" not in stderr, "--selected-regions: no warning about roctx", stderr)
         jsons = [f for f in os.listdir(out) if f.endswith("_trace.json")]
         events = json.load(open(os.path.join(out, jsons[0]), encoding="utf-8")) if len(jsons) == 1 else []
         dispatches = sorted(e["name"] for e in events if e.get("cat") == "KERNEL_DISPATCH")
