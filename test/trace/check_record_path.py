@@ -472,6 +472,14 @@ c = region_counts(["--runtime-trace"])
 expect(c and c["calls"] == 335 and c["kernels"] == [("vector_add", 5)]
        and c["control"] == [("roctxProfilerPause", 3), ("roctxProfilerResume", 3)],
        f"without --selected-regions: every call and dispatch ({c})")
+# The default run and -o DIR trace kernels, copies and allocations whatever is asked: in regions too.
+combined = tempfile.mkdtemp(prefix="encore-record-path-o-")
+r = subprocess.run([trace, "--selected-regions", "--quiet", "-o", combined, dying, kernels, "regions"],
+                   capture_output=True, text=True, timeout=300)
+api = list(csv.DictReader(open(os.path.join(combined, "api_trace.csv")))) if r.returncode == 0 else []
+ks = list(csv.DictReader(open(os.path.join(combined, "kernel_trace.csv")))) if r.returncode == 0 else []
+expect(sum(a["operation"] == "hsa_system_get_info" for a in api) == 35 and [k["kernel_name"] for k in ks] == ["vector_add"],
+       f"--selected-regions -o: the region's 35 calls and its dispatch ({len(api)} calls, {len(ks)} dispatches)")
 r = subprocess.run([trace, "--selected-regions", "--live", dying, kernels, "regions"], capture_output=True, text=True)
 expect(r.returncode == 2 and "--selected-regions" in r.stderr, f"--selected-regions --live: refused ({r.stderr.strip()[:80]})")
 
