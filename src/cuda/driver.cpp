@@ -150,9 +150,8 @@ void* substitute(void* real) {
     if (real == a.getproc_v1) return reinterpret_cast<void*>(&encore_getproc_v1);
     if (real == a.getproc_v2) return reinterpret_cast<void*>(&encore_getproc_v2);
     const auto it = a.ops.find(real);
-    if (it == a.ops.end()) {                     // not an export encore has a prototype for: untraced
-        void* hook = exec_hooks::hook_of(real);  // unless it changes a graph exec
-        if (hook == nullptr) hook = profiler_hooks::hook_of(real);  // or is the profiler API, as roctx's
+    if (it == a.ops.end()) {          // not an export encore has a prototype for: untraced
+        void* hook = hook_for(real);  // unless a hook stands for it (exec_hooks, profiler_hooks)
         return hook != nullptr ? hook : real;
     }
     // Choosing the target (the replay layer or not) needs the tools' final configuration: until

@@ -55,10 +55,10 @@ constexpr auto g_hook_fns = []<std::size_t... K>(std::index_sequence<K...>) {
 
 // The slot's jump goes to a new hook, which calls what the slot held.
 void take(void** slot) noexcept {
-    if (slot == nullptr) return;      // not a trampoline here, or the driver lacks it
-    const std::size_t k = g_hooks++;  // within the slots: bind() takes each export once
-    g_real[k] = *slot;
-    *slot = reinterpret_cast<void*>(g_hook_fns[k]);
+    if (slot == nullptr) return;  // not a trampoline here, or the driver lacks it
+    // Within the slots: bind() takes each export once.
+    if (void* real = hook_slot(slot, reinterpret_cast<void*>(g_hook_fns[g_hooks])); real != nullptr)
+        g_real[g_hooks++] = real;
 }
 
 }  // namespace
@@ -67,13 +67,6 @@ void bind() noexcept {
     for (const std::string_view n : v1_exec_changes) take(forward_slot(n));
     for (std::size_t i = 0; i < roles.size(); ++i)
         if (roles[i].role == role::graph_update) take(unavailable_slot(i));
-}
-
-void* hook_of(void* real) noexcept {
-    if (real == nullptr) return nullptr;
-    for (std::size_t k = 0; k < g_hooks; ++k)
-        if (g_real[k] == real) return reinterpret_cast<void*>(g_hook_fns[k]);
-    return nullptr;
 }
 
 }  // namespace encore::cuda::exec_hooks

@@ -5,11 +5,8 @@
 
 namespace encore::cuda::exec_hooks {
 
-/// Points those exports' jumps (real.hpp's slots) at the hooks; at load, after
-/// bind_forwarded_exports.
+/// Points those exports' jumps (real.hpp's slots) at the hooks (real.hpp's hook_slot, which
+/// cuGetProcAddress's answers follow too); at load, after bind_forwarded_exports.
 void bind() noexcept;
-/// The hook standing for the driver's function `real` when it is one of those (cuGetProcAddress
-/// hands it out in its place), else null.
-void* hook_of(void* real) noexcept;
 
 }  // namespace encore::cuda::exec_hooks

@@ -28,7 +28,7 @@ namespace {
 using profiler_fn = CUresult (*)();         // cuProfilerStart, cuProfilerStop
 using control_fn = int (*)(std::uint64_t);  // roctxProfilerResume, roctxProfilerPause
 
-// Written at load only (bind); null: not hooked.
+// Written at load only (bind).
 void* g_real[2] = {nullptr, nullptr};          // the driver's start, stop
 control_fn g_control[2] = {nullptr, nullptr};  // roctx's resume, pause
 
@@ -65,15 +65,8 @@ void bind() noexcept {
     for (int k = 0; k < 2; ++k) {
         void** slot = forward_slot(names[k]);
         if (slot == nullptr) continue;  // the driver lacks it: calls fail as before
-        g_real[k] = *slot;
-        *slot = reinterpret_cast<void*>(g_hooks[k]);
+        g_real[k] = hook_slot(slot, reinterpret_cast<void*>(g_hooks[k]));
     }
-}
-
-void* hook_of(void* real) noexcept {
-    for (int k = 0; k < 2; ++k)
-        if (real != nullptr && g_real[k] == real) return reinterpret_cast<void*>(g_hooks[k]);
-    return nullptr;
 }
 
 }  // namespace encore::cuda::profiler_hooks

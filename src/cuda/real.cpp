@@ -127,4 +127,28 @@ void** unavailable_slot(std::size_t op) noexcept {
     return &encore_unavailable_exports[op];
 }
 
+namespace {
+// The slots pointed at hooks: {the driver's function, its hook}. Written at load only.
+std::array<std::pair<void*, void*>, 16> g_hooked{};
+std::size_t g_hooked_count = 0;
+}  // namespace
+
+void* hook_slot(void** slot, void* hook) noexcept {
+    if (g_hooked_count == g_hooked.size()) {
+        core::warn("libencore-cuda: no room to hook another driver export (real.cpp's g_hooked)");
+        return nullptr;
+    }
+    void* real = *slot;
+    g_hooked[g_hooked_count++] = {real, hook};
+    *slot = hook;
+    return real;
+}
+
+void* hook_for(void* real) noexcept {
+    if (real == nullptr) return nullptr;
+    for (std::size_t k = 0; k < g_hooked_count; ++k)
+        if (g_hooked[k].first == real) return g_hooked[k].second;
+    return nullptr;
+}
+
 }  // namespace encore::cuda

@@ -22,6 +22,13 @@ void bind_forwarded_exports() noexcept;
 /// elsewhere, at load); null for another name or op, or one the driver does not have.
 void** forward_slot(std::string_view name) noexcept;
 void** unavailable_slot(std::size_t op) noexcept;
+/// Points `slot` (one of the above, not null) at `hook` and returns the function it jumped to, for
+/// the hook to call; cuGetProcAddress then hands `hook` out in that function's place (hook_for).
+/// At load only (before any call through the slot). Null, and the slot left as it is, past the
+/// room for hooks (16: the exports exec_hooks.cpp and profiler_hooks.cpp take, at most 11).
+void* hook_slot(void** slot, void* hook) noexcept;
+/// The hook a slot bound to the driver's function `real` was pointed at (hook_slot), else null.
+void* hook_for(void* real) noexcept;
 
 template <class F>
 F real_fn(const char* name) noexcept {
