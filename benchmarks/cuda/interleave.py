@@ -6,8 +6,11 @@
 # minutes apart, so ratios of whole runs taken in turn could not decide a 5 % target
 # (benchmarks/RESULTS.md, 2026-12-06/07). Here every case's process starts and warms up once;
 # then, block by block, each case runs K steps while the others wait idle on stdin, in an order
-# that turns by one each block, and each case's ratio to the base case is taken block by block
+# drawn at random each block, and each case's ratio to the base case is taken block by block
 # (steps seconds apart). A second bare process (an A/A pair) shows what the method resolves.
+# The order of each block is a random permutation (--seed): with an order that only turns, each
+# case always ran right after the same other case, and on an H100 host the A/A pair read 0.904
+# with every one of 12 blocks below 1 (2026-12-07), a bias a fixed neighbour can cause.
 #
 # COMMAND is a shell command whose program speaks programs/gpt2_train.py's --serve protocol:
 # it prints "ready" once warmed up; to "steps K" it runs K steps and prints "times T1,...,TK" (ms);
@@ -18,6 +21,7 @@
 # case failed.
 import argparse
 import os
+import random
 import selectors
 import statistics
 import subprocess
@@ -29,6 +33,7 @@ p.add_argument("--work", required=True)
 p.add_argument("--blocks", type=int, default=12)
 p.add_argument("--steps", type=int, default=5)
 p.add_argument("--base", default="bare")
+p.add_argument("--seed", type=int, default=1)
 p.add_argument("--start-s", type=float, default=float(os.environ.get("START_S", 300)))
 p.add_argument("--block-s", type=float, default=float(os.environ.get("BLOCK_S", 120)))
 p.add_argument("cases", nargs="+", metavar="NAME=COMMAND")
@@ -105,10 +110,11 @@ if a.base not in names or len(set(names)) != len(names):
 
 for c in cases:  # they warm up side by side; timing starts once every one is ready
     c.expect("ready", a.start_s)
+rng = random.Random(a.seed)
 for b in range(a.blocks):
     live = [c for c in cases if c.failed is None]
-    turn = b % len(live) if live else 0
-    for c in live[turn:] + live[:turn]:
+    rng.shuffle(live)
+    for c in live:
         if not c.send(f"steps {a.steps}"):
             continue
         text = c.expect("times ", a.block_s)

@@ -66,8 +66,15 @@ command_of() {  # CASE OUT [ARGS...]: the shell command that runs the program as
 if [[ $mode == interleaved ]]; then
     rounds=1
     specs=()
-    for c in "${cases[@]}"; do specs+=("$c=$(command_of "$c" "$work/${c}_1" --serve)"); done
-    python3 benchmarks/cuda/interleave.py --work "$work" --blocks "${BLOCKS:-12}" --steps "${STEPS:-5}" "${specs[@]}"
+    for c in "${cases[@]}"; do
+        cmd=$(command_of "$c" "$work/${c}_1" --serve)
+        # CPUS: every case's process tree on these CPUs (taskset -c), so that no case keeps the
+        # cores the scheduler happened to give it at start-up.
+        [[ -n ${CPUS:-} ]] && cmd="exec taskset -c $(printf %q "$CPUS") bash -c $(printf %q "$cmd")"
+        specs+=("$c=$cmd")
+    done
+    python3 benchmarks/cuda/interleave.py --work "$work" --blocks "${BLOCKS:-12}" --steps "${STEPS:-5}" \
+        --seed "${SEED:-1}" "${specs[@]}"
     interleave_status=$?
 elif [[ $mode == rounds ]]; then
     # ROUNDS (default 3) and STEPS (timed steps per run, default 20): the machine's noise between
