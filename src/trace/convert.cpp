@@ -10,6 +10,7 @@
 #include "perfetto.hpp"
 #include "record_file.hpp"
 #include "records.hpp"
+#include "tick_clock.hpp"
 #if ENCORE_TRACE_ROCPD
 #    include "rocpd.hpp"
 #endif
@@ -67,6 +68,7 @@ struct process {
     std::map<std::uint32_t, kind_names> kinds;
     std::map<std::uint64_t, agent> agents;
     std::unordered_map<std::uint64_t, kernel> kernels;
+    tick_map ticks;  // api_call times to CLOCK_BOOTTIME (clock_tsc), from the hello's and clock_sync pairs
 
     const std::string& kind_name(std::uint32_t k) const {
         static const std::string unknown = "?";
@@ -110,8 +112,19 @@ void gather(process& p, std::uint16_t type, const void* body, std::uint32_t n) {
     const auto* bytes = static_cast<const char*>(body);
     switch (type) {
         case rec::hello:
-            if (read_body(body, n, p.info)) p.hello = true;
+            // Read as far as it goes: a hello of another layout is refused by its version.
+            if (n >= 8) {
+                p.info = rec::hello_body{};
+                std::memcpy(&p.info, body, std::min<std::size_t>(n, sizeof(p.info)));
+                p.hello = true;
+                if (p.info.clock == clock_tsc) p.ticks.add(p.info.start_ticks, p.info.start_ns, p.info.start_width);
+            }
             break;
+        case rec::clock_sync: {
+            rec::clock_sync_body b;
+            if (read_body(body, n, b)) p.ticks.add(b.ticks, b.ns, b.width);
+            break;
+        }
         case rec::goodbye: {
             // Read as far as it goes: a goodbye of an older tool has no `filtered`.
             rec::goodbye_body g;
@@ -1226,6 +1239,7 @@ void gather_process(process& p, convert_result& result) {
         if (r.torn) ++result.torn;
         for (const auto d : r.drops) result.dropped += d;
     }
+    p.ticks.finish();
 }
 
 // A fork child (no exec) wrote no names, agents or kernel symbols of its own (tool.cpp's
@@ -1378,6 +1392,12 @@ void convert_process(process& p, const convert_options& o, convert_result& resul
                 case rec::api_call: {
                     rec::api_call_body b;
                     if (!read_body(body, n, b) || sizeof(b) + b.args_size + b.text_size > n) return;
+                    if (p.info.clock == clock_tsc) {
+                        // A call stays a call (an instant is start == end): at least 1 ns long.
+                        const bool call = b.end_ns > b.start_ns;
+                        b.start_ns = p.ticks.to_ns(b.start_ns);
+                        b.end_ns = std::max(b.start_ns + (call ? 1 : 0), p.ticks.to_ns(b.end_ns));
+                    }
                     const bool kept = in_period(b.start_ns);
                     const bool marker_call = b.kind == ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API;
                     if (!kept) {

@@ -27,16 +27,28 @@ enum type : std::uint16_t {
     kernel_symbol = 7,  // a kernel's id and name (CODE_OBJECT kernel-symbol registration)
     agent = 8,          // an agent of the process (rocprofiler_query_available_agents)
     goodbye = 9,        // the tool's finalization ran (the process ended through exit)
+    clock_sync = 10,    // the tick counter and CLOCK_BOOTTIME read together (tick_clock.hpp)
 };
 
 /// The version of this layout; the converter refuses a folder of another.
-inline constexpr std::uint32_t layout_version = 1;
+/// 2: api_call times are ticks of hello_body::clock (tick_clock.hpp); clock_sync records.
+inline constexpr std::uint32_t layout_version = 2;
 
 struct hello_body {
     std::uint32_t layout = layout_version;
     std::uint32_t args_depth = 0;  // > 0: api_call records carry formatted text (--args-depth)
     std::uint64_t pid = 0, ppid = 0;
-    std::uint64_t start_ns = 0;  // rocprofiler_get_timestamp at the tool's start
+    std::uint64_t start_ns = 0;     // rocprofiler_get_timestamp at the tool's start
+    std::uint64_t start_ticks = 0;  // the tick counter read with start_ns (a clock_sync pair)
+    std::uint32_t clock = 0;        // clock_boottime or clock_tsc: what api_call times are
+    std::uint32_t start_width = 0;  // of the pair, as clock_sync_body::width
+};
+
+/// A pair: the tick counter (the midpoint of two reads around the clock's) and CLOCK_BOOTTIME.
+struct clock_sync_body {
+    std::uint64_t ticks = 0, ns = 0;
+    std::uint32_t width = 0;  // ticks between the two counter reads: the pair's uncertainty, twice over
+    std::uint32_t pad = 0;
 };
 
 /// Followed by the kind's name and then each operation's name, each NUL-terminated.
@@ -53,8 +65,8 @@ struct names_body {
 /// --args-depth the arguments formatted at the call, `name=value` lines each ending in '\n'.
 struct api_call_body {
     std::uint64_t correlation_id = 0;
-    std::uint64_t start_ns = 0, end_ns = 0;
-    std::uint64_t retval = 0;  // the first 8 bytes of the return value (0 for void)
+    std::uint64_t start_ns = 0, end_ns = 0;  // ticks of the hello's clock (the converter maps them)
+    std::uint64_t retval = 0;                // the first 8 bytes of the return value (0 for void)
     std::uint32_t kind = 0;
     std::int32_t operation = 0;
     std::uint16_t args_size = 0;  // bytes of arguments that follow (a multiple of 8)
@@ -117,7 +129,7 @@ template <class T>
 inline constexpr bool body_ok = std::is_trivially_copyable_v<T> && sizeof(T) % 8 == 0 && alignof(T) <= 8;
 static_assert(body_ok<hello_body> && body_ok<names_body> && body_ok<api_call_body> && body_ok<dispatch_body> &&
               body_ok<memory_copy_body> && body_ok<allocation_body> && body_ok<kernel_symbol_body> &&
-              body_ok<agent_body> && body_ok<goodbye_body>);
+              body_ok<agent_body> && body_ok<goodbye_body> && body_ok<clock_sync_body>);
 
 constexpr std::uint32_t round8(std::uint32_t n) { return (n + 7u) & ~7u; }
 

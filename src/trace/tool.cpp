@@ -3,7 +3,8 @@
 // thread's record file (record_file.hpp), and nothing else happens on the program's threads.
 //
 // What a traced call costs here, on top of encore's callback: a timestamp at ENTER (kept in the
-// call's user_data), one at EXIT, and a copy of the call's captured argument bytes and return
+// call's user_data), one at EXIT (the time-stamp counter where the kernel keeps time with it,
+// mapped to CLOCK_BOOTTIME by the converter: tick_clock.hpp), and a copy of the call's captured argument bytes and return
 // value into the mapped file; no formatting, lock, allocation or system call. Strings the call
 // passes (a marker's message, a symbol name) are copied at the call, bounded, through the guarded
 // read (a bad pointer costs the string, never the process); they are rare on hot paths. The
@@ -19,6 +20,7 @@
 //   ENCORE_TRACE_DOMAINS=LIST    comma-separated: hsa, hip, cuda, marker, ompt, rccl (API calls);
 //                                kernel, memory_copy, memory_allocation (events)
 //   ENCORE_TRACE_ARGS_DEPTH=N    see above; default 0
+//   ENCORE_TRACE_CLOCK=boottime  stamp calls with clock_gettime, not the time-stamp counter
 //   ENCORE_TRACE_KERNEL_INCLUDE=RE, ENCORE_TRACE_KERNEL_EXCLUDE=RE
 //                                --kernel-include-regex / --kernel-exclude-regex: a dispatch of a
 //                                kernel left out is not recorded (see on_dispatch_filtered)
@@ -26,6 +28,7 @@
 #include "period.hpp"
 #include "record_file.hpp"
 #include "records.hpp"
+#include "tick_clock.hpp"
 
 #include <encore/tracing/agents.hpp>
 #include <encore/tracing/detail/core.hpp>  // guarded_read_string: -1 for an unreadable pointer
@@ -35,6 +38,9 @@
 #include <pthread.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__x86_64__)
+#    include <x86intrin.h>
+#endif
 
 #include <algorithm>
 #include <array>
@@ -102,12 +108,98 @@ std::uint64_t now_ns() noexcept {
     return static_cast<std::uint64_t>(t.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(t.tv_nsec);
 }
 
+// ---- the API-call records' clock (tick_clock.hpp) -----------------------------------------------
+// With g_tsc the calls are stamped with the time-stamp counter (9-10 ns a read here, against 23-25
+// for clock_gettime) and each thread leaves pairs for the converter's mapping; without it, ticks
+// are now_ns(). Set once in initialize, before the first record.
+bool g_tsc = false;
+
+std::uint64_t now_ticks() noexcept {
+#if defined(__x86_64__)
+    if (g_tsc) return __rdtsc();
+#endif
+    return now_ns();
+}
+
+// The counter and the clock read together: the counter before and after the clock, the pair at
+// the midpoint, the ticks between the two reads its width. A read that was interrupted (wide) is
+// taken again, up to eight times, keeping the narrowest; the converter leaves out one that stayed
+// wide.
+rec::clock_sync_body read_pair() noexcept {
+    rec::clock_sync_body best;
+#if defined(__x86_64__)
+    if (g_tsc) {
+        std::uint64_t width = UINT64_MAX;
+        for (int i = 0; i < 8 && width > 2048; ++i) {
+            const std::uint64_t a = __rdtsc();
+            const std::uint64_t ns = now_ns();
+            const std::uint64_t b = __rdtsc();
+            if (b >= a && b - a < width) {
+                width = b - a;
+                best.ticks = a + (b - a) / 2;
+                best.ns = ns;
+            }
+        }
+        if (width != UINT64_MAX) {
+            best.width = static_cast<std::uint32_t>(std::min<std::uint64_t>(width, UINT32_MAX));
+            return best;
+        }
+    }
+#endif
+    best.ns = now_ns();
+    best.ticks = best.ns;
+    return best;
+}
+
+// The kernel keeps time with the counter only after finding it invariant and in step across CPUs:
+// its clocksource being "tsc" is the test the tool takes. ENCORE_TRACE_CLOCK=boottime turns it off.
+bool tsc_usable() {
+#if defined(__x86_64__)
+    if (const char* c = std::getenv("ENCORE_TRACE_CLOCK"); c != nullptr && *c != '\0') {
+        if (std::strcmp(c, "boottime") == 0) return false;
+        if (std::strcmp(c, "auto") != 0)
+            std::fprintf(stderr, "[encore-trace] ENCORE_TRACE_CLOCK=%s: not boottime or auto; taken as auto\n", c);
+    }
+    std::FILE* f = std::fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+    if (f == nullptr) return false;
+    char name[32] = {};
+    const bool read = std::fgets(name, sizeof name, f) != nullptr;
+    std::fclose(f);
+    return read && std::strcmp(name, "tsc\n") == 0;
+#else
+    return false;
+#endif
+}
+
+// Per thread: when the next pair is due (0: before the thread's next call) and the interval,
+// which doubles from 2^16 ticks to 2^25 so that a call is never far past a pair (tick_clock.hpp).
+// Initial-exec, as the record file's own thread-locals: no allocation on a thread's first call.
+__attribute__((tls_model("initial-exec"))) thread_local std::uint64_t t_sync_at = 0;
+__attribute__((tls_model("initial-exec"))) thread_local std::uint64_t t_sync_gap = 0;
+constexpr std::uint64_t first_sync_gap = 1ull << 16, last_sync_gap = 1ull << 25;
+
+void sync_clock() noexcept {
+    const rec::clock_sync_body pair = read_pair();
+    append(rec::clock_sync, &pair, sizeof(pair));
+    t_sync_gap = t_sync_gap == 0 ? first_sync_gap : std::min(2 * t_sync_gap, last_sync_gap);
+    t_sync_at = pair.ticks + t_sync_gap;
+}
+
+inline void maybe_sync_clock(std::uint64_t ticks) noexcept {
+    if (g_tsc && ticks >= t_sync_at) [[unlikely]]
+        sync_clock();
+}
+
 void write_hello() noexcept {
     rec::hello_body h;
     h.args_depth = static_cast<std::uint32_t>(g_args_depth);
     h.pid = static_cast<std::uint64_t>(::getpid());
     h.ppid = static_cast<std::uint64_t>(::getppid());
-    h.start_ns = now_ns();
+    const rec::clock_sync_body pair = read_pair();
+    h.start_ns = pair.ns;
+    h.start_ticks = pair.ticks;
+    h.start_width = pair.width;
+    h.clock = g_tsc ? clock_tsc : clock_boottime;
     append(rec::hello, &h, sizeof(h));
 }
 
@@ -227,7 +319,8 @@ bool start_period_gate() {
 void reset_left_out() noexcept;
 void on_fork_child() {
     write_hello();
-    reset_left_out();  // the parent's count is in the parent's goodbye
+    t_sync_at = t_sync_gap = 0;  // the child's folder needs pairs of its own, from its next call
+    reset_left_out();            // the parent's count is in the parent's goodbye
     if (g_period_gated) {
         // The period's thread stayed in the parent: the child records from here on, and its
         // outputs keep the periods. Its only thread may have forked while that thread held the
@@ -409,7 +502,7 @@ void on_api(const rocprofiler_callback_tracing_record_t* r, rocprofiler_user_dat
     if (!k->learned.load(std::memory_order_acquire)) [[unlikely]]
         learn_once(k);
     if (r->phase == ROCPROFILER_CALLBACK_PHASE_ENTER) {
-        ud->value = now_ns();
+        ud->value = now_ticks();
         if (g_args_depth > 0) {
             const auto i = static_cast<std::size_t>(r->operation - k->first_op);
             if (i < k->ops.size() && k->ops[i].invalidates) {
@@ -426,7 +519,8 @@ void on_api(const rocprofiler_callback_tracing_record_t* r, rocprofiler_user_dat
     // An OMPT callback (phase NONE) is an instant; anything else but EXIT is not a call's end.
     const bool instant = r->phase == ROCPROFILER_CALLBACK_PHASE_NONE;
     if (!instant && r->phase != ROCPROFILER_CALLBACK_PHASE_EXIT) return;
-    const std::uint64_t end = now_ns();
+    const std::uint64_t end = now_ticks();
+    maybe_sync_clock(end);  // before the record: the converter maps it with the pairs before it
     const auto i = static_cast<std::size_t>(r->operation - k->first_op);
     const op_layout none{};
     const op_layout& o = i < k->ops.size() ? k->ops[i] : none;
@@ -664,6 +758,7 @@ int initialize(rocprofiler_client_finalize_t, void*) {
     if (g_args_depth > 0 && ::pthread_key_create(&g_entered_key, &std::free) != 0) g_args_depth = 0;
     const char* dom = std::getenv("ENCORE_TRACE_DOMAINS");
     const std::string_view domains = dom != nullptr && *dom != '\0' ? dom : "hsa";
+    g_tsc = tsc_usable();
     write_hello();
 
     // With a gate (--selected-regions, -P) the control context, created first so that its
@@ -743,6 +838,7 @@ int initialize(rocprofiler_client_finalize_t, void*) {
 }
 
 void finalize(void*) {
+    if (g_tsc) sync_clock();  // the last pair: the mapping interpolates up to the end
     rec::goodbye_body g;
     g.end_ns = now_ns();
     g.filtered = g_left_out.load(std::memory_order_relaxed);

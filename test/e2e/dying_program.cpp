@@ -34,23 +34,59 @@
 //                 calls and a dispatch, Pause again, Resume from another thread, 20 calls,
 //                 Resume again, 5 calls, Pause; 100 calls, then exits normally. Inside regions:
 //                 35 calls and 1 dispatch
+//   clock         two threads each make 300 hsa_system_get_info calls, each between two reads of
+//                 CLOCK_BOOTTIME, with pauses of 0, 50 us or 3 ms between them; prints a line
+//                 "clock TID BEFORE AFTER" per call, then raise(SIGKILL)s (no tool finalization:
+//                 the last calls' times are extrapolated by the converter, tick_clock.hpp)
 #include "hsa_example.hpp"
 
 #include <dlfcn.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <string_view>
 #include <thread>
+#include <vector>
 
 namespace {
+
+std::uint64_t boottime_ns() {
+    timespec t{};
+    ::clock_gettime(CLOCK_BOOTTIME, &t);
+    return static_cast<std::uint64_t>(t.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(t.tv_nsec);
+}
+
+// "clock": 300 calls, each between two clock reads, with pauses that cross the tool's clock
+// pairs (every 2^16..2^25 ticks) and a 3 ms sleep now and then; the readings, printed later.
+std::vector<std::string> timed_calls() {
+    std::vector<std::string> lines;
+    const long tid = ::syscall(SYS_gettid);
+    for (int i = 0; i < 300; ++i) {
+        uint16_t major = 0;
+        const std::uint64_t before = boottime_ns();
+        hsa_system_get_info(HSA_SYSTEM_INFO_VERSION_MAJOR, &major);
+        const std::uint64_t after = boottime_ns();
+        lines.push_back("clock " + std::to_string(tid) + ' ' + std::to_string(before) + ' ' + std::to_string(after));
+        if (i % 7 == 0) {
+            ::usleep(3000);
+        } else if (i % 3 == 0) {
+            const std::uint64_t until = boottime_ns() + 50000;
+            while (boottime_ns() < until) {
+            }
+        }
+    }
+    return lines;
+}
 
 void* g_page = nullptr;
 volatile sig_atomic_t g_sigints = 0;
@@ -179,6 +215,16 @@ int main(int argc, char** argv) {
             clock_gettime(CLOCK_MONOTONIC, &t1);
             const double ns = (t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec);
             std::printf("bench: %d calls, %.1f ns per call\n", dispatches * 1000, ns / (dispatches * 1000.0));
+        }
+        if (how == "clock") {
+            std::vector<std::string> other;
+            std::thread t([&] { other = timed_calls(); });
+            std::vector<std::string> mine = timed_calls();
+            t.join();
+            for (const auto* v : {&mine, &other})
+                for (const std::string& line : *v) std::printf("%s\n", line.c_str());
+            std::fflush(stdout);
+            std::raise(SIGKILL);
         }
         if (how == "calls-sigkill") {
             for (int i = 0; i < dispatches * 1000; ++i) {

@@ -246,6 +246,36 @@ for how, status in (("_exit", 3), ("abort", -6), ("segv", None if sanitized else
     created = query(dbs[0], "SELECT count(*) FROM regions WHERE name = 'hsa_queue_create'")[0][0] if dbs else 0
     expect(n == 3 and created == 1, f"{how}: the 3 dispatches and the calls before it ({n}, {created})")
 
+# ---- the calls' clock (tick_clock.hpp): each call inside the program's own clock reads ----------
+# Two threads, 300 calls each between two CLOCK_BOOTTIME reads, pauses that cross the tool's clock
+# pairs, then SIGKILL (the last calls past the last pair). Where the kernel keeps time with the
+# TSC the tool stamps calls with it and the converter maps them; either way each call must lie in
+# its window, give or take what a pair's midpoint can be off (the slack below, ample for it).
+# With ENCORE_TRACE_CLOCK=boottime (clock_gettime itself) the same must hold.
+for clock in ("auto", "boottime"):
+    os.environ["ENCORE_TRACE_CLOCK"] = clock
+    out, r = run(["--hsa-trace", "--quiet"], dying, kernels, "clock", "1", expect_status=-9)
+    del os.environ["ENCORE_TRACE_CLOCK"]
+    windows = {}
+    for line in r.stdout.splitlines():
+        if line.startswith("clock "):
+            _, tid, before, after = line.split()
+            windows.setdefault(int(tid), []).append((int(before), int(after)))
+    dbs = databases(out)
+    got = {}
+    for tid, start, end in (query(dbs[0], "SELECT tid, start, end FROM regions WHERE name = 'hsa_system_get_info' "
+                                          "ORDER BY tid, start") if dbs else []):
+        got.setdefault(tid, []).append((start, end))
+    slack = 2000  # ns
+    outside = [(tid, w, c) for tid in windows for w, c in zip(windows[tid], got.get(tid, []))
+               if not (w[0] - slack <= c[0] < c[1] <= w[1] + slack)]
+    expect(sorted(len(v) for v in windows.values()) == [300, 300] and
+           {t: len(v) for t, v in got.items()} == {t: len(v) for t, v in windows.items()},
+           f"clock={clock}: 2 x 300 calls, each recorded on its thread "
+           f"({ {t: len(v) for t, v in got.items()} })")
+    expect(not outside, f"clock={clock}: every call inside the program's clock reads around it, "
+                        f"{slack} ns slack ({len(outside)} outside; first {outside[:2]})")
+
 # ---- more than one process -----------------------------------------------------------------------
 out, r = run(["--hsa-trace", "--quiet"], dying, kernels, "fork", "2")
 dbs = databases(out)
