@@ -17,8 +17,10 @@
 #include <filesystem>
 
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -320,6 +322,7 @@ struct thread_state {
     thread_header* header;      // mapped page 0 of the thread file
     char* chunk;                // start of the mapped chunk
     std::uint64_t next_offset;  // file offset of the next chunk
+    struct spare_slot* slot;    // where the grower leaves the next chunk; null: none (grow maps it)
 };
 static_assert(std::is_trivially_destructible_v<thread_state>);
 
@@ -336,15 +339,19 @@ void note_drop(thread_state& s, drop_reason r) noexcept {
 
 // Forgets the thread's mappings; pointers are cleared before the munmap so a signal handler
 // never follows one into unmapped memory.
+void release_slot(spare_slot* sl) noexcept;
 void release_thread(thread_state& s) noexcept {
     thread_header* h = s.header;
     char* c = s.chunk;
+    spare_slot* sl = s.slot;
     const std::size_t cb = s.chunk_bytes;
     s.header = nullptr;
     s.chunk = s.cur = s.lim = nullptr;
+    s.slot = nullptr;
     std::atomic_signal_fence(std::memory_order_seq_cst);
     if (c != nullptr) munmap(c, cb);
     if (h != nullptr) munmap(h, thread_header_bytes);
+    if (sl != nullptr) release_slot(sl);
 }
 
 void stop(thread_state& s, drop_reason r) noexcept {
@@ -353,8 +360,180 @@ void stop(thread_state& s, drop_reason r) noexcept {
     s.cur = s.lim = nullptr;
 }
 
-// Maps the next chunk of the thread's file: reopen by path (we keep no fd: the program may close
-// or reuse any fd), reserve the space, map, close.
+// ---------------------------------------------------------------------------------------------
+// The grower: a thread of the library's own that maps each recording thread's next chunk while
+// the thread fills its current one. The kernel's work for a chunk (allocate, zero and charge its
+// page-cache pages, then map them) cost a traced call on the software runtime about 36 of its 70
+// ns on the recording thread (benchmarks/RESULTS.md); the grower takes it off the program's
+// threads.
+//
+// Each recording thread claims a slot at its first record (none left, or in a fork child, whose
+// grower stayed in the parent: it maps its chunks itself, as before). Each time it starts a chunk
+// it asks for the next one (the slot requested, with the file offset) and wakes the grower (a
+// futex, once per chunk); the grower maps it (ready). At its next chunk the thread takes the
+// spare if it is ready; else it takes the request back and maps the chunk itself; if the grower
+// is at work on it just then, the thread maps the chunk after it, and the spare, when ready, is
+// unmapped unused: its space in the file stays zero, which the reader skips (read_thread). The
+// slot's states pass its fields between the two threads (release/acquire); a thread that exits
+// while the grower works on its slot leaves it abandoned, and the grower frees it. The grower
+// blocks every signal and touches nothing but the slots and its own system calls, so it may be
+// anywhere when the process exits.
+enum : std::uint32_t { slot_free, slot_idle, slot_requested, slot_working, slot_ready, slot_failed, slot_abandoned };
+struct spare_slot {
+    std::atomic<std::uint32_t> state;  // slot_*; zero (free) as mapped
+    std::uint32_t chunk_bytes;         // owner, before requested
+    std::uint64_t offset;              // owner, before requested: the chunk asked for
+    char* map;                         // grower, before ready: the chunk mapped
+    char path[path_cap];               // owner, at claim: the thread's file
+};
+constexpr std::uint32_t slot_count = 1024;
+spare_slot* g_slots = nullptr;                    // mapped by start_grower (zero: every slot free)
+std::atomic<std::uint32_t> g_slots_used{0};       // the grower looks at [0, used)
+std::atomic<std::uint32_t> g_requests{0};         // the grower's futex word: bumped at each request
+std::atomic<bool> g_grower_on{false};             // a grower runs in this process (not in a fork child)
+std::atomic<bool> g_grow_ahead{true};             // writer_options::grow_ahead of the last open_process
+std::atomic<std::uint32_t> g_grower_delay_us{0};  // writer_options::grower_delay_us (tests)
+
+long futex(std::atomic<std::uint32_t>& word, int op, std::uint32_t value, const timespec* timeout) noexcept {
+    static_assert(sizeof(std::atomic<std::uint32_t>) == sizeof(std::uint32_t));
+    return syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), op, value, timeout, nullptr, 0);
+}
+
+void* grower_main(void*) {
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, nullptr);
+    for (;;) {
+        const std::uint32_t seen = g_requests.load(std::memory_order_acquire);
+        bool worked = false;
+        const std::uint32_t used = g_slots_used.load(std::memory_order_acquire);
+        for (std::uint32_t i = 0; i < used; ++i) {
+            spare_slot& sl = g_slots[i];
+            std::uint32_t st = slot_requested;
+            if (!sl.state.compare_exchange_strong(st, slot_working, std::memory_order_acquire, std::memory_order_relaxed))
+                continue;
+            worked = true;
+            if (const std::uint32_t us = g_grower_delay_us.load(std::memory_order_relaxed)) usleep(us);
+            char* map = nullptr;
+            const int fd = open(sl.path, O_RDWR | O_CLOEXEC);
+            if (fd >= 0) {
+                const auto off = static_cast<off_t>(sl.offset);
+                if (reserve_space(fd, off, sl.chunk_bytes) == 0)
+                    map = static_cast<char*>(map_shared(fd, sl.chunk_bytes, off));
+                close(fd);
+            }
+            sl.map = map;
+            st = slot_working;
+            if (!sl.state.compare_exchange_strong(st, map != nullptr ? slot_ready : slot_failed,
+                                                  std::memory_order_release, std::memory_order_acquire)) {
+                // Abandoned: its thread exited meanwhile.
+                if (map != nullptr) munmap(map, sl.chunk_bytes);
+                sl.state.store(slot_free, std::memory_order_release);
+            }
+        }
+        if (!worked) {
+            const timespec tick{0, 100 * 1000 * 1000};  // a wake lost to nothing still finds its request
+            futex(g_requests, FUTEX_WAIT_PRIVATE, seen, &tick);
+        }
+    }
+    return nullptr;
+}
+
+// Once per process (open_process; a fork child that opens again starts its own).
+void start_grower() noexcept {
+    if (g_grower_on.load(std::memory_order_relaxed)) return;
+    if (g_slots == nullptr) {
+        void* m = mmap(nullptr, sizeof(spare_slot) * slot_count, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                       -1, 0);
+        if (m == MAP_FAILED) return;
+        g_slots = static_cast<spare_slot*>(m);
+    }
+    pthread_attr_t attr;
+    if (pthread_attr_init(&attr) != 0) return;
+    pthread_attr_setstacksize(&attr, 256 * 1024);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_t t;
+    if (pthread_create(&t, &attr, grower_main, nullptr) == 0) {
+        pthread_setname_np(t, "encore-grower");
+        g_grower_on.store(true, std::memory_order_release);
+    }
+    pthread_attr_destroy(&attr);
+}
+
+spare_slot* claim_slot(const path_buf& path) noexcept {
+    if (!g_grower_on.load(std::memory_order_acquire) || !g_grow_ahead.load(std::memory_order_relaxed)) return nullptr;
+    for (std::uint32_t i = 0; i < slot_count; ++i) {
+        std::uint32_t st = slot_free;
+        if (!g_slots[i].state.compare_exchange_strong(st, slot_idle, std::memory_order_acquire, std::memory_order_relaxed))
+            continue;
+        std::memcpy(g_slots[i].path, path.s, path.n + 1);
+        std::uint32_t used = g_slots_used.load(std::memory_order_relaxed);
+        while (used < i + 1 &&
+               !g_slots_used.compare_exchange_weak(used, i + 1, std::memory_order_release, std::memory_order_relaxed)) {
+        }
+        return &g_slots[i];
+    }
+    return nullptr;
+}
+
+// The thread is done with its slot (exit, a new folder): a spare it holds is unmapped.
+void release_slot(spare_slot* sl) noexcept {
+    std::uint32_t st = sl->state.load(std::memory_order_acquire);
+    for (;;) {
+        if (st == slot_working) {  // the grower frees it when done
+            if (sl->state.compare_exchange_weak(st, slot_abandoned, std::memory_order_acq_rel, std::memory_order_acquire))
+                return;
+            continue;
+        }
+        if (st == slot_requested) {  // taken back before the grower starts on it
+            if (!sl->state.compare_exchange_weak(st, slot_idle, std::memory_order_acq_rel, std::memory_order_acquire))
+                continue;
+            st = slot_idle;
+        }
+        // idle, ready, failed: only this thread moves the slot from these
+        if (st == slot_ready && sl->map != nullptr) munmap(sl->map, sl->chunk_bytes);
+        sl->state.store(slot_free, std::memory_order_release);
+        return;
+    }
+}
+
+// The chunk at s.next_offset, mapped by the grower, or null (grow maps it). A spare the grower is
+// still mapping makes this thread skip its offset (see above).
+char* take_spare(thread_state& s) noexcept {
+    spare_slot* sl = s.slot;
+    if (sl == nullptr) return nullptr;
+    std::uint32_t st = sl->state.load(std::memory_order_acquire);
+    if (st == slot_requested &&
+        sl->state.compare_exchange_strong(st, slot_idle, std::memory_order_acquire, std::memory_order_acquire))
+        return nullptr;
+    switch (st) {
+        case slot_working: s.next_offset += s.chunk_bytes; return nullptr;
+        case slot_ready: {
+            char* m = sl->map;
+            const bool ours = sl->offset == s.next_offset;
+            sl->state.store(slot_idle, std::memory_order_relaxed);
+            if (ours) return m;
+            munmap(m, sl->chunk_bytes);  // a spare the thread skipped: its space stays zero
+            return nullptr;
+        }
+        case slot_failed: sl->state.store(slot_idle, std::memory_order_relaxed); return nullptr;
+        default: return nullptr;
+    }
+}
+
+// Asks the grower for the chunk after the one just started.
+void request_spare(thread_state& s) noexcept {
+    spare_slot* sl = s.slot;
+    if (sl == nullptr || sl->state.load(std::memory_order_relaxed) != slot_idle) return;
+    sl->offset = s.next_offset;
+    sl->chunk_bytes = s.chunk_bytes;
+    sl->state.store(slot_requested, std::memory_order_release);
+    g_requests.fetch_add(1, std::memory_order_release);
+    futex(g_requests, FUTEX_WAKE_PRIVATE, 1, nullptr);
+}
+
+// Maps the next chunk of the thread's file, from the grower or here: reopen by path (we keep no
+// fd: the program may close or reuse any fd), reserve the space, map, close.
 bool grow(thread_state& s) noexcept {
     if (s.cur != nullptr && s.cur < s.lim) {
         // The tail the record did not fit: one PAD (less than max_record_bytes, as the record
@@ -370,25 +549,29 @@ bool grow(thread_state& s) noexcept {
         s.chunk = s.cur = s.lim = nullptr;
         munmap(c, s.chunk_bytes);
     }
-    const int fd = open(s.header->path, O_RDWR | O_CLOEXEC);
-    if (fd < 0) {
-        const int err = errno;
-        stop(s, reason_of(err));
-        return false;
-    }
-    const auto off = static_cast<off_t>(s.next_offset);
-    int err = reserve_space(fd, off, s.chunk_bytes);
-    void* map = err == 0 ? map_shared(fd, s.chunk_bytes, off) : nullptr;
-    if (err == 0 && map == nullptr) err = errno;
-    close(fd);
+    void* map = take_spare(s);
     if (map == nullptr) {
-        stop(s, reason_of(err));
-        return false;
+        const int fd = open(s.header->path, O_RDWR | O_CLOEXEC);
+        if (fd < 0) {
+            const int err = errno;
+            stop(s, reason_of(err));
+            return false;
+        }
+        const auto off = static_cast<off_t>(s.next_offset);
+        int err = reserve_space(fd, off, s.chunk_bytes);
+        map = err == 0 ? map_shared(fd, s.chunk_bytes, off) : nullptr;
+        if (err == 0 && map == nullptr) err = errno;
+        close(fd);
+        if (map == nullptr) {
+            stop(s, reason_of(err));
+            return false;
+        }
     }
     s.chunk = s.cur = static_cast<char*>(map);
     s.lim = s.chunk + s.chunk_bytes;
     s.next_offset += s.chunk_bytes;
     std::atomic_ref<std::uint64_t>(s.header->chunks).fetch_add(1, std::memory_order_relaxed);
+    request_spare(s);
     return true;
 }
 
@@ -456,6 +639,7 @@ bool setup_thread(thread_state& s) noexcept {
     std::atomic_ref<std::uint64_t>(h->magic).store(thread_magic, std::memory_order_release);
     s.header = h;
     s.next_offset = thread_header_bytes;
+    s.slot = claim_slot(path);
     if (g_key_ok.load(std::memory_order_relaxed)) pthread_setspecific(g_key, &g_key);
     return grow(s);
 }
@@ -485,6 +669,15 @@ void atfork_child() noexcept {
     // and the process's, so the first record makes the child's own folder.
     g_generation.fetch_add(1, std::memory_order_relaxed);
     thread_state& s = t_state;
+    // The grower stayed in the parent: the child maps its chunks itself. Its copy of the slots
+    // (the parent's threads' requests and spares) is dropped, not released: none of it is the child's.
+    g_grower_on.store(false, std::memory_order_relaxed);
+    s.slot = nullptr;
+    if (spare_slot* slots = g_slots) {
+        g_slots = nullptr;
+        g_slots_used.store(0, std::memory_order_relaxed);
+        munmap(slots, sizeof(spare_slot) * slot_count);
+    }
     release_thread(s);
     process_header* m = g.meta.exchange(nullptr, std::memory_order_relaxed);
     if (m != nullptr) munmap(m, process_meta_bytes);
@@ -547,6 +740,8 @@ bool open_process(const char* root_dir, const writer_options& options) noexcept 
         }
     }
     g.chunk_bytes = options.chunk_bytes;
+    g_grower_delay_us.store(options.grower_delay_us, std::memory_order_relaxed);
+    g_grow_ahead.store(options.grow_ahead, std::memory_order_relaxed);
 
     if (!g_atfork_done.exchange(true, std::memory_order_relaxed)) {
         pthread_atfork(nullptr, nullptr, atfork_child);
@@ -554,6 +749,7 @@ bool open_process(const char* root_dir, const writer_options& options) noexcept 
             g_key_ok.store(true, std::memory_order_relaxed);
     }
     const bool ok = make_process_dir();
+    if (ok && options.grow_ahead) start_grower();
     // Pairs with ensure_process's acquire load: dir and meta are written.
     g.state.store(ok ? proc_ready : proc_failed, std::memory_order_release);
     // Threads that recorded before (dropped) or into an earlier folder start again.
@@ -814,13 +1010,22 @@ read_result read_thread(const std::string& path, const record_callback& cb) {
         }
         const auto len = static_cast<std::uint32_t>(n);
         std::uint32_t pos = 0;
+        bool skipped = false;
         while (pos + sizeof(record_header) <= len) {
             record_header rh;
             std::memcpy(&rh, buf + pos, sizeof rh);
             if (rh.size == 0) {
+                const bool rest_zero = std::all_of(buf + pos, buf + len, [](char c) { return c == 0; });
+                if (pos == 0 && rest_zero && len == h.chunk_bytes) {
+                    // A whole chunk of zeros: mapped ahead for the thread and never used (the
+                    // writer went past it, see the grower), or the last chunk mapped ahead. The
+                    // data, if any, goes on in the next chunk.
+                    skipped = true;
+                    break;
+                }
                 // The end of the data. Anything written after it is a record reserved and never
                 // committed (its body, or its flags word).
-                r.torn = std::any_of(buf + pos, buf + len, [](char c) { return c != 0; });
+                r.torn = !rest_zero;
                 r.ok = true;
                 return r;
             }
@@ -841,7 +1046,7 @@ read_result read_thread(const std::string& path, const record_callback& cb) {
             pos += rh.size;
             r.bytes_used += rh.size;
         }
-        if (pos != len) {  // less than a record header left: the file was cut mid-chunk
+        if (!skipped && pos != len) {  // less than a record header left: the file was cut mid-chunk
             r.corrupt = true;
             r.error = path + ": file truncated at offset " + std::to_string(off + len);
             return r;

@@ -39,9 +39,14 @@
 //                          u16 type, u16 flags (bits 0-2: padding)} then the body and padding
 //
 // Behaviour worth knowing:
-// - Cost: the hot path is a few ns above the machine's cost of storing 64 bytes to fresh memory;
-//   chunk growth pays the kernel for each page-cache page (allocate, zero, map: about one 4 KiB
-//   page per 64 records of 64 bytes) on the recording thread (bench_record_file measures both).
+// - Cost: the hot path is a few ns above the machine's cost of storing 64 bytes to fresh memory.
+//   Chunk growth pays the kernel for each page-cache page (allocate, zero, map: about one 4 KiB
+//   page per 64 records of 64 bytes). A thread of the library's own, the grower (started by
+//   open_process unless writer_options::grow_ahead is false), maps each thread's next chunk while
+//   the thread fills its current one, so that cost falls on the recording thread only when the
+//   grower is behind (then the thread maps the chunk itself, and a chunk the grower was mapping
+//   stays zero in the file, which the reader skips) and in a fork child (no grower there).
+//   bench_record_file measures growth and the hot path.
 // - A full disk (ENOSPC, EDQUOT, EFBIG) or another I/O failure stops the thread's recording until
 //   the next open_process; every record after it is counted as dropped. With RLIMIT_FSIZE set
 //   and SIGXFSZ not ignored, the kernel's SIGXFSZ ends the program as its own write would.
@@ -155,6 +160,11 @@ static_assert(sizeof(process_header) <= 512);
 // records; each live thread keeps one chunk mapped (and the page cache keeps the data anyway).
 struct writer_options {
     std::uint32_t chunk_bytes = 2u << 20;
+    // Map each thread's next chunk ahead on a thread of the library's own (the grower), so that
+    // the kernel's work for a chunk is not done on the recording thread; false: each thread maps
+    // its chunks itself (as a fork child's threads always do).
+    bool grow_ahead = true;
+    std::uint32_t grower_delay_us = 0;  // tests: the grower sleeps this long before each chunk
 };
 
 // Remembers root_dir (made absolute; created with its parents), creates

@@ -21,6 +21,8 @@
 //                                kernel, memory_copy, memory_allocation (events)
 //   ENCORE_TRACE_ARGS_DEPTH=N    see above; default 0
 //   ENCORE_TRACE_CLOCK=boottime  stamp calls with clock_gettime, not the time-stamp counter
+//   ENCORE_TRACE_GROW_AHEAD=0    each thread maps its record chunks itself (no grower thread:
+//                                record_file.cpp); for comparisons
 //   ENCORE_TRACE_KERNEL_INCLUDE=RE, ENCORE_TRACE_KERNEL_EXCLUDE=RE
 //                                --kernel-include-regex / --kernel-exclude-regex: a dispatch of a
 //                                kernel left out is not recorded (see on_dispatch_filtered)
@@ -750,7 +752,10 @@ int initialize(rocprofiler_client_finalize_t, void*) {
         std::fprintf(stderr, "[encore-trace] ENCORE_TRACE_RECORDS is not set: not tracing (run under encore-trace)\n");
         return 1;
     }
-    if (!open_process(root)) {
+    writer_options options;
+    if (const char* g = std::getenv("ENCORE_TRACE_GROW_AHEAD"); g != nullptr && std::strcmp(g, "0") == 0)
+        options.grow_ahead = false;
+    if (!open_process(root, options)) {
         std::fprintf(stderr, "[encore-trace] cannot record into %s: %s (not tracing)\n", root, last_error());
         return 1;
     }

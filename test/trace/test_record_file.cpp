@@ -6,9 +6,11 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -605,6 +607,132 @@ TEST_CASE("a thread's mapping goes at thread exit; a reused tid gets a file of i
     std::uint64_t total = 0;
     for (const auto& tf : procs[0].threads) total += read_all(tf.path).records.size();
     CHECK(total == 20);
+}
+
+// ---- the grower: each thread's next chunk mapped ahead (record_file.cpp) ----------------------------
+
+namespace {
+
+// Whole chunks of zeros before the file's last chunk with data: chunks mapped ahead and never
+// used (the writer went past one the grower was still mapping).
+int skipped_chunks(const std::string& path) {
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    REQUIRE(f != nullptr);
+    std::vector<char> chunk(small_chunk);
+    int zeros = 0, skipped = 0;
+    REQUIRE(std::fseek(f, rf::thread_header_bytes, SEEK_SET) == 0);
+    while (std::fread(chunk.data(), 1, chunk.size(), f) == chunk.size()) {
+        if (std::all_of(chunk.begin(), chunk.end(), [](char c) { return c == 0; })) {
+            ++zeros;
+        } else {
+            skipped += zeros;
+            zeros = 0;
+        }
+    }
+    std::fclose(f);
+    return skipped;
+}
+
+bool has_thread_named(const char* name) {
+    for (const auto& e : fs::directory_iterator("/proc/self/task")) {
+        std::FILE* f = std::fopen((e.path() / "comm").c_str(), "r");
+        if (f == nullptr) continue;
+        char comm[32] = {};
+        const bool read = std::fgets(comm, sizeof comm, f) != nullptr;
+        std::fclose(f);
+        if (read && std::string(comm) == std::string(name) + "\n") return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+TEST_CASE("a slow grower: the thread maps its own chunks, skips the one being mapped, loses nothing") {
+    // The grower sleeps 30 ms before each chunk; the thread fills a 128 KiB chunk far sooner, so it
+    // takes its request back (maps the chunk itself) or, finding the grower at work on it, maps the
+    // chunk after it: that chunk's space stays zero, and the reader goes past it.
+    temp_root root;
+    const auto [child, status] = in_child([&] {
+        if (!rf::open_process(root.path.c_str(), {small_chunk, true, 30000})) _exit(1);
+        for (std::uint64_t i = 0; i < 40000; ++i) {
+            if (!write_seq(static_cast<std::uint16_t>(i % 50), i, 8 + static_cast<std::uint32_t>(i % 200))) _exit(2);
+            if (i % 2000 == 0) usleep(2000);  // now and then the grower is caught mid-chunk
+        }
+        _exit(0);
+    });
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+    const auto procs = rf::list_processes(root.path);
+    REQUIRE(procs.size() == 1);
+    REQUIRE(procs[0].threads.size() == 1);
+    const thread_read t = read_all(procs[0].threads[0].path);
+    CHECK(t.result.ok);
+    CHECK_FALSE(t.result.torn);
+    CHECK_FALSE(t.result.corrupt);
+    REQUIRE(t.records.size() == 40000);
+    std::uint64_t bad = 0;
+    for (std::uint64_t i = 0; i < t.records.size(); ++i) {
+        const record& r = t.records[i];
+        if (r.type != i % 50 || r.body.size() != 8 + i % 200 || !intact(r.body.data(), 8 + i % 200, i)) ++bad;
+    }
+    CHECK(bad == 0);
+    CHECK(skipped_chunks(procs[0].threads[0].path) > 0);
+}
+
+TEST_CASE("the grower maps chunks ahead; threads that exit while it works on theirs leave no trace") {
+    temp_root root;
+    const auto [child, status] = in_child([&] {
+        if (!rf::open_process(root.path.c_str(), {small_chunk, true, 2000})) _exit(1);
+        if (!has_thread_named("encore-grower")) _exit(3);
+        // 64 short-lived threads, each past its first chunk (a request made), exiting at once:
+        // many leave their slot while the grower is mapping for it.
+        for (int round = 0; round < 8; ++round) {
+            std::vector<std::thread> pool;
+            for (int k = 0; k < 8; ++k)
+                pool.emplace_back([round, k] {
+                    for (std::uint64_t i = 0; i < 3000; ++i)
+                        if (!write_seq(static_cast<std::uint16_t>(round * 8 + k), i, 64)) _exit(2);
+                });
+            for (auto& th : pool) th.join();
+        }
+        _exit(0);
+    });
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+    const auto procs = rf::list_processes(root.path);
+    REQUIRE(procs.size() == 1);
+    REQUIRE(procs[0].threads.size() == 64);
+    std::uint64_t total = 0, bad = 0;
+    for (const auto& tf : procs[0].threads) {
+        const thread_read t = read_all(tf.path);
+        CHECK(t.result.ok);
+        CHECK_FALSE(t.result.torn);
+        total += t.records.size();
+        for (std::uint64_t i = 0; i < t.records.size(); ++i)
+            if (!intact(t.records[i].body.data(), 64, i)) ++bad;
+    }
+    CHECK(total == 64 * 3000);
+    CHECK(bad == 0);
+}
+
+TEST_CASE("grow_ahead off: no grower, each thread maps its chunks itself") {
+    temp_root root;
+    const auto [child, status] = in_child([&] {
+        if (!rf::open_process(root.path.c_str(), {small_chunk, false})) _exit(1);
+        if (has_thread_named("encore-grower")) _exit(3);
+        for (std::uint64_t i = 0; i < 20000; ++i)
+            if (!write_seq(1, i, 8 + static_cast<std::uint32_t>(i % 120))) _exit(2);
+        _exit(0);
+    });
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+    const auto procs = rf::list_processes(root.path);
+    REQUIRE(procs.size() == 1);
+    REQUIRE(procs[0].threads.size() == 1);
+    const thread_read t = read_all(procs[0].threads[0].path);
+    CHECK(t.result.ok);
+    CHECK(t.records.size() == 20000);
+    CHECK(skipped_chunks(procs[0].threads[0].path) == 0);
 }
 
 // ---- output templates (output_template.hpp) ---------------------------------------------------------
