@@ -371,13 +371,13 @@ void stop(thread_state& s, drop_reason r) noexcept {
 // grower stayed in the parent: it maps its chunks itself, as before). Each time it starts a chunk
 // it asks for the next one (the slot requested, with the file offset) and wakes the grower (a
 // futex, once per chunk); the grower maps it (ready). At its next chunk the thread takes the
-// spare if it is ready; else it takes the request back and maps the chunk itself; if the grower
-// is at work on it just then, the thread maps the chunk after it, and the spare, when ready, is
-// unmapped unused: its space in the file stays zero, which the reader skips (read_thread). The
-// slot's states pass its fields between the two threads (release/acquire); a thread that exits
-// while the grower works on its slot leaves it abandoned, and the grower frees it. The grower
-// blocks every signal and touches nothing but the slots and its own system calls, so it may be
-// anywhere when the process exits.
+// spare if it is ready; waits for it if the grower is at work on it (a thread that fills chunks
+// faster than the kernel maps them: the two then overlap, where alone they added up); else takes
+// the request back and maps the chunk itself. The slot's states pass its fields between the two
+// threads (release/acquire); a thread that exits while the grower works on its slot leaves it
+// abandoned, and the grower frees it. The grower blocks every signal, takes no lock and never
+// waits for a recording thread, and touches nothing but the slots and its own system calls, so it
+// may be anywhere when the process exits.
 enum : std::uint32_t { slot_free, slot_idle, slot_requested, slot_working, slot_ready, slot_failed, slot_abandoned };
 struct spare_slot {
     std::atomic<std::uint32_t> state;  // slot_*; zero (free) as mapped
@@ -424,8 +424,10 @@ void* grower_main(void*) {
             }
             sl.map = map;
             st = slot_working;
-            if (!sl.state.compare_exchange_strong(st, map != nullptr ? slot_ready : slot_failed,
-                                                  std::memory_order_release, std::memory_order_acquire)) {
+            if (sl.state.compare_exchange_strong(st, map != nullptr ? slot_ready : slot_failed,
+                                                 std::memory_order_release, std::memory_order_acquire)) {
+                futex(sl.state, FUTEX_WAKE_PRIVATE, 1, nullptr);  // its thread may be waiting (take_spare)
+            } else {
                 // Abandoned: its thread exited meanwhile.
                 if (map != nullptr) munmap(map, sl.chunk_bytes);
                 sl.state.store(slot_free, std::memory_order_release);
@@ -497,8 +499,7 @@ void release_slot(spare_slot* sl) noexcept {
     }
 }
 
-// The chunk at s.next_offset, mapped by the grower, or null (grow maps it). A spare the grower is
-// still mapping makes this thread skip its offset (see above).
+// The chunk at s.next_offset, mapped by the grower, or null (grow maps it).
 char* take_spare(thread_state& s) noexcept {
     spare_slot* sl = s.slot;
     if (sl == nullptr) return nullptr;
@@ -506,14 +507,21 @@ char* take_spare(thread_state& s) noexcept {
     if (st == slot_requested &&
         sl->state.compare_exchange_strong(st, slot_idle, std::memory_order_acquire, std::memory_order_acquire))
         return nullptr;
+    // The grower is mapping it: wait. What is left of its work is less than mapping the chunk
+    // here would cost (and mapping another one would leave both chunks' work done). The grower
+    // never waits for this thread, and wakes it when done; the timeout only bounds a lost wake.
+    while (st == slot_working) {
+        const timespec tick{0, 1000 * 1000};
+        futex(sl->state, FUTEX_WAIT_PRIVATE, slot_working, &tick);
+        st = sl->state.load(std::memory_order_acquire);
+    }
     switch (st) {
-        case slot_working: s.next_offset += s.chunk_bytes; return nullptr;
         case slot_ready: {
             char* m = sl->map;
-            const bool ours = sl->offset == s.next_offset;
+            const bool ours = sl->offset == s.next_offset;  // always, as asked; checked all the same
             sl->state.store(slot_idle, std::memory_order_relaxed);
             if (ours) return m;
-            munmap(m, sl->chunk_bytes);  // a spare the thread skipped: its space stays zero
+            munmap(m, sl->chunk_bytes);
             return nullptr;
         }
         case slot_failed: sl->state.store(slot_idle, std::memory_order_relaxed); return nullptr;
@@ -1017,9 +1025,10 @@ read_result read_thread(const std::string& path, const record_callback& cb) {
             if (rh.size == 0) {
                 const bool rest_zero = std::all_of(buf + pos, buf + len, [](char c) { return c == 0; });
                 if (pos == 0 && rest_zero && len == h.chunk_bytes) {
-                    // A whole chunk of zeros: mapped ahead for the thread and never used (the
-                    // writer went past it, see the grower), or the last chunk mapped ahead. The
-                    // data, if any, goes on in the next chunk.
+                    // A whole chunk of zeros: space reserved and never written. The writer
+                    // leaves one only at the end (a chunk mapped ahead, unused); a reader that
+                    // stopped at one in the middle would lose the rest, so the data, if any,
+                    // goes on in the next chunk.
                     skipped = true;
                     break;
                 }

@@ -44,8 +44,8 @@
 //   page per 64 records of 64 bytes). A thread of the library's own, the grower (started by
 //   open_process unless writer_options::grow_ahead is false), maps each thread's next chunk while
 //   the thread fills its current one, so that cost falls on the recording thread only when the
-//   grower is behind (then the thread maps the chunk itself, and a chunk the grower was mapping
-//   stays zero in the file, which the reader skips) and in a fork child (no grower there).
+//   grower has not started on the chunk (the thread then maps it itself) or is still mapping it
+//   (the thread waits for what is left), and in a fork child (no grower there).
 //   bench_record_file measures growth and the hot path.
 // - A full disk (ENOSPC, EDQUOT, EFBIG) or another I/O failure stops the thread's recording until
 //   the next open_process; every record after it is counted as dropped. With RLIMIT_FSIZE set
