@@ -361,30 +361,35 @@ void stop(thread_state& s, drop_reason r) noexcept {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The grower: a thread of the library's own that maps each recording thread's next chunk while
-// the thread fills its current one. The kernel's work for a chunk (allocate, zero and charge its
-// page-cache pages, then map them) cost a traced call on the software runtime about 36 of its 70
-// ns on the recording thread (benchmarks/RESULTS.md); the grower takes it off the program's
-// threads.
+// The grower: a thread of the library's own that populates each recording thread's next chunk
+// while the thread fills its current one. The kernel's work for a chunk (allocate, zero and
+// charge its page-cache pages, then map them) cost a traced call on the software runtime about
+// 36 of its 70 ns on the recording thread (benchmarks/RESULTS.md); the grower takes it off the
+// program's threads.
 //
 // Each recording thread claims a slot at its first record (none left, or in a fork child, whose
-// grower stayed in the parent: it maps its chunks itself, as before). Each time it starts a chunk
-// it asks for the next one (the slot requested, with the file offset) and wakes the grower (a
-// futex, once per chunk); the grower maps it (ready). At its next chunk the thread takes the
-// spare if it is ready; waits for it if the grower is at work on it (a thread that fills chunks
-// faster than the kernel maps them: the two then overlap, where alone they added up); else takes
-// the request back and maps the chunk itself. The slot's states pass its fields between the two
-// threads (release/acquire); a thread that exits while the grower works on its slot leaves it
-// abandoned, and the grower frees it. The grower blocks every signal, takes no lock and never
-// waits for a recording thread, and touches nothing but the slots and its own system calls, so it
-// may be anywhere when the process exits.
+// grower stayed in the parent: it maps its chunks itself, as before). Each time it starts a
+// chunk, the thread prepares the next one, sized and mapped but not populated (open, ftruncate,
+// mmap, close: a few system calls; the descriptor lives only on the program's own thread, as for
+// the chunks it maps itself, since a program may close or reuse any descriptor at any time), and
+// hands the mapping over (the slot requested), waking the grower (a futex, once per chunk). The
+// grower populates it (MADV_POPULATE_WRITE: every page allocated, zeroed and mapped writable;
+// ready) or says it could not (failed: a full disk, an old kernel). The grower holds no
+// descriptor. At its next chunk the thread takes the spare if it is ready; waits for it if the
+// grower is at work on it (a thread that fills chunks faster than the kernel maps them: the two
+// then overlap, where alone they added up); populates it itself if the grower has not started
+// (taking the request back); and maps the chunk itself as before if it failed (which then reports
+// why). The slot's states pass its fields between the two threads (release/acquire); a thread
+// that exits while the grower works on its slot leaves it abandoned, and the grower unmaps the
+// spare and frees the slot. The grower blocks every signal, takes no lock, never waits for a
+// recording thread and touches nothing but the slots' mappings, so it may be anywhere when the
+// process exits.
 enum : std::uint32_t { slot_free, slot_idle, slot_requested, slot_working, slot_ready, slot_failed, slot_abandoned };
 struct spare_slot {
     std::atomic<std::uint32_t> state;  // slot_*; zero (free) as mapped
     std::uint32_t chunk_bytes;         // owner, before requested
-    std::uint64_t offset;              // owner, before requested: the chunk asked for
-    char* map;                         // grower, before ready: the chunk mapped
-    char path[path_cap];               // owner, at claim: the thread's file
+    std::uint64_t offset;              // owner, before requested: the chunk's place in the file
+    char* map;                         // owner, before requested: the chunk, mapped, not populated
 };
 constexpr std::uint32_t slot_count = 1024;
 spare_slot* g_slots = nullptr;                    // mapped by start_grower (zero: every slot free)
@@ -398,6 +403,10 @@ long futex(std::atomic<std::uint32_t>& word, int op, std::uint32_t value, const 
     static_assert(sizeof(std::atomic<std::uint32_t>) == sizeof(std::uint32_t));
     return syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), op, value, timeout, nullptr, 0);
 }
+
+// Every page of the mapping allocated and mapped writable; false where the kernel could not (the
+// file's filesystem full: the store would have raised SIGBUS) or cannot (before Linux 5.14).
+bool populate(char* map, std::size_t len) noexcept { return madvise(map, len, MADV_POPULATE_WRITE) == 0; }
 
 void* grower_main(void*) {
     sigset_t all;
@@ -414,22 +423,14 @@ void* grower_main(void*) {
                 continue;
             worked = true;
             if (const std::uint32_t us = g_grower_delay_us.load(std::memory_order_relaxed)) usleep(us);
-            char* map = nullptr;
-            const int fd = open(sl.path, O_RDWR | O_CLOEXEC);
-            if (fd >= 0) {
-                const auto off = static_cast<off_t>(sl.offset);
-                if (reserve_space(fd, off, sl.chunk_bytes) == 0)
-                    map = static_cast<char*>(map_shared(fd, sl.chunk_bytes, off));
-                close(fd);
-            }
-            sl.map = map;
+            const bool ok = populate(sl.map, sl.chunk_bytes);
             st = slot_working;
-            if (sl.state.compare_exchange_strong(st, map != nullptr ? slot_ready : slot_failed,
-                                                 std::memory_order_release, std::memory_order_acquire)) {
+            if (sl.state.compare_exchange_strong(st, ok ? slot_ready : slot_failed, std::memory_order_release,
+                                                 std::memory_order_acquire)) {
                 futex(sl.state, FUTEX_WAKE_PRIVATE, 1, nullptr);  // its thread may be waiting (take_spare)
             } else {
                 // Abandoned: its thread exited meanwhile.
-                if (map != nullptr) munmap(map, sl.chunk_bytes);
+                munmap(sl.map, sl.chunk_bytes);
                 sl.state.store(slot_free, std::memory_order_release);
             }
         }
@@ -452,7 +453,7 @@ void start_grower() noexcept {
     }
     pthread_attr_t attr;
     if (pthread_attr_init(&attr) != 0) return;
-    pthread_attr_setstacksize(&attr, 256 * 1024);
+    pthread_attr_setstacksize(&attr, 64 * 1024);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     pthread_t t;
     if (pthread_create(&t, &attr, grower_main, nullptr) == 0) {
@@ -462,13 +463,12 @@ void start_grower() noexcept {
     pthread_attr_destroy(&attr);
 }
 
-spare_slot* claim_slot(const path_buf& path) noexcept {
+spare_slot* claim_slot() noexcept {
     if (!g_grower_on.load(std::memory_order_acquire) || !g_grow_ahead.load(std::memory_order_relaxed)) return nullptr;
     for (std::uint32_t i = 0; i < slot_count; ++i) {
         std::uint32_t st = slot_free;
         if (!g_slots[i].state.compare_exchange_strong(st, slot_idle, std::memory_order_acquire, std::memory_order_relaxed))
             continue;
-        std::memcpy(g_slots[i].path, path.s, path.n + 1);
         std::uint32_t used = g_slots_used.load(std::memory_order_relaxed);
         while (used < i + 1 &&
                !g_slots_used.compare_exchange_weak(used, i + 1, std::memory_order_release, std::memory_order_relaxed)) {
@@ -482,7 +482,7 @@ spare_slot* claim_slot(const path_buf& path) noexcept {
 void release_slot(spare_slot* sl) noexcept {
     std::uint32_t st = sl->state.load(std::memory_order_acquire);
     for (;;) {
-        if (st == slot_working) {  // the grower frees it when done
+        if (st == slot_working) {  // the grower unmaps and frees it when done
             if (sl->state.compare_exchange_weak(st, slot_abandoned, std::memory_order_acq_rel, std::memory_order_acquire))
                 return;
             continue;
@@ -490,51 +490,60 @@ void release_slot(spare_slot* sl) noexcept {
         if (st == slot_requested) {  // taken back before the grower starts on it
             if (!sl->state.compare_exchange_weak(st, slot_idle, std::memory_order_acq_rel, std::memory_order_acquire))
                 continue;
-            st = slot_idle;
+            st = slot_failed;  // holds a mapping, as failed does
         }
         // idle, ready, failed: only this thread moves the slot from these
-        if (st == slot_ready && sl->map != nullptr) munmap(sl->map, sl->chunk_bytes);
+        if (st == slot_ready || st == slot_failed) munmap(sl->map, sl->chunk_bytes);
         sl->state.store(slot_free, std::memory_order_release);
         return;
     }
 }
 
-// The chunk at s.next_offset, mapped by the grower, or null (grow maps it).
+// The chunk at s.next_offset, populated by the grower (or here, if it has not started on it), or
+// null: grow maps it as it does without a grower (and reports why, if it cannot).
 char* take_spare(thread_state& s) noexcept {
     spare_slot* sl = s.slot;
     if (sl == nullptr) return nullptr;
     std::uint32_t st = sl->state.load(std::memory_order_acquire);
+    if (st == slot_idle) return nullptr;
     if (st == slot_requested &&
-        sl->state.compare_exchange_strong(st, slot_idle, std::memory_order_acquire, std::memory_order_acquire))
+        sl->state.compare_exchange_strong(st, slot_idle, std::memory_order_acquire, std::memory_order_acquire)) {
+        if (populate(sl->map, sl->chunk_bytes)) return sl->map;
+        munmap(sl->map, sl->chunk_bytes);
         return nullptr;
-    // The grower is mapping it: wait. What is left of its work is less than mapping the chunk
-    // here would cost (and mapping another one would leave both chunks' work done). The grower
-    // never waits for this thread, and wakes it when done; the timeout only bounds a lost wake.
+    }
+    // The grower is populating it: wait. What is left of its work is less than doing the chunk
+    // here would cost. The grower never waits for this thread and wakes it when done; the
+    // timeout only bounds a lost wake.
     while (st == slot_working) {
         const timespec tick{0, 1000 * 1000};
         futex(sl->state, FUTEX_WAIT_PRIVATE, slot_working, &tick);
         st = sl->state.load(std::memory_order_acquire);
     }
-    switch (st) {
-        case slot_ready: {
-            char* m = sl->map;
-            const bool ours = sl->offset == s.next_offset;  // always, as asked; checked all the same
-            sl->state.store(slot_idle, std::memory_order_relaxed);
-            if (ours) return m;
-            munmap(m, sl->chunk_bytes);
-            return nullptr;
-        }
-        case slot_failed: sl->state.store(slot_idle, std::memory_order_relaxed); return nullptr;
-        default: return nullptr;
-    }
+    sl->state.store(slot_idle, std::memory_order_relaxed);
+    if (st == slot_ready) return sl->map;
+    munmap(sl->map, sl->chunk_bytes);  // failed
+    return nullptr;
 }
 
-// Asks the grower for the chunk after the one just started.
+// Prepares the chunk after the one just started and hands it to the grower: the file made long
+// enough and the chunk mapped, on this thread (see above); no request when that fails (grow then
+// maps the chunk itself, and reports why).
 void request_spare(thread_state& s) noexcept {
     spare_slot* sl = s.slot;
     if (sl == nullptr || sl->state.load(std::memory_order_relaxed) != slot_idle) return;
+    const int fd = open(s.header->path, O_RDWR | O_CLOEXEC);
+    if (fd < 0) return;
+    const auto off = static_cast<off_t>(s.next_offset);
+    struct stat st {};
+    void* map = MAP_FAILED;
+    if (fstat(fd, &st) == 0 && (st.st_size >= off + s.chunk_bytes || ftruncate(fd, off + s.chunk_bytes) == 0))
+        map = mmap(nullptr, s.chunk_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off);
+    close(fd);
+    if (map == MAP_FAILED) return;
     sl->offset = s.next_offset;
     sl->chunk_bytes = s.chunk_bytes;
+    sl->map = static_cast<char*>(map);
     sl->state.store(slot_requested, std::memory_order_release);
     g_requests.fetch_add(1, std::memory_order_release);
     futex(g_requests, FUTEX_WAKE_PRIVATE, 1, nullptr);
@@ -647,7 +656,7 @@ bool setup_thread(thread_state& s) noexcept {
     std::atomic_ref<std::uint64_t>(h->magic).store(thread_magic, std::memory_order_release);
     s.header = h;
     s.next_offset = thread_header_bytes;
-    s.slot = claim_slot(path);
+    s.slot = claim_slot();
     if (g_key_ok.load(std::memory_order_relaxed)) pthread_setspecific(g_key, &g_key);
     return grow(s);
 }

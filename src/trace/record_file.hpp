@@ -42,10 +42,11 @@
 // - Cost: the hot path is a few ns above the machine's cost of storing 64 bytes to fresh memory.
 //   Chunk growth pays the kernel for each page-cache page (allocate, zero, map: about one 4 KiB
 //   page per 64 records of 64 bytes). A thread of the library's own, the grower (started by
-//   open_process unless writer_options::grow_ahead is false), maps each thread's next chunk while
-//   the thread fills its current one, so that cost falls on the recording thread only when the
-//   grower has not started on the chunk (the thread then maps it itself) or is still mapping it
-//   (the thread waits for what is left), and in a fork child (no grower there).
+//   open_process unless writer_options::grow_ahead is false), populates each thread's next chunk
+//   (mapped by the thread itself: the grower holds no descriptor) while the thread fills its
+//   current one, so that cost falls on the recording thread only when the grower has not started
+//   on the chunk (the thread then does it) or is still at it (the thread waits for what is left),
+//   and in a fork child (no grower there).
 //   bench_record_file measures growth and the hot path.
 // - A full disk (ENOSPC, EDQUOT, EFBIG) or another I/O failure stops the thread's recording until
 //   the next open_process; every record after it is counted as dropped. With RLIMIT_FSIZE set

@@ -21,7 +21,7 @@
 //                                kernel, memory_copy, memory_allocation (events)
 //   ENCORE_TRACE_ARGS_DEPTH=N    see above; default 0
 //   ENCORE_TRACE_CLOCK=boottime  stamp calls with clock_gettime, not the time-stamp counter
-//   ENCORE_TRACE_GROW_AHEAD=0    each thread maps its record chunks itself (no grower thread:
+//   ENCORE_TRACE_GROW_AHEAD=0    each thread populates its record chunks itself (no grower thread:
 //                                record_file.cpp); for comparisons
 //   ENCORE_TRACE_KERNEL_INCLUDE=RE, ENCORE_TRACE_KERNEL_EXCLUDE=RE
 //                                --kernel-include-regex / --kernel-exclude-regex: a dispatch of a
