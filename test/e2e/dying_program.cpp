@@ -16,6 +16,8 @@
 //                 SIGINT, then exits normally with status 0 after the handler ran
 //   bench         after the dispatches, times 1000 x `dispatches` hsa_system_get_info calls
 //                 (the per-record cost of a tool) and exits normally
+//   bench-paced   the same with 400 iterations of a loop of the program's own between calls
+//                 (about 80 ns here: a program that does more than make traced calls)
 //   wait          prints "ready" and keeps making calls and dispatches (with ~1 ms pauses) until
 //                 a signal from outside ends it; prints "looping" once the first dispatch and
 //                 call are made
@@ -204,13 +206,16 @@ int main(int argc, char** argv) {
             pause(0);
             calls(100);
         }
-        if (how == "bench") {
+        if (how == "bench" || how == "bench-paced") {
             // The cost of one traced call: `dispatches` calls of hsa_system_get_info, timed.
+            const int work = how == "bench-paced" ? 400 : 0;
+            volatile std::uint64_t sink = 0;
             timespec t0{}, t1{};
             clock_gettime(CLOCK_MONOTONIC, &t0);
             for (int i = 0; i < dispatches * 1000; ++i) {
                 uint16_t major = 0;
                 hsa_system_get_info(HSA_SYSTEM_INFO_VERSION_MAJOR, &major);
+                for (int k = 0; k < work; ++k) sink = sink + static_cast<std::uint64_t>(k);
             }
             clock_gettime(CLOCK_MONOTONIC, &t1);
             const double ns = (t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec);
