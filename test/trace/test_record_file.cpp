@@ -686,10 +686,7 @@ TEST_CASE("a slow grower: the thread waits for the chunk being mapped or maps it
     });
     CHECK(WIFEXITED(status));
     CHECK(WEXITSTATUS(status) == 0);
-    const auto procs = rf::list_processes(root.path);
-    REQUIRE(procs.size() == 1);
-    REQUIRE(procs[0].threads.size() == 1);
-    const thread_read t = read_all(procs[0].threads[0].path);
+    const thread_read t = only_thread(root.path, child);
     CHECK(t.result.ok);
     CHECK_FALSE(t.result.torn);
     CHECK_FALSE(t.result.corrupt);
@@ -700,7 +697,7 @@ TEST_CASE("a slow grower: the thread waits for the chunk being mapped or maps it
         if (r.type != i % 50 || r.body.size() != 8 + i % 200 || !intact(r.body.data(), 8 + i % 200, i)) ++bad;
     }
     CHECK(bad == 0);
-    CHECK(skipped_chunks(procs[0].threads[0].path) == 0);
+    CHECK(skipped_chunks(processes_of(root.path, child)[0].threads[0].path) == 0);
 }
 
 TEST_CASE("the grower maps chunks ahead; threads that exit while it works on theirs leave no trace") {
@@ -750,13 +747,10 @@ TEST_CASE("grow_ahead off: no grower, each thread maps its chunks itself") {
     });
     CHECK(WIFEXITED(status));
     CHECK(WEXITSTATUS(status) == 0);
-    const auto procs = rf::list_processes(root.path);
-    REQUIRE(procs.size() == 1);
-    REQUIRE(procs[0].threads.size() == 1);
-    const thread_read t = read_all(procs[0].threads[0].path);
+    const thread_read t = only_thread(root.path, child);
     CHECK(t.result.ok);
     CHECK(t.records.size() == 20000);
-    CHECK(skipped_chunks(procs[0].threads[0].path) == 0);
+    CHECK(skipped_chunks(processes_of(root.path, child)[0].threads[0].path) == 0);
 }
 
 // ---- output templates (output_template.hpp) ---------------------------------------------------------
