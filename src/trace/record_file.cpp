@@ -97,14 +97,23 @@ std::uint64_t clock_ns(clockid_t c) noexcept {
 
 // Reserves [off, off + len) on disk, so a full disk shows here and not as SIGBUS on a page store.
 // Filesystems without fallocate get ftruncate (their full disk would SIGBUS: the trade-off).
-int reserve_space(int fd, off_t off, off_t len) noexcept {
-    if (fallocate(fd, 0, off, len) == 0) return 0;
-    if (errno != EOPNOTSUPP) return errno;
+// The file at least off + len long (no space allocated); 0 or errno.
+int extend(int fd, off_t off, off_t len) noexcept {
     struct stat st {};
     if (fstat(fd, &st) != 0) return errno;
     if (st.st_size < off + len && ftruncate(fd, off + len) != 0) return errno;
     return 0;
 }
+
+int reserve_space(int fd, off_t off, off_t len) noexcept {
+    if (fallocate(fd, 0, off, len) == 0) return 0;
+    if (errno != EOPNOTSUPP) return errno;
+    return extend(fd, off, len);
+}
+
+// Every page of the mapping allocated and mapped writable; false where the kernel could not (the
+// file's filesystem full: the store would have raised SIGBUS) or cannot (before Linux 5.14).
+bool populate(void* map, std::size_t len) noexcept { return madvise(map, len, MADV_POPULATE_WRITE) == 0; }
 
 void* map_shared(int fd, std::size_t len, off_t off) noexcept {
     // MAP_POPULATE alone maps a shared file's pages read-only (the kernel tracks dirtying through
@@ -112,7 +121,7 @@ void* map_shared(int fd, std::size_t len, off_t off) noexcept {
     // those faults here, in one system call per chunk, off the hot path.
     void* p = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off);
     if (p == MAP_FAILED) return nullptr;
-    if (madvise(p, len, MADV_POPULATE_WRITE) != 0) (void)madvise(p, len, MADV_WILLNEED);
+    if (!populate(p, len)) (void)madvise(p, len, MADV_WILLNEED);
     return p;
 }
 
@@ -388,7 +397,6 @@ enum : std::uint32_t { slot_free, slot_idle, slot_requested, slot_working, slot_
 struct spare_slot {
     std::atomic<std::uint32_t> state;  // slot_*; zero (free) as mapped
     std::uint32_t chunk_bytes;         // owner, before requested
-    std::uint64_t offset;              // owner, before requested: the chunk's place in the file
     char* map;                         // owner, before requested: the chunk, mapped, not populated
 };
 constexpr std::uint32_t slot_count = 1024;
@@ -403,10 +411,6 @@ long futex(std::atomic<std::uint32_t>& word, int op, std::uint32_t value, const 
     static_assert(sizeof(std::atomic<std::uint32_t>) == sizeof(std::uint32_t));
     return syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), op, value, timeout, nullptr, 0);
 }
-
-// Every page of the mapping allocated and mapped writable; false where the kernel could not (the
-// file's filesystem full: the store would have raised SIGBUS) or cannot (before Linux 5.14).
-bool populate(char* map, std::size_t len) noexcept { return madvise(map, len, MADV_POPULATE_WRITE) == 0; }
 
 void* grower_main(void*) {
     sigset_t all;
@@ -535,13 +539,11 @@ void request_spare(thread_state& s) noexcept {
     const int fd = open(s.header->path, O_RDWR | O_CLOEXEC);
     if (fd < 0) return;
     const auto off = static_cast<off_t>(s.next_offset);
-    struct stat st {};
     void* map = MAP_FAILED;
-    if (fstat(fd, &st) == 0 && (st.st_size >= off + s.chunk_bytes || ftruncate(fd, off + s.chunk_bytes) == 0))
+    if (extend(fd, off, s.chunk_bytes) == 0)
         map = mmap(nullptr, s.chunk_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off);
     close(fd);
     if (map == MAP_FAILED) return;
-    sl->offset = s.next_offset;
     sl->chunk_bytes = s.chunk_bytes;
     sl->map = static_cast<char*>(map);
     sl->state.store(slot_requested, std::memory_order_release);
